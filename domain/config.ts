@@ -1,0 +1,111 @@
+/**
+ * The server's configuration, parsed and validated from environment variables at start.
+ * Every variable has a working default; a bad value stops start-up with a message that
+ * names the variable, the value and what is expected.
+ */
+
+/** The validated configuration. */
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  /** Public base address without a trailing slash, or null to use the request's. */
+  baseUrl: string | null;
+  soapNamespace: string;
+  /** Cookie signing key, or null to use the one generated and kept in `dataDir`. */
+  sessionSecret: string | null;
+  sessionTtlHours: number;
+  maxUploadMb: number;
+  sseHeartbeatMs: number;
+}
+
+/** The configuration variables, their defaults and meanings (the README lists them). */
+export const CONFIG_VARIABLES = [
+  ["PORT", "8000", "listening port"],
+  ["HOST", "0.0.0.0", "listening address"],
+  ["DATA_DIR", "./data", "SQLite database and uploaded files"],
+  ["BASE_URL", "from the request", "public base address, used in the WSDL's soap:address"],
+  ["SOAP_NAMESPACE", "http://soap.example.com/", "the SOAP services' target namespace"],
+  ["SESSION_SECRET", "generated once and kept in DATA_DIR", "cookie signing key"],
+  ["SESSION_TTL_HOURS", "168", "session lifetime, checked on the server"],
+  ["MAX_UPLOAD_MB", "25", "largest accepted upload"],
+  ["SSE_HEARTBEAT_MS", "15000", "event-stream heartbeat interval"],
+] as const;
+
+/** Thrown when the environment holds invalid values; lists every problem. */
+export class ConfigError extends Error {
+  override name = "ConfigError";
+  readonly problems: string[];
+
+  constructor(problems: string[]) {
+    super(`Cannot start: invalid configuration\n  ${problems.join("\n  ")}`);
+    this.problems = problems;
+  }
+}
+
+/** Parses `env` (variable name to value) into a `Config`, or throws `ConfigError`. */
+export function parseConfig(env: Record<string, string | undefined>): Config {
+  const problems: string[] = [];
+  const value = (name: string): string | undefined => {
+    const v = env[name]?.trim();
+    return v === undefined || v === "" ? undefined : v;
+  };
+  const integer = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = value(name);
+    if (raw === undefined) return fallback;
+    const n = /^\d+$/.test(raw) ? Number(raw) : NaN;
+    if (!Number.isSafeInteger(n) || n < min || n > max) {
+      problems.push(`${name}=${JSON.stringify(raw)}: expected a whole number from ${min} to ${max}`);
+      return fallback;
+    }
+    return n;
+  };
+
+  const port = integer("PORT", 8000, 0, 65535);
+  const host = value("HOST") ?? "0.0.0.0";
+  const dataDir = value("DATA_DIR") ?? "./data";
+
+  let baseUrl: string | null = null;
+  const rawBase = value("BASE_URL");
+  if (rawBase !== undefined) {
+    const url = URL.canParse(rawBase) ? new URL(rawBase) : null;
+    if (!url || (url.protocol !== "http:" && url.protocol !== "https:") || url.search || url.hash) {
+      problems.push(
+        `BASE_URL=${JSON.stringify(rawBase)}: expected an absolute http(s) address ` +
+          `without query, like https://soap.example.org`,
+      );
+    } else {
+      baseUrl = url.href.replace(/\/+$/, "");
+    }
+  }
+
+  const soapNamespace = value("SOAP_NAMESPACE") ?? "http://soap.example.com/";
+  if (!/^[A-Za-z][A-Za-z0-9+.-]*:[^\s"'<>&{}]+$/.test(soapNamespace)) {
+    problems.push(
+      `SOAP_NAMESPACE=${JSON.stringify(soapNamespace)}: expected an absolute URI ` +
+        `without spaces, quotes, braces, '<', '>' or '&'`,
+    );
+  }
+
+  const sessionSecret = value("SESSION_SECRET") ?? null;
+  if (sessionSecret !== null && sessionSecret.length < 32) {
+    problems.push(`SESSION_SECRET: expected at least 32 characters (got ${sessionSecret.length})`);
+  }
+
+  const sessionTtlHours = integer("SESSION_TTL_HOURS", 168, 1, 24 * 365);
+  const maxUploadMb = integer("MAX_UPLOAD_MB", 25, 1, 4096);
+  const sseHeartbeatMs = integer("SSE_HEARTBEAT_MS", 15000, 10, 3_600_000);
+
+  if (problems.length > 0) throw new ConfigError(problems);
+  return {
+    port,
+    host,
+    dataDir,
+    baseUrl,
+    soapNamespace,
+    sessionSecret,
+    sessionTtlHours,
+    maxUploadMb,
+    sseHeartbeatMs,
+  };
+}

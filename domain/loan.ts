@@ -1,0 +1,118 @@
+/**
+ * The loan approval service: customer registration and loan decisions.
+ *
+ * Every decision is durably stored (group commit) before it is returned; a validation
+ * failure stores nothing.
+ */
+import type { Database } from "../db/sqlite.ts";
+import { loanStore } from "../db/loan.ts";
+import type { Clock } from "./clock.ts";
+import { invalid } from "./errors.ts";
+
+/** Finds an applicant's credit score (0 to 850); replaceable by a real bureau. */
+export type CreditScoreLookup = (applicantName: string) => number | Promise<number>;
+
+/** The lookup the reference service ships: every applicant scores 700. */
+export const fixedCreditScore: CreditScoreLookup = () => 700;
+
+/** The outcome of one application. */
+export interface LoanDecision {
+  approved: boolean;
+  approvedRate: number;
+  rejectionReason: string | null;
+  message: string;
+}
+
+/** A registration request as decoded from the wire (null when absent). */
+export interface RegistrationInput {
+  customerName: string | null;
+  blacklisted: boolean | null;
+}
+
+/** A loan application as decoded from the wire; a non-integer amount is NaN. */
+export interface LoanApplicationInput {
+  applicantName: string | null;
+  requestedAmount: number | null;
+}
+
+/** The answer to a registration: a new customer, or a name that was taken. */
+export type RegistrationResult = "Registration Successful" | "Error: Customer already exists";
+
+const INT_MAX = 2 ** 31 - 1;
+
+/** The decision table: the blacklist first, then the score bands. */
+export function decideLoan(score: number, blacklisted: boolean): LoanDecision {
+  if (blacklisted) {
+    return rejected("Applicant is blacklisted");
+  }
+  if (score >= 700) return approved(3.5, "Loan approved with excellent rate");
+  if (score >= 600) return approved(5.5, "Loan approved with standard rate");
+  if (score >= 500) return approved(8.5, "Loan approved with high risk rate");
+  return rejected("Credit score too low");
+}
+
+function approved(rate: number, message: string): LoanDecision {
+  return { approved: true, approvedRate: rate, rejectionReason: null, message };
+}
+
+function rejected(reason: string): LoanDecision {
+  return {
+    approved: false,
+    approvedRate: 0,
+    rejectionReason: reason,
+    message: "Loan application rejected",
+  };
+}
+
+/** The loan service's operations. */
+export interface LoanService {
+  registerNewCustomer(input: RegistrationInput): Promise<RegistrationResult>;
+  processLoanApplication(input: LoanApplicationInput): Promise<LoanDecision>;
+}
+
+/** Builds the loan service over `db`, with the clock and credit-score lookup it is handed. */
+export function createLoanService(
+  db: Database,
+  options: { clock: Clock; creditScore: CreditScoreLookup },
+): LoanService {
+  const store = loanStore(db);
+  return {
+    async registerNewCustomer(input) {
+      const name = input.customerName;
+      if (name === null || name.trim() === "") {
+        throw invalid("customerName", "Customer name cannot be null or empty");
+      }
+      const blacklisted = input.blacklisted ?? false;
+      const created = await db.commit(() =>
+        store.insertCustomer(name, blacklisted, options.clock.now().toISOString())
+      );
+      return created ? "Registration Successful" : "Error: Customer already exists";
+    },
+
+    async processLoanApplication(input) {
+      const name = input.applicantName;
+      if (name === null || name.trim() === "") {
+        throw invalid("applicantName", "Applicant name cannot be null or empty");
+      }
+      const amount = input.requestedAmount;
+      if (amount === null || !Number.isInteger(amount) || amount <= 0 || amount > INT_MAX) {
+        throw invalid("requestedAmount", "Requested amount must be greater than 0");
+      }
+      const score = await options.creditScore(name);
+      if (!Number.isFinite(score)) {
+        throw new Error(`Cannot decide the application: the credit score lookup gave ${score}`);
+      }
+      return await db.commit(() => {
+        // Read the blacklist inside the write so the decision and its record agree.
+        const decision = decideLoan(score, store.isBlacklisted(name));
+        store.insertDecision({
+          applicantName: name,
+          requestedAmount: amount,
+          ...decision,
+          processedAt: options.clock.now().toISOString(),
+        });
+        return decision;
+      });
+    },
+  };
+}

@@ -1,0 +1,191 @@
+/**
+ * The HTTP side of the SOAP services: documents on GET, envelopes on POST. Works on plain
+ * `Request`/`Response`, so the router only mounts it.
+ */
+import { DomainError } from "../domain/errors.ts";
+import { greet } from "../domain/greeting.ts";
+import type { LoanService } from "../domain/loan.ts";
+import {
+  decodeRequest,
+  encodeFault,
+  encodeResponse,
+  type FaultCode,
+  SoapFault,
+  type SoapValue,
+} from "./codec.ts";
+import { HELLO_SERVICE, LOAN_SERVICE, type ServiceDescription } from "./description.ts";
+import { readBodyLimited } from "./http_body.ts";
+import { renderWsdl, renderXsd } from "./wsdl.ts";
+import { parseXml, XmlError } from "./xml.ts";
+import { escapeAttribute, escapeText } from "./xml_writer.ts";
+
+/** Largest accepted envelope. */
+export const MAX_ENVELOPE_BYTES = 1024 * 1024;
+
+/** What an operation is given and answers, in decoded values. */
+export type OperationImpl = (arg0: SoapValue) => SoapValue | Promise<SoapValue>;
+
+/** Settings shared by the endpoints. */
+export interface SoapOptions {
+  namespace: string;
+  /** Public base address (no trailing slash), or null to use the request's origin. */
+  baseUrl: string | null;
+  /** Called with unexpected errors (never sent to the client). */
+  onError?: (error: unknown) => void;
+}
+
+/** A request handler for one endpoint. */
+export type SoapHandler = (request: Request) => Promise<Response>;
+
+const XML_TYPE = "text/xml; charset=utf-8";
+
+/** The `/hello` and `/loan` handlers, bound to the domain rules. */
+export function soapEndpoints(
+  loan: LoanService,
+  options: SoapOptions,
+): { hello: SoapHandler; loan: SoapHandler } {
+  const field = (value: SoapValue, name: string): SoapValue =>
+    value !== null && typeof value === "object" ? value[name] ?? null : null;
+  const text = (value: SoapValue): string | null => typeof value === "string" ? value : null;
+  return {
+    hello: soapEndpoint(HELLO_SERVICE, {
+      getHelloWorld: (arg0) => greet(text(arg0)),
+    }, options),
+    loan: soapEndpoint(LOAN_SERVICE, {
+      registerNewCustomer: (arg0) =>
+        loan.registerNewCustomer({
+          customerName: text(field(arg0, "customerName")),
+          blacklisted: field(arg0, "blacklisted") as boolean | null,
+        }),
+      processLoanApplication: async (arg0) => {
+        const amount = field(arg0, "requestedAmount");
+        const decision = await loan.processLoanApplication({
+          applicantName: text(field(arg0, "applicantName")),
+          requestedAmount: typeof amount === "number" ? amount : null,
+        });
+        return { ...decision };
+      },
+    }, options),
+  };
+}
+
+/** A handler serving `service` with the operation implementations `impl`. */
+export function soapEndpoint(
+  service: ServiceDescription,
+  impl: Record<string, OperationImpl>,
+  options: SoapOptions,
+): SoapHandler {
+  const xsd = renderXsd(service, options.namespace);
+  const wsdlByAddress = new Map<string, string>();
+
+  function address(url: URL): string {
+    return `${options.baseUrl ?? url.origin}${service.path}`;
+  }
+
+  function get(url: URL): Response {
+    const query = url.search.slice(1);
+    if (query.toLowerCase() === "wsdl") {
+      const at = address(url);
+      let wsdl = wsdlByAddress.get(at);
+      if (wsdl === undefined) {
+        wsdl = renderWsdl(service, options.namespace, at);
+        if (wsdlByAddress.size < 16) wsdlByAddress.set(at, wsdl);
+      }
+      return new Response(wsdl, { headers: { "content-type": XML_TYPE } });
+    }
+    if (url.searchParams.has("xsd")) {
+      return url.searchParams.get("xsd") === "1"
+        ? new Response(xsd, { headers: { "content-type": XML_TYPE } })
+        : new Response("Not Found", { status: 404, headers: { "content-type": "text/plain" } });
+    }
+    return new Response(infoPage(service, address(url)), {
+      headers: { "content-type": "text/html; charset=utf-8" },
+    });
+  }
+
+  async function post(request: Request): Promise<Response> {
+    const charset = xmlCharset(request.headers.get("content-type"));
+    if (charset === null) {
+      await request.body?.cancel();
+      return new Response(null, { status: 415 });
+    }
+    const bytes = await readBodyLimited(request, MAX_ENVELOPE_BYTES);
+    if (bytes === null) return new Response(null, { status: 413 });
+    try {
+      const call = decodeRequest(parseXml(decode(bytes, charset)), service, options.namespace);
+      const result = await impl[call.operation.name]!(call.arg0);
+      return xml(encodeResponse(service, call.operation, options.namespace, result), 200);
+    } catch (error) {
+      return faultResponse(error);
+    }
+  }
+
+  function faultResponse(error: unknown): Response {
+    let code: FaultCode = "Server";
+    let message = "Internal server error";
+    if (error instanceof SoapFault) {
+      code = error.code;
+      message = error.message;
+    } else if (error instanceof XmlError) {
+      code = "Client";
+      message = `Cannot read SOAP message: ${error.message}`;
+    } else if (error instanceof DomainError) {
+      message = error.message;
+    } else {
+      options.onError?.(error);
+    }
+    return xml(encodeFault(code, message), 500);
+  }
+
+  return (request) => {
+    const url = new URL(request.url);
+    if (request.method === "GET") return Promise.resolve(get(url));
+    if (request.method === "POST") return post(request);
+    return Promise.resolve(
+      new Response(null, { status: 405, headers: { allow: "GET, POST" } }),
+    );
+  };
+}
+
+function xml(body: string, status: number): Response {
+  return new Response(body, { status, headers: { "content-type": XML_TYPE } });
+}
+
+/** The charset of a `text/xml` content type ("utf-8" when absent), or null for another type. */
+function xmlCharset(contentType: string | null): string | null {
+  if (contentType === null) return null;
+  const [type, ...params] = contentType.split(";");
+  if (type!.trim().toLowerCase() !== "text/xml") return null;
+  for (const param of params) {
+    const eq = param.indexOf("=");
+    if (eq > 0 && param.slice(0, eq).trim().toLowerCase() === "charset") {
+      return param.slice(eq + 1).trim().replace(/^"(.*)"$/, "$1").toLowerCase() || "utf-8";
+    }
+  }
+  return "utf-8";
+}
+
+function decode(bytes: Uint8Array, charset: string): string {
+  let decoder: TextDecoder;
+  try {
+    decoder = new TextDecoder(charset, { fatal: true });
+  } catch {
+    throw new SoapFault(
+      "Client",
+      `Cannot read SOAP message: unsupported charset ${JSON.stringify(charset.slice(0, 40))}`,
+    );
+  }
+  try {
+    return decoder.decode(bytes);
+  } catch {
+    throw new SoapFault("Client", `Cannot read SOAP message: the body is not valid ${decoder.encoding}`);
+  }
+}
+
+function infoPage(service: ServiceDescription, address: string): string {
+  const name = escapeText(service.serviceName);
+  return `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>${name}</title>` +
+    `</head><body><h1>${name}</h1><p>SOAP 1.1 endpoint: <code>${escapeText(address)}</code></p>` +
+    `<p>WSDL: <a href="${escapeAttribute(address)}?wsdl">${escapeText(address)}?wsdl</a></p>` +
+    `</body></html>`;
+}

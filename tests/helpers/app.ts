@@ -1,0 +1,80 @@
+/** Test helpers: a fresh app over a temporary database, and a real server on a free port. */
+import { join } from "node:path";
+import { migrate, MIGRATIONS_DIR } from "../../db/migrate.ts";
+import { type Database, openDatabase } from "../../db/sqlite.ts";
+import { FixedClock } from "../../domain/clock.ts";
+import { type Config, parseConfig } from "../../domain/config.ts";
+import type { CreditScoreLookup } from "../../domain/loan.ts";
+import { createApp, type Lifecycle } from "../../routes/app.ts";
+
+/** A test application and what it was built from. */
+export interface TestApp {
+  app: ReturnType<typeof createApp>;
+  db: Database;
+  clock: FixedClock;
+  config: Config;
+  dataDir: string;
+  lifecycle: Lifecycle;
+  logs: string[];
+  /** Closes the database and removes the temporary directory. */
+  close(): Promise<void>;
+}
+
+/** Options for `testApp`. */
+export interface TestAppOptions {
+  env?: Record<string, string>;
+  creditScore?: CreditScoreLookup;
+  now?: string;
+}
+
+/** Builds the app over a migrated database in a new temporary directory. */
+export async function testApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const dataDir = await Deno.makeTempDir({ prefix: "collab-test-" });
+  const config = parseConfig({ DATA_DIR: dataDir, PORT: "0", ...options.env });
+  const db = openDatabase(join(dataDir, "collab.db"));
+  const clock = new FixedClock(options.now ?? "2026-11-22T08:30:00.000Z");
+  migrate(db, MIGRATIONS_DIR, () => clock.now());
+  const logs: string[] = [];
+  const lifecycle: Lifecycle = { shuttingDown: false };
+  const app = createApp({
+    db,
+    config,
+    clock,
+    lifecycle,
+    log: (line) => logs.push(line),
+    ...(options.creditScore ? { creditScore: options.creditScore } : {}),
+  });
+  return {
+    app,
+    db,
+    clock,
+    config,
+    dataDir,
+    lifecycle,
+    logs,
+    async close() {
+      await db.close();
+      await Deno.remove(dataDir, { recursive: true });
+    },
+  };
+}
+
+/** A test app served by a real `Deno.serve` on a free loopback port. */
+export interface TestServer extends TestApp {
+  baseUrl: string;
+}
+
+/** Serves a test app on 127.0.0.1 with a free port; `close()` stops it and cleans up. */
+export async function testServer(options: TestAppOptions = {}): Promise<TestServer> {
+  const t = await testApp(options);
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, t.app.fetch);
+  const { port } = server.addr as Deno.NetAddr;
+  return {
+    ...t,
+    baseUrl: `http://127.0.0.1:${port}`,
+    async close() {
+      await server.shutdown();
+      await t.close();
+    },
+  };
+}

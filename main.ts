@@ -4,7 +4,7 @@
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { MigrationError, migrate, MIGRATIONS_DIR } from "./db/migrate.ts";
+import { migrate, MigrationError, MIGRATIONS_DIR } from "./db/migrate.ts";
 import { loadOrCreateSecret } from "./db/secret.ts";
 import { type Database, openDatabase } from "./db/sqlite.ts";
 import { ConfigError, parseConfig } from "./domain/config.ts";
@@ -60,7 +60,9 @@ async function shutdown(signal: string): Promise<void> {
   lifecycle.shuttingDown = true;
   console.log(`${signal}: shutting down`);
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<void>((resolve) => timer = setTimeout(resolve, SHUTDOWN_DEADLINE_MS));
+  const deadline = new Promise<void>((resolve) =>
+    timer = setTimeout(resolve, SHUTDOWN_DEADLINE_MS)
+  );
   await Promise.race([server.shutdown(), deadline]);
   clearTimeout(timer);
   await db.close();

@@ -55,7 +55,9 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     if (raw === undefined) return fallback;
     const n = /^\d+$/.test(raw) ? Number(raw) : NaN;
     if (!Number.isSafeInteger(n) || n < min || n > max) {
-      problems.push(`${name}=${JSON.stringify(raw)}: expected a whole number from ${min} to ${max}`);
+      problems.push(
+        `${name}=${JSON.stringify(raw)}: expected a whole number from ${min} to ${max}`,
+      );
       return fallback;
     }
     return n;

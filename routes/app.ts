@@ -46,10 +46,11 @@ export function createApp(deps: AppDeps): Hono {
   app.use(requestLog(log));
   app.use(securityHeaders({ hsts: deps.config.baseUrl?.startsWith("https:") ?? false }));
 
-  app.get("/healthz", (c) =>
-    lifecycle.shuttingDown
-      ? c.json({ status: "shutting_down" }, 503)
-      : c.json({ status: "ok" }));
+  app.get(
+    "/healthz",
+    (c) =>
+      lifecycle.shuttingDown ? c.json({ status: "shutting_down" }, 503) : c.json({ status: "ok" }),
+  );
 
   app.all("/hello", (c) => soap.hello(c.req.raw));
   app.all("/loan", (c) => soap.loan(c.req.raw));

@@ -178,7 +178,10 @@ function decode(bytes: Uint8Array, charset: string): string {
   try {
     return decoder.decode(bytes);
   } catch {
-    throw new SoapFault("Client", `Cannot read SOAP message: the body is not valid ${decoder.encoding}`);
+    throw new SoapFault(
+      "Client",
+      `Cannot read SOAP message: the body is not valid ${decoder.encoding}`,
+    );
   }
 }
 

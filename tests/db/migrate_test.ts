@@ -1,0 +1,190 @@
+/** The migration runner: order, idempotence, atomic failure, refusal of edited files. */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import {
+  appliedMigrations,
+  migrate,
+  MigrationError,
+  MIGRATIONS_DIR,
+  readMigrations,
+} from "../../db/migrate.ts";
+import { openDatabase } from "../../db/sqlite.ts";
+
+const now = () => new Date("2026-11-22T08:30:00.000Z");
+
+async function withDir(
+  files: Record<string, string>,
+  fn: (dir: string, dbPath: string) => Promise<void> | void,
+): Promise<void> {
+  const dir = await Deno.makeTempDir({ prefix: "migrate-test-" });
+  const migrations = join(dir, "migrations");
+  await Deno.mkdir(migrations);
+  for (const [name, sql] of Object.entries(files)) {
+    await Deno.writeTextFile(join(migrations, name), sql);
+  }
+  try {
+    await fn(migrations, join(dir, "test.db"));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+function tables(db: ReturnType<typeof openDatabase>): string[] {
+  return (db.sql.prepare(
+    "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
+  ).all() as Array<{ name: string }>).map((r) => r.name);
+}
+
+Deno.test("migrations apply in version order and are recorded with name, checksum and time", async () => {
+  await withDir({
+    "002_second.sql": "ALTER TABLE a ADD COLUMN y INTEGER;",
+    "001_first.sql": "CREATE TABLE a (x INTEGER);",
+    "README.txt": "ignored",
+  }, async (dir, path) => {
+    const db = openDatabase(path);
+    assert.deepEqual(migrate(db, dir, now), [1, 2]);
+    const applied = appliedMigrations(db);
+    assert.deepEqual(applied.map((m) => [m.version, m.name, m.appliedAt]), [
+      [1, "first", "2026-11-22T08:30:00.000Z"],
+      [2, "second", "2026-11-22T08:30:00.000Z"],
+    ]);
+    assert.match(applied[0]!.checksum, /^[0-9a-f]{64}$/);
+    await db.close();
+  });
+});
+
+Deno.test("running the migrations again applies nothing and changes nothing", async () => {
+  await withDir({ "001_first.sql": "CREATE TABLE a (x INTEGER);" }, async (dir, path) => {
+    const db = openDatabase(path);
+    migrate(db, dir, now);
+    const before = appliedMigrations(db);
+    assert.deepEqual(migrate(db, dir, () => new Date("2030-01-01T00:00:00Z")), []);
+    assert.deepEqual(appliedMigrations(db), before);
+    await db.close();
+  });
+});
+
+Deno.test("a failing migration is refused with a clear message and leaves nothing behind", async () => {
+  await withDir({
+    "001_first.sql": "CREATE TABLE a (x INTEGER);",
+  }, async (dir, path) => {
+    const db = openDatabase(path);
+    migrate(db, dir, now);
+    await Deno.writeTextFile(join(dir, "002_good.sql"), "CREATE TABLE b (x INTEGER);");
+    await Deno.writeTextFile(
+      join(dir, "003_bad.sql"),
+      "CREATE TABLE c (x INTEGER); INSERT INTO nowhere VALUES (1);",
+    );
+    assert.throws(
+      () => migrate(db, dir, now),
+      (e: unknown) =>
+        e instanceof MigrationError &&
+        /^Cannot apply migration 003_bad\.sql: .*no such table: nowhere/.test(e.message),
+    );
+    // Neither the failing file nor the one before it in the same run left anything.
+    assert.deepEqual(tables(db), ["a", "schema_migrations"]);
+    assert.deepEqual(appliedMigrations(db).map((m) => m.version), [1]);
+    await db.close();
+  });
+});
+
+Deno.test("an applied migration whose file was edited or removed is refused before anything runs", async () => {
+  await withDir({ "001_first.sql": "CREATE TABLE a (x INTEGER);" }, async (dir, path) => {
+    const db = openDatabase(path);
+    migrate(db, dir, now);
+    await Deno.writeTextFile(join(dir, "001_first.sql"), "CREATE TABLE a (x INTEGER, y TEXT);");
+    await Deno.writeTextFile(join(dir, "002_next.sql"), "CREATE TABLE b (x INTEGER);");
+    assert.throws(
+      () => migrate(db, dir, now),
+      (e: unknown) =>
+        e instanceof MigrationError &&
+        /001_first\.sql was edited after it was applied/.test(e.message),
+    );
+    assert.deepEqual(tables(db), ["a", "schema_migrations"]);
+    await Deno.remove(join(dir, "001_first.sql"));
+    assert.throws(
+      () => migrate(db, dir, now),
+      (e: unknown) =>
+        e instanceof MigrationError &&
+        /001_first\.sql was applied but its file is missing/.test(e.message),
+    );
+    await db.close();
+  });
+});
+
+Deno.test("badly named or duplicate migration files are refused", async () => {
+  await withDir({ "1_first.sql": "SELECT 1;" }, (dir) => {
+    assert.throws(() => readMigrations(dir), /1_first\.sql is not named NNN_name\.sql/);
+  });
+  await withDir({ "001_a.sql": "SELECT 1;", "001_b.sql": "SELECT 1;" }, (dir) => {
+    assert.throws(() => readMigrations(dir), /001_a\.sql and 001_b\.sql share a version/);
+  });
+});
+
+Deno.test("the server's own migrations are numbered 001 to 005 with their fixed meanings", () => {
+  const files = readMigrations(MIGRATIONS_DIR);
+  assert.deepEqual(files.map((f) => f.fileName), [
+    "001_collaboration_base.sql",
+    "002_attachments.sql",
+    "003_todo_tags.sql",
+    "004_user_theme_locale.sql",
+    "005_loan_service.sql",
+  ]);
+});
+
+Deno.test("the schema holds the contract's tables and the spec's loan record fields", async () => {
+  await withDir({}, async (_dir, path) => {
+    const db = openDatabase(path);
+    migrate(db, MIGRATIONS_DIR, now);
+    for (
+      const table of [
+        "users",
+        "sessions",
+        "projects",
+        "project_members",
+        "threads",
+        "comments",
+        "notes",
+        "chat_messages",
+        "todo_columns",
+        "todo_items",
+        "files",
+        "attachments",
+        "calendar_events",
+        "milestones",
+        "meetings",
+        "meeting_invitees",
+        "notifications",
+        "activity",
+        "project_events",
+        "customers",
+        "loan_history",
+      ]
+    ) {
+      assert.ok(tables(db).includes(table), table);
+    }
+    const columns = (table: string) =>
+      (db.sql.prepare(`SELECT name FROM pragma_table_info(?)`).all(table) as Array<
+        { name: string }
+      >)
+        .map((c) => c.name);
+    assert.deepEqual(columns("customers"), ["customer_name", "is_blacklisted", "registered_at"]);
+    assert.deepEqual(columns("loan_history"), [
+      "id",
+      "applicant_name",
+      "requested_amount",
+      "approved",
+      "approved_rate",
+      "rejection_reason",
+      "processed_at",
+    ]);
+    assert.ok(columns("files").includes("source"));
+    assert.ok(columns("todo_items").includes("tags"));
+    assert.ok(columns("users").includes("theme") && columns("users").includes("locale"));
+    const pragma = (name: string) => Object.values(db.sql.prepare(`PRAGMA ${name}`).get()!)[0];
+    assert.equal(pragma("journal_mode"), "wal");
+    assert.equal(pragma("foreign_keys"), 1);
+    assert.equal(pragma("synchronous"), 2);
+    await db.close();
+  });
+});

@@ -44,14 +44,7 @@ try {
 const sessionSecret = config.sessionSecret ?? loadOrCreateSecret(config.dataDir);
 
 const lifecycle: Lifecycle = { shuttingDown: false };
-const app = createApp({ db, config, clock, lifecycle });
-void sessionSecret; // used by the session middleware (accounts issue)
-const server = Deno.serve({
-  port: config.port,
-  hostname: config.host,
-  onListen: ({ hostname, port }) => console.log(`listening on http://${hostname}:${port}`),
-}, app.fetch);
-
+const app = createApp({ db, config, clock, lifecycle, sessionSecret });
 async function shutdown(signal: string): Promise<void> {
   if (lifecycle.shuttingDown) {
     console.error(`${signal} again: exiting at once`);
@@ -70,6 +63,12 @@ async function shutdown(signal: string): Promise<void> {
   Deno.exit(0);
 }
 
+// Listen for signals before serving, so a signal right after start-up is never lost.
 for (const signal of ["SIGTERM", "SIGINT"] as const) {
   Deno.addSignalListener(signal, () => void shutdown(signal));
 }
+const server = Deno.serve({
+  port: config.port,
+  hostname: config.host,
+  onListen: ({ hostname, port }) => console.log(`listening on http://${hostname}:${port}`),
+}, app.fetch);

@@ -1,12 +1,23 @@
 /** Builds the whole HTTP application from explicit dependencies; nothing global. */
-import { Hono } from "hono";
+import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Database } from "../db/sqlite.ts";
 import type { Clock } from "../domain/clock.ts";
 import type { Config } from "../domain/config.ts";
-import { createLoanService, type CreditScoreLookup, fixedCreditScore } from "../domain/loan.ts";
+import type { CreditScoreLookup } from "../domain/loan.ts";
+import type { PasswordHasher } from "../domain/passwords.ts";
+import { createServices, type Services } from "../domain/services.ts";
 import { soapEndpoints } from "../soap/endpoint.ts";
+import { adminRoutes } from "./api/admin.ts";
+import { authRoutes } from "./api/auth.ts";
+import { errorBody, errorResponse } from "./api/errors.ts";
+import { notificationRoutes } from "./api/notifications.ts";
+import type { AppEnv } from "./api/openapi.ts";
+import { projectRoutes } from "./api/projects.ts";
+import { csrf } from "./middleware/csrf.ts";
+import { jsonBody } from "./middleware/json_body.ts";
 import { requestLog } from "./middleware/request_log.ts";
 import { securityHeaders } from "./middleware/security_headers.ts";
+import { requireApiSession, session } from "./middleware/session.ts";
 
 /** Whether the server is up or on its way down (read by `/healthz`). */
 export interface Lifecycle {
@@ -18,6 +29,10 @@ export interface AppDeps {
   db: Database;
   config: Config;
   clock: Clock;
+  /** The session-cookie signing key. */
+  sessionSecret: string;
+  /** Password hashing (default: scrypt with production parameters). */
+  hasher?: PasswordHasher;
   /** The loan service's credit-score lookup (default: every applicant scores 700). */
   creditScore?: CreditScoreLookup;
   /** Where request and error log lines go (default: standard output). */
@@ -25,24 +40,35 @@ export interface AppDeps {
   lifecycle?: Lifecycle;
 }
 
+/** The application and the services behind it. */
+export interface App {
+  fetch: OpenAPIHono<AppEnv>["fetch"];
+  request: OpenAPIHono<AppEnv>["request"];
+  services: Services;
+}
+
+/** Paths that carry no session or CSRF check (SOAP clients, probes). */
+const UNSESSIONED = new Set(["/hello", "/loan", "/healthz"]);
+
 /** Creates the Hono application serving the SOAP services, the API and the pages. */
-export function createApp(deps: AppDeps): Hono {
+export function createApp(deps: AppDeps): App {
   const log = deps.log ?? ((line: string) => console.log(line));
   const lifecycle = deps.lifecycle ?? { shuttingDown: false };
-  const logError = (error: unknown) =>
-    log(`error: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`);
-
-  const loan = createLoanService(deps.db, {
+  const services = createServices({
+    db: deps.db,
     clock: deps.clock,
-    creditScore: deps.creditScore ?? fixedCreditScore,
+    config: deps.config,
+    sessionSecret: deps.sessionSecret,
+    ...(deps.hasher ? { hasher: deps.hasher } : {}),
+    ...(deps.creditScore ? { creditScore: deps.creditScore } : {}),
   });
-  const soap = soapEndpoints(loan, {
+  const soap = soapEndpoints(services.loan, {
     namespace: deps.config.soapNamespace,
     baseUrl: deps.config.baseUrl,
-    onError: logError,
+    onError: (error) => log(`error: ${error instanceof Error ? error.message : String(error)}`),
   });
 
-  const app = new Hono();
+  const app = new OpenAPIHono<AppEnv>();
   app.use(requestLog(log));
   app.use(securityHeaders({ hsts: deps.config.baseUrl?.startsWith("https:") ?? false }));
 
@@ -51,14 +77,35 @@ export function createApp(deps: AppDeps): Hono {
     (c) =>
       lifecycle.shuttingDown ? c.json({ status: "shutting_down" }, 503) : c.json({ status: "ok" }),
   );
-
   app.all("/hello", (c) => soap.hello(c.req.raw));
   app.all("/loan", (c) => soap.loan(c.req.raw));
 
-  app.notFound((c) => c.json({ error: { code: "not_found", message: "Not found" } }, 404));
-  app.onError((error, c) => {
-    logError(error);
-    return c.json({ error: { code: "internal", message: "Internal server error" } }, 500);
+  const checkCsrf = csrf({ baseUrl: deps.config.baseUrl });
+  const resolveSession = session(services.sessions);
+  app.use(async (c, next) => {
+    if (UNSESSIONED.has(c.req.path)) return await next();
+    return await checkCsrf(c, async () => {
+      await resolveSession(c, next);
+    });
   });
-  return app;
+  app.use("/api/*", requireApiSession(), jsonBody());
+
+  const options = { baseUrl: deps.config.baseUrl };
+  app.route("/", authRoutes(services, options));
+  app.route("/", adminRoutes(services));
+  app.route("/", projectRoutes(services));
+  app.route("/", notificationRoutes(services));
+
+  app.doc31("/api/openapi.json", {
+    openapi: "3.1.0",
+    info: {
+      title: "Collaboration service API",
+      version: "1.0.0",
+      description: "Session cookie `session`; errors are `{error: {code, message, details?}}`.",
+    },
+  });
+
+  app.notFound((c) => c.json(errorBody("not_found", "Not found"), 404));
+  app.onError((error, c) => errorResponse(c, error, log));
+  return { fetch: app.fetch, request: app.request, services };
 }

@@ -1,0 +1,129 @@
+/** Storage of user accounts. */
+import type { Database } from "./sqlite.ts";
+
+/** A stored user, hash included (never leaves `domain/`). */
+export interface UserRow {
+  id: number;
+  email: string;
+  displayName: string;
+  passwordHash: string;
+  role: "admin" | "member";
+  status: "active" | "disabled";
+  theme: "dark" | "light";
+  locale: "en" | "ja";
+  createdAt: string;
+  updatedAt: string;
+}
+
+interface RawUser {
+  id: number;
+  email: string;
+  display_name: string;
+  password_hash: string;
+  role: "admin" | "member";
+  status: "active" | "disabled";
+  theme: "dark" | "light";
+  locale: "en" | "ja";
+  created_at: string;
+  updated_at: string;
+}
+
+const COLUMNS =
+  "id, email, display_name, password_hash, role, status, theme, locale, created_at, updated_at";
+
+function toUser(r: RawUser): UserRow {
+  return {
+    id: r.id,
+    email: r.email,
+    displayName: r.display_name,
+    passwordHash: r.password_hash,
+    role: r.role,
+    status: r.status,
+    theme: r.theme,
+    locale: r.locale,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+/** Counts all users. */
+export function countUsers(db: Database): number {
+  return (db.sql.prepare("SELECT count(*) AS n FROM users").get() as { n: number }).n;
+}
+
+/** Counts active admins. */
+export function countActiveAdmins(db: Database): number {
+  return (db.sql.prepare(
+    "SELECT count(*) AS n FROM users WHERE role = 'admin' AND status = 'active'",
+  ).get() as { n: number }).n;
+}
+
+/** Inserts a user; returns null when the email is taken. */
+export function insertUser(
+  db: Database,
+  u: Pick<UserRow, "email" | "displayName" | "passwordHash" | "role" | "createdAt">,
+): UserRow | null {
+  const row = db.sql.prepare(
+    `INSERT INTO users (email, display_name, password_hash, role, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (email) DO NOTHING RETURNING ${COLUMNS}`,
+  ).get(u.email, u.displayName, u.passwordHash, u.role, u.createdAt, u.createdAt) as
+    | RawUser
+    | undefined;
+  return row ? toUser(row) : null;
+}
+
+/** Finds a user by id. */
+export function findUserById(db: Database, id: number): UserRow | null {
+  const row = db.sql.prepare(`SELECT ${COLUMNS} FROM users WHERE id = ?`).get(id) as
+    | RawUser
+    | undefined;
+  return row ? toUser(row) : null;
+}
+
+/** Finds a user by (normalised) email. */
+export function findUserByEmail(db: Database, email: string): UserRow | null {
+  const row = db.sql.prepare(`SELECT ${COLUMNS} FROM users WHERE email = ?`).get(email) as
+    | RawUser
+    | undefined;
+  return row ? toUser(row) : null;
+}
+
+/** Lists every user by id. */
+export function listUsers(db: Database): UserRow[] {
+  return (db.sql.prepare(`SELECT ${COLUMNS} FROM users ORDER BY created_at, id`)
+    .all() as unknown as RawUser[]).map(toUser);
+}
+
+/** The fields of a user that can be changed. */
+export interface UserChanges {
+  displayName?: string;
+  theme?: "dark" | "light";
+  locale?: "en" | "ja";
+  role?: "admin" | "member";
+  status?: "active" | "disabled";
+}
+
+const CHANGE_COLUMNS: Record<keyof UserChanges, string> = {
+  displayName: "display_name",
+  theme: "theme",
+  locale: "locale",
+  role: "role",
+  status: "status",
+};
+
+/** Applies `changes` to user `id` and returns the updated row. */
+export function updateUser(
+  db: Database,
+  id: number,
+  changes: UserChanges,
+  updatedAt: string,
+): UserRow | null {
+  const keys = (Object.keys(changes) as Array<keyof UserChanges>).filter((k) =>
+    changes[k] !== undefined
+  );
+  const sets = keys.map((k) => `${CHANGE_COLUMNS[k]} = ?`).concat("updated_at = ?");
+  const row = db.sql.prepare(
+    `UPDATE users SET ${sets.join(", ")} WHERE id = ? RETURNING ${COLUMNS}`,
+  ).get(...keys.map((k) => changes[k] as string), updatedAt, id) as RawUser | undefined;
+  return row ? toUser(row) : null;
+}

@@ -1,0 +1,71 @@
+/** Administration: users and the migration listing (system admins only). */
+import { createRoute, z } from "@hono/zod-openapi";
+import { listMigrations } from "../../domain/admin.ts";
+import type { Services } from "../../domain/services.ts";
+import { actorOf, apiApp, errors, Id, jsonRequest, jsonResponse } from "./openapi.ts";
+import { UserSchema } from "./schemas.ts";
+
+const listUsers = createRoute({
+  method: "get",
+  path: "/api/admin/users",
+  tags: ["admin"],
+  summary: "Every user",
+  responses: {
+    200: jsonResponse(z.object({ items: z.array(UserSchema) }), "The users"),
+    ...errors(401, 403),
+  },
+});
+
+const updateUser = createRoute({
+  method: "patch",
+  path: "/api/admin/users/{userId}",
+  tags: ["admin"],
+  summary: "Change a user's role or status; disabling ends their sessions",
+  request: {
+    params: z.object({ userId: Id }),
+    ...jsonRequest(
+      z.object({
+        role: z.enum(["admin", "member"]).optional(),
+        status: z.enum(["active", "disabled"]).optional(),
+      }).openapi("AdminUserInput"),
+    ),
+  },
+  responses: {
+    200: jsonResponse(z.object({ user: UserSchema }), "The updated user"),
+    ...errors(400, 401, 403, 404, 409),
+  },
+});
+
+const migrations = createRoute({
+  method: "get",
+  path: "/api/admin/migrations",
+  tags: ["admin"],
+  summary: "The applied schema migrations, in order",
+  responses: {
+    200: jsonResponse(
+      z.object({
+        items: z.array(
+          z.object({ version: z.number().int(), name: z.string(), appliedAt: z.string() }),
+        ),
+      }),
+      "The migrations",
+    ),
+    ...errors(401, 403),
+  },
+});
+
+/** The admin routes. */
+export function adminRoutes(services: Services) {
+  return apiApp()
+    .openapi(listUsers, (c) => c.json({ items: services.accounts.listUsers(actorOf(c)) }, 200))
+    .openapi(updateUser, (c) => {
+      const { userId } = c.req.valid("param");
+      const body = c.req.valid("json");
+      const user = services.accounts.adminUpdate(actorOf(c), userId, {
+        ...(body.role ? { role: body.role } : {}),
+        ...(body.status ? { status: body.status } : {}),
+      });
+      return c.json({ user }, 200);
+    })
+    .openapi(migrations, (c) => c.json({ items: listMigrations(services.db, actorOf(c)) }, 200));
+}

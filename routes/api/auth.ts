@@ -1,0 +1,87 @@
+/** Accounts and sessions: register, login, logout, me, and the caller's profile. */
+import { createRoute, z } from "@hono/zod-openapi";
+import type { Services } from "../../domain/services.ts";
+import { clearSessionCookie, isHttps, setPreferenceCookies, setSessionCookie } from "../cookies.ts";
+import { actorOf, apiApp, errors, jsonRequest, jsonResponse } from "./openapi.ts";
+import { LoginSchema, ProfileSchema, RegisterSchema, UserSchema } from "./schemas.ts";
+
+const UserBody = z.object({ user: UserSchema });
+
+const register = createRoute({
+  method: "post",
+  path: "/api/auth/register",
+  tags: ["accounts"],
+  summary: "Create an account and log in (the first account becomes admin)",
+  request: jsonRequest(RegisterSchema),
+  responses: {
+    201: jsonResponse(UserBody, "Created and logged in; sets the session cookie"),
+    ...errors(400, 403, 409),
+  },
+});
+
+const login = createRoute({
+  method: "post",
+  path: "/api/auth/login",
+  tags: ["accounts"],
+  summary: "Log in with a new session id",
+  request: jsonRequest(LoginSchema),
+  responses: { 200: jsonResponse(UserBody, "Logged in"), ...errors(400, 401, 403, 429) },
+});
+
+const logout = createRoute({
+  method: "post",
+  path: "/api/auth/logout",
+  tags: ["accounts"],
+  summary: "Revoke the session",
+  responses: { 204: { description: "Logged out; the cookie is cleared" }, ...errors(401, 403) },
+});
+
+const me = createRoute({
+  method: "get",
+  path: "/api/auth/me",
+  tags: ["accounts"],
+  summary: "The logged-in user",
+  responses: { 200: jsonResponse(UserBody, "The user"), ...errors(401) },
+});
+
+const updateMe = createRoute({
+  method: "patch",
+  path: "/api/users/me",
+  tags: ["accounts"],
+  summary: "Change display name, theme or locale (also sets the theme and locale cookies)",
+  request: jsonRequest(ProfileSchema),
+  responses: { 200: jsonResponse(UserBody, "The updated user"), ...errors(400, 401, 403) },
+});
+
+/** The account routes. */
+export function authRoutes(services: Services, options: { baseUrl: string | null }) {
+  const maxAge = services.sessions.maxAgeSeconds;
+  return apiApp()
+    .openapi(register, async (c) => {
+      const { user, cookie } = await services.accounts.register(c.req.valid("json"));
+      const secure = isHttps(c, options.baseUrl);
+      setSessionCookie(c, cookie, { secure, maxAge });
+      setPreferenceCookies(c, user, { secure });
+      return c.json({ user }, 201);
+    })
+    .openapi(login, async (c) => {
+      const address = (c.env as { remoteAddr?: { hostname?: string } } | undefined)?.remoteAddr
+        ?.hostname ?? "local";
+      const { user, cookie } = await services.accounts.login(c.req.valid("json"), address);
+      const secure = isHttps(c, options.baseUrl);
+      setSessionCookie(c, cookie, { secure, maxAge });
+      setPreferenceCookies(c, user, { secure });
+      return c.json({ user }, 200);
+    })
+    .openapi(logout, (c) => {
+      services.accounts.logout(c.get("session")!.idHash);
+      clearSessionCookie(c, { secure: isHttps(c, options.baseUrl) });
+      return c.body(null, 204);
+    })
+    .openapi(me, (c) => c.json({ user: services.accounts.me(actorOf(c)) }, 200))
+    .openapi(updateMe, (c) => {
+      const user = services.accounts.updateMe(actorOf(c), c.req.valid("json"));
+      setPreferenceCookies(c, user, { secure: isHttps(c, options.baseUrl) });
+      return c.json({ user }, 200);
+    });
+}

@@ -1,0 +1,188 @@
+/** Projects and their members. */
+import { createRoute, z } from "@hono/zod-openapi";
+import type { Services } from "../../domain/services.ts";
+import { actorOf, apiApp, errors, Id, jsonRequest, jsonResponse } from "./openapi.ts";
+import {
+  MemberInputSchema,
+  MemberSchema,
+  ProjectInputSchema,
+  ProjectRoleSchema,
+  ProjectSchema,
+} from "./schemas.ts";
+
+const ProjectParam = z.object({ projectId: Id });
+const MemberParam = z.object({ projectId: Id, userId: Id });
+const ProjectBody = z.object({ project: ProjectSchema });
+const MemberBody = z.object({ member: MemberSchema });
+const tags = ["projects"];
+
+const list = createRoute({
+  method: "get",
+  path: "/api/projects",
+  tags,
+  summary: "Projects the caller belongs to",
+  request: {
+    query: z.object({
+      archived: z.string().optional().openapi({ description: "`true` includes archived projects" }),
+    }),
+  },
+  responses: {
+    200: jsonResponse(z.object({ items: z.array(ProjectSchema) }), "The projects"),
+    ...errors(401),
+  },
+});
+
+const create = createRoute({
+  method: "post",
+  path: "/api/projects",
+  tags,
+  summary: "Create a project; the caller becomes its owner",
+  request: jsonRequest(ProjectInputSchema),
+  responses: { 201: jsonResponse(ProjectBody, "Created"), ...errors(400, 401, 403) },
+});
+
+const get = createRoute({
+  method: "get",
+  path: "/api/projects/{projectId}",
+  tags,
+  summary: "A project with its members",
+  request: { params: ProjectParam },
+  responses: {
+    200: jsonResponse(
+      z.object({ project: ProjectSchema, members: z.array(MemberSchema) }),
+      "The project",
+    ),
+    ...errors(400, 401, 404),
+  },
+});
+
+const update = createRoute({
+  method: "patch",
+  path: "/api/projects/{projectId}",
+  tags,
+  summary: "Rename or re-describe a project (owner)",
+  request: { params: ProjectParam, ...jsonRequest(ProjectInputSchema.partial()) },
+  responses: { 200: jsonResponse(ProjectBody, "Updated"), ...errors(400, 401, 403, 404) },
+});
+
+const archiveRoute = (action: "archive" | "unarchive") =>
+  createRoute({
+    method: "post",
+    path: `/api/projects/{projectId}/${action}`,
+    tags,
+    summary: action === "archive"
+      ? "Archive a project: read-only until unarchived (owner)"
+      : "Unarchive a project (owner)",
+    request: { params: ProjectParam },
+    responses: { 200: jsonResponse(ProjectBody, "The project"), ...errors(400, 401, 403, 404) },
+  });
+
+const remove = createRoute({
+  method: "delete",
+  path: "/api/projects/{projectId}",
+  tags,
+  summary: "Delete a project (owner)",
+  request: { params: ProjectParam },
+  responses: { 204: { description: "Deleted" }, ...errors(400, 401, 403, 404) },
+});
+
+const members = createRoute({
+  method: "get",
+  path: "/api/projects/{projectId}/members",
+  tags,
+  summary: "The members",
+  request: { params: ProjectParam },
+  responses: {
+    200: jsonResponse(z.object({ items: z.array(MemberSchema) }), "The members"),
+    ...errors(400, 401, 404),
+  },
+});
+
+const addMember = createRoute({
+  method: "post",
+  path: "/api/projects/{projectId}/members",
+  tags,
+  summary: "Add a user by email (owner); they get a member_added notification",
+  request: { params: ProjectParam, ...jsonRequest(MemberInputSchema) },
+  responses: { 201: jsonResponse(MemberBody, "Added"), ...errors(400, 401, 403, 404, 409) },
+});
+
+const changeRole = createRoute({
+  method: "patch",
+  path: "/api/projects/{projectId}/members/{userId}",
+  tags,
+  summary: "Change a member's role (owner); demoting the last owner is 409",
+  request: {
+    params: MemberParam,
+    ...jsonRequest(z.object({ role: ProjectRoleSchema }).openapi("MemberRoleInput")),
+  },
+  responses: { 200: jsonResponse(MemberBody, "Updated"), ...errors(400, 401, 403, 404, 409) },
+});
+
+const removeMember = createRoute({
+  method: "delete",
+  path: "/api/projects/{projectId}/members/{userId}",
+  tags,
+  summary: "Remove a member (owner, or a member leaving); the last owner stays (409)",
+  request: { params: MemberParam },
+  responses: { 204: { description: "Removed" }, ...errors(400, 401, 403, 404, 409) },
+});
+
+/** The project and member routes. */
+export function projectRoutes(services: Services) {
+  const { projects } = services;
+  return apiApp()
+    .openapi(list, (c) => {
+      const archived = c.req.valid("query").archived === "true";
+      return c.json({ items: projects.list(actorOf(c), { archived }) }, 200);
+    })
+    .openapi(
+      create,
+      (c) => c.json({ project: projects.create(actorOf(c), c.req.valid("json")) }, 201),
+    )
+    .openapi(get, (c) => c.json(projects.get(actorOf(c), c.req.valid("param").projectId), 200))
+    .openapi(update, (c) => {
+      const project = projects.update(
+        actorOf(c),
+        c.req.valid("param").projectId,
+        c.req.valid("json"),
+      );
+      return c.json({ project }, 200);
+    })
+    .openapi(archiveRoute("archive"), (c) => {
+      const project = projects.setArchived(actorOf(c), c.req.valid("param").projectId, true);
+      return c.json({ project }, 200);
+    })
+    .openapi(archiveRoute("unarchive"), (c) => {
+      const project = projects.setArchived(actorOf(c), c.req.valid("param").projectId, false);
+      return c.json({ project }, 200);
+    })
+    .openapi(remove, (c) => {
+      projects.remove(actorOf(c), c.req.valid("param").projectId);
+      return c.body(null, 204);
+    })
+    .openapi(members, (c) => {
+      return c.json({ items: projects.members(actorOf(c), c.req.valid("param").projectId) }, 200);
+    })
+    .openapi(addMember, (c) => {
+      const member = projects.addMember(
+        actorOf(c),
+        c.req.valid("param").projectId,
+        c.req.valid("json"),
+      );
+      return c.json({ member }, 201);
+    })
+    .openapi(changeRole, (c) => {
+      const { projectId, userId } = c.req.valid("param");
+      const member = projects.changeRole(actorOf(c), projectId, {
+        userId,
+        role: c.req.valid("json").role,
+      });
+      return c.json({ member }, 200);
+    })
+    .openapi(removeMember, (c) => {
+      const { projectId, userId } = c.req.valid("param");
+      projects.removeMember(actorOf(c), projectId, userId);
+      return c.body(null, 204);
+    });
+}

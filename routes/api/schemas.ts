@@ -1,0 +1,84 @@
+/** Request and response schemas shared by several resources. */
+import { z } from "@hono/zod-openapi";
+
+/** A user as the API shows it. */
+export const UserSchema = z.object({
+  id: z.number().int(),
+  email: z.string(),
+  displayName: z.string(),
+  role: z.enum(["admin", "member"]),
+  status: z.enum(["active", "disabled"]),
+  theme: z.enum(["dark", "light"]),
+  locale: z.enum(["en", "ja"]),
+  createdAt: z.string(),
+}).openapi("User");
+
+/** A project member role. */
+export const ProjectRoleSchema = z.enum(["owner", "member", "viewer"]);
+
+/** A project. */
+export const ProjectSchema = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  description: z.string(),
+  archived: z.boolean(),
+  archivedAt: z.string().nullable(),
+  createdBy: z.number().int(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  myRole: ProjectRoleSchema.nullable(),
+}).openapi("Project");
+
+/** A project member. */
+export const MemberSchema = z.object({
+  userId: z.number().int(),
+  email: z.string(),
+  displayName: z.string(),
+  role: ProjectRoleSchema,
+  joinedAt: z.string(),
+}).openapi("Member");
+
+/** A notification. */
+export const NotificationSchema = z.object({
+  id: z.number().int(),
+  kind: z.string(),
+  projectId: z.number().int().nullable(),
+  actorId: z.number().int().nullable(),
+  subjectType: z.string(),
+  subjectId: z.number().int(),
+  text: z.string(),
+  read: z.boolean(),
+  createdAt: z.string(),
+}).openapi("Notification");
+
+/** Registration input. */
+export const RegisterSchema = z.object({
+  email: z.email().max(254),
+  password: z.string().min(8, "Use at least 8 characters").max(128, "Use at most 128 characters"),
+  displayName: z.string().trim().min(1, "Cannot be blank").max(100),
+}).openapi("RegisterInput");
+
+/** Login input. */
+export const LoginSchema = z.object({
+  email: z.string().max(254),
+  password: z.string().max(1024),
+}).openapi("LoginInput");
+
+/** Profile changes. */
+export const ProfileSchema = z.object({
+  displayName: z.string().trim().min(1, "Cannot be blank").max(100).optional(),
+  theme: z.enum(["dark", "light"]).optional(),
+  locale: z.enum(["en", "ja"]).optional(),
+}).openapi("ProfileInput");
+
+/** Project creation input. */
+export const ProjectInputSchema = z.object({
+  name: z.string().trim().min(1, "Cannot be blank").max(200),
+  description: z.string().max(10_000).optional(),
+}).openapi("ProjectInput");
+
+/** A member to add. */
+export const MemberInputSchema = z.object({
+  email: z.string().max(254),
+  role: ProjectRoleSchema,
+}).openapi("MemberInput");

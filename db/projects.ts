@@ -36,6 +36,8 @@ interface RawProject {
 
 const PROJECT_COLUMNS =
   "p.id, p.name, p.description, p.archived_at, p.created_by, p.created_at, p.updated_at";
+/** RETURNING cannot name a table alias. */
+const RETURNING = PROJECT_COLUMNS.replaceAll("p.", "");
 
 function toProject(r: RawProject): ProjectRow {
   return {
@@ -55,8 +57,8 @@ export function insertProject(
   p: { name: string; description: string; createdBy: number; at: string },
 ): ProjectRow {
   const r = db.sql.prepare(
-    `INSERT INTO projects AS p (name, description, created_by, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?) RETURNING ${PROJECT_COLUMNS}`,
+    `INSERT INTO projects (name, description, created_by, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?) RETURNING ${RETURNING}`,
   ).get(p.name, p.description, p.createdBy, p.at, p.at) as unknown as RawProject;
   return toProject(r);
 }
@@ -92,8 +94,8 @@ export function updateProject(
   at: string,
 ): ProjectRow {
   const r = db.sql.prepare(
-    `UPDATE projects AS p SET name = coalesce(?, name), description = coalesce(?, description),
-     updated_at = ? WHERE id = ? RETURNING ${PROJECT_COLUMNS}`,
+    `UPDATE projects SET name = coalesce(?, name), description = coalesce(?, description),
+     updated_at = ? WHERE id = ? RETURNING ${RETURNING}`,
   ).get(changes.name ?? null, changes.description ?? null, at, id) as unknown as RawProject;
   return toProject(r);
 }
@@ -106,7 +108,7 @@ export function setProjectArchived(
   at: string,
 ): ProjectRow {
   const r = db.sql.prepare(
-    `UPDATE projects AS p SET archived_at = ?, updated_at = ? WHERE id = ? RETURNING ${PROJECT_COLUMNS}`,
+    `UPDATE projects SET archived_at = ?, updated_at = ? WHERE id = ? RETURNING ${RETURNING}`,
   ).get(archivedAt, at, id) as unknown as RawProject;
   return toProject(r);
 }

@@ -17,6 +17,9 @@ import { csrf } from "./middleware/csrf.ts";
 import { jsonBody } from "./middleware/json_body.ts";
 import { requestLog } from "./middleware/request_log.ts";
 import { securityHeaders } from "./middleware/security_headers.ts";
+import { pageCtx } from "./pages/context.ts";
+import { pages } from "./pages/pages.ts";
+import { notFound } from "./pages/project_pages.tsx";
 import { requireApiSession, session } from "./middleware/session.ts";
 
 /** Whether the server is up or on its way down (read by `/healthz`). */
@@ -105,7 +108,19 @@ export function createApp(deps: AppDeps): App {
     },
   });
 
-  app.notFound((c) => c.json(errorBody("not_found", "Not found"), 404));
-  app.onError((error, c) => errorResponse(c, error, log));
+  // Pages last: everything not matched above is a page (or the HTML 404 page).
+  const pageApp = pages(services, options);
+  app.route("/", pageApp);
+  app.notFound(async (c) => {
+    if (c.req.path === "/api" || c.req.path.startsWith("/api/")) {
+      return c.json(errorBody("not_found", "Not found"), 404);
+    }
+    return notFound(c, pageCtx(c, services));
+  });
+  app.onError((error, c) => {
+    if (c.req.path.startsWith("/api/")) return errorResponse(c, error, log);
+    log(`error: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`);
+    return c.html("<!DOCTYPE html><title>Error</title><h1>Something went wrong.</h1>", 500);
+  });
   return { fetch: app.fetch, request: app.request, services };
 }

@@ -1,6 +1,7 @@
 /** Accounts and sessions: register, login, logout, me, and the caller's profile. */
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Services } from "../../domain/services.ts";
+import { clientAddress } from "../client_address.ts";
 import { clearSessionCookie, isHttps, setPreferenceCookies, setSessionCookie } from "../cookies.ts";
 import { actorOf, apiApp, errors, jsonRequest, jsonResponse } from "./openapi.ts";
 import { LoginSchema, ProfileSchema, RegisterSchema, UserSchema } from "./schemas.ts";
@@ -65,9 +66,7 @@ export function authRoutes(services: Services, options: { baseUrl: string | null
       return c.json({ user }, 201);
     })
     .openapi(login, async (c) => {
-      const address = (c.env as { remoteAddr?: { hostname?: string } } | undefined)?.remoteAddr
-        ?.hostname ?? "local";
-      const { user, cookie } = await services.accounts.login(c.req.valid("json"), address);
+      const { user, cookie } = await services.accounts.login(c.req.valid("json"), clientAddress(c));
       const secure = isHttps(c, options.baseUrl);
       setSessionCookie(c, cookie, { secure, maxAge });
       setPreferenceCookies(c, user, { secure });

@@ -3,6 +3,11 @@
  * `Sec-Fetch-Site` is `cross-site`, or whose `Origin` is another origin (`null` included),
  * is refused with 403 before anything else is looked at. Requests with neither header
  * (curl, scripts) pass. (Hono's own `csrf()` ignores JSON bodies, so it is not used.)
+ *
+ * One exception: pages are served with `Referrer-Policy: no-referrer`, under which browsers
+ * send `Origin: null` on same-origin form posts. Such a request also carries
+ * `Sec-Fetch-Site: same-origin`, which no page can forge, so that pair is allowed
+ * (docs/decisions/0001-csrf-origin-null.md).
  */
 import type { MiddlewareHandler } from "hono";
 
@@ -16,7 +21,8 @@ export function csrf(options: { baseUrl: string | null }): MiddlewareHandler {
     const site = c.req.header("sec-fetch-site");
     const origin = c.req.header("origin");
     const ours = fixedOrigin ?? new URL(c.req.url).origin;
-    if (site === "cross-site" || (origin !== undefined && origin !== ours)) {
+    const sameOriginForm = origin === "null" && site === "same-origin";
+    if (site === "cross-site" || (origin !== undefined && origin !== ours && !sameOriginForm)) {
       return c.json(
         { error: { code: "forbidden", message: "Cross-site request refused" } },
         403,

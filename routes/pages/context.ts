@@ -1,0 +1,45 @@
+/** What every page knows about its request: the user, language, theme and unread count. */
+import type { Context } from "hono";
+import type { Actor, PublicUser } from "../../domain/accounts.ts";
+import type { Services } from "../../domain/services.ts";
+import type { AppEnv } from "../api/openapi.ts";
+import { preferenceCookies } from "../cookies.ts";
+import { type Locale, type Translate, translator } from "../i18n/i18n.ts";
+
+/** The request's page context. */
+export interface PageCtx {
+  user: PublicUser | null;
+  actor: Actor | null;
+  t: Translate;
+  locale: Locale;
+  theme: "dark" | "light";
+  /** The current path, for highlighting navigation. */
+  path: string;
+  unread: number;
+}
+
+/** Builds the page context: the user's theme and locale, else the cookies, else defaults. */
+export function pageCtx(c: Context<AppEnv>, services: Services): PageCtx {
+  const session = c.get("session");
+  const user = session
+    ? services.accounts.me({ id: session.user.id, role: session.user.role })
+    : null;
+  const cookies = preferenceCookies(c);
+  const locale = user?.locale ?? cookies.locale ?? "en";
+  const actor = user ? { id: user.id, role: user.role } : null;
+  return {
+    user,
+    actor,
+    t: translator(locale),
+    locale,
+    theme: user?.theme ?? cookies.theme ?? "dark",
+    path: c.req.path,
+    unread: actor ? services.notifications.unreadCount(actor) : 0,
+  };
+}
+
+/** Whether `next` is a safe local path to return to after login. */
+export function safeNext(next: string | undefined | null): string {
+  if (!next || !next.startsWith("/") || next.startsWith("//") || next.includes("\\")) return "/";
+  return next;
+}

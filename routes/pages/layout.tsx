@@ -1,0 +1,102 @@
+/** The page shell: document, navigation, theme and language; and small shared pieces. */
+import type { Context } from "hono";
+import { raw } from "hono/html";
+import type { Child } from "hono/jsx";
+import type { MessageKey } from "../i18n/en.ts";
+import type { PageCtx } from "./context.ts";
+
+/** The CSP of every page: our own files only, no inline script. */
+export const PAGE_CSP = "default-src 'self'; img-src 'self' data:; style-src 'self'; " +
+  "script-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; " +
+  "frame-ancestors 'none'; form-action 'self'";
+
+const NAV: Array<[string, MessageKey, boolean]> = [
+  ["/", "nav.dashboard", false],
+  ["/projects", "nav.projects", false],
+  ["/notifications", "nav.notifications", false],
+  ["/settings", "nav.settings", false],
+  ["/admin", "nav.admin", true],
+];
+
+function isCurrent(path: string, href: string): boolean {
+  return href === "/" ? path === "/" : path === href || path.startsWith(`${href}/`);
+}
+
+/** The whole document around a page's content. */
+export function Layout(props: { ctx: PageCtx; title: string; children: Child }) {
+  const { ctx } = props;
+  const { t, user } = ctx;
+  return (
+    <html lang={ctx.locale} data-theme={ctx.theme}>
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="color-scheme" content={ctx.theme} />
+        <title>{`${props.title} · ${t("app.name")}`}</title>
+        <link rel="icon" href="/static/favicon.svg" type="image/svg+xml" />
+        <link rel="stylesheet" href="/static/app.css" />
+        <script type="module" src="/static/app.js"></script>
+      </head>
+      <body>
+        <a class="skip" href="#main">{t("nav.skip")}</a>
+        <header class="top">
+          <a class="brand" href="/">{t("app.name")}</a>
+          <nav class="main" aria-label={t("app.name")}>
+            {user
+              ? NAV.filter(([, , adminOnly]) => !adminOnly || user.role === "admin").map((
+                [href, key],
+              ) => (
+                <a href={href} aria-current={isCurrent(ctx.path, href) ? "page" : undefined}>
+                  {t(key)}
+                  {href === "/notifications" && ctx.unread > 0
+                    ? <span class="badge" data-unread>{` ${ctx.unread}`}</span>
+                    : null}
+                </a>
+              ))
+              : null}
+          </nav>
+          {user
+            ? (
+              <form class="inline" method="post" action="/logout">
+                <span class="muted" data-user>{user.displayName}</span>
+                <button class="secondary" type="submit">{t("nav.logout")}</button>
+              </form>
+            )
+            : (
+              <div class="row">
+                <a href="/login">{t("nav.login")}</a>
+                <a href="/register">{t("nav.register")}</a>
+              </div>
+            )}
+        </header>
+        <main id="main">{props.children}</main>
+      </body>
+    </html>
+  );
+}
+
+/** Answers a page with the doctype, the page CSP and `status`. */
+export function renderPage(
+  c: Context,
+  ctx: PageCtx,
+  page: { title: string; status?: number; body: Child },
+): Response | Promise<Response> {
+  c.header("content-security-policy", PAGE_CSP);
+  return c.html(
+    <>
+      {raw("<!DOCTYPE html>")}
+      <Layout ctx={ctx} title={page.title}>{page.body}</Layout>
+    </>,
+    (page.status ?? 200) as 200,
+  );
+}
+
+/** A form-level error message. */
+export function Alert(props: { message: string | null | undefined }) {
+  return props.message ? <div class="alert" role="alert">{props.message}</div> : null;
+}
+
+/** A field's error message. */
+export function FieldError(props: { message: string | undefined }) {
+  return props.message ? <span class="field-error">{props.message}</span> : null;
+}

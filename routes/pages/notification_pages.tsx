@@ -1,0 +1,67 @@
+/** The notifications page: unread notifications, newest first, each markable as read. */
+import { Hono } from "hono";
+import type { Notification } from "../../domain/notifications.ts";
+import { pageRequest } from "../../domain/paging.ts";
+import type { Services } from "../../domain/services.ts";
+import type { AppEnv } from "../api/openapi.ts";
+import type { MessageKey } from "../i18n/en.ts";
+import { formatDateTime } from "../i18n/i18n.ts";
+import { type PageCtx, pageCtx } from "./context.ts";
+import { renderPage } from "./layout.tsx";
+
+function link(n: Notification): string {
+  return n.projectId ? `/projects/${n.projectId}` : "/";
+}
+
+function NotificationsPage(props: { ctx: PageCtx; items: Notification[]; total: number }) {
+  const { t, locale } = props.ctx;
+  return (
+    <>
+      <h1>{t("notifications.title")}</h1>
+      <p class="muted">{t("notifications.unread", { count: props.total })}</p>
+      {props.items.length === 0
+        ? <p class="muted">{t("notifications.none")}</p>
+        : (
+          <ul class="plain card">
+            {props.items.map((n) => (
+              <li class="row" data-notification={n.kind}>
+                <a href={link(n)}>{t(`kind.${n.kind}` as MessageKey)}</a>
+                <span>{n.text}</span>
+                <span class="muted">{formatDateTime(n.createdAt, locale)}</span>
+                <span class="spacer"></span>
+                <form class="inline" method="post" action={`/notifications/${n.id}/read`}>
+                  <button class="secondary" type="submit">{t("notifications.markRead")}</button>
+                </form>
+              </li>
+            ))}
+          </ul>
+        )}
+    </>
+  );
+}
+
+/** The notification pages. */
+export function notificationPages(services: Services) {
+  const app = new Hono<AppEnv>();
+  app.get("/notifications", (c) => {
+    const ctx = pageCtx(c, services);
+    const page = services.notifications.listUnread(
+      ctx.actor!,
+      pageRequest({ page: c.req.query("page"), pageSize: "50" }),
+    );
+    return renderPage(c, ctx, {
+      title: ctx.t("notifications.title"),
+      body: <NotificationsPage ctx={ctx} items={page.items} total={page.total} />,
+    });
+  });
+  app.post("/notifications/:id{[0-9]+}/read", (c) => {
+    const ctx = pageCtx(c, services);
+    try {
+      services.notifications.markRead(ctx.actor!, Number(c.req.param("id")));
+    } catch {
+      // Someone else's or unknown: nothing to mark; show the list again.
+    }
+    return c.redirect("/notifications", 303);
+  });
+  return app;
+}

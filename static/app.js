@@ -1,0 +1,19 @@
+// Small progressive enhancements; every form works without this file.
+
+// Ask before destructive actions marked with data-confirm.
+document.addEventListener("submit", (event) => {
+  const form = event.target;
+  if (!(form instanceof HTMLFormElement)) return;
+  const message = form.dataset.confirm;
+  if (message && !globalThis.confirm(message)) event.preventDefault();
+});
+
+// Apply a theme or language choice at once, before the round trip completes.
+document.addEventListener("change", (event) => {
+  const field = event.target;
+  if (!(field instanceof HTMLSelectElement) || !field.form?.hasAttribute("data-autosubmit")) {
+    return;
+  }
+  if (field.name === "theme") document.documentElement.dataset.theme = field.value;
+  field.form.requestSubmit();
+});

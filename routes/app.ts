@@ -111,7 +111,7 @@ export function createApp(deps: AppDeps): App {
   // Pages last: everything not matched above is a page (or the HTML 404 page).
   const pageApp = pages(services, options);
   app.route("/", pageApp);
-  app.notFound(async (c) => {
+  app.notFound((c) => {
     if (c.req.path === "/api" || c.req.path.startsWith("/api/")) {
       return c.json(errorBody("not_found", "Not found"), 404);
     }

@@ -45,7 +45,7 @@ function Dashboard(props: { ctx: PageCtx; projects: Project[] }) {
         )
         : (
           <div class="grid">
-            {props.projects.map((p) => <ProjectCard ctx={props.ctx} project={p} />)}
+            {props.projects.map((p) => <ProjectCard key={p.id} ctx={props.ctx} project={p} />)}
           </div>
         )}
     </>
@@ -92,7 +92,7 @@ function ProjectList(
       </p>
       {props.projects.length === 0 ? <p class="muted">{t("projects.none")}</p> : (
         <div class="grid">
-          {props.projects.map((p) => <ProjectCard ctx={props.ctx} project={p} />)}
+          {props.projects.map((p) => <ProjectCard key={p.id} ctx={props.ctx} project={p} />)}
         </div>
       )}
     </>

@@ -52,6 +52,8 @@ async function shutdown(signal: string): Promise<void> {
   }
   lifecycle.shuttingDown = true;
   console.log(`${signal}: shutting down`);
+  // Event streams never end on their own: close them so in-flight requests can drain.
+  app.services.hub.closeAll();
   let timer: ReturnType<typeof setTimeout> | undefined;
   const deadline = new Promise<void>((resolve) =>
     timer = setTimeout(resolve, SHUTDOWN_DEADLINE_MS)

@@ -1,5 +1,6 @@
 /** Storage of notifications. */
 import type { Database } from "./sqlite.ts";
+import { subjectAlive } from "./subjects.ts";
 
 /** A stored notification. */
 export interface NotificationRow {
@@ -78,7 +79,8 @@ export function listUnread(
   offset: number,
 ): { items: NotificationRow[]; total: number } {
   const visible = `n.user_id = ? AND n.read_at IS NULL AND (n.project_id IS NULL OR EXISTS
-    (SELECT 1 FROM projects p WHERE p.id = n.project_id AND p.deleted_at IS NULL))`;
+    (SELECT 1 FROM projects p WHERE p.id = n.project_id AND p.deleted_at IS NULL))
+    AND ${subjectAlive("n")}`;
   const items = (db.sql.prepare(
     `SELECT ${COLUMNS.split(", ").map((c) => `n.${c}`).join(", ")} FROM notifications n
      WHERE ${visible} ORDER BY n.created_at DESC, n.id DESC LIMIT ? OFFSET ?`,

@@ -1,6 +1,14 @@
 /** Wires every domain service from the app's dependencies; nothing global. */
+import { join } from "node:path";
+import { FileStore } from "../db/file_store.ts";
 import type { Database } from "../db/sqlite.ts";
 import { createAccounts } from "./accounts.ts";
+import type { DomainContext } from "./actions.ts";
+import { createAttachments } from "./attachments.ts";
+import { createBoard } from "./board.ts";
+import { EventHub } from "./event_hub.ts";
+import { createFiles } from "./files.ts";
+import { createNotes } from "./notes.ts";
 import type { Clock } from "./clock.ts";
 import type { Config } from "./config.ts";
 import { createLoanService, type CreditScoreLookup, fixedCreditScore } from "./loan.ts";
@@ -27,19 +35,36 @@ export function createServices(deps: ServiceDeps) {
     secret: deps.sessionSecret,
     ttlHours: config.sessionTtlHours,
   });
-  const hooks = { sessionsEnded: new Set<(userId: number) => void>() };
+  const hub = new EventHub({ heartbeatMs: config.sseHeartbeatMs });
+  const ctx: DomainContext = {
+    db,
+    clock,
+    hub,
+    files: new FileStore(join(config.dataDir, "files")),
+    maxUploadBytes: config.maxUploadMb * 1024 * 1024,
+  };
+  const files = createFiles(ctx);
+  const attachments = createAttachments(ctx, files);
   return {
     db,
     clock,
     sessions,
-    hooks,
+    hub,
+    /** The context project operations run in (for the event stream). */
+    hubContext: ctx,
+    fileStore: ctx.files,
+    files,
+    attachments,
+    board: createBoard(ctx, attachments),
+    notes: createNotes(ctx),
     accounts: createAccounts({
       db,
       clock,
       hasher: deps.hasher ?? scryptHasher(),
       throttle: new LoginThrottle(clock),
       sessions,
-      onSessionsEnded: (userId) => hooks.sessionsEnded.forEach((fn) => fn(userId)),
+      // Their event streams end with their sessions.
+      onSessionsEnded: (userId) => hub.closeUser(userId),
     }),
     projects: createProjects({ db, clock }),
     notifications: createNotifications({ db, clock }),

@@ -7,12 +7,17 @@ import type { CreditScoreLookup } from "../domain/loan.ts";
 import type { PasswordHasher } from "../domain/passwords.ts";
 import { createServices, type Services } from "../domain/services.ts";
 import { soapEndpoints } from "../soap/endpoint.ts";
+import { activityRoutes } from "./api/activity.ts";
 import { adminRoutes } from "./api/admin.ts";
 import { authRoutes } from "./api/auth.ts";
+import { boardRoutes } from "./api/board.ts";
 import { errorBody, errorResponse } from "./api/errors.ts";
+import { fileRoutes } from "./api/files.ts";
+import { noteRoutes } from "./api/notes.ts";
 import { notificationRoutes } from "./api/notifications.ts";
 import type { AppEnv } from "./api/openapi.ts";
 import { projectRoutes } from "./api/projects.ts";
+import { streamRoutes } from "./api/stream.ts";
 import { csrf } from "./middleware/csrf.ts";
 import { jsonBody } from "./middleware/json_body.ts";
 import { requestLog } from "./middleware/request_log.ts";
@@ -98,6 +103,11 @@ export function createApp(deps: AppDeps): App {
   app.route("/", adminRoutes(services));
   app.route("/", projectRoutes(services));
   app.route("/", notificationRoutes(services));
+  app.route("/", boardRoutes(services));
+  app.route("/", noteRoutes(services));
+  app.route("/", fileRoutes(services, { maxUploadMb: deps.config.maxUploadMb }));
+  app.route("/", activityRoutes(services));
+  app.route("/", streamRoutes(services));
 
   app.doc31("/api/openapi.json", {
     openapi: "3.1.0",

@@ -35,6 +35,12 @@ export function errorResponse(c: Context, error: unknown, log: (line: string) =>
     if (error.retryAfter !== undefined) c.header("Retry-After", String(error.retryAfter));
     return c.json(errorBody(error.code, error.message, error.details), STATUS[error.code]);
   }
+  if (error instanceof HTTPException && error.status === 415) {
+    return c.json(errorBody("unsupported_media_type", "Unsupported media type"), 415);
+  }
+  if (error instanceof HTTPException && error.status === 413) {
+    return c.json(errorBody("too_large", "The request body is too large"), 413);
+  }
   if (error instanceof HTTPException && error.status < 500) {
     const message = error.message || "Bad request";
     return c.json(errorBody("validation", message, { body: message }), 400);

@@ -82,3 +82,77 @@ export const MemberInputSchema = z.object({
   email: z.string().max(254),
   role: ProjectRoleSchema,
 }).openapi("MemberInput");
+
+/** A stored file. */
+export const FileSchema = z.object({
+  id: z.number().int(),
+  projectId: z.number().int(),
+  name: z.string(),
+  contentType: z.string(),
+  size: z.number().int(),
+  source: z.enum(["upload", "attachment"]),
+  uploaderId: z.number().int(),
+  createdAt: z.string(),
+  downloadUrl: z.string(),
+}).openapi("File");
+
+/** File ids to attach. */
+export const FileIdsSchema = z.array(z.number().int().positive()).max(50);
+
+/** A thread category. */
+export const CategorySchema = z.enum(["general", "announcement", "question", "idea"]);
+
+/** A board thread. */
+export const ThreadSchema = z.object({
+  id: z.number().int(),
+  projectId: z.number().int(),
+  authorId: z.number().int(),
+  title: z.string(),
+  body: z.string(),
+  category: CategorySchema,
+  pinned: z.boolean(),
+  commentCount: z.number().int(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  attachments: z.array(FileSchema),
+}).openapi("Thread");
+
+/** A comment on a thread. */
+export const CommentSchema = z.object({
+  id: z.number().int(),
+  projectId: z.number().int(),
+  threadId: z.number().int(),
+  authorId: z.number().int(),
+  body: z.string(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  attachments: z.array(FileSchema),
+}).openapi("Comment");
+
+/** A note. */
+export const NoteSchema = z.object({
+  id: z.number().int(),
+  projectId: z.number().int(),
+  authorId: z.number().int(),
+  title: z.string(),
+  body: z.string(),
+  tags: z.array(z.string()),
+  pinned: z.boolean(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+}).openapi("Note");
+
+/** An activity entry. */
+export const ActivitySchema = z.object({
+  id: z.number().int(),
+  projectId: z.number().int(),
+  kind: z.string(),
+  actorId: z.number().int(),
+  subjectType: z.string(),
+  subjectId: z.number().int(),
+  summary: z.string(),
+  createdAt: z.string(),
+}).openapi("Activity");
+
+/** Tags: short strings. */
+export const TagsSchema = z.array(z.string().max(50)).max(20);

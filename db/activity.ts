@@ -1,0 +1,67 @@
+/** Storage of the per-project activity log. */
+import type { Database } from "./sqlite.ts";
+import { subjectAlive } from "./subjects.ts";
+
+/** An activity entry. */
+export interface ActivityRow {
+  id: number;
+  projectId: number;
+  kind: string;
+  actorId: number;
+  subjectType: string;
+  subjectId: number;
+  summary: string;
+  createdAt: string;
+}
+
+interface RawActivity {
+  id: number;
+  project_id: number;
+  kind: string;
+  actor_id: number;
+  subject_type: string;
+  subject_id: number;
+  summary: string;
+  created_at: string;
+}
+
+const COLUMNS =
+  "a.id, a.project_id, a.kind, a.actor_id, a.subject_type, a.subject_id, a.summary, a.created_at";
+
+function toActivity(r: RawActivity): ActivityRow {
+  return {
+    id: r.id,
+    projectId: r.project_id,
+    kind: r.kind,
+    actorId: r.actor_id,
+    subjectType: r.subject_type,
+    subjectId: r.subject_id,
+    summary: r.summary,
+    createdAt: r.created_at,
+  };
+}
+
+/** Appends an activity entry. */
+export function insertActivity(db: Database, a: Omit<ActivityRow, "id">): void {
+  db.sql.prepare(
+    `INSERT INTO activity (project_id, kind, actor_id, subject_type, subject_id, summary, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  ).run(a.projectId, a.kind, a.actorId, a.subjectType, a.subjectId, a.summary, a.createdAt);
+}
+
+/** A page of a project's activity (live subjects only), newest first, and the total. */
+export function listActivity(
+  db: Database,
+  projectIds: number[],
+  limit: number,
+  offset: number,
+): { items: ActivityRow[]; total: number } {
+  if (projectIds.length === 0) return { items: [], total: 0 };
+  const where = `a.project_id IN (${projectIds.map(() => "?").join(",")}) AND ${subjectAlive("a")}`;
+  const items = (db.sql.prepare(
+    `SELECT ${COLUMNS} FROM activity a WHERE ${where} ORDER BY a.created_at DESC, a.id DESC LIMIT ? OFFSET ?`,
+  ).all(...projectIds, limit, offset) as unknown as RawActivity[]).map(toActivity);
+  const total = (db.sql.prepare(`SELECT count(*) AS n FROM activity a WHERE ${where}`)
+    .get(...projectIds) as { n: number }).n;
+  return { items, total };
+}

@@ -1,0 +1,166 @@
+/** Storage of file records and attachment links (the bytes live in `file_store.ts`). */
+import type { Database } from "./sqlite.ts";
+
+/** A stored file record. */
+export interface FileRow {
+  id: number;
+  projectId: number;
+  uploaderId: number;
+  name: string;
+  storedName: string;
+  contentType: string;
+  size: number;
+  source: "upload" | "attachment";
+  createdAt: string;
+}
+
+/** What an attachment hangs on. */
+export type AttachableType = "thread" | "comment" | "message" | "item";
+
+interface RawFile {
+  id: number;
+  project_id: number;
+  uploader_id: number;
+  name: string;
+  stored_name: string;
+  content_type: string;
+  size: number;
+  source: "upload" | "attachment";
+  created_at: string;
+}
+
+const COLUMNS =
+  "f.id, f.project_id, f.uploader_id, f.name, f.stored_name, f.content_type, f.size, f.source, f.created_at";
+
+function toFile(r: RawFile): FileRow {
+  return {
+    id: r.id,
+    projectId: r.project_id,
+    uploaderId: r.uploader_id,
+    name: r.name,
+    storedName: r.stored_name,
+    contentType: r.content_type,
+    size: r.size,
+    source: r.source,
+    createdAt: r.created_at,
+  };
+}
+
+/** Records a stored file. */
+export function insertFile(db: Database, f: Omit<FileRow, "id">): FileRow {
+  const { id } = db.sql.prepare(
+    `INSERT INTO files (project_id, uploader_id, name, stored_name, content_type, size, source, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+  ).get(
+    f.projectId,
+    f.uploaderId,
+    f.name,
+    f.storedName,
+    f.contentType,
+    f.size,
+    f.source,
+    f.createdAt,
+  ) as { id: number };
+  return { id, ...f };
+}
+
+/** A live file by id. */
+export function findFile(db: Database, id: number): FileRow | null {
+  const r = db.sql.prepare(`SELECT ${COLUMNS} FROM files f WHERE f.id = ? AND f.deleted_at IS NULL`)
+    .get(id) as RawFile | undefined;
+  return r ? toFile(r) : null;
+}
+
+/** Live files of a project among `ids`. */
+export function findProjectFiles(db: Database, projectId: number, ids: number[]): FileRow[] {
+  if (ids.length === 0) return [];
+  return (db.sql.prepare(
+    `SELECT ${COLUMNS} FROM files f WHERE f.project_id = ? AND f.deleted_at IS NULL
+     AND f.id IN (${ids.map(() => "?").join(",")})`,
+  ).all(projectId, ...ids) as unknown as RawFile[]).map(toFile);
+}
+
+/** A page of a project's live files, newest first, optionally of one source. */
+export function listFiles(
+  db: Database,
+  projectId: number,
+  options: { source: string | null; limit: number; offset: number },
+): { items: FileRow[]; total: number } {
+  const where = "f.project_id = ? AND f.deleted_at IS NULL AND (? IS NULL OR f.source = ?)";
+  const args = [projectId, options.source, options.source];
+  const items = (db.sql.prepare(
+    `SELECT ${COLUMNS} FROM files f WHERE ${where} ORDER BY f.created_at DESC, f.id DESC LIMIT ? OFFSET ?`,
+  ).all(...args, options.limit, options.offset) as unknown as RawFile[]).map(toFile);
+  const total =
+    (db.sql.prepare(`SELECT count(*) AS n FROM files f WHERE ${where}`).get(...args) as {
+      n: number;
+    }).n;
+  return { items, total };
+}
+
+/** The latest live files of a project. */
+export function latestFiles(db: Database, projectId: number, limit: number): FileRow[] {
+  return listFiles(db, projectId, { source: null, limit, offset: 0 }).items;
+}
+
+/** Soft-deletes a file and removes its attachment links. */
+export function deleteFile(db: Database, id: number, at: string): void {
+  db.sql.prepare("UPDATE files SET deleted_at = ? WHERE id = ?").run(at, id);
+  db.sql.prepare("DELETE FROM attachments WHERE file_id = ?").run(id);
+}
+
+/** Links files to a subject (already-linked files are skipped). */
+export function insertAttachments(
+  db: Database,
+  a: {
+    projectId: number;
+    subjectType: AttachableType;
+    subjectId: number;
+    fileIds: number[];
+    at: string;
+  },
+): void {
+  const stmt = db.sql.prepare(
+    `INSERT INTO attachments (project_id, file_id, subject_type, subject_id, created_at)
+     VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+  );
+  for (const fileId of a.fileIds) stmt.run(a.projectId, fileId, a.subjectType, a.subjectId, a.at);
+}
+
+/** The live files attached to each of `subjectIds`, in attachment order. */
+export function attachmentsOf(
+  db: Database,
+  subjectType: AttachableType,
+  subjectIds: number[],
+): Map<number, FileRow[]> {
+  const result = new Map<number, FileRow[]>(subjectIds.map((id) => [id, []]));
+  if (subjectIds.length === 0) return result;
+  const rows = db.sql.prepare(
+    `SELECT a.subject_id, ${COLUMNS} FROM attachments a JOIN files f ON f.id = a.file_id
+     WHERE a.subject_type = ? AND a.subject_id IN (${subjectIds.map(() => "?").join(",")})
+     AND f.deleted_at IS NULL ORDER BY a.id`,
+  ).all(subjectType, ...subjectIds) as unknown as Array<RawFile & { subject_id: number }>;
+  for (const r of rows) result.get(r.subject_id)?.push(toFile(r));
+  return result;
+}
+
+/**
+ * Removes a subject's attachment links; files uploaded as attachments (source
+ * `attachment`) are soft-deleted with them. Returns those files, whose bytes the caller
+ * removes after commit.
+ */
+export function detachAll(
+  db: Database,
+  subjectType: AttachableType,
+  subjectId: number,
+  at: string,
+): FileRow[] {
+  const owned = (db.sql.prepare(
+    `SELECT ${COLUMNS} FROM attachments a JOIN files f ON f.id = a.file_id
+     WHERE a.subject_type = ? AND a.subject_id = ? AND f.source = 'attachment' AND f.deleted_at IS NULL`,
+  ).all(subjectType, subjectId) as unknown as RawFile[]).map(toFile);
+  db.sql.prepare("DELETE FROM attachments WHERE subject_type = ? AND subject_id = ?")
+    .run(subjectType, subjectId);
+  for (const f of owned) deleteFile(db, f.id, at);
+  return owned;
+}

@@ -1,0 +1,25 @@
+/**
+ * Whether the subject of an activity entry or notification still exists: a soft-deleted
+ * subject (or one inside a deleted parent) makes the row invisible in lists and counts.
+ */
+
+/** An SQL condition true when the subject of row `alias` (subject_type, subject_id) is live. */
+export function subjectAlive(alias: string): string {
+  const id = `${alias}.subject_id`;
+  const type = `${alias}.subject_type`;
+  const live = (table: string) =>
+    `EXISTS (SELECT 1 FROM ${table} s WHERE s.id = ${id} AND s.deleted_at IS NULL)`;
+  return `(CASE ${type}
+    WHEN 'thread' THEN ${live("threads")}
+    WHEN 'comment' THEN EXISTS (SELECT 1 FROM comments s JOIN threads th ON th.id = s.thread_id
+      WHERE s.id = ${id} AND s.deleted_at IS NULL AND th.deleted_at IS NULL)
+    WHEN 'note' THEN ${live("notes")}
+    WHEN 'message' THEN ${live("chat_messages")}
+    WHEN 'item' THEN ${live("todo_items")}
+    WHEN 'file' THEN ${live("files")}
+    WHEN 'event' THEN ${live("calendar_events")}
+    WHEN 'milestone' THEN ${live("milestones")}
+    WHEN 'meeting' THEN ${live("meetings")}
+    WHEN 'project' THEN ${live("projects")}
+    ELSE 1 END)`;
+}

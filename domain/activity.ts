@@ -1,0 +1,25 @@
+/** The per-project activity log as the API shows it. */
+import { type ActivityRow, listActivity } from "../db/activity.ts";
+import type { Database } from "../db/sqlite.ts";
+import { projectAccess } from "./access.ts";
+import type { Actor } from "./accounts.ts";
+import { offsetOf, type Page, pageOf, type PageRequest } from "./paging.ts";
+
+/** An activity entry. */
+export type Activity = ActivityRow;
+
+/** A page of a project's activity, newest first (entries of deleted things are hidden). */
+export function projectActivity(
+  db: Database,
+  actor: Actor,
+  input: { projectId: number; page: PageRequest },
+): Page<Activity> {
+  projectAccess(db, actor, input.projectId);
+  const { items, total } = listActivity(
+    db,
+    [input.projectId],
+    input.page.pageSize,
+    offsetOf(input.page),
+  );
+  return pageOf(items, total, input.page);
+}

@@ -1,0 +1,112 @@
+/**
+ * Attachments: files linked to threads, comments, chat messages and to-do items, given as
+ * `fileIds` of the same project or uploaded with source `attachment`. Each attachable
+ * resource registers how to find a subject and who may change it.
+ */
+import { attachmentsOf, detachAll, findProjectFiles, insertAttachments } from "../db/files.ts";
+import type { AttachableType } from "../db/files.ts";
+import { projectAccess, requireAuthor, requireWrite } from "./access.ts";
+import type { Actor } from "./accounts.ts";
+import { type DomainContext, type Effects, runAction } from "./actions.ts";
+import { DomainError, invalid } from "./errors.ts";
+import { type FileInfo, fileInfo, type Files, type Upload } from "./files.ts";
+
+export type { AttachableType };
+
+/** A subject that can carry attachments: authored (edited by its author) or shared work. */
+export interface AttachableSubject {
+  /** The author, or null for shared work any member may change. */
+  authorId: number | null;
+}
+
+/** Finds a live subject of a project. */
+export type SubjectFinder = (projectId: number, id: number) => AttachableSubject | null;
+
+/** How attachments are given to `add`. */
+export type AttachInput = { fileIds: number[] } | { upload: Upload };
+
+/** The attachment operations. */
+export function createAttachments(ctx: DomainContext, files: Files) {
+  const finders = new Map<AttachableType, SubjectFinder>();
+
+  function findSubject(type: AttachableType, projectId: number, id: number): AttachableSubject {
+    const subject = finders.get(type)?.(projectId, id);
+    if (!subject) throw new DomainError("not_found", `No such ${type}`);
+    return subject;
+  }
+
+  /** The live attachments of each subject. */
+  function of(type: AttachableType, ids: number[]): Map<number, FileInfo[]> {
+    const map = attachmentsOf(ctx.db, type, ids);
+    return new Map([...map].map(([id, rows]) => [id, rows.map(fileInfo)]));
+  }
+
+  /** Links `fileIds` (live files of the same project) inside an action; 400 otherwise. */
+  function link(
+    fx: Effects,
+    target: { projectId: number; type: AttachableType; id: number; fileIds: number[] },
+  ): void {
+    const ids = [...new Set(target.fileIds)];
+    if (ids.length === 0) return;
+    const found = findProjectFiles(ctx.db, target.projectId, ids);
+    if (found.length !== ids.length) {
+      throw invalid("fileIds", "Every file must be a file of this project");
+    }
+    insertAttachments(ctx.db, {
+      projectId: target.projectId,
+      subjectType: target.type,
+      subjectId: target.id,
+      fileIds: ids,
+      at: fx.now,
+    });
+  }
+
+  return {
+    /** Registers how subjects of `type` are found. */
+    register(type: AttachableType, finder: SubjectFinder): void {
+      finders.set(type, finder);
+    },
+
+    of,
+    link,
+
+    /** Removes a subject's links inside an action; its attachment uploads go with it. */
+    detach(fx: Effects, type: AttachableType, id: number): void {
+      for (const file of detachAll(ctx.db, type, id, fx.now)) {
+        fx.removeBytesAfterCommit(file.storedName);
+      }
+    },
+
+    /** Attaches files to a subject and returns all of its attachments. */
+    async add(
+      actor: Actor,
+      target: { projectId: number; type: AttachableType; id: number },
+      input: AttachInput,
+    ): Promise<FileInfo[]> {
+      const access = projectAccess(ctx.db, actor, target.projectId);
+      const check = () => {
+        const subject = findSubject(target.type, target.projectId, target.id);
+        if (subject.authorId === null) requireWrite(access);
+        else requireAuthor(access, subject.authorId);
+      };
+      check();
+      const attach = (fx: Effects, fileIds: number[]) => {
+        check();
+        link(fx, { ...target, fileIds });
+        return of(target.type, [target.id]).get(target.id) ?? [];
+      };
+      if ("upload" in input) {
+        return await files.store(
+          access,
+          input.upload,
+          (fx, file) => attach(fx, [file.id]),
+          "attachment",
+        );
+      }
+      return runAction(ctx, (fx) => attach(fx, input.fileIds));
+    },
+  };
+}
+
+/** The attachment operations' type. */
+export type Attachments = ReturnType<typeof createAttachments>;

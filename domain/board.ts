@@ -1,0 +1,255 @@
+/** The message board: threads (categories, pinned first) and their comments. */
+import {
+  type Category,
+  commenterIds,
+  commentIdsOf,
+  type CommentRow,
+  deleteComment,
+  deleteThread,
+  findComment,
+  findThread,
+  insertComment,
+  insertThread,
+  listComments,
+  listThreads,
+  type ThreadRow,
+  updateComment,
+  updateThread,
+} from "../db/board.ts";
+import { projectAccess, requireAuthor, requireWrite } from "./access.ts";
+import type { Actor } from "./accounts.ts";
+import { type DomainContext, runAction } from "./actions.ts";
+import type { Attachments } from "./attachments.ts";
+import { DomainError, invalid } from "./errors.ts";
+import type { FileInfo } from "./files.ts";
+import { offsetOf, type Page, pageOf, type PageRequest } from "./paging.ts";
+
+export type { Category };
+
+/** A thread as the API shows it. */
+export type Thread = ThreadRow & { attachments: FileInfo[] };
+/** A comment as the API shows it. */
+export type Comment = CommentRow & { attachments: FileInfo[] };
+
+const CATEGORIES: readonly Category[] = ["general", "announcement", "question", "idea"];
+
+function text(field: string, value: string): string {
+  const trimmed = value.trim();
+  if (!trimmed) throw invalid(field, "Cannot be blank");
+  return trimmed;
+}
+
+/** The board operations. */
+export function createBoard(ctx: DomainContext, attachments: Attachments) {
+  const { db } = ctx;
+
+  const withThreadFiles = (rows: ThreadRow[]): Thread[] => {
+    const files = attachments.of("thread", rows.map((r) => r.id));
+    return rows.map((r) => ({ ...r, attachments: files.get(r.id) ?? [] }));
+  };
+  const withCommentFiles = (rows: CommentRow[]): Comment[] => {
+    const files = attachments.of("comment", rows.map((r) => r.id));
+    return rows.map((r) => ({ ...r, attachments: files.get(r.id) ?? [] }));
+  };
+  const thread = (projectId: number, id: number): ThreadRow => {
+    const row = findThread(db, projectId, id);
+    if (!row) throw new DomainError("not_found", "No such thread");
+    return row;
+  };
+  const comment = (projectId: number, id: number): CommentRow => {
+    const row = findComment(db, projectId, id);
+    if (!row) throw new DomainError("not_found", "No such comment");
+    return row;
+  };
+
+  attachments.register("thread", (projectId, id) => {
+    const row = findThread(db, projectId, id);
+    return row ? { authorId: row.authorId } : null;
+  });
+  attachments.register("comment", (projectId, id) => {
+    const row = findComment(db, projectId, id);
+    return row ? { authorId: row.authorId } : null;
+  });
+
+  return {
+    categories: CATEGORIES,
+
+    /** A page of threads (optionally of one category): pinned first, then newest. */
+    list(
+      actor: Actor,
+      projectId: number,
+      options: { category: string | null; page: PageRequest },
+    ): Page<Thread> {
+      projectAccess(db, actor, projectId);
+      if (options.category !== null && !CATEGORIES.includes(options.category as Category)) {
+        throw invalid("category", `Use one of ${CATEGORIES.join(", ")}`);
+      }
+      const { items, total } = listThreads(db, projectId, {
+        category: options.category,
+        limit: options.page.pageSize,
+        offset: offsetOf(options.page),
+      });
+      return pageOf(withThreadFiles(items), total, options.page);
+    },
+
+    /** Posts a thread (members); writes `board_posted`. */
+    create(
+      actor: Actor,
+      projectId: number,
+      input: {
+        title: string;
+        body: string;
+        category: Category;
+        pinned?: boolean | undefined;
+        fileIds?: number[] | undefined;
+      },
+    ): Thread {
+      return runAction(ctx, (fx) => {
+        requireWrite(projectAccess(db, actor, projectId));
+        const id = insertThread(db, {
+          projectId,
+          authorId: actor.id,
+          title: text("title", input.title),
+          body: input.body,
+          category: input.category,
+          pinned: input.pinned ?? false,
+          createdAt: fx.now,
+        });
+        attachments.link(fx, { projectId, type: "thread", id, fileIds: input.fileIds ?? [] });
+        fx.activity({
+          projectId,
+          kind: "board_posted",
+          actorId: actor.id,
+          subjectType: "thread",
+          subjectId: id,
+          summary: input.title.trim(),
+        });
+        return withThreadFiles([thread(projectId, id)])[0]!;
+      });
+    },
+
+    /** A thread with its comments. */
+    get(
+      actor: Actor,
+      projectId: number,
+      threadId: number,
+    ): { thread: Thread; comments: Comment[] } {
+      projectAccess(db, actor, projectId);
+      const row = thread(projectId, threadId);
+      return {
+        thread: withThreadFiles([row])[0]!,
+        comments: withCommentFiles(listComments(db, row.id)),
+      };
+    },
+
+    /** Edits a thread (author, owner or admin). */
+    update(
+      actor: Actor,
+      projectId: number,
+      input: {
+        threadId: number;
+        title?: string | undefined;
+        body?: string | undefined;
+        category?: Category | undefined;
+        pinned?: boolean | undefined;
+      },
+    ): Thread {
+      return runAction(ctx, (fx) => {
+        const access = projectAccess(db, actor, projectId);
+        const row = thread(projectId, input.threadId);
+        requireAuthor(access, row.authorId);
+        updateThread(db, row.id, {
+          title: input.title === undefined ? row.title : text("title", input.title),
+          body: input.body ?? row.body,
+          category: input.category ?? row.category,
+          pinned: input.pinned ?? row.pinned,
+          updatedAt: fx.now,
+        });
+        return withThreadFiles([thread(projectId, row.id)])[0]!;
+      });
+    },
+
+    /** Soft-deletes a thread, its comments' attachments and its own. */
+    remove(actor: Actor, projectId: number, threadId: number): void {
+      runAction(ctx, (fx) => {
+        const access = projectAccess(db, actor, projectId);
+        const row = thread(projectId, threadId);
+        requireAuthor(access, row.authorId);
+        for (const id of commentIdsOf(db, row.id)) {
+          attachments.detach(fx, "comment", id);
+          deleteComment(db, id, fx.now);
+        }
+        attachments.detach(fx, "thread", row.id);
+        deleteThread(db, row.id, fx.now);
+      });
+    },
+
+    /** Comments on a thread (members); the thread's author and earlier commenters are told. */
+    comment(
+      actor: Actor,
+      projectId: number,
+      input: { threadId: number; body: string; fileIds?: number[] | undefined },
+    ): Comment {
+      return runAction(ctx, (fx) => {
+        requireWrite(projectAccess(db, actor, projectId));
+        const row = thread(projectId, input.threadId);
+        const earlier = commenterIds(db, row.id);
+        const id = insertComment(db, {
+          projectId,
+          threadId: row.id,
+          authorId: actor.id,
+          body: text("body", input.body),
+          createdAt: fx.now,
+        });
+        attachments.link(fx, { projectId, type: "comment", id, fileIds: input.fileIds ?? [] });
+        fx.activity({
+          projectId,
+          kind: "comment_added",
+          actorId: actor.id,
+          subjectType: "comment",
+          subjectId: id,
+          summary: row.title,
+        });
+        fx.notify({
+          kind: "board_commented",
+          projectId,
+          actorId: actor.id,
+          subjectType: "comment",
+          subjectId: id,
+          text: row.title,
+          recipients: [row.authorId, ...earlier],
+        });
+        return withCommentFiles([comment(projectId, id)])[0]!;
+      });
+    },
+
+    /** Edits a comment (author, owner or admin). */
+    updateComment(
+      actor: Actor,
+      projectId: number,
+      input: { commentId: number; body: string },
+    ): Comment {
+      return runAction(ctx, (fx) => {
+        const access = projectAccess(db, actor, projectId);
+        const row = comment(projectId, input.commentId);
+        requireAuthor(access, row.authorId);
+        updateComment(db, row.id, text("body", input.body), fx.now);
+        return withCommentFiles([comment(projectId, row.id)])[0]!;
+      });
+    },
+
+    /** Soft-deletes a comment and its attachments. */
+    removeComment(actor: Actor, projectId: number, commentId: number): void {
+      runAction(ctx, (fx) => {
+        const access = projectAccess(db, actor, projectId);
+        const row = comment(projectId, commentId);
+        requireAuthor(access, row.authorId);
+        attachments.detach(fx, "comment", row.id);
+        deleteComment(db, row.id, fx.now);
+      });
+    },
+  };
+}
+
+/** The board operations' type. */
+export type Board = ReturnType<typeof createBoard>;

@@ -1,0 +1,186 @@
+/** Files: upload (type-checked, size-limited, atomic), list, download and delete. */
+import { TooLargeError } from "../db/file_store.ts";
+import { deleteFile, type FileRow, findFile, insertFile, listFiles } from "../db/files.ts";
+import { memberIds } from "../db/projects.ts";
+import { type ProjectAccess, projectAccess, requireAuthor, requireWrite } from "./access.ts";
+import type { Actor } from "./accounts.ts";
+import { type DomainContext, type Effects, runAction } from "./actions.ts";
+import { DomainError, invalid } from "./errors.ts";
+import { allowedType, headMatches } from "./file_types.ts";
+import { offsetOf, type Page, pageOf, type PageRequest } from "./paging.ts";
+
+/** A file as the API shows it. */
+export interface FileInfo {
+  id: number;
+  projectId: number;
+  name: string;
+  contentType: string;
+  size: number;
+  source: "upload" | "attachment";
+  uploaderId: number;
+  createdAt: string;
+  downloadUrl: string;
+}
+
+/** Shapes a stored file for the API. */
+export function fileInfo(f: FileRow): FileInfo {
+  return {
+    id: f.id,
+    projectId: f.projectId,
+    name: f.name,
+    contentType: f.contentType,
+    size: f.size,
+    source: f.source,
+    uploaderId: f.uploaderId,
+    createdAt: f.createdAt,
+    downloadUrl: `/api/files/${f.id}/download`,
+  };
+}
+
+/** An upload as received: the original name and the byte stream. */
+export interface Upload {
+  name: string;
+  stream: ReadableStream<Uint8Array>;
+}
+
+const MAX_NAME = 255;
+
+/** The file operations. */
+export function createFiles(ctx: DomainContext) {
+  const { db } = ctx;
+
+  /**
+   * Stores an upload's bytes and, in `record`'s transaction, its row. On any failure the
+   * bytes are removed, so nothing is left behind.
+   */
+  async function store<T>(
+    access: ProjectAccess,
+    upload: Upload,
+    record: (fx: Effects, file: FileRow) => T,
+    source: "upload" | "attachment",
+  ): Promise<T> {
+    const name = upload.name.replace(/[\u0000-\u001f\u007f/\\]/g, "_").trim().slice(0, MAX_NAME);
+    if (!name) throw invalid("file", "The file needs a name");
+    const type = allowedType(name);
+    if (!type) {
+      await upload.stream.cancel().catch(() => {});
+      throw new DomainError("unsupported_media_type", "This file type is not allowed");
+    }
+    let bytes;
+    try {
+      bytes = await ctx.files.write(
+        access.project.id,
+        `.${type.ext}`,
+        upload.stream,
+        ctx.maxUploadBytes,
+      );
+    } catch (error) {
+      if (error instanceof TooLargeError) {
+        throw new DomainError("too_large", `Files may be at most ${ctx.maxUploadBytes} bytes`);
+      }
+      throw error;
+    }
+    try {
+      if (!headMatches(type.ext, bytes.head)) {
+        throw new DomainError(
+          "unsupported_media_type",
+          "The file's content does not match its type",
+        );
+      }
+      return runAction(ctx, (fx) => {
+        // Re-check inside the transaction: the project may have changed meanwhile.
+        requireWrite(projectAccess(db, access.actor, access.project.id));
+        const file = insertFile(db, {
+          projectId: access.project.id,
+          uploaderId: access.actor.id,
+          name,
+          storedName: bytes.storedName,
+          contentType: type.contentType,
+          size: bytes.size,
+          source,
+          createdAt: fx.now,
+        });
+        fx.activity({
+          projectId: file.projectId,
+          kind: "file_uploaded",
+          actorId: access.actor.id,
+          subjectType: "file",
+          subjectId: file.id,
+          summary: file.name,
+        });
+        if (source === "upload") {
+          fx.notify({
+            kind: "file_shared",
+            projectId: file.projectId,
+            actorId: access.actor.id,
+            subjectType: "file",
+            subjectId: file.id,
+            text: file.name,
+            recipients: memberIds(db, file.projectId),
+          });
+        }
+        fx.event(file.projectId, "file.uploaded", fileInfo(file));
+        return record(fx, file);
+      });
+    } catch (error) {
+      ctx.files.removeSync(bytes.storedName);
+      throw error;
+    }
+  }
+
+  return {
+    store,
+
+    /** Uploads a file to the project's files (source `upload`). */
+    async upload(actor: Actor, projectId: number, upload: Upload): Promise<FileInfo> {
+      const access = projectAccess(db, actor, projectId);
+      requireWrite(access);
+      return await store(access, upload, (_fx, file) => fileInfo(file), "upload");
+    },
+
+    /** A page of the project's files, newest first, optionally of one source. */
+    list(
+      actor: Actor,
+      projectId: number,
+      options: { source: string | null; page: PageRequest },
+    ): Page<FileInfo> {
+      projectAccess(db, actor, projectId);
+      if (
+        options.source !== null && options.source !== "upload" && options.source !== "attachment"
+      ) {
+        throw invalid("source", "Use upload or attachment");
+      }
+      const { items, total } = listFiles(db, projectId, {
+        source: options.source,
+        limit: options.page.pageSize,
+        offset: offsetOf(options.page),
+      });
+      return pageOf(items.map(fileInfo), total, options.page);
+    },
+
+    /** Soft-deletes a file (uploader, owner or admin); links and bytes go with it. */
+    remove(actor: Actor, projectId: number, fileId: number): void {
+      runAction(ctx, (fx) => {
+        const access = projectAccess(db, actor, projectId);
+        const file = findFile(db, fileId);
+        if (!file || file.projectId !== projectId) {
+          throw new DomainError("not_found", "No such file");
+        }
+        requireAuthor(access, file.uploaderId);
+        deleteFile(db, file.id, fx.now);
+        fx.removeBytesAfterCommit(file.storedName);
+      });
+    },
+
+    /** A file and its stored name, for members of its project. */
+    forDownload(actor: Actor, fileId: number): FileRow {
+      const file = findFile(db, fileId);
+      if (!file) throw new DomainError("not_found", "No such file");
+      projectAccess(db, actor, file.projectId);
+      return file;
+    },
+  };
+}
+
+/** The file operations' type. */
+export type Files = ReturnType<typeof createFiles>;

@@ -1,0 +1,154 @@
+/** Markdown notes with tags: pinned first, then most recently updated. */
+import {
+  deleteNote,
+  findNote,
+  insertNote,
+  listNotes,
+  type NoteRow,
+  updateNote,
+} from "../db/notes.ts";
+import { memberIds } from "../db/projects.ts";
+import { projectAccess, requireAuthor, requireWrite } from "./access.ts";
+import type { Actor } from "./accounts.ts";
+import { type DomainContext, runAction } from "./actions.ts";
+import { DomainError, invalid } from "./errors.ts";
+import { offsetOf, type Page, pageOf, type PageRequest } from "./paging.ts";
+
+/** A note as the API shows it. */
+export type Note = NoteRow;
+
+function title(value: string): string {
+  const trimmed = value.trim();
+  if (!trimmed) throw invalid("title", "Cannot be blank");
+  return trimmed;
+}
+
+/** Trims tags, drops blanks and duplicates, keeps the order. */
+export function cleanTags(tags: string[]): string[] {
+  return [...new Set(tags.map((t) => t.trim()).filter((t) => t.length > 0))];
+}
+
+/** The note operations. */
+export function createNotes(ctx: DomainContext) {
+  const { db } = ctx;
+  const note = (projectId: number, id: number): NoteRow => {
+    const row = findNote(db, projectId, id);
+    if (!row) throw new DomainError("not_found", "No such note");
+    return row;
+  };
+
+  return {
+    /** A page of notes, optionally with a tag. */
+    list(
+      actor: Actor,
+      projectId: number,
+      options: { tag: string | null; page: PageRequest },
+    ): Page<Note> {
+      projectAccess(db, actor, projectId);
+      const { items, total } = listNotes(db, projectId, {
+        tag: options.tag,
+        limit: options.page.pageSize,
+        offset: offsetOf(options.page),
+      });
+      return pageOf(items, total, options.page);
+    },
+
+    /** Creates a note (members); writes `note_created` and notifies nobody. */
+    create(
+      actor: Actor,
+      projectId: number,
+      input: {
+        title: string;
+        body: string;
+        tags?: string[] | undefined;
+        pinned?: boolean | undefined;
+      },
+    ): Note {
+      return runAction(ctx, (fx) => {
+        requireWrite(projectAccess(db, actor, projectId));
+        const id = insertNote(db, {
+          projectId,
+          authorId: actor.id,
+          title: title(input.title),
+          body: input.body,
+          tags: cleanTags(input.tags ?? []),
+          pinned: input.pinned ?? false,
+          createdAt: fx.now,
+        });
+        fx.activity({
+          projectId,
+          kind: "note_created",
+          actorId: actor.id,
+          subjectType: "note",
+          subjectId: id,
+          summary: input.title.trim(),
+        });
+        return note(projectId, id);
+      });
+    },
+
+    /** One note. */
+    get(actor: Actor, projectId: number, noteId: number): Note {
+      projectAccess(db, actor, projectId);
+      return note(projectId, noteId);
+    },
+
+    /** Edits a note (author, owner or admin); the other members are told. */
+    update(
+      actor: Actor,
+      projectId: number,
+      input: {
+        noteId: number;
+        title?: string | undefined;
+        body?: string | undefined;
+        tags?: string[] | null | undefined;
+        pinned?: boolean | undefined;
+      },
+    ): Note {
+      return runAction(ctx, (fx) => {
+        const access = projectAccess(db, actor, projectId);
+        const row = note(projectId, input.noteId);
+        requireAuthor(access, row.authorId);
+        updateNote(db, row.id, {
+          title: input.title === undefined ? row.title : title(input.title),
+          body: input.body ?? row.body,
+          tags: input.tags === undefined ? row.tags : cleanTags(input.tags ?? []),
+          pinned: input.pinned ?? row.pinned,
+          updatedAt: fx.now,
+        });
+        const updated = note(projectId, row.id);
+        fx.activity({
+          projectId,
+          kind: "note_updated",
+          actorId: actor.id,
+          subjectType: "note",
+          subjectId: row.id,
+          summary: updated.title,
+        });
+        fx.notify({
+          kind: "note_updated",
+          projectId,
+          actorId: actor.id,
+          subjectType: "note",
+          subjectId: row.id,
+          text: updated.title,
+          recipients: memberIds(db, projectId),
+        });
+        return updated;
+      });
+    },
+
+    /** Soft-deletes a note (author, owner or admin). */
+    remove(actor: Actor, projectId: number, noteId: number): void {
+      runAction(ctx, (fx) => {
+        const access = projectAccess(db, actor, projectId);
+        const row = note(projectId, noteId);
+        requireAuthor(access, row.authorId);
+        deleteNote(db, row.id, fx.now);
+      });
+    },
+  };
+}
+
+/** The note operations' type. */
+export type Notes = ReturnType<typeof createNotes>;

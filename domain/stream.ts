@@ -1,0 +1,39 @@
+/**
+ * Opening a project's event stream: members only; the events missed since `Last-Event-ID`
+ * are read and the live subscription is made in one synchronous step, so nothing falls
+ * between replay and live delivery.
+ */
+import { type EventRow, EVENTS_KEPT, eventsAfter } from "../db/events.ts";
+import { projectAccess } from "./access.ts";
+import type { Actor } from "./accounts.ts";
+import type { DomainContext } from "./actions.ts";
+import type { Subscriber } from "./event_hub.ts";
+
+/** An opened stream: what to replay first, and how to leave. */
+export interface OpenedStream {
+  replay: EventRow[];
+  unsubscribe: () => void;
+}
+
+/** Opens `projectId`'s stream for `actor` (404 for non-members, 429 over the limits). */
+export function openStream(
+  ctx: DomainContext,
+  actor: Actor,
+  input: {
+    projectId: number;
+    lastEventId: number | null;
+    sink: Pick<Subscriber, "write" | "close">;
+  },
+): OpenedStream {
+  projectAccess(ctx.db, actor, input.projectId);
+  const replay = input.lastEventId === null
+    ? []
+    : eventsAfter(ctx.db, input.projectId, input.lastEventId, EVENTS_KEPT);
+  const unsubscribe = ctx.hub.subscribe({
+    projectId: input.projectId,
+    userId: actor.id,
+    write: input.sink.write,
+    close: input.sink.close,
+  });
+  return { replay, unsubscribe };
+}

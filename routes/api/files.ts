@@ -1,0 +1,189 @@
+/** Files: upload, list, delete, download, and attachments on threads, comments and more. */
+import { createRoute, z } from "@hono/zod-openapi";
+import type { MiddlewareHandler } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import type { AttachableType } from "../../domain/attachments.ts";
+import { DomainError, invalid } from "../../domain/errors.ts";
+import { pageRequest } from "../../domain/paging.ts";
+import type { Services } from "../../domain/services.ts";
+import { errorBody } from "./errors.ts";
+import { actorOf, apiApp, errors, Id, jsonResponse, PageQuery, pageSchema } from "./openapi.ts";
+import { FileIdsSchema, FileSchema } from "./schemas.ts";
+
+const tags = ["files"];
+const ProjectParam = z.object({ projectId: Id });
+const UploadField = z.custom<File>((v) => v instanceof File, {
+  message: "Send the file in field `file`",
+})
+  .openapi({ type: "string", format: "binary" });
+const UploadSchema = z.object({ file: UploadField }).openapi("Upload");
+
+/** Multipart overhead allowed on top of the file size limit. */
+const MULTIPART_SLACK = 64 * 1024;
+
+const upload = (limit: MiddlewareHandler) =>
+  createRoute({
+    method: "post",
+    path: "/api/projects/{projectId}/files",
+    tags,
+    summary: "Upload a file (multipart field `file`); members of the project are notified",
+    middleware: [limit] as const,
+    request: {
+      params: ProjectParam,
+      body: { content: { "multipart/form-data": { schema: UploadSchema } }, required: true },
+    },
+    responses: {
+      201: jsonResponse(z.object({ file: FileSchema }), "Stored"),
+      ...errors(400, 401, 403, 404, 413, 415),
+    },
+  });
+
+const list = createRoute({
+  method: "get",
+  path: "/api/projects/{projectId}/files",
+  tags,
+  summary: "Files, newest first (`?source=upload|attachment`)",
+  request: { params: ProjectParam, query: PageQuery.extend({ source: z.string().optional() }) },
+  responses: {
+    200: jsonResponse(pageSchema(FileSchema), "A page of files"),
+    ...errors(400, 401, 404),
+  },
+});
+
+const remove = createRoute({
+  method: "delete",
+  path: "/api/projects/{projectId}/files/{fileId}",
+  tags,
+  summary: "Delete a file (uploader, owner or admin): attachments and stored bytes go too",
+  request: { params: z.object({ projectId: Id, fileId: Id }) },
+  responses: { 204: { description: "Deleted" }, ...errors(400, 401, 403, 404) },
+});
+
+const download = createRoute({
+  method: "get",
+  path: "/api/files/{fileId}/download",
+  tags,
+  summary: "Download a file (members of its project)",
+  request: { params: z.object({ fileId: Id }) },
+  responses: {
+    200: {
+      description: "The bytes, as an attachment with the original name",
+      content: { "application/octet-stream": { schema: z.string().openapi({ format: "binary" }) } },
+    },
+    ...errors(400, 401, 404),
+  },
+});
+
+const ATTACHABLE: Array<[string, AttachableType, string]> = [
+  ["chat/messages", "message", "messageId"],
+  ["board/threads", "thread", "threadId"],
+  ["board/comments", "comment", "commentId"],
+  ["todos/items", "item", "itemId"],
+];
+
+const attach = (path: string, param: string, limit: MiddlewareHandler) =>
+  createRoute({
+    method: "post",
+    path: `/api/projects/{projectId}/${path}/{${param}}/attachments`,
+    tags,
+    summary: "Attach files: JSON `{fileIds}` or a multipart `file` (stored with source attachment)",
+    middleware: [limit] as const,
+    request: {
+      params: z.object({ projectId: Id, [param]: Id }),
+      body: {
+        content: {
+          "application/json": {
+            schema: z.object({ fileIds: FileIdsSchema }).openapi("AttachInput"),
+          },
+          "multipart/form-data": { schema: UploadSchema },
+        },
+        required: false,
+      },
+    },
+    responses: {
+      200: jsonResponse(z.object({ attachments: z.array(FileSchema) }), "All attachments now"),
+      ...errors(400, 401, 403, 404, 413, 415),
+    },
+  });
+
+/** An ASCII-only fallback name for `filename=`. */
+function asciiName(name: string): string {
+  const ascii = name.replace(/[^\x20-\x7e]/g, "_").replace(/["\\]/g, "_").trim();
+  return ascii || "download";
+}
+
+/** `Content-Disposition` with an ASCII `filename` and an RFC 8187 `filename*`. */
+export function contentDisposition(name: string): string {
+  const encoded = encodeURIComponent(name).replace(
+    /['()*]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
+  return `attachment; filename="${asciiName(name)}"; filename*=UTF-8''${encoded}`;
+}
+
+/** The file routes. */
+export function fileRoutes(services: Services, options: { maxUploadMb: number }) {
+  const limit = bodyLimit({
+    maxSize: options.maxUploadMb * 1024 * 1024 + MULTIPART_SLACK,
+    onError: (c) =>
+      c.json(errorBody("too_large", `Files may be at most ${options.maxUploadMb} MB`), 413),
+  });
+  const app = apiApp()
+    .openapi(upload(limit), async (c) => {
+      const { file } = c.req.valid("form");
+      const stored = await services.files.upload(actorOf(c), c.req.valid("param").projectId, {
+        name: file.name,
+        stream: file.stream(),
+      });
+      return c.json({ file: stored }, 201);
+    })
+    .openapi(list, (c) => {
+      const query = c.req.valid("query");
+      return c.json(
+        services.files.list(actorOf(c), c.req.valid("param").projectId, {
+          source: query.source ?? null,
+          page: pageRequest(query),
+        }),
+        200,
+      );
+    })
+    .openapi(remove, (c) => {
+      const { projectId, fileId } = c.req.valid("param");
+      services.files.remove(actorOf(c), projectId, fileId);
+      return c.body(null, 204);
+    })
+    .openapi(download, async (c) => {
+      const file = services.files.forDownload(actorOf(c), c.req.valid("param").fileId);
+      const handle = await services.fileStore.open(file.storedName);
+      if (!handle) throw new DomainError("not_found", "The file's bytes are gone");
+      return new Response(handle.readable, {
+        headers: {
+          "content-type": file.contentType,
+          "content-length": String(file.size),
+          "content-disposition": contentDisposition(file.name),
+          "x-content-type-options": "nosniff",
+          "content-security-policy": "default-src 'none'; sandbox",
+          "cache-control": "no-store",
+        },
+      });
+    });
+  for (const [path, type, param] of ATTACHABLE) {
+    app.openapi(attach(path, param, limit), async (c) => {
+      const params = c.req.valid("param") as Record<string, number>;
+      const target = { projectId: params.projectId!, type, id: params[param]! };
+      const form = c.req.valid("form") as { file?: File };
+      const json = c.req.valid("json") as { fileIds?: number[] };
+      const input = form.file
+        ? { upload: { name: form.file.name, stream: form.file.stream() } }
+        : json.fileIds
+        ? { fileIds: json.fileIds }
+        : null;
+      if (!input) throw invalid("fileIds", "Send JSON {fileIds} or a multipart file");
+      return c.json(
+        { attachments: await services.attachments.add(actorOf(c), target, input) },
+        200,
+      );
+    });
+  }
+  return app;
+}

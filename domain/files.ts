@@ -59,6 +59,8 @@ export function createFiles(ctx: DomainContext) {
     record: (fx: Effects, file: FileRow) => T,
     source: "upload" | "attachment",
   ): Promise<T> {
+    // Control characters and path separators never reach a stored name or a header.
+    // deno-lint-ignore no-control-regex
     const name = upload.name.replace(/[\u0000-\u001f\u007f/\\]/g, "_").trim().slice(0, MAX_NAME);
     if (!name) throw invalid("file", "The file needs a name");
     const type = allowedType(name);

@@ -6,8 +6,12 @@ import { createAccounts } from "./accounts.ts";
 import type { DomainContext } from "./actions.ts";
 import { createAttachments } from "./attachments.ts";
 import { createBoard } from "./board.ts";
+import { createCalendar } from "./calendar.ts";
+import { createChat } from "./chat.ts";
 import { EventHub } from "./event_hub.ts";
 import { createFiles } from "./files.ts";
+import { createMeetings } from "./meetings.ts";
+import { createMilestones } from "./milestones.ts";
 import { createNotes } from "./notes.ts";
 import type { Clock } from "./clock.ts";
 import type { Config } from "./config.ts";
@@ -15,6 +19,7 @@ import { createLoanService, type CreditScoreLookup, fixedCreditScore } from "./l
 import { createNotifications } from "./notifications.ts";
 import { type PasswordHasher, scryptHasher } from "./passwords.ts";
 import { createProjects } from "./projects.ts";
+import { createTodos } from "./todos.ts";
 import { Sessions } from "./sessions.ts";
 import { LoginThrottle } from "./throttle.ts";
 
@@ -57,6 +62,11 @@ export function createServices(deps: ServiceDeps) {
     attachments,
     board: createBoard(ctx, attachments),
     notes: createNotes(ctx),
+    chat: createChat(ctx, attachments),
+    todos: createTodos(ctx, attachments),
+    milestones: createMilestones(ctx),
+    calendar: createCalendar(ctx),
+    meetings: createMeetings(ctx),
     accounts: createAccounts({
       db,
       clock,

@@ -11,13 +11,16 @@ import { activityRoutes } from "./api/activity.ts";
 import { adminRoutes } from "./api/admin.ts";
 import { authRoutes } from "./api/auth.ts";
 import { boardRoutes } from "./api/board.ts";
+import { chatRoutes } from "./api/chat.ts";
 import { errorBody, errorResponse } from "./api/errors.ts";
 import { fileRoutes } from "./api/files.ts";
 import { noteRoutes } from "./api/notes.ts";
 import { notificationRoutes } from "./api/notifications.ts";
 import type { AppEnv } from "./api/openapi.ts";
+import { planningRoutes } from "./api/planning.ts";
 import { projectRoutes } from "./api/projects.ts";
 import { streamRoutes } from "./api/stream.ts";
+import { todoRoutes } from "./api/todos.ts";
 import { csrf } from "./middleware/csrf.ts";
 import { jsonBody } from "./middleware/json_body.ts";
 import { requestLog } from "./middleware/request_log.ts";
@@ -108,6 +111,9 @@ export function createApp(deps: AppDeps): App {
   app.route("/", fileRoutes(services, { maxUploadMb: deps.config.maxUploadMb }));
   app.route("/", activityRoutes(services));
   app.route("/", streamRoutes(services));
+  app.route("/", chatRoutes(services));
+  app.route("/", todoRoutes(services));
+  app.route("/", planningRoutes(services));
 
   app.doc31("/api/openapi.json", {
     openapi: "3.1.0",

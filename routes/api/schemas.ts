@@ -156,3 +156,50 @@ export const ActivitySchema = z.object({
 
 /** Tags: short strings. */
 export const TagsSchema = z.array(z.string().max(50)).max(20);
+
+/** A chat message. */
+export const MessageSchema = z.object({
+  id: z.number().int(),
+  projectId: z.number().int(),
+  authorId: z.number().int(),
+  text: z.string(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  attachments: z.array(FileSchema),
+}).openapi("ChatMessage");
+
+/** A kanban column. */
+export const ColumnSchema = z.object({
+  id: z.number().int(),
+  projectId: z.number().int(),
+  name: z.string(),
+  key: z.enum(["todo", "in_progress", "done"]).nullable(),
+  position: z.number().int(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+}).openapi("Column");
+
+/** A to-do priority. */
+export const PrioritySchema = z.enum(["low", "normal", "high"]);
+
+/** A to-do item. */
+export const ItemSchema = z.object({
+  id: z.number().int(),
+  projectId: z.number().int(),
+  columnId: z.number().int(),
+  creatorId: z.number().int(),
+  title: z.string(),
+  description: z.string().nullable(),
+  assigneeId: z.number().int().nullable(),
+  priority: PrioritySchema,
+  startDate: z.string().nullable(),
+  dueDate: z.string().nullable(),
+  tags: z.array(z.string()),
+  orderIndex: z.number().int(),
+  completed: z.boolean(),
+  completedAt: z.string().nullable(),
+  milestoneId: z.number().int().nullable(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  attachments: z.array(FileSchema),
+}).openapi("TodoItem");

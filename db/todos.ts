@@ -1,0 +1,313 @@
+/** Storage of kanban columns and to-do items. */
+import type { Database } from "./sqlite.ts";
+
+/** A column key of the standard set. */
+export type ColumnKey = "todo" | "in_progress" | "done";
+/** A to-do priority. */
+export type Priority = "low" | "normal" | "high";
+
+/** A column. */
+export interface ColumnRow {
+  id: number;
+  projectId: number;
+  name: string;
+  key: ColumnKey | null;
+  position: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A live to-do item. */
+export interface ItemRow {
+  id: number;
+  projectId: number;
+  columnId: number;
+  creatorId: number;
+  title: string;
+  description: string | null;
+  assigneeId: number | null;
+  priority: Priority;
+  startDate: string | null;
+  dueDate: string | null;
+  tags: string[];
+  orderIndex: number;
+  completed: boolean;
+  completedAt: string | null;
+  milestoneId: number | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+interface RawColumn {
+  id: number;
+  project_id: number;
+  name: string;
+  key: ColumnKey | null;
+  position: number;
+  created_at: string;
+  updated_at: string;
+}
+
+interface RawItem {
+  id: number;
+  project_id: number;
+  column_id: number;
+  creator_id: number;
+  title: string;
+  description: string | null;
+  assignee_id: number | null;
+  priority: Priority;
+  start_date: string | null;
+  due_date: string | null;
+  tags: string;
+  order_index: number;
+  completed: number;
+  completed_at: string | null;
+  milestone_id: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+const COLUMN_SELECT =
+  "SELECT id, project_id, name, key, position, created_at, updated_at FROM todo_columns";
+const ITEM_SELECT = `SELECT i.id, i.project_id, i.column_id, i.creator_id, i.title, i.description,
+  i.assignee_id, i.priority, i.start_date, i.due_date, i.tags, i.order_index, i.completed,
+  i.completed_at, i.milestone_id, i.created_at, i.updated_at FROM todo_items i`;
+
+function toColumn(r: RawColumn): ColumnRow {
+  return {
+    id: r.id,
+    projectId: r.project_id,
+    name: r.name,
+    key: r.key,
+    position: r.position,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+/** Maps a raw item row (also used by other modules reading `todo_items`). */
+export function toItem(r: RawItem): ItemRow {
+  return {
+    id: r.id,
+    projectId: r.project_id,
+    columnId: r.column_id,
+    creatorId: r.creator_id,
+    title: r.title,
+    description: r.description,
+    assigneeId: r.assignee_id,
+    priority: r.priority,
+    startDate: r.start_date,
+    dueDate: r.due_date,
+    tags: JSON.parse(r.tags) as string[],
+    orderIndex: r.order_index,
+    completed: r.completed === 1,
+    completedAt: r.completed_at,
+    milestoneId: r.milestone_id,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+/** The columns of a project by position. */
+export function listColumns(db: Database, projectId: number): ColumnRow[] {
+  return (db.sql.prepare(`${COLUMN_SELECT} WHERE project_id = ? ORDER BY position, id`).all(
+    projectId,
+  ) as unknown as RawColumn[])
+    .map(toColumn);
+}
+
+/** Inserts a column at `position`. */
+export function insertColumn(
+  db: Database,
+  c: { projectId: number; name: string; key: ColumnKey | null; position: number; at: string },
+): void {
+  db.sql.prepare(
+    "INSERT INTO todo_columns (project_id, name, key, position, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
+  ).run(c.projectId, c.name, c.key, c.position, c.at, c.at);
+}
+
+/** A column of a project. */
+export function findColumn(db: Database, projectId: number, id: number): ColumnRow | null {
+  const r = db.sql.prepare(`${COLUMN_SELECT} WHERE id = ? AND project_id = ?`).get(id, projectId) as
+    | RawColumn
+    | undefined;
+  return r ? toColumn(r) : null;
+}
+
+/** Renames a column. */
+export function renameColumn(db: Database, id: number, name: string, at: string): void {
+  db.sql.prepare("UPDATE todo_columns SET name = ?, updated_at = ? WHERE id = ?").run(name, at, id);
+}
+
+/** Deletes a column and renumbers the rest 0..n-1. */
+export function deleteColumn(db: Database, projectId: number, id: number): void {
+  db.sql.prepare("DELETE FROM todo_columns WHERE id = ?").run(id);
+  const renumber = db.sql.prepare("UPDATE todo_columns SET position = ? WHERE id = ?");
+  listColumns(db, projectId).forEach((c, i) => renumber.run(i, c.id));
+}
+
+/** Counts the items (deleted ones included) that still point at a column. */
+export function countColumnItems(
+  db: Database,
+  columnId: number,
+  options: { live: boolean },
+): number {
+  return (db.sql.prepare(
+    `SELECT count(*) AS n FROM todo_items WHERE column_id = ? ${
+      options.live ? "AND deleted_at IS NULL" : ""
+    }`,
+  ).get(columnId) as { n: number }).n;
+}
+
+/** Moves the deleted items of a column to another, so the column can be removed. */
+export function rehomeDeletedItems(db: Database, fromColumn: number, toColumn: number): void {
+  db.sql.prepare(
+    "UPDATE todo_items SET column_id = ? WHERE column_id = ? AND deleted_at IS NOT NULL",
+  )
+    .run(toColumn, fromColumn);
+}
+
+/** Inserts an item. */
+export function insertItem(
+  db: Database,
+  i: Omit<ItemRow, "id" | "completed" | "completedAt" | "updatedAt">,
+): number {
+  return (db.sql.prepare(
+    `INSERT INTO todo_items (project_id, column_id, creator_id, title, description, assignee_id,
+     priority, start_date, due_date, tags, order_index, milestone_id, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+  ).get(
+    i.projectId,
+    i.columnId,
+    i.creatorId,
+    i.title,
+    i.description,
+    i.assigneeId,
+    i.priority,
+    i.startDate,
+    i.dueDate,
+    JSON.stringify(i.tags),
+    i.orderIndex,
+    i.milestoneId,
+    i.createdAt,
+    i.createdAt,
+  ) as { id: number }).id;
+}
+
+/** A live item of a project. */
+export function findItem(db: Database, projectId: number, id: number): ItemRow | null {
+  const r = db.sql.prepare(
+    `${ITEM_SELECT} WHERE i.id = ? AND i.project_id = ? AND i.deleted_at IS NULL`,
+  )
+    .get(id, projectId) as RawItem | undefined;
+  return r ? toItem(r) : null;
+}
+
+/** Live items of a project among `ids`. */
+export function findItems(db: Database, projectId: number, ids: number[]): ItemRow[] {
+  if (ids.length === 0) return [];
+  return (db.sql.prepare(
+    `${ITEM_SELECT} WHERE i.project_id = ? AND i.deleted_at IS NULL AND i.id IN (${
+      ids.map(() => "?").join(",")
+    })`,
+  ).all(projectId, ...ids) as unknown as RawItem[]).map(toItem);
+}
+
+/** A project's live items, by column position then order, with optional filters. */
+export function listItems(
+  db: Database,
+  projectId: number,
+  filters: { columnId: number | null; assigneeId: number | null; milestoneId: number | null },
+): ItemRow[] {
+  return (db.sql.prepare(
+    `${ITEM_SELECT} JOIN todo_columns c ON c.id = i.column_id
+     WHERE i.project_id = ? AND i.deleted_at IS NULL
+     AND (? IS NULL OR i.column_id = ?) AND (? IS NULL OR i.assignee_id = ?) AND (? IS NULL OR i.milestone_id = ?)
+     ORDER BY c.position, i.order_index, i.id`,
+  ).all(
+    projectId,
+    filters.columnId,
+    filters.columnId,
+    filters.assigneeId,
+    filters.assigneeId,
+    filters.milestoneId,
+    filters.milestoneId,
+  ) as unknown as RawItem[]).map(toItem);
+}
+
+/** The live item ids of a column in order. */
+export function columnItemIds(db: Database, columnId: number): number[] {
+  return (db.sql.prepare(
+    "SELECT id FROM todo_items WHERE column_id = ? AND deleted_at IS NULL ORDER BY order_index, id",
+  ).all(columnId) as Array<{ id: number }>).map((r) => r.id);
+}
+
+/** Places `ids` in `columnId` at positions 0..n-1 in the given order. */
+export function placeItems(db: Database, columnId: number, ids: number[], at: string): void {
+  const stmt = db.sql.prepare(
+    "UPDATE todo_items SET column_id = ?, order_index = ?, updated_at = ? WHERE id = ?",
+  );
+  ids.forEach((id, index) => stmt.run(columnId, index, at, id));
+}
+
+/** The fields of an item that can be changed. */
+export type ItemChanges = Partial<
+  Pick<
+    ItemRow,
+    | "title"
+    | "description"
+    | "assigneeId"
+    | "priority"
+    | "startDate"
+    | "dueDate"
+    | "tags"
+    | "milestoneId"
+  >
+>;
+
+const CHANGE_COLUMNS: Record<keyof ItemChanges, string> = {
+  title: "title",
+  description: "description",
+  assigneeId: "assignee_id",
+  priority: "priority",
+  startDate: "start_date",
+  dueDate: "due_date",
+  tags: "tags",
+  milestoneId: "milestone_id",
+};
+
+/** Applies the given changes (a key present with null clears that column). */
+export function updateItem(db: Database, id: number, changes: ItemChanges, at: string): void {
+  const keys = Object.keys(changes) as Array<keyof ItemChanges>;
+  const values = keys.map((k) =>
+    k === "tags" ? JSON.stringify(changes.tags ?? []) : changes[k] ?? null
+  );
+  db.sql.prepare(
+    `UPDATE todo_items SET ${
+      keys.map((k) => `${CHANGE_COLUMNS[k]} = ?`).concat("updated_at = ?").join(", ")
+    } WHERE id = ?`,
+  ).run(...(values as Array<string | number | null>), at, id);
+}
+
+/** Sets completion. */
+export function setCompleted(
+  db: Database,
+  id: number,
+  completedAt: string | null,
+  at: string,
+): void {
+  db.sql.prepare(
+    "UPDATE todo_items SET completed = ?, completed_at = ?, updated_at = ? WHERE id = ?",
+  )
+    .run(completedAt ? 1 : 0, completedAt, at, id);
+}
+
+/** Soft-deletes an item. */
+export function deleteItem(db: Database, id: number, at: string): void {
+  db.sql.prepare("UPDATE todo_items SET deleted_at = ?, updated_at = ? WHERE id = ?").run(
+    at,
+    at,
+    id,
+  );
+}

@@ -1,0 +1,156 @@
+/**
+ * Realtime chat: history pages (newest page first, oldest first within it), send, edit
+ * and soft delete, each announced on the project stream with the message; @mentions of
+ * members notify them once per message.
+ */
+import {
+  deleteMessage,
+  findMessage,
+  insertMessage,
+  messageHistory,
+  type MessageRow,
+  updateMessage,
+} from "../db/chat.ts";
+import { listMembers } from "../db/projects.ts";
+import { projectAccess, requireAuthor, requireWrite } from "./access.ts";
+import type { Actor } from "./accounts.ts";
+import { type DomainContext, type Effects, runAction } from "./actions.ts";
+import type { Attachments } from "./attachments.ts";
+import { DomainError, invalid } from "./errors.ts";
+import type { FileInfo } from "./files.ts";
+import { mentionedEmails } from "./mentions.ts";
+
+/** A chat message as the API and the stream show it. */
+export type Message = MessageRow & { attachments: FileInfo[] };
+
+/** The default and largest history page. */
+export const HISTORY_DEFAULT = 50;
+export const HISTORY_MAX = 200;
+const MAX_TEXT = 10_000;
+
+function cleanText(text: string): string {
+  if (!text.trim()) throw invalid("text", "Cannot be blank");
+  if (text.length > MAX_TEXT) throw invalid("text", `Use at most ${MAX_TEXT} characters`);
+  return text;
+}
+
+/** The chat operations. */
+export function createChat(ctx: DomainContext, attachments: Attachments) {
+  const { db } = ctx;
+
+  const withFiles = (rows: MessageRow[]): Message[] => {
+    const files = attachments.of("message", rows.map((r) => r.id));
+    return rows.map((r) => ({ ...r, attachments: files.get(r.id) ?? [] }));
+  };
+  const message = (projectId: number, id: number): MessageRow => {
+    const row = findMessage(db, projectId, id);
+    if (!row) throw new DomainError("not_found", "No such message");
+    return row;
+  };
+
+  /** Notifies the members mentioned in `text` (never the author), skipping `already`. */
+  function notifyMentions(
+    fx: Effects,
+    m: MessageRow,
+    options: { already: Set<string> },
+  ): void {
+    const emails = mentionedEmails(m.text).filter((e) => !options.already.has(e));
+    if (emails.length === 0) return;
+    const byEmail = new Map(
+      listMembers(db, m.projectId).map((member) => [member.email, member.userId]),
+    );
+    const recipients = emails.map((e) => byEmail.get(e)).filter((id): id is number =>
+      id !== undefined
+    );
+    fx.notify({
+      kind: "mention",
+      projectId: m.projectId,
+      actorId: m.authorId,
+      subjectType: "message",
+      subjectId: m.id,
+      text: m.text.slice(0, 200),
+      recipients,
+    });
+  }
+
+  attachments.register("message", (projectId, id) => {
+    const row = findMessage(db, projectId, id);
+    return row ? { authorId: row.authorId } : null;
+  });
+
+  return {
+    /** The newest `limit` messages before `before` (or the newest), oldest first. */
+    history(
+      actor: Actor,
+      projectId: number,
+      options: { before: number | null; limit: number },
+    ): { items: Message[]; hasMore: boolean } {
+      projectAccess(db, actor, projectId);
+      const limit = Math.min(Math.max(1, options.limit), HISTORY_MAX);
+      const page = messageHistory(db, projectId, { before: options.before, limit });
+      return { items: withFiles(page.items), hasMore: page.hasMore };
+    },
+
+    /** Sends a message (members); announced as `chat.message.created`. */
+    send(
+      actor: Actor,
+      projectId: number,
+      input: { text: string; fileIds?: number[] | undefined },
+    ): Message {
+      return runAction(ctx, (fx) => {
+        requireWrite(projectAccess(db, actor, projectId));
+        const row = insertMessage(db, {
+          projectId,
+          authorId: actor.id,
+          text: cleanText(input.text),
+          createdAt: fx.now,
+        });
+        attachments.link(fx, {
+          projectId,
+          type: "message",
+          id: row.id,
+          fileIds: input.fileIds ?? [],
+        });
+        notifyMentions(fx, row, { already: new Set() });
+        const created = withFiles([row])[0]!;
+        fx.event(projectId, "chat.message.created", created);
+        return created;
+      });
+    },
+
+    /** Edits a message (author, owner or admin); newly mentioned members are told. */
+    edit(actor: Actor, projectId: number, input: { messageId: number; text: string }): Message {
+      return runAction(ctx, (fx) => {
+        const access = projectAccess(db, actor, projectId);
+        const row = message(projectId, input.messageId);
+        requireAuthor(access, row.authorId);
+        updateMessage(db, row.id, cleanText(input.text), fx.now);
+        const updated = message(projectId, row.id);
+        notifyMentions(fx, updated, { already: new Set(mentionedEmails(row.text)) });
+        const result = withFiles([updated])[0]!;
+        fx.event(projectId, "chat.message.updated", result);
+        return result;
+      });
+    },
+
+    /** Soft-deletes a message and its attachments; announced as `chat.message.deleted`. */
+    remove(actor: Actor, projectId: number, messageId: number): void {
+      runAction(ctx, (fx) => {
+        const access = projectAccess(db, actor, projectId);
+        const row = message(projectId, messageId);
+        requireAuthor(access, row.authorId);
+        const last = withFiles([row])[0]!;
+        attachments.detach(fx, "message", row.id);
+        deleteMessage(db, row.id, fx.now);
+        fx.event(projectId, "chat.message.deleted", {
+          ...last,
+          attachments: [],
+          updatedAt: fx.now,
+        });
+      });
+    },
+  };
+}
+
+/** The chat operations' type. */
+export type Chat = ReturnType<typeof createChat>;

@@ -1,0 +1,16 @@
+/**
+ * @mentions in chat text: `@` (or the full-width `＠`) followed by an email address,
+ * matched case-insensitively; punctuation after the address is not part of it.
+ */
+
+// The mark must not continue a word or an address ("a@b@c.io" mentions nobody), and the
+// address ends at its last letter of the top-level domain, so trailing punctuation drops.
+const MENTION =
+  /(?<![A-Za-z0-9._%+\-@＠])[@＠]([A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,})/g;
+
+/** The distinct lower-cased email addresses mentioned in `text`, in order of appearance. */
+export function mentionedEmails(text: string): string[] {
+  const found = new Set<string>();
+  for (const match of text.matchAll(MENTION)) found.add(match[1]!.toLowerCase());
+  return [...found];
+}

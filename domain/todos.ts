@@ -1,0 +1,411 @@
+/**
+ * The kanban board: columns (the standard three created on first use) and to-do items,
+ * shared work any member may change. Every change writes activity and one `todo.updated`
+ * stream event; assigning someone notifies them.
+ */
+import { memberRole } from "../db/projects.ts";
+import {
+  columnItemIds,
+  type ColumnKey,
+  type ColumnRow,
+  countColumnItems,
+  deleteColumn,
+  deleteItem,
+  findColumn,
+  findItem,
+  findItems,
+  insertColumn,
+  insertItem,
+  type ItemChanges,
+  type ItemRow,
+  listColumns,
+  listItems,
+  placeItems,
+  type Priority,
+  rehomeDeletedItems,
+  renameColumn,
+  setCompleted,
+  updateItem,
+} from "../db/todos.ts";
+import type { Database } from "../db/sqlite.ts";
+import { projectAccess, requireWrite } from "./access.ts";
+import type { Actor } from "./accounts.ts";
+import { type DomainContext, type Effects, runAction } from "./actions.ts";
+import type { Attachments } from "./attachments.ts";
+import { DomainError, invalid } from "./errors.ts";
+import type { FileInfo } from "./files.ts";
+import { cleanTags } from "./notes.ts";
+
+export type { ColumnRow as Column, Priority };
+
+/** A to-do item as the API shows it. */
+export type Item = ItemRow & { attachments: FileInfo[] };
+
+const STANDARD: Array<[ColumnKey, string]> = [
+  ["todo", "To Do"],
+  ["in_progress", "In Progress"],
+  ["done", "Done"],
+];
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/** Checks a calendar date `YYYY-MM-DD` (a real day). */
+export function checkDate(field: string, value: string | null): string | null {
+  if (value === null) return null;
+  if (!DATE.test(value) || new Date(`${value}T00:00:00Z`).toISOString().slice(0, 10) !== value) {
+    throw invalid(field, "Use a date like 2026-11-22");
+  }
+  return value;
+}
+
+/** Creates the standard columns of a project when it has none yet. */
+function ensureColumns(db: Database, projectId: number, at: string): ColumnRow[] {
+  const existing = listColumns(db, projectId);
+  if (existing.length > 0) return existing;
+  STANDARD.forEach(([key, name], position) =>
+    insertColumn(db, { projectId, name, key, position, at })
+  );
+  return listColumns(db, projectId);
+}
+
+/** What a to-do create or update may set. */
+export interface ItemInput {
+  title?: string | undefined;
+  description?: string | null | undefined;
+  assigneeId?: number | null | undefined;
+  priority?: Priority | undefined;
+  startDate?: string | null | undefined;
+  dueDate?: string | null | undefined;
+  tags?: string[] | null | undefined;
+  milestoneId?: number | null | undefined;
+}
+
+/** The to-do operations. */
+export function createTodos(ctx: DomainContext, attachments: Attachments) {
+  const { db } = ctx;
+
+  const withFiles = (rows: ItemRow[]): Item[] => {
+    const files = attachments.of("item", rows.map((r) => r.id));
+    return rows.map((r) => ({ ...r, attachments: files.get(r.id) ?? [] }));
+  };
+  const item = (projectId: number, id: number): ItemRow => {
+    const row = findItem(db, projectId, id);
+    if (!row) throw new DomainError("not_found", "No such to-do item");
+    return row;
+  };
+  const column = (projectId: number, id: number): ColumnRow => {
+    const row = findColumn(db, projectId, id);
+    if (!row) throw new DomainError("not_found", "No such column");
+    return row;
+  };
+
+  /** Validates the settable fields of `input` into changes (absent stays absent). */
+  function changesOf(projectId: number, input: ItemInput): ItemChanges {
+    const changes: ItemChanges = {};
+    if (input.title !== undefined) {
+      if (!input.title.trim()) throw invalid("title", "Cannot be blank");
+      changes.title = input.title.trim();
+    }
+    if (input.description !== undefined) changes.description = input.description;
+    if (input.priority !== undefined) changes.priority = input.priority;
+    if (input.startDate !== undefined) changes.startDate = checkDate("startDate", input.startDate);
+    if (input.dueDate !== undefined) changes.dueDate = checkDate("dueDate", input.dueDate);
+    if (input.tags !== undefined) changes.tags = cleanTags(input.tags ?? []);
+    if (input.assigneeId !== undefined) {
+      if (input.assigneeId !== null && memberRole(db, projectId, input.assigneeId) === null) {
+        throw invalid("assigneeId", "The assignee must be a member of the project");
+      }
+      changes.assigneeId = input.assigneeId;
+    }
+    if (input.milestoneId !== undefined) {
+      if (input.milestoneId !== null) {
+        const found = db.sql.prepare(
+          "SELECT 1 FROM milestones WHERE id = ? AND project_id = ? AND deleted_at IS NULL",
+        ).get(input.milestoneId, projectId);
+        if (!found) throw invalid("milestoneId", "The milestone must belong to the project");
+      }
+      changes.milestoneId = input.milestoneId;
+    }
+    return changes;
+  }
+
+  function checkSpan(row: Pick<ItemRow, "startDate" | "dueDate">): void {
+    if (row.startDate && row.dueDate && row.startDate > row.dueDate) {
+      throw invalid("dueDate", "The due date cannot be before the start date");
+    }
+  }
+
+  function announce(
+    fx: Effects,
+    e: { projectId: number; itemIds: number[]; columnId?: number; action: string },
+  ): void {
+    fx.event(e.projectId, "todo.updated", e);
+  }
+
+  function assigned(fx: Effects, actor: Actor, row: ItemRow): void {
+    if (row.assigneeId === null) return;
+    fx.notify({
+      kind: "todo_assigned",
+      projectId: row.projectId,
+      actorId: actor.id,
+      subjectType: "item",
+      subjectId: row.id,
+      text: row.title,
+      recipients: [row.assigneeId],
+    });
+  }
+
+  function activity(
+    fx: Effects,
+    actor: Actor,
+    row: ItemRow,
+    kind: "todo_created" | "todo_updated" | "todo_completed",
+  ) {
+    fx.activity({
+      projectId: row.projectId,
+      kind,
+      actorId: actor.id,
+      subjectType: "item",
+      subjectId: row.id,
+      summary: row.title,
+    });
+  }
+
+  attachments.register(
+    "item",
+    (projectId, id) => (findItem(db, projectId, id) ? { authorId: null } : null),
+  );
+
+  return {
+    /** The columns by position; the standard three are created on first use. */
+    columns(actor: Actor, projectId: number): ColumnRow[] {
+      projectAccess(db, actor, projectId);
+      if (listColumns(db, projectId).length > 0) return listColumns(db, projectId);
+      return db.tx(() => ensureColumns(db, projectId, ctx.clock.now().toISOString()));
+    },
+
+    /** Appends a custom column (key null). */
+    addColumn(actor: Actor, projectId: number, input: { name: string }): ColumnRow {
+      return runAction(ctx, (fx) => {
+        requireWrite(projectAccess(db, actor, projectId));
+        const name = input.name.trim();
+        if (!name) throw invalid("name", "Cannot be blank");
+        const existing = ensureColumns(db, projectId, fx.now);
+        insertColumn(db, { projectId, name, key: null, position: existing.length, at: fx.now });
+        return listColumns(db, projectId).at(-1)!;
+      });
+    },
+
+    /** Renames a column (its key survives). */
+    renameColumn(
+      actor: Actor,
+      projectId: number,
+      input: { columnId: number; name: string },
+    ): ColumnRow {
+      return runAction(ctx, (fx) => {
+        requireWrite(projectAccess(db, actor, projectId));
+        const row = column(projectId, input.columnId);
+        const name = input.name.trim();
+        if (!name) throw invalid("name", "Cannot be blank");
+        renameColumn(db, row.id, name, fx.now);
+        return column(projectId, row.id);
+      });
+    },
+
+    /** Deletes an empty column (409 while it holds items, or when it is the last one). */
+    removeColumn(actor: Actor, projectId: number, columnId: number): void {
+      runAction(ctx, () => {
+        requireWrite(projectAccess(db, actor, projectId));
+        const row = column(projectId, columnId);
+        if (countColumnItems(db, row.id, { live: true }) > 0) {
+          throw new DomainError("conflict", "The column still holds items");
+        }
+        const others = listColumns(db, projectId).filter((c) => c.id !== row.id);
+        if (others.length === 0) {
+          throw new DomainError("conflict", "A board keeps at least one column");
+        }
+        rehomeDeletedItems(db, row.id, others[0]!.id);
+        deleteColumn(db, projectId, row.id);
+      });
+    },
+
+    /** Items by column position then order, optionally filtered. */
+    list(
+      actor: Actor,
+      projectId: number,
+      filters: { columnId: number | null; assigneeId: number | null; milestoneId: number | null },
+    ): Item[] {
+      projectAccess(db, actor, projectId);
+      return withFiles(listItems(db, projectId, filters));
+    },
+
+    /** One item. */
+    get(actor: Actor, projectId: number, itemId: number): Item {
+      projectAccess(db, actor, projectId);
+      return withFiles([item(projectId, itemId)])[0]!;
+    },
+
+    /** Creates an item, placed last in its column (the first column by default). */
+    create(
+      actor: Actor,
+      projectId: number,
+      input: ItemInput & {
+        title: string;
+        columnId?: number | undefined;
+        fileIds?: number[] | undefined;
+      },
+    ): Item {
+      return runAction(ctx, (fx) => {
+        requireWrite(projectAccess(db, actor, projectId));
+        const columns = ensureColumns(db, projectId, fx.now);
+        const target = input.columnId === undefined
+          ? columns[0]!
+          : column(projectId, input.columnId);
+        const changes = changesOf(projectId, input);
+        const fields = {
+          title: changes.title!,
+          description: changes.description ?? null,
+          assigneeId: changes.assigneeId ?? null,
+          priority: changes.priority ?? "normal",
+          startDate: changes.startDate ?? null,
+          dueDate: changes.dueDate ?? null,
+          tags: changes.tags ?? [],
+          milestoneId: changes.milestoneId ?? null,
+        };
+        checkSpan(fields);
+        const id = insertItem(db, {
+          projectId,
+          columnId: target.id,
+          creatorId: actor.id,
+          ...fields,
+          orderIndex: columnItemIds(db, target.id).length,
+          createdAt: fx.now,
+        });
+        attachments.link(fx, { projectId, type: "item", id, fileIds: input.fileIds ?? [] });
+        const row = item(projectId, id);
+        activity(fx, actor, row, "todo_created");
+        assigned(fx, actor, row);
+        announce(fx, { projectId, itemIds: [id], columnId: target.id, action: "created" });
+        return withFiles([row])[0]!;
+      });
+    },
+
+    /** Changes an item: an absent field stays, an explicit null clears. */
+    update(actor: Actor, projectId: number, input: ItemInput & { itemId: number }): Item {
+      return runAction(ctx, (fx) => {
+        requireWrite(projectAccess(db, actor, projectId));
+        const before = item(projectId, input.itemId);
+        const changes = changesOf(projectId, input);
+        checkSpan({ ...before, ...changes });
+        if (Object.keys(changes).length > 0) updateItem(db, before.id, changes, fx.now);
+        const row = item(projectId, before.id);
+        activity(fx, actor, row, "todo_updated");
+        if (changes.assigneeId !== undefined && row.assigneeId !== before.assigneeId) {
+          assigned(fx, actor, row);
+        }
+        announce(fx, { projectId, itemIds: [row.id], columnId: row.columnId, action: "updated" });
+        return withFiles([row])[0]!;
+      });
+    },
+
+    /** Soft-deletes an item and its attachments; its column is renumbered. */
+    remove(actor: Actor, projectId: number, itemId: number): void {
+      runAction(ctx, (fx) => {
+        requireWrite(projectAccess(db, actor, projectId));
+        const row = item(projectId, itemId);
+        attachments.detach(fx, "item", row.id);
+        deleteItem(db, row.id, fx.now);
+        placeItems(db, row.columnId, columnItemIds(db, row.columnId), fx.now);
+        announce(fx, { projectId, itemIds: [row.id], columnId: row.columnId, action: "deleted" });
+      });
+    },
+
+    /** Completes or reopens an item; completing writes `todo_completed`. */
+    toggleComplete(actor: Actor, projectId: number, itemId: number): Item {
+      return runAction(ctx, (fx) => {
+        requireWrite(projectAccess(db, actor, projectId));
+        const before = item(projectId, itemId);
+        setCompleted(db, before.id, before.completed ? null : fx.now, fx.now);
+        const row = item(projectId, before.id);
+        activity(fx, actor, row, row.completed ? "todo_completed" : "todo_updated");
+        announce(fx, {
+          projectId,
+          itemIds: [row.id],
+          columnId: row.columnId,
+          action: row.completed ? "completed" : "reopened",
+        });
+        return withFiles([row])[0]!;
+      });
+    },
+
+    /** Moves an item to `orderIndex` of a column; both columns are renumbered 0..n-1. */
+    move(
+      actor: Actor,
+      projectId: number,
+      input: { itemId: number; columnId: number; orderIndex: number },
+    ): Item {
+      return runAction(ctx, (fx) => {
+        requireWrite(projectAccess(db, actor, projectId));
+        const row = item(projectId, input.itemId);
+        const target = column(projectId, input.columnId);
+        const ids = columnItemIds(db, target.id).filter((id) => id !== row.id);
+        ids.splice(Math.min(Math.max(0, input.orderIndex), ids.length), 0, row.id);
+        placeItems(db, target.id, ids, fx.now);
+        if (row.columnId !== target.id) {
+          placeItems(db, row.columnId, columnItemIds(db, row.columnId), fx.now);
+        }
+        const moved = item(projectId, row.id);
+        activity(fx, actor, moved, "todo_updated");
+        announce(fx, { projectId, itemIds: [row.id], columnId: target.id, action: "moved" });
+        return withFiles([moved])[0]!;
+      });
+    },
+
+    /**
+     * Puts `itemIds` at positions 0..k-1 of a column in the given order (items from other
+     * columns move in); the column's other items follow in their previous order. One
+     * activity entry and one event; an empty list changes nothing.
+     */
+    reorder(
+      actor: Actor,
+      projectId: number,
+      input: { bodyProjectId: number; columnId: number; itemIds: number[] },
+    ): Item[] {
+      return runAction(ctx, (fx) => {
+        requireWrite(projectAccess(db, actor, projectId));
+        if (input.bodyProjectId !== projectId) {
+          throw invalid("projectId", "Must be the project of the path");
+        }
+        const ids = input.itemIds;
+        if (new Set(ids).size !== ids.length) throw invalid("itemIds", "Each item may appear once");
+        const target = findColumn(db, projectId, input.columnId);
+        if (!target) throw invalid("columnId", "Must be a column of this project");
+        if (ids.length === 0) return [];
+        const found = findItems(db, projectId, ids);
+        if (found.length !== ids.length) {
+          throw invalid("itemIds", "Every item must belong to this project");
+        }
+        const sources = new Set(found.map((i) => i.columnId).filter((c) => c !== target.id));
+        const rest = columnItemIds(db, target.id).filter((id) => !ids.includes(id));
+        placeItems(db, target.id, [...ids, ...rest], fx.now);
+        for (const source of sources) placeItems(db, source, columnItemIds(db, source), fx.now);
+        const first = item(projectId, ids[0]!);
+        fx.activity({
+          projectId,
+          kind: "todo_updated",
+          actorId: actor.id,
+          subjectType: "item",
+          subjectId: first.id,
+          summary: `${ids.length} reordered`,
+        });
+        announce(fx, { projectId, itemIds: ids, columnId: target.id, action: "reordered" });
+        return withFiles(findItems(db, projectId, ids)).sort((a, b) =>
+          ids.indexOf(a.id) - ids.indexOf(b.id)
+        );
+      });
+    },
+  };
+}
+
+/** The to-do operations' type. */
+export type Todos = ReturnType<typeof createTodos>;

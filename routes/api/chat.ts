@@ -1,0 +1,114 @@
+/** Chat messages: history, send, edit, delete. */
+import { createRoute, z } from "@hono/zod-openapi";
+import { HISTORY_DEFAULT } from "../../domain/chat.ts";
+import type { Services } from "../../domain/services.ts";
+import { actorOf, apiApp, errors, Id, jsonRequest, jsonResponse } from "./openapi.ts";
+import { FileIdsSchema, FileSchema, MessageSchema } from "./schemas.ts";
+
+const tags = ["chat"];
+const ProjectParam = z.object({ projectId: Id });
+const MessageParam = z.object({ projectId: Id, messageId: Id });
+const base = "/api/projects/{projectId}/chat/messages";
+const Text = z.string().max(10_000).refine((t) => t.trim().length > 0, "Cannot be blank");
+
+const history = createRoute({
+  method: "get",
+  path: base,
+  tags,
+  summary: "The newest `limit` messages older than `before` (or the newest), oldest first",
+  request: {
+    params: ProjectParam,
+    query: z.object({
+      before: z.string().optional().openapi({ description: "a message id" }),
+      limit: z.string().optional().openapi({ description: "default 50, at most 200" }),
+    }),
+  },
+  responses: {
+    200: jsonResponse(z.object({ items: z.array(MessageSchema), hasMore: z.boolean() }), "History"),
+    ...errors(401, 404),
+  },
+});
+
+const send = createRoute({
+  method: "post",
+  path: base,
+  tags,
+  summary: "Send a message; @email mentions of members notify them",
+  request: {
+    params: ProjectParam,
+    ...jsonRequest(
+      z.object({ text: Text, fileIds: FileIdsSchema.optional() }).openapi("MessageInput"),
+    ),
+  },
+  responses: {
+    201: jsonResponse(
+      z.object({ message: MessageSchema, attachments: z.array(FileSchema) }),
+      "Sent",
+    ),
+    ...errors(400, 401, 403, 404),
+  },
+});
+
+const edit = createRoute({
+  method: "patch",
+  path: `${base}/{messageId}`,
+  tags,
+  summary: "Edit a message (author, owner or admin)",
+  request: {
+    params: MessageParam,
+    ...jsonRequest(z.object({ text: Text }).openapi("MessagePatch")),
+  },
+  responses: {
+    200: jsonResponse(
+      z.object({ message: MessageSchema, attachments: z.array(FileSchema) }),
+      "Edited",
+    ),
+    ...errors(400, 401, 403, 404),
+  },
+});
+
+const remove = createRoute({
+  method: "delete",
+  path: `${base}/{messageId}`,
+  tags,
+  summary: "Delete a message (author, owner or admin)",
+  request: { params: MessageParam },
+  responses: { 204: { description: "Deleted" }, ...errors(400, 401, 403, 404) },
+});
+
+function positive(raw: string | undefined): number | null {
+  return raw !== undefined && /^\d{1,15}$/.test(raw) && Number(raw) > 0 ? Number(raw) : null;
+}
+
+/** The chat routes. */
+export function chatRoutes(services: Services) {
+  const { chat } = services;
+  return apiApp()
+    .openapi(history, (c) => {
+      const query = c.req.valid("query");
+      return c.json(
+        chat.history(actorOf(c), c.req.valid("param").projectId, {
+          before: positive(query.before),
+          limit: positive(query.limit) ?? HISTORY_DEFAULT,
+        }),
+        200,
+      );
+    })
+    .openapi(send, (c) => {
+      const message = chat.send(actorOf(c), c.req.valid("param").projectId, c.req.valid("json"));
+      return c.json({ message, attachments: message.attachments }, 201);
+    })
+    .openapi(edit, (c) => {
+      const { projectId, messageId } = c.req.valid("param");
+      const message = chat.edit(actorOf(c), projectId, {
+        messageId,
+        text: c.req.valid("json").text,
+      });
+      return c.json({ message, attachments: message.attachments }, 200);
+    })
+    .openapi(remove, (c) => {
+      const { projectId, messageId } = c.req.valid("param");
+      chat.remove(actorOf(c), projectId, messageId);
+      return c.body(null, 204);
+    });
+}

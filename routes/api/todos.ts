@@ -1,0 +1,277 @@
+/** The kanban board: columns and to-do items. */
+import { createRoute, z } from "@hono/zod-openapi";
+import type { Services } from "../../domain/services.ts";
+import type { Item } from "../../domain/todos.ts";
+import { actorOf, apiApp, errors, Id, jsonRequest, jsonResponse } from "./openapi.ts";
+import {
+  ColumnSchema,
+  FileIdsSchema,
+  FileSchema,
+  ItemSchema,
+  PrioritySchema,
+  TagsSchema,
+} from "./schemas.ts";
+
+const tags = ["todos"];
+const ProjectParam = z.object({ projectId: Id });
+const ColumnParam = z.object({ projectId: Id, columnId: Id });
+const ItemParam = z.object({ projectId: Id, itemId: Id });
+const base = "/api/projects/{projectId}/todos";
+const ItemBody = z.object({ item: ItemSchema, attachments: z.array(FileSchema) });
+const ColumnName = z.object({ name: z.string().trim().min(1, "Cannot be blank").max(100) });
+const DateField = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "Use a date like 2026-11-22");
+const IdQuery = z.string().regex(/^\d+$/, "Use a number").optional();
+
+const fields = {
+  description: z.string().max(100_000).nullable().optional(),
+  assigneeId: z.number().int().positive().nullable().optional(),
+  priority: PrioritySchema.optional(),
+  startDate: DateField.nullable().optional(),
+  dueDate: DateField.nullable().optional(),
+  tags: TagsSchema.nullable().optional(),
+  milestoneId: z.number().int().positive().nullable().optional(),
+};
+
+const columns = createRoute({
+  method: "get",
+  path: `${base}/columns`,
+  tags,
+  summary: "Columns by position (To Do, In Progress, Done are created on first use)",
+  request: { params: ProjectParam },
+  responses: {
+    200: jsonResponse(z.object({ items: z.array(ColumnSchema) }), "The columns"),
+    ...errors(401, 404),
+  },
+});
+
+const addColumn = createRoute({
+  method: "post",
+  path: `${base}/columns`,
+  tags,
+  summary: "Append a custom column",
+  request: { params: ProjectParam, ...jsonRequest(ColumnName.openapi("ColumnInput")) },
+  responses: {
+    201: jsonResponse(z.object({ column: ColumnSchema }), "Added"),
+    ...errors(400, 401, 403, 404),
+  },
+});
+
+const renameColumn = createRoute({
+  method: "patch",
+  path: `${base}/columns/{columnId}`,
+  tags,
+  summary: "Rename a column (its key survives)",
+  request: { params: ColumnParam, ...jsonRequest(ColumnName.openapi("ColumnPatch")) },
+  responses: {
+    200: jsonResponse(z.object({ column: ColumnSchema }), "Renamed"),
+    ...errors(400, 401, 403, 404),
+  },
+});
+
+const removeColumn = createRoute({
+  method: "delete",
+  path: `${base}/columns/{columnId}`,
+  tags,
+  summary: "Delete an empty column (409 while it holds items)",
+  request: { params: ColumnParam },
+  responses: { 204: { description: "Deleted" }, ...errors(400, 401, 403, 404, 409) },
+});
+
+const list = createRoute({
+  method: "get",
+  path: `${base}/items`,
+  tags,
+  summary: "Items by column position, then order",
+  request: {
+    params: ProjectParam,
+    query: z.object({ columnId: IdQuery, assigneeId: IdQuery, milestoneId: IdQuery }),
+  },
+  responses: {
+    200: jsonResponse(z.object({ items: z.array(ItemSchema) }), "The items"),
+    ...errors(400, 401, 404),
+  },
+});
+
+const create = createRoute({
+  method: "post",
+  path: `${base}/items`,
+  tags,
+  summary: "Create an item, last in its column (the first column by default)",
+  request: {
+    params: ProjectParam,
+    ...jsonRequest(
+      z.object({
+        title: z.string().trim().min(1, "Cannot be blank").max(300),
+        columnId: z.number().int().positive().optional(),
+        fileIds: FileIdsSchema.optional(),
+        ...fields,
+      }).openapi("TodoInput"),
+    ),
+  },
+  responses: { 201: jsonResponse(ItemBody, "Created"), ...errors(400, 401, 403, 404) },
+});
+
+const get = createRoute({
+  method: "get",
+  path: `${base}/items/{itemId}`,
+  tags,
+  summary: "An item with its attachments",
+  request: { params: ItemParam },
+  responses: { 200: jsonResponse(ItemBody, "The item"), ...errors(400, 401, 404) },
+});
+
+const update = createRoute({
+  method: "patch",
+  path: `${base}/items/{itemId}`,
+  tags,
+  summary: "Change an item: absent fields stay, an explicit null clears",
+  request: {
+    params: ItemParam,
+    ...jsonRequest(
+      z.object({
+        title: z.string().trim().min(1, "Cannot be blank").max(300).optional(),
+        ...fields,
+      }).openapi("TodoPatch"),
+    ),
+  },
+  responses: { 200: jsonResponse(ItemBody, "Updated"), ...errors(400, 401, 403, 404) },
+});
+
+const remove = createRoute({
+  method: "delete",
+  path: `${base}/items/{itemId}`,
+  tags,
+  summary: "Delete an item and its attachments",
+  request: { params: ItemParam },
+  responses: { 204: { description: "Deleted" }, ...errors(400, 401, 403, 404) },
+});
+
+const toggle = createRoute({
+  method: "post",
+  path: `${base}/items/{itemId}/toggle-complete`,
+  tags,
+  summary: "Complete or reopen an item",
+  request: { params: ItemParam },
+  responses: { 200: jsonResponse(ItemBody, "Toggled"), ...errors(400, 401, 403, 404) },
+});
+
+const move = createRoute({
+  method: "post",
+  path: `${base}/items/{itemId}/move`,
+  tags,
+  summary: "Move an item to a column position; both columns are renumbered 0..n-1",
+  request: {
+    params: ItemParam,
+    ...jsonRequest(
+      z.object({
+        columnId: z.number().int().positive(),
+        orderIndex: z.number().int().min(0),
+      }).openapi("MoveInput"),
+    ),
+  },
+  responses: { 200: jsonResponse(ItemBody, "Moved"), ...errors(400, 401, 403, 404) },
+});
+
+const reorder = createRoute({
+  method: "post",
+  path: `${base}/items/reorder`,
+  tags,
+  summary: "Put items at the top of a column in the given order (one transaction)",
+  request: {
+    params: ProjectParam,
+    ...jsonRequest(
+      z.object({
+        projectId: z.number().int().positive(),
+        columnId: z.number().int().positive(),
+        itemIds: z.array(z.number().int().positive()).max(1000),
+      }).openapi("ReorderInput"),
+    ),
+  },
+  responses: {
+    200: jsonResponse(z.object({ items: z.array(ItemSchema) }), "The listed items in order"),
+    ...errors(400, 401, 403, 404),
+  },
+});
+
+const num = (v: string | undefined) => v === undefined ? null : Number(v);
+
+/** The to-do routes. */
+export function todoRoutes(services: Services) {
+  const { todos } = services;
+  const body = (item: Item) => ({ item, attachments: item.attachments });
+  return apiApp()
+    .openapi(
+      columns,
+      (c) => c.json({ items: todos.columns(actorOf(c), c.req.valid("param").projectId) }, 200),
+    )
+    .openapi(addColumn, (c) => {
+      const column = todos.addColumn(
+        actorOf(c),
+        c.req.valid("param").projectId,
+        c.req.valid("json"),
+      );
+      return c.json({ column }, 201);
+    })
+    .openapi(renameColumn, (c) => {
+      const { projectId, columnId } = c.req.valid("param");
+      const column = todos.renameColumn(actorOf(c), projectId, {
+        columnId,
+        name: c.req.valid("json").name,
+      });
+      return c.json({ column }, 200);
+    })
+    .openapi(removeColumn, (c) => {
+      const { projectId, columnId } = c.req.valid("param");
+      todos.removeColumn(actorOf(c), projectId, columnId);
+      return c.body(null, 204);
+    })
+    .openapi(reorder, (c) => {
+      const input = c.req.valid("json");
+      const items = todos.reorder(actorOf(c), c.req.valid("param").projectId, {
+        bodyProjectId: input.projectId,
+        columnId: input.columnId,
+        itemIds: input.itemIds,
+      });
+      return c.json({ items }, 200);
+    })
+    .openapi(list, (c) => {
+      const query = c.req.valid("query");
+      const items = todos.list(actorOf(c), c.req.valid("param").projectId, {
+        columnId: num(query.columnId),
+        assigneeId: num(query.assigneeId),
+        milestoneId: num(query.milestoneId),
+      });
+      return c.json({ items }, 200);
+    })
+    .openapi(create, (c) => {
+      const item = todos.create(actorOf(c), c.req.valid("param").projectId, c.req.valid("json"));
+      return c.json(body(item), 201);
+    })
+    .openapi(get, (c) => {
+      const { projectId, itemId } = c.req.valid("param");
+      return c.json(body(todos.get(actorOf(c), projectId, itemId)), 200);
+    })
+    .openapi(update, (c) => {
+      const { projectId, itemId } = c.req.valid("param");
+      return c.json(
+        body(todos.update(actorOf(c), projectId, { itemId, ...c.req.valid("json") })),
+        200,
+      );
+    })
+    .openapi(remove, (c) => {
+      const { projectId, itemId } = c.req.valid("param");
+      todos.remove(actorOf(c), projectId, itemId);
+      return c.body(null, 204);
+    })
+    .openapi(toggle, (c) => {
+      const { projectId, itemId } = c.req.valid("param");
+      return c.json(body(todos.toggleComplete(actorOf(c), projectId, itemId)), 200);
+    })
+    .openapi(move, (c) => {
+      const { projectId, itemId } = c.req.valid("param");
+      return c.json(
+        body(todos.move(actorOf(c), projectId, { itemId, ...c.req.valid("json") })),
+        200,
+      );
+    });
+}

@@ -199,3 +199,12 @@ export function commentIdsOf(db: Database, threadId: number): number[] {
   return (db.sql.prepare("SELECT id FROM comments WHERE thread_id = ? AND deleted_at IS NULL")
     .all(threadId) as Array<{ id: number }>).map((r) => r.id);
 }
+
+/** Live threads by id, in the order of `ids`. */
+export function threadsByIds(db: Database, ids: number[]): ThreadRow[] {
+  if (ids.length === 0) return [];
+  const rows = (db.sql.prepare(
+    `${THREAD_SELECT} WHERE t.deleted_at IS NULL AND t.id IN (${ids.map(() => "?").join(",")})`,
+  ).all(...ids) as unknown as RawThread[]).map(toThread);
+  return rows.sort((a, b) => ids.indexOf(a.id) - ids.indexOf(b.id));
+}

@@ -102,3 +102,12 @@ export function updateNote(
 export function deleteNote(db: Database, id: number, at: string): void {
   db.sql.prepare("UPDATE notes SET deleted_at = ?, updated_at = ? WHERE id = ?").run(at, at, id);
 }
+
+/** Live notes by id, in the order of `ids`. */
+export function notesByIds(db: Database, ids: number[]): NoteRow[] {
+  if (ids.length === 0) return [];
+  const rows = (db.sql.prepare(
+    `${SELECT} WHERE n.deleted_at IS NULL AND n.id IN (${ids.map(() => "?").join(",")})`,
+  ).all(...ids) as unknown as RawNote[]).map(toNote);
+  return rows.sort((a, b) => ids.indexOf(a.id) - ids.indexOf(b.id));
+}

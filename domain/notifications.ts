@@ -52,7 +52,8 @@ export interface Notification {
   createdAt: string;
 }
 
-function toNotification(r: NotificationRow): Notification {
+/** Shapes a stored notification for the API. */
+export function toNotification(r: NotificationRow): Notification {
   return {
     id: r.id,
     kind: r.kind,

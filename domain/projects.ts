@@ -39,7 +39,8 @@ export interface Project {
   myRole: ProjectRole | null;
 }
 
-function toProject(p: ProjectRow, myRole: ProjectRole | null): Project {
+/** Shapes a stored project for the API with the caller's role. */
+export function toProject(p: ProjectRow, myRole: ProjectRole | null): Project {
   return {
     id: p.id,
     name: p.name,

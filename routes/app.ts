@@ -19,16 +19,18 @@ import { notificationRoutes } from "./api/notifications.ts";
 import type { AppEnv } from "./api/openapi.ts";
 import { planningRoutes } from "./api/planning.ts";
 import { projectRoutes } from "./api/projects.ts";
+import { searchRoutes } from "./api/search.ts";
 import { streamRoutes } from "./api/stream.ts";
 import { todoRoutes } from "./api/todos.ts";
 import { csrf } from "./middleware/csrf.ts";
 import { jsonBody } from "./middleware/json_body.ts";
-import { requestLog } from "./middleware/request_log.ts";
+import { requestLog, stdoutLog } from "./middleware/request_log.ts";
 import { securityHeaders } from "./middleware/security_headers.ts";
 import { pageCtx } from "./pages/context.ts";
 import { pages } from "./pages/pages.ts";
 import { notFound } from "./pages/project_pages.tsx";
 import { requireApiSession, session } from "./middleware/session.ts";
+import { requestVia, soapFastPath } from "./soap_fast_path.ts";
 
 /** Whether the server is up or on its way down (read by `/healthz`). */
 export interface Lifecycle {
@@ -63,7 +65,7 @@ const UNSESSIONED = new Set(["/hello", "/loan", "/healthz"]);
 
 /** Creates the Hono application serving the SOAP services, the API and the pages. */
 export function createApp(deps: AppDeps): App {
-  const log = deps.log ?? ((line: string) => console.log(line));
+  const log = deps.log ?? stdoutLog;
   const lifecycle = deps.lifecycle ?? { shuttingDown: false };
   const services = createServices({
     db: deps.db,
@@ -113,6 +115,7 @@ export function createApp(deps: AppDeps): App {
   app.route("/", streamRoutes(services));
   app.route("/", chatRoutes(services));
   app.route("/", todoRoutes(services));
+  app.route("/", searchRoutes(services));
   app.route("/", planningRoutes(services));
 
   app.doc31("/api/openapi.json", {
@@ -138,5 +141,12 @@ export function createApp(deps: AppDeps): App {
     log(`error: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`);
     return c.html("<!DOCTYPE html><title>Error</title><h1>Something went wrong.</h1>", 500);
   });
-  return { fetch: app.fetch, request: app.request, services };
+  // /hello and /loan skip the router (same log line, same security headers).
+  const fetch = soapFastPath(app.fetch, {
+    hello: soap.hello,
+    loan: soap.loan,
+    log,
+    hsts: deps.config.baseUrl?.startsWith("https:") ?? false,
+  });
+  return { fetch, request: requestVia(fetch), services };
 }

@@ -1,0 +1,97 @@
+/**
+ * Search across the eight searchable types of one project. Terms of three or more
+ * characters use the trigram index; shorter ones (such as 会議) fall back to a substring
+ * scan. Snippets are HTML-escaped text with each match wrapped in `<mark>`.
+ */
+import { MARK_END, MARK_START, searchProject } from "../db/search.ts";
+import type { Database } from "../db/sqlite.ts";
+import { projectAccess } from "./access.ts";
+import type { Actor } from "./accounts.ts";
+import { invalid } from "./errors.ts";
+import { offsetOf, type Page, pageOf, type PageRequest } from "./paging.ts";
+
+/** The searchable types. */
+export const SEARCH_TYPES = [
+  "board",
+  "chat",
+  "todo",
+  "file",
+  "event",
+  "meeting",
+  "milestone",
+  "note",
+] as const;
+
+/** A search hit. */
+export interface SearchHit {
+  type: string;
+  id: number;
+  title: string;
+  /** Escaped HTML: the text around the match, the match in `<mark>`. */
+  snippet: string;
+  createdAt: string;
+}
+
+const MAX_QUERY = 200;
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** Escapes a raw snippet and turns the match delimiters into `<mark>`. */
+function markSnippet(raw: string): string {
+  return escapeHtml(raw).replaceAll(MARK_START, "<mark>").replaceAll(MARK_END, "</mark>");
+}
+
+/** A snippet around the first occurrence of any of `terms` (for the substring fallback). */
+function substringSnippet(text: string, terms: string[]): string {
+  const lower = text.toLowerCase();
+  let at = -1;
+  let length = 0;
+  for (const term of terms) {
+    const found = lower.indexOf(term.toLowerCase());
+    if (found >= 0 && (at < 0 || found < at)) [at, length] = [found, term.length];
+  }
+  if (at < 0) return escapeHtml(text.slice(0, 120));
+  const start = Math.max(0, at - 40);
+  const end = Math.min(text.length, at + length + 40);
+  return (start > 0 ? "…" : "") + escapeHtml(text.slice(start, at)) + "<mark>" +
+    escapeHtml(text.slice(at, at + length)) + "</mark>" + escapeHtml(text.slice(at + length, end)) +
+    (end < text.length ? "…" : "");
+}
+
+/** Searches a project; a blank query or an unknown type is a validation error. */
+export function searchProjectItems(
+  db: Database,
+  actor: Actor,
+  input: { projectId: number; q: string; type: string | null; page: PageRequest },
+): Page<SearchHit> {
+  projectAccess(db, actor, input.projectId);
+  const q = input.q.trim();
+  if (!q) throw invalid("q", "Enter something to search for");
+  if (q.length > MAX_QUERY) throw invalid("q", `Use at most ${MAX_QUERY} characters`);
+  if (input.type !== null && !(SEARCH_TYPES as readonly string[]).includes(input.type)) {
+    throw invalid("type", `Use one of ${SEARCH_TYPES.join(", ")}`);
+  }
+  const terms = [...new Set(q.split(/\s+/).filter((t) => t.length > 0))];
+  const longTerms = terms.filter((t) => [...t].length >= 3);
+  const shortTerms = terms.filter((t) => [...t].length < 3);
+  const { items, total } = searchProject(db, {
+    projectId: input.projectId,
+    type: input.type,
+    longTerms,
+    shortTerms,
+    limit: input.page.pageSize,
+    offset: offsetOf(input.page),
+  });
+  return pageOf(
+    items.map((r) => ({
+      type: r.type,
+      id: r.itemId,
+      title: r.title,
+      snippet: longTerms.length > 0
+        ? markSnippet(r.snippet)
+        : substringSnippet(r.snippet, shortTerms),
+      createdAt: r.createdAt,
+    })),
+    total,
+    input.page,
+  );
+}

@@ -1,0 +1,43 @@
+/** Search within a project. */
+import { createRoute, z } from "@hono/zod-openapi";
+import { pageRequest } from "../../domain/paging.ts";
+import { searchProjectItems } from "../../domain/search.ts";
+import type { Services } from "../../domain/services.ts";
+import { actorOf, apiApp, errors, Id, jsonResponse, PageQuery, pageSchema } from "./openapi.ts";
+
+const Hit = z.object({
+  type: z.enum(["board", "chat", "todo", "file", "event", "meeting", "milestone", "note"]),
+  id: z.number().int(),
+  title: z.string(),
+  snippet: z.string().openapi({ description: "HTML-escaped text; matches wrapped in <mark>" }),
+  createdAt: z.string(),
+}).openapi("SearchHit");
+
+const search = createRoute({
+  method: "get",
+  path: "/api/projects/{projectId}/search",
+  tags: ["search"],
+  summary: "Search titles, bodies, chat, descriptions, tags, file names, minutes and locations",
+  request: {
+    params: z.object({ projectId: Id }),
+    query: PageQuery.extend({ q: z.string().optional(), type: z.string().optional() }),
+  },
+  responses: {
+    200: jsonResponse(pageSchema(Hit), "All matches, newest first"),
+    ...errors(400, 401, 404),
+  },
+});
+
+/** The search route. */
+export function searchRoutes(services: Services) {
+  return apiApp().openapi(search, (c) => {
+    const query = c.req.valid("query");
+    const page = searchProjectItems(services.db, actorOf(c), {
+      projectId: c.req.valid("param").projectId,
+      q: query.q ?? "",
+      type: query.type ?? null,
+      page: pageRequest(query),
+    });
+    return c.json(page as z.infer<ReturnType<typeof pageSchema<typeof Hit>>>, 200);
+  });
+}

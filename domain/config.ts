@@ -17,6 +17,9 @@ export interface Config {
   sessionTtlHours: number;
   maxUploadMb: number;
   sseHeartbeatMs: number;
+  /** Event streams allowed in all, and per user. */
+  sseMaxStreams: number;
+  sseMaxStreamsPerUser: number;
 }
 
 /** The configuration variables, their defaults and meanings (the README lists them). */
@@ -30,6 +33,8 @@ export const CONFIG_VARIABLES = [
   ["SESSION_TTL_HOURS", "168", "session lifetime, checked on the server"],
   ["MAX_UPLOAD_MB", "25", "largest accepted upload"],
   ["SSE_HEARTBEAT_MS", "15000", "event-stream heartbeat interval"],
+  ["SSE_MAX_STREAMS", "1000", "open event streams allowed in all (then 429)"],
+  ["SSE_MAX_STREAMS_PER_USER", "10", "open event streams allowed per user (then 429)"],
 ] as const;
 
 /** Thrown when the environment holds invalid values; lists every problem. */
@@ -97,6 +102,8 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   const sessionTtlHours = integer("SESSION_TTL_HOURS", 168, 1, 24 * 365);
   const maxUploadMb = integer("MAX_UPLOAD_MB", 25, 1, 4096);
   const sseHeartbeatMs = integer("SSE_HEARTBEAT_MS", 15000, 10, 3_600_000);
+  const sseMaxStreams = integer("SSE_MAX_STREAMS", 1000, 1, 100_000);
+  const sseMaxStreamsPerUser = integer("SSE_MAX_STREAMS_PER_USER", 10, 1, 100_000);
 
   if (problems.length > 0) throw new ConfigError(problems);
   return {
@@ -109,5 +116,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     sessionTtlHours,
     maxUploadMb,
     sseHeartbeatMs,
+    sseMaxStreams,
+    sseMaxStreamsPerUser,
   };
 }

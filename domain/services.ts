@@ -40,7 +40,11 @@ export function createServices(deps: ServiceDeps) {
     secret: deps.sessionSecret,
     ttlHours: config.sessionTtlHours,
   });
-  const hub = new EventHub({ heartbeatMs: config.sseHeartbeatMs });
+  const hub = new EventHub({
+    heartbeatMs: config.sseHeartbeatMs,
+    maxTotal: config.sseMaxStreams,
+    maxPerUser: config.sseMaxStreamsPerUser,
+  });
   const ctx: DomainContext = {
     db,
     clock,

@@ -9,6 +9,7 @@ import { loadOrCreateSecret } from "./db/secret.ts";
 import { type Database, openDatabase } from "./db/sqlite.ts";
 import { ConfigError, parseConfig } from "./domain/config.ts";
 import { createApp, type Lifecycle } from "./routes/app.ts";
+import { flushStdoutLog } from "./routes/middleware/request_log.ts";
 
 const SHUTDOWN_DEADLINE_MS = 10_000;
 const clock = { now: () => new Date() };
@@ -47,6 +48,7 @@ const lifecycle: Lifecycle = { shuttingDown: false };
 const app = createApp({ db, config, clock, lifecycle, sessionSecret });
 async function shutdown(signal: string): Promise<void> {
   if (lifecycle.shuttingDown) {
+    flushStdoutLog();
     console.error(`${signal} again: exiting at once`);
     Deno.exit(1);
   }
@@ -61,6 +63,7 @@ async function shutdown(signal: string): Promise<void> {
   await Promise.race([server.shutdown(), deadline]);
   clearTimeout(timer);
   await db.close();
+  flushStdoutLog(); // the request log is buffered
   console.log("stopped");
   Deno.exit(0);
 }

@@ -144,7 +144,7 @@ export type CalendarRow =
     end: string;
     allDay: true;
     completed: boolean;
-    priority: string;
+    priority: "low" | "normal" | "high";
     assigneeId: number | null;
   };
 
@@ -156,7 +156,7 @@ interface RawCalendar {
   end: string;
   all_day: number;
   completed: number | null;
-  priority: string | null;
+  priority: "low" | "normal" | "high" | null;
   assignee_id: number | null;
 }
 

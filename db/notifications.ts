@@ -104,3 +104,14 @@ export function markNotificationRead(db: Database, id: number, at: string): Noti
   ).get(at, id) as unknown as RawNotification;
   return toNotification(r);
 }
+
+/** The users already sent `kind` about a subject. */
+export function recipientsOf(
+  db: Database,
+  subject: { kind: string; subjectType: string; subjectId: number },
+): Set<number> {
+  return new Set((db.sql.prepare(
+    "SELECT DISTINCT user_id FROM notifications WHERE kind = ? AND subject_type = ? AND subject_id = ?",
+  ).all(subject.kind, subject.subjectType, subject.subjectId) as Array<{ user_id: number }>)
+    .map((r) => r.user_id));
+}

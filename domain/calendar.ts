@@ -1,7 +1,239 @@
-/** Placeholder replaced by the calendar implementation (wired in domain/services.ts). */
-import type { DomainContext } from "./actions.ts";
+/**
+ * Calendar events, the project calendar (events, milestones and to-dos in a range), and
+ * the time rules the planning modules share: instants are stored as ISO 8601 UTC with
+ * `Z`, calendar dates as `YYYY-MM-DD`, and a date counts as a whole UTC day.
+ */
+import {
+  calendarRange,
+  type CalendarRow,
+  deleteEvent,
+  type EventRecord,
+  findEvent,
+  insertEvent,
+  listEvents,
+  updateEvent,
+} from "../db/calendar.ts";
+import { projectAccess, requireWrite } from "./access.ts";
+import type { Actor } from "./accounts.ts";
+import { type DomainContext, runAction } from "./actions.ts";
+import { DomainError, invalid } from "./errors.ts";
+
+/** A calendar event as the API shows it. */
+export type CalendarEvent = EventRecord;
+/** One entry of the project calendar. */
+export type CalendarItem = CalendarRow;
+
+const DAY_MS = 86_400_000;
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const INSTANT =
+  /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(?:(Z)|([+-])(\d{2}):?(\d{2}))$/i;
+
+const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+function daysIn(year: number, month: number): number {
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  return month === 2 && leap ? 29 : MONTH_DAYS[month - 1]!;
+}
+
+/** Milliseconds since the epoch of a valid UTC date-time, or null. */
+function utcMs(
+  parts: { year: number; month: number; day: number; hour: number; minute: number },
+  seconds: number,
+  ms: number,
+): number | null {
+  const { year, month, day, hour, minute } = parts;
+  if (month < 1 || month > 12 || day < 1 || day > daysIn(year, month)) return null;
+  if (hour > 23 || minute > 59 || seconds > 59) return null;
+  // Date.UTC maps years 0..99 to 1900..1999; set the year separately.
+  const date = new Date(Date.UTC(2000, month - 1, day, hour, minute, seconds, ms));
+  date.setUTCFullYear(year);
+  return date.getTime();
+}
+
+/** Checks a `YYYY-MM-DD` calendar date, or throws `validation` for `field`. */
+export function parseDate(field: string, value: string): string {
+  const m = DATE.exec(value);
+  if (
+    !m || utcMs({ year: +m[1]!, month: +m[2]!, day: +m[3]!, hour: 0, minute: 0 }, 0, 0) === null
+  ) {
+    throw invalid(field, "Use a calendar date as YYYY-MM-DD");
+  }
+  return value;
+}
+
+/**
+ * Reads an ISO 8601 timestamp with `Z` or an offset (or a `YYYY-MM-DD` date, meaning its
+ * UTC midnight) and returns it in UTC with `Z`; throws `validation` for `field`. A time
+ * without an offset is refused: which zone it means is unknowable.
+ */
+export function parseInstant(field: string, value: string): string {
+  const date = DATE.exec(value);
+  if (date) return `${parseDate(field, value)}T00:00:00.000Z`;
+  const m = INSTANT.exec(value);
+  const fail = () => invalid(field, "Use an ISO 8601 timestamp with Z or an offset");
+  if (!m) throw fail();
+  const fraction = Math.floor(Number(`0.${m[7] ?? "0"}`) * 1000);
+  const local = utcMs(
+    { year: +m[1]!, month: +m[2]!, day: +m[3]!, hour: +m[4]!, minute: +m[5]! },
+    +(m[6] ?? "0"),
+    fraction,
+  );
+  if (local === null) throw fail();
+  let offsetMinutes = 0;
+  if (!m[8]) {
+    const hours = +m[10]!;
+    const minutes = +m[11]!;
+    if (hours > 23 || minutes > 59) throw fail();
+    offsetMinutes = (m[9] === "-" ? -1 : 1) * (hours * 60 + minutes);
+  }
+  const at = new Date(local - offsetMinutes * 60_000);
+  const year = at.getUTCFullYear();
+  if (year < 1 || year > 9999) throw fail();
+  return at.toISOString();
+}
+
+/** The UTC date (`YYYY-MM-DD`) of an instant stored as ISO 8601 UTC. */
+export function utcDay(instant: string): string {
+  return instant.slice(0, 10);
+}
+
+/** `date` moved by `days` whole days. */
+export function addDays(date: string, days: number): string {
+  const moved = new Date(Date.parse(`${date}T00:00:00.000Z`) + days * DAY_MS);
+  return moved.toISOString().slice(0, 10);
+}
+
+/** Throws `validation` on `endAt` when it lies before `startAt` (both in UTC with `Z`). */
+export function requireOrdered(startAt: string, endAt: string): void {
+  if (Date.parse(endAt) < Date.parse(startAt)) throw invalid("endAt", "Cannot be before startAt");
+}
+
+/** A trimmed, non-blank text, or `validation` for `field`. */
+export function nonBlank(field: string, value: string): string {
+  const trimmed = value.trim();
+  if (!trimmed) throw invalid(field, "Cannot be blank");
+  return trimmed;
+}
 
 /** The calendar operations. */
-export function createCalendar(_ctx: DomainContext) {
-  return {};
+export function createCalendar(ctx: DomainContext) {
+  const { db } = ctx;
+  const event = (projectId: number, id: number): EventRecord => {
+    const row = findEvent(db, projectId, id);
+    if (!row) throw new DomainError("not_found", "No such event");
+    return row;
+  };
+
+  return {
+    /**
+     * Events, milestones and to-dos whose spans intersect [`from`, `to`): each an ISO
+     * timestamp or a `YYYY-MM-DD` date (its UTC midnight). Sorted by start, type, id.
+     */
+    range(
+      actor: Actor,
+      projectId: number,
+      query: { from?: string | undefined; to?: string | undefined },
+    ): CalendarItem[] {
+      projectAccess(db, actor, projectId);
+      if (query.from === undefined || query.from === "") throw invalid("from", "Required");
+      if (query.to === undefined || query.to === "") throw invalid("to", "Required");
+      const from = parseInstant("from", query.from);
+      const to = parseInstant("to", query.to);
+      if (Date.parse(from) >= Date.parse(to)) throw invalid("to", "Must be after from");
+      return calendarRange(db, projectId, {
+        from,
+        to,
+        firstDay: utcDay(from),
+        // The last day the range reaches: `to` is exclusive.
+        lastDay: utcDay(new Date(Date.parse(to) - 1).toISOString()),
+      });
+    },
+
+    /** A project's events, oldest first. */
+    list(actor: Actor, projectId: number): CalendarEvent[] {
+      projectAccess(db, actor, projectId);
+      return listEvents(db, projectId);
+    },
+
+    /** Creates an event (members). */
+    create(
+      actor: Actor,
+      projectId: number,
+      input: {
+        title: string;
+        description?: string | null | undefined;
+        startAt: string;
+        endAt: string;
+        allDay?: boolean | undefined;
+      },
+    ): CalendarEvent {
+      return runAction(ctx, (fx) => {
+        requireWrite(projectAccess(db, actor, projectId));
+        const startAt = parseInstant("startAt", input.startAt);
+        const endAt = parseInstant("endAt", input.endAt);
+        requireOrdered(startAt, endAt);
+        const id = insertEvent(db, {
+          projectId,
+          creatorId: actor.id,
+          title: nonBlank("title", input.title),
+          description: input.description ?? null,
+          startAt,
+          endAt,
+          allDay: input.allDay ?? false,
+          createdAt: fx.now,
+        });
+        return event(projectId, id);
+      });
+    },
+
+    /** One event. */
+    get(actor: Actor, projectId: number, eventId: number): CalendarEvent {
+      projectAccess(db, actor, projectId);
+      return event(projectId, eventId);
+    },
+
+    /** Edits an event (members): absent fields stay, `null` clears the description. */
+    update(
+      actor: Actor,
+      projectId: number,
+      input: {
+        eventId: number;
+        title?: string | undefined;
+        description?: string | null | undefined;
+        startAt?: string | undefined;
+        endAt?: string | undefined;
+        allDay?: boolean | undefined;
+      },
+    ): CalendarEvent {
+      return runAction(ctx, (fx) => {
+        requireWrite(projectAccess(db, actor, projectId));
+        const row = event(projectId, input.eventId);
+        const startAt = input.startAt === undefined
+          ? row.startAt
+          : parseInstant("startAt", input.startAt);
+        const endAt = input.endAt === undefined ? row.endAt : parseInstant("endAt", input.endAt);
+        requireOrdered(startAt, endAt);
+        updateEvent(db, row.id, {
+          title: input.title === undefined ? row.title : nonBlank("title", input.title),
+          description: input.description === undefined ? row.description : input.description,
+          startAt,
+          endAt,
+          allDay: input.allDay ?? row.allDay,
+          updatedAt: fx.now,
+        });
+        return event(projectId, row.id);
+      });
+    },
+
+    /** Soft-deletes an event (members). */
+    remove(actor: Actor, projectId: number, eventId: number): void {
+      runAction(ctx, (fx) => {
+        requireWrite(projectAccess(db, actor, projectId));
+        deleteEvent(db, event(projectId, eventId).id, fx.now);
+      });
+    },
+  };
 }
+
+/** The calendar operations' type. */
+export type Calendar = ReturnType<typeof createCalendar>;

@@ -11,6 +11,7 @@ import {
   type MessageRow,
   updateMessage,
 } from "../db/chat.ts";
+import { recipientsOf } from "../db/notifications.ts";
 import { listMembers } from "../db/projects.ts";
 import { projectAccess, requireAuthor, requireWrite } from "./access.ts";
 import type { Actor } from "./accounts.ts";
@@ -48,24 +49,23 @@ export function createChat(ctx: DomainContext, attachments: Attachments) {
     return row;
   };
 
-  /** Notifies the members mentioned in `text` (never the author), skipping `already`. */
-  function notifyMentions(
-    fx: Effects,
-    m: MessageRow,
-    options: { already: Set<string> },
-  ): void {
-    const emails = mentionedEmails(m.text).filter((e) => !options.already.has(e));
+  /**
+   * Notifies the members mentioned in a message, once per message however often it is
+   * edited, never the person acting.
+   */
+  function notifyMentions(fx: Effects, m: MessageRow, actorId: number): void {
+    const emails = mentionedEmails(m.text);
     if (emails.length === 0) return;
+    const already = recipientsOf(db, { kind: "mention", subjectType: "message", subjectId: m.id });
     const byEmail = new Map(
       listMembers(db, m.projectId).map((member) => [member.email, member.userId]),
     );
-    const recipients = emails.map((e) => byEmail.get(e)).filter((id): id is number =>
-      id !== undefined
-    );
+    const recipients = emails.map((e) => byEmail.get(e))
+      .filter((id): id is number => id !== undefined && !already.has(id));
     fx.notify({
       kind: "mention",
       projectId: m.projectId,
-      actorId: m.authorId,
+      actorId,
       subjectType: "message",
       subjectId: m.id,
       text: m.text.slice(0, 200),
@@ -111,7 +111,7 @@ export function createChat(ctx: DomainContext, attachments: Attachments) {
           id: row.id,
           fileIds: input.fileIds ?? [],
         });
-        notifyMentions(fx, row, { already: new Set() });
+        notifyMentions(fx, row, actor.id);
         const created = withFiles([row])[0]!;
         fx.event(projectId, "chat.message.created", created);
         return created;
@@ -126,7 +126,7 @@ export function createChat(ctx: DomainContext, attachments: Attachments) {
         requireAuthor(access, row.authorId);
         updateMessage(db, row.id, cleanText(input.text), fx.now);
         const updated = message(projectId, row.id);
-        notifyMentions(fx, updated, { already: new Set(mentionedEmails(row.text)) });
+        notifyMentions(fx, updated, actor.id);
         const result = withFiles([updated])[0]!;
         fx.event(projectId, "chat.message.updated", result);
         return result;

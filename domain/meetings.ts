@@ -1,7 +1,323 @@
-/** Placeholder replaced by the meetings implementation (wired in domain/services.ts). */
-import type { DomainContext } from "./actions.ts";
+/**
+ * Meetings: invitees are project members; invitations and updates are notified (never to
+ * the actor). Schedule conflicts are warnings, never failures: see `conflicts` below.
+ */
+import { eventsOverlapping } from "../db/calendar.ts";
+import {
+  busyMeetings,
+  deleteMeeting,
+  findMeeting,
+  insertMeeting,
+  listMeetings,
+  type MeetingRow,
+  membersAmong,
+  pressingTodos,
+  setInvitees,
+  updateMeeting,
+} from "../db/meetings.ts";
+import { listProjectsOfUser } from "../db/projects.ts";
+import { projectAccess, requireWrite } from "./access.ts";
+import type { Actor } from "./accounts.ts";
+import { type DomainContext, runAction } from "./actions.ts";
+import { addDays, nonBlank, parseInstant, requireOrdered, utcDay } from "./calendar.ts";
+import { DomainError, invalid } from "./errors.ts";
 
-/** The meetings operations. */
-export function createMeetings(_ctx: DomainContext) {
-  return {};
+/** A meeting as the API shows it. */
+export type Meeting = MeetingRow;
+
+/** Something a participant is already committed to around a meeting's time. */
+export interface Conflict {
+  type: "meeting" | "event" | "todo";
+  id: number;
+  projectId: number;
+  /** Null when the caller is not a member of the item's project. */
+  title: string | null;
+  start: string;
+  end: string;
+  /** The participant concerned (the creator, for events). */
+  userId: number;
 }
+
+/** A meeting with the conflicts it was saved with. */
+export interface SavedMeeting {
+  meeting: Meeting;
+  warnings: Conflict[];
+}
+
+/** To-dos due this many days either side of a meeting's UTC dates count as conflicts. */
+const TODO_WINDOW_DAYS = 3;
+const TYPE_ORDER = { event: 0, meeting: 1, todo: 2 } as const;
+
+/** An instant or date as a sortable instant (a date counts as its UTC midnight). */
+function sortKey(value: string): string {
+  return value.length === 10 ? `${value}T00:00:00.000Z` : value;
+}
+
+function byStart(a: Conflict, b: Conflict): number {
+  const [x, y] = [sortKey(a.start), sortKey(b.start)];
+  if (x !== y) return x < y ? -1 : 1;
+  return TYPE_ORDER[a.type] - TYPE_ORDER[b.type] || a.id - b.id || a.userId - b.userId;
+}
+
+/** The meeting operations. */
+export function createMeetings(ctx: DomainContext) {
+  const { db } = ctx;
+  const meeting = (projectId: number, id: number): MeetingRow => {
+    const row = findMeeting(db, projectId, id);
+    if (!row) throw new DomainError("not_found", "No such meeting");
+    return row;
+  };
+
+  /** Distinct invitees, all members of the project, or `validation`. */
+  const invitees = (projectId: number, ids: number[]): number[] => {
+    const unique = [...new Set(ids)];
+    const members = membersAmong(db, projectId, unique);
+    const strangers = unique.filter((id) => !members.has(id));
+    if (strangers.length > 0) {
+      throw invalid("inviteeIds", `Cannot invite non-members: ${strangers.join(", ")}`);
+    }
+    return unique.sort((a, b) => a - b);
+  };
+
+  const range = (input: { startAt: string; endAt: string }) => {
+    const startAt = parseInstant("startAt", input.startAt);
+    const endAt = parseInstant("endAt", input.endAt);
+    requireOrdered(startAt, endAt);
+    return { startAt, endAt };
+  };
+
+  /**
+   * The conflicts of a meeting in `projectId` over (`startAt`, `endAt`) for its
+   * participants: (a) other live meetings in any project a participant organises or is
+   * invited to that overlap it, one per (meeting, participant); (b) this project's live
+   * events that overlap it (for their creator); (c) incomplete `high` priority to-dos in
+   * any project assigned to a participant and due from 3 days before the start's UTC
+   * date to 3 days after the end's. Touching ranges do not overlap; deleted projects are
+   * ignored; items of projects the caller is not a member of (an admin is, of every
+   * one) have `title: null`. Sorted by start, type, id and participant.
+   */
+  const conflicts = (
+    actor: Actor,
+    projectId: number,
+    q: { startAt: string; endAt: string; participants: number[]; excludeIds: number[] },
+  ): Conflict[] => {
+    const userIds = [...new Set(q.participants)];
+    const visible = actor.role === "admin"
+      ? null
+      : new Set(listProjectsOfUser(db, actor.id, true).map((p) => p.id));
+    const titled = (itemProjectId: number, title: string) =>
+      visible === null || visible.has(itemProjectId) ? title : null;
+    const found: Conflict[] = [];
+    for (const m of busyMeetings(db, { ...q, userIds })) {
+      found.push({
+        type: "meeting",
+        id: m.id,
+        projectId: m.projectId,
+        title: titled(m.projectId, m.title),
+        start: m.startAt,
+        end: m.endAt,
+        userId: m.userId,
+      });
+    }
+    for (const e of eventsOverlapping(db, projectId, q)) {
+      found.push({
+        type: "event",
+        id: e.id,
+        projectId: e.projectId,
+        title: titled(e.projectId, e.title),
+        start: e.startAt,
+        end: e.endAt,
+        userId: e.creatorId,
+      });
+    }
+    const todos = pressingTodos(db, {
+      userIds,
+      firstDay: addDays(utcDay(q.startAt), -TODO_WINDOW_DAYS),
+      lastDay: addDays(utcDay(q.endAt), TODO_WINDOW_DAYS),
+    });
+    for (const t of todos) {
+      found.push({
+        type: "todo",
+        id: t.id,
+        projectId: t.projectId,
+        title: titled(t.projectId, t.title),
+        start: t.startDate ?? t.dueDate,
+        end: t.dueDate,
+        userId: t.assigneeId,
+      });
+    }
+    return found.sort(byStart);
+  };
+
+  const warningsFor = (actor: Actor, row: MeetingRow): Conflict[] =>
+    conflicts(actor, row.projectId, {
+      startAt: row.startAt,
+      endAt: row.endAt,
+      participants: [row.creatorId, ...row.inviteeIds],
+      excludeIds: [row.id],
+    });
+
+  return {
+    /** A project's meetings, oldest first. */
+    list(actor: Actor, projectId: number): Meeting[] {
+      projectAccess(db, actor, projectId);
+      return listMeetings(db, projectId);
+    },
+
+    /**
+     * The conflicts a meeting over the range would have, the caller organising it with
+     * `inviteeIds` (members of the project); `excludeMeetingId` is left out.
+     */
+    check(
+      actor: Actor,
+      projectId: number,
+      q: {
+        startAt?: string | undefined;
+        endAt?: string | undefined;
+        inviteeIds: number[];
+        excludeMeetingId: number | null;
+      },
+    ): Conflict[] {
+      projectAccess(db, actor, projectId);
+      if (!q.startAt) throw invalid("startAt", "Required");
+      if (!q.endAt) throw invalid("endAt", "Required");
+      const times = range({ startAt: q.startAt, endAt: q.endAt });
+      return conflicts(actor, projectId, {
+        ...times,
+        participants: [actor.id, ...invitees(projectId, q.inviteeIds)],
+        excludeIds: q.excludeMeetingId === null ? [] : [q.excludeMeetingId],
+      });
+    },
+
+    /**
+     * Schedules a meeting (members): invitees get `meeting_invited`; writes
+     * `meeting_created` and sends `meeting.created`. Conflicts come back as warnings.
+     */
+    create(
+      actor: Actor,
+      projectId: number,
+      input: {
+        title: string;
+        startAt: string;
+        endAt: string;
+        inviteeIds: number[];
+        location?: string | null | undefined;
+        minutes?: string | null | undefined;
+      },
+    ): SavedMeeting {
+      return runAction(ctx, (fx) => {
+        requireWrite(projectAccess(db, actor, projectId));
+        const title = nonBlank("title", input.title);
+        const times = range(input);
+        const inviteeIds = invitees(projectId, input.inviteeIds);
+        const id = insertMeeting(db, {
+          projectId,
+          creatorId: actor.id,
+          title,
+          ...times,
+          location: input.location ?? null,
+          minutes: input.minutes ?? null,
+          createdAt: fx.now,
+        });
+        setInvitees(db, id, inviteeIds);
+        const created = meeting(projectId, id);
+        fx.activity({
+          projectId,
+          kind: "meeting_created",
+          actorId: actor.id,
+          subjectType: "meeting",
+          subjectId: id,
+          summary: title,
+        });
+        fx.notify({
+          kind: "meeting_invited",
+          projectId,
+          actorId: actor.id,
+          subjectType: "meeting",
+          subjectId: id,
+          text: title,
+          recipients: inviteeIds,
+        });
+        fx.event(projectId, "meeting.created", created);
+        return { meeting: created, warnings: warningsFor(actor, created) };
+      });
+    },
+
+    /** One meeting. */
+    get(actor: Actor, projectId: number, meetingId: number): Meeting {
+      projectAccess(db, actor, projectId);
+      return meeting(projectId, meetingId);
+    },
+
+    /**
+     * Edits a meeting (members); `inviteeIds` replaces the list, `null` clears the
+     * location or minutes. New invitees get `meeting_invited`; those who stay invited
+     * get `meeting_updated` when the time, place or invitee list changed.
+     */
+    update(
+      actor: Actor,
+      projectId: number,
+      input: {
+        meetingId: number;
+        title?: string | undefined;
+        startAt?: string | undefined;
+        endAt?: string | undefined;
+        inviteeIds?: number[] | undefined;
+        location?: string | null | undefined;
+        minutes?: string | null | undefined;
+      },
+    ): SavedMeeting {
+      return runAction(ctx, (fx) => {
+        requireWrite(projectAccess(db, actor, projectId));
+        const row = meeting(projectId, input.meetingId);
+        const times = range({
+          startAt: input.startAt ?? row.startAt,
+          endAt: input.endAt ?? row.endAt,
+        });
+        const title = input.title === undefined ? row.title : nonBlank("title", input.title);
+        const inviteeIds = input.inviteeIds === undefined
+          ? row.inviteeIds
+          : invitees(projectId, input.inviteeIds);
+        updateMeeting(db, row.id, {
+          title,
+          ...times,
+          location: input.location === undefined ? row.location : input.location,
+          minutes: input.minutes === undefined ? row.minutes : input.minutes,
+          updatedAt: fx.now,
+        });
+        setInvitees(db, row.id, inviteeIds);
+        const updated = meeting(projectId, row.id);
+
+        const before = new Set(row.inviteeIds);
+        const added = updated.inviteeIds.filter((id) => !before.has(id));
+        const stayed = updated.inviteeIds.filter((id) => before.has(id));
+        const listChanged = added.length > 0 || stayed.length !== before.size;
+        const timeChanged = updated.startAt !== row.startAt || updated.endAt !== row.endAt;
+        const placeChanged = updated.location !== row.location;
+        const notice = {
+          projectId,
+          actorId: actor.id,
+          subjectType: "meeting" as const,
+          subjectId: row.id,
+          text: title,
+        };
+        fx.notify({ ...notice, kind: "meeting_invited", recipients: added });
+        if (timeChanged || placeChanged || listChanged) {
+          fx.notify({ ...notice, kind: "meeting_updated", recipients: stayed });
+        }
+        return { meeting: updated, warnings: warningsFor(actor, updated) };
+      });
+    },
+
+    /** Soft-deletes a meeting (members). */
+    remove(actor: Actor, projectId: number, meetingId: number): void {
+      runAction(ctx, (fx) => {
+        requireWrite(projectAccess(db, actor, projectId));
+        deleteMeeting(db, meeting(projectId, meetingId).id, fx.now);
+      });
+    },
+  };
+}
+
+/** The meeting operations' type. */
+export type Meetings = ReturnType<typeof createMeetings>;

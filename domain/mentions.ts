@@ -5,8 +5,9 @@
 
 // The mark must not continue a word or an address ("a@b@c.io" mentions nobody), and the
 // address ends at its last letter of the top-level domain, so trailing punctuation drops.
+// The local part takes every character an address may hold unquoted (RFC 5322 atext).
 const MENTION =
-  /(?<![A-Za-z0-9._%+\-@＠])[@＠]([A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,})/g;
+  /(?<![A-Za-z0-9._%+\-@＠'!#$&*/=?^`{|}~])[@＠]([A-Za-z0-9._%+\-'!#$&*/=?^`{|}~]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,})/g;
 
 /** The distinct lower-cased email addresses mentioned in `text`, in order of appearance. */
 export function mentionedEmails(text: string): string[] {

@@ -1,7 +1,117 @@
-/** Placeholder replaced by the milestones implementation (wired in domain/services.ts). */
-import type { DomainContext } from "./actions.ts";
+/**
+ * Milestones: shared work any member edits. Progress is floor(100 × completed linked live
+ * to-do items / linked live items), 0 with none; it is computed, never stored.
+ */
+import {
+  findMilestone,
+  insertMilestone,
+  listMilestones,
+  type MilestoneRow,
+  updateMilestone,
+} from "../db/milestones.ts";
+import { projectAccess, requireWrite } from "./access.ts";
+import type { Actor } from "./accounts.ts";
+import { type DomainContext, runAction } from "./actions.ts";
+import { nonBlank, parseDate } from "./calendar.ts";
+import { DomainError } from "./errors.ts";
 
-/** The milestones operations. */
-export function createMilestones(_ctx: DomainContext) {
-  return {};
+/** A milestone as the API shows it. */
+export type Milestone = MilestoneRow;
+
+/** The milestone operations. */
+export function createMilestones(ctx: DomainContext) {
+  const { db } = ctx;
+  const milestone = (projectId: number, id: number): MilestoneRow => {
+    const row = findMilestone(db, projectId, id);
+    if (!row) throw new DomainError("not_found", "No such milestone");
+    return row;
+  };
+
+  return {
+    /** A project's milestones with their progress, oldest first. */
+    list(actor: Actor, projectId: number): Milestone[] {
+      projectAccess(db, actor, projectId);
+      return listMilestones(db, projectId);
+    },
+
+    /** Creates a milestone (members); writes `milestone_updated`. */
+    create(
+      actor: Actor,
+      projectId: number,
+      input: {
+        title: string;
+        description?: string | null | undefined;
+        dueDate?: string | null | undefined;
+      },
+    ): Milestone {
+      return runAction(ctx, (fx) => {
+        requireWrite(projectAccess(db, actor, projectId));
+        const title = nonBlank("title", input.title);
+        const dueDate = input.dueDate == null ? null : parseDate("dueDate", input.dueDate);
+        const id = insertMilestone(db, {
+          projectId,
+          creatorId: actor.id,
+          title,
+          description: input.description ?? null,
+          dueDate,
+          createdAt: fx.now,
+        });
+        fx.activity({
+          projectId,
+          kind: "milestone_updated",
+          actorId: actor.id,
+          subjectType: "milestone",
+          subjectId: id,
+          summary: title,
+        });
+        return milestone(projectId, id);
+      });
+    },
+
+    /** One milestone with its progress. */
+    get(actor: Actor, projectId: number, milestoneId: number): Milestone {
+      projectAccess(db, actor, projectId);
+      return milestone(projectId, milestoneId);
+    },
+
+    /** Edits a milestone (members); `null` clears the description or due date. */
+    update(
+      actor: Actor,
+      projectId: number,
+      input: {
+        milestoneId: number;
+        title?: string | undefined;
+        description?: string | null | undefined;
+        dueDate?: string | null | undefined;
+      },
+    ): Milestone {
+      return runAction(ctx, (fx) => {
+        requireWrite(projectAccess(db, actor, projectId));
+        const row = milestone(projectId, input.milestoneId);
+        const title = input.title === undefined ? row.title : nonBlank("title", input.title);
+        updateMilestone(db, row.id, {
+          title,
+          description: input.description === undefined ? row.description : input.description,
+          dueDate: input.dueDate === undefined
+            ? row.dueDate
+            : input.dueDate === null
+            ? null
+            : parseDate("dueDate", input.dueDate),
+          updatedAt: fx.now,
+        });
+        fx.activity({
+          projectId,
+          kind: "milestone_updated",
+          actorId: actor.id,
+          subjectType: "milestone",
+          subjectId: row.id,
+          summary: title,
+        });
+        return milestone(projectId, row.id);
+      });
+    },
+  };
 }
+
+/** The milestone operations' type. */
+export type Milestones = ReturnType<typeof createMilestones>;

@@ -9,6 +9,7 @@ import {
   markNotificationRead,
   type NotificationRow,
 } from "../db/notifications.ts";
+import { memberIds } from "../db/projects.ts";
 import type { Database } from "../db/sqlite.ts";
 import type { Actor } from "./accounts.ts";
 import type { Clock } from "./clock.ts";
@@ -80,10 +81,14 @@ export interface NotifyInput {
 }
 
 /**
- * Notifies each recipient once, never the actor. Call inside the action's transaction.
+ * Notifies each recipient once, never the actor, and only current members when the
+ * notification belongs to a project. Call inside the action's transaction.
  */
 export function notify(db: Database, clock: Clock, input: NotifyInput): void {
-  const recipients = [...new Set(input.recipients)].filter((id) => id !== input.actorId);
+  const members = input.projectId === null ? null : new Set(memberIds(db, input.projectId));
+  const recipients = [...new Set(input.recipients)].filter((id) =>
+    id !== input.actorId && (members === null || members.has(id))
+  );
   if (recipients.length === 0) return;
   insertNotifications(db, recipients, {
     kind: input.kind,

@@ -8,6 +8,7 @@ import { createAttachments } from "./attachments.ts";
 import { createBoard } from "./board.ts";
 import { createCalendar } from "./calendar.ts";
 import { createChat } from "./chat.ts";
+import { createDashboards } from "./dashboards.ts";
 import { EventHub } from "./event_hub.ts";
 import { createFiles } from "./files.ts";
 import { createMeetings } from "./meetings.ts";
@@ -71,6 +72,7 @@ export function createServices(deps: ServiceDeps) {
     milestones: createMilestones(ctx),
     calendar: createCalendar(ctx),
     meetings: createMeetings(ctx),
+    dashboards: createDashboards(ctx, attachments),
     accounts: createAccounts({
       db,
       clock,

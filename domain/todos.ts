@@ -52,7 +52,8 @@ const DATE = /^\d{4}-\d{2}-\d{2}$/;
 /** Checks a calendar date `YYYY-MM-DD` (a real day). */
 export function checkDate(field: string, value: string | null): string | null {
   if (value === null) return null;
-  if (!DATE.test(value) || new Date(`${value}T00:00:00Z`).toISOString().slice(0, 10) !== value) {
+  const time = DATE.test(value) ? Date.parse(`${value}T00:00:00Z`) : NaN;
+  if (Number.isNaN(time) || new Date(time).toISOString().slice(0, 10) !== value) {
     throw invalid(field, "Use a date like 2026-11-22");
   }
   return value;

@@ -12,6 +12,7 @@ import { adminRoutes } from "./api/admin.ts";
 import { authRoutes } from "./api/auth.ts";
 import { boardRoutes } from "./api/board.ts";
 import { chatRoutes } from "./api/chat.ts";
+import { dashboardRoutes } from "./api/dashboards.ts";
 import { errorBody, errorResponse } from "./api/errors.ts";
 import { fileRoutes } from "./api/files.ts";
 import { noteRoutes } from "./api/notes.ts";
@@ -116,6 +117,7 @@ export function createApp(deps: AppDeps): App {
   app.route("/", chatRoutes(services));
   app.route("/", todoRoutes(services));
   app.route("/", searchRoutes(services));
+  app.route("/", dashboardRoutes(services));
   app.route("/", planningRoutes(services));
 
   app.doc31("/api/openapi.json", {

@@ -162,26 +162,48 @@ export function encodeResponse(
   namespace: string,
   value: SoapValue,
 ): string {
-  const name = `${operation.name}Response`;
-  return `${ENVELOPE_START}<ns2:${name} xmlns:ns2="${escapeAttribute(namespace)}">` +
-    encodeField(service, operation.output, value) +
-    `</ns2:${name}>${ENVELOPE_END}`;
+  return responseEncoder(service, operation, namespace)(value);
 }
 
-function encodeField(service: ServiceDescription, field: Field, value: SoapValue): string {
-  if (value === null) return "";
+/**
+ * The encoder of `operation`'s response envelopes: what does not depend on the value (the
+ * envelope around it, the complex types of its fields) is worked out once.
+ */
+export function responseEncoder(
+  service: ServiceDescription,
+  operation: OperationDescription,
+  namespace: string,
+): (value: SoapValue) => string {
+  const name = `${operation.name}Response`;
+  const start = `${ENVELOPE_START}<ns2:${name} xmlns:ns2="${escapeAttribute(namespace)}">`;
+  const end = `</ns2:${name}>${ENVELOPE_END}`;
+  const encodeReturn = fieldEncoder(service, operation.output);
+  return (value) => start + encodeReturn(value) + end;
+}
+
+type FieldEncoder = (value: SoapValue) => string;
+
+function fieldEncoder(service: ServiceDescription, field: Field): FieldEncoder {
+  const open = `<${field.name}>`;
+  const close = `</${field.name}>`;
   const type = field.type;
-  let content: string;
   if (typeof type === "object") {
-    if (typeof value !== "object") throw new TypeError(`${field.name} must be an object`);
-    content = complexType(service, type.complex).fields
-      .map((f) => encodeField(service, f, value[f.name] ?? null)).join("");
-  } else if (type === "double") {
-    content = formatDouble(value as number);
-  } else {
-    content = escapeText(String(value));
+    const fields = complexType(service, type.complex).fields.map((f) => ({
+      name: f.name,
+      encode: fieldEncoder(service, f),
+    }));
+    return (value) => {
+      if (value === null) return "";
+      if (typeof value !== "object") throw new TypeError(`${field.name} must be an object`);
+      let content = "";
+      for (const f of fields) content += f.encode(value[f.name] ?? null);
+      return open + content + close;
+    };
   }
-  return `<${field.name}>${content}</${field.name}>`;
+  if (type === "double") {
+    return (value) => value === null ? "" : open + formatDouble(value as number) + close;
+  }
+  return (value) => value === null ? "" : open + escapeText(String(value)) + close;
 }
 
 /** Java's Double.toString for the values this service sends: `3.5`, `0.0`, `700.0`. */

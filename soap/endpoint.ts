@@ -8,8 +8,8 @@ import type { LoanService } from "../domain/loan.ts";
 import {
   decodeRequest,
   encodeFault,
-  encodeResponse,
   type FaultCode,
+  responseEncoder,
   SoapFault,
   type SoapValue,
 } from "./codec.ts";
@@ -77,6 +77,9 @@ export function soapEndpoint(
 ): SoapHandler {
   const xsd = renderXsd(service, options.namespace);
   const wsdlByAddress = new Map<string, string>();
+  const encoders = new Map(
+    service.operations.map((op) => [op.name, responseEncoder(service, op, options.namespace)]),
+  );
 
   function address(url: URL): string {
     return `${options.baseUrl ?? url.origin}${service.path}`;
@@ -113,8 +116,9 @@ export function soapEndpoint(
     if (bytes === null) return new Response(null, { status: 413 });
     try {
       const call = decodeRequest(parseXml(decode(bytes, charset)), service, options.namespace);
-      const result = await impl[call.operation.name]!(call.arg0);
-      return xml(encodeResponse(service, call.operation, options.namespace, result), 200);
+      const name = call.operation.name;
+      const result = await impl[name]!(call.arg0);
+      return xml(encoders.get(name)!(result), 200);
     } catch (error) {
       return faultResponse(error);
     }
@@ -138,9 +142,9 @@ export function soapEndpoint(
   }
 
   return (request) => {
-    const url = new URL(request.url);
-    if (request.method === "GET") return Promise.resolve(get(url));
-    if (request.method === "POST") return post(request);
+    const method = request.method;
+    if (method === "POST") return post(request);
+    if (method === "GET") return Promise.resolve(get(new URL(request.url)));
     return Promise.resolve(
       new Response(null, { status: 405, headers: { allow: "GET, POST" } }),
     );
@@ -154,6 +158,7 @@ function xml(body: string, status: number): Response {
 /** The charset of a `text/xml` content type ("utf-8" when absent), or null for another type. */
 function xmlCharset(contentType: string | null): string | null {
   if (contentType === null) return null;
+  if (contentType === XML_TYPE) return "utf-8"; // what most clients send
   const [type, ...params] = contentType.split(";");
   if (type!.trim().toLowerCase() !== "text/xml") return null;
   for (const param of params) {
@@ -165,10 +170,13 @@ function xmlCharset(contentType: string | null): string | null {
   return "utf-8";
 }
 
+/** A strict UTF-8 decoder; without `stream` a decoder keeps no state between calls. */
+const UTF8 = new TextDecoder("utf-8", { fatal: true });
+
 function decode(bytes: Uint8Array, charset: string): string {
   let decoder: TextDecoder;
   try {
-    decoder = new TextDecoder(charset, { fatal: true });
+    decoder = charset === "utf-8" ? UTF8 : new TextDecoder(charset, { fatal: true });
   } catch {
     throw new SoapFault(
       "Client",

@@ -17,3 +17,12 @@ document.addEventListener("change", (event) => {
   if (field.name === "theme") document.documentElement.dataset.theme = field.value;
   field.form.requestSubmit();
 });
+
+// Ctrl+Enter (⌘+Enter) in a text area submits its form, as in most chat and forum tools.
+document.addEventListener("keydown", (event) => {
+  const field = event.target;
+  if (!(field instanceof HTMLTextAreaElement) || event.key !== "Enter") return;
+  if (!(event.ctrlKey || event.metaKey) || !field.form) return;
+  event.preventDefault();
+  field.form.requestSubmit();
+});

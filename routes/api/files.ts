@@ -123,11 +123,16 @@ export function contentDisposition(name: string): string {
 
 /** The file routes. */
 export function fileRoutes(services: Services, options: { maxUploadMb: number }) {
-  const limit = bodyLimit({
+  const uploadLimit = bodyLimit({
     maxSize: options.maxUploadMb * 1024 * 1024 + MULTIPART_SLACK,
     onError: (c) =>
       c.json(errorBody("too_large", `Files may be at most ${options.maxUploadMb} MB`), 413),
   });
+  // JSON bodies were already read and limited by the API's JSON middleware.
+  const limit: MiddlewareHandler = (c, next) =>
+    (c.req.header("content-type") ?? "").toLowerCase().startsWith("multipart/form-data")
+      ? uploadLimit(c, next)
+      : next();
   const app = apiApp()
     .openapi(upload(limit), async (c) => {
       const { file } = c.req.valid("form");

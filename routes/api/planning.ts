@@ -1,8 +1,444 @@
-/** Placeholder replaced by the milestone, calendar and meeting routes. */
+/** Planning: milestones, calendar events, the project calendar, meetings and their conflicts. */
+import { createRoute, z } from "@hono/zod-openapi";
 import type { Services } from "../../domain/services.ts";
-import { apiApp } from "./openapi.ts";
+import { actorOf, apiApp, errors, Id, jsonRequest, jsonResponse } from "./openapi.ts";
 
-/** The planning routes. */
-export function planningRoutes(_services: Services) {
-  return apiApp();
+const ProjectParam = z.object({ projectId: Id });
+const base = "/api/projects/{projectId}";
+
+const Title = z.string().trim().min(1, "Cannot be blank").max(200);
+const Description = z.string().max(10_000);
+const CalendarDate = z.string().max(10).openapi({
+  description: "A calendar date, `YYYY-MM-DD`",
+  example: "2026-12-01",
+});
+const Timestamp = z.string().max(40).openapi({
+  description: "ISO 8601 with `Z` or an offset (stored in UTC), or `YYYY-MM-DD` (UTC midnight)",
+  example: "2026-11-22T08:30:00.000Z",
+});
+const UserIds = z.array(z.number().int().positive().max(Number.MAX_SAFE_INTEGER)).max(200);
+
+// ---------------------------------------------------------------------------------------
+// Schemas.
+
+export const MilestoneSchema = z.object({
+  id: z.number().int(),
+  projectId: z.number().int(),
+  creatorId: z.number().int(),
+  title: z.string(),
+  description: z.string().nullable(),
+  dueDate: z.string().nullable(),
+  progress: z.number().int().openapi({
+    description: "floor(100 × completed linked to-do items / linked items), 0 with none",
+  }),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+}).openapi("Milestone");
+
+const EventSchema = z.object({
+  id: z.number().int(),
+  projectId: z.number().int(),
+  creatorId: z.number().int(),
+  title: z.string(),
+  description: z.string().nullable(),
+  startAt: z.string(),
+  endAt: z.string(),
+  allDay: z.boolean(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+}).openapi("CalendarEvent");
+
+const CalendarItemSchema = z.object({
+  type: z.enum(["event", "milestone", "todo"]),
+  id: z.number().int(),
+  title: z.string(),
+  start: z.string().openapi({ description: "A UTC timestamp (events) or `YYYY-MM-DD`" }),
+  end: z.string(),
+  allDay: z.boolean(),
+  completed: z.boolean().optional().openapi({ description: "To-dos only" }),
+  priority: z.enum(["low", "normal", "high"]).optional().openapi({ description: "To-dos only" }),
+  assigneeId: z.number().int().nullable().optional().openapi({ description: "To-dos only" }),
+}).openapi("CalendarItem");
+
+export const MeetingSchema = z.object({
+  id: z.number().int(),
+  projectId: z.number().int(),
+  creatorId: z.number().int(),
+  title: z.string(),
+  startAt: z.string(),
+  endAt: z.string(),
+  location: z.string().nullable(),
+  minutes: z.string().nullable(),
+  inviteeIds: z.array(z.number().int()),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+}).openapi("Meeting");
+
+const ConflictSchema = z.object({
+  type: z.enum(["meeting", "event", "todo"]),
+  id: z.number().int(),
+  projectId: z.number().int(),
+  title: z.string().nullable().openapi({
+    description: "null when the caller is not a member of the item's project",
+  }),
+  start: z.string(),
+  end: z.string(),
+  userId: z.number().int().openapi({ description: "The participant concerned" }),
+}).openapi("Conflict");
+
+const MilestoneBody = z.object({ milestone: MilestoneSchema });
+const EventBody = z.object({ event: EventSchema });
+const SavedMeetingBody = z.object({ meeting: MeetingSchema, warnings: z.array(ConflictSchema) });
+
+// ---------------------------------------------------------------------------------------
+// Milestones.
+
+const MilestoneParam = z.object({ projectId: Id, milestoneId: Id });
+
+const listMilestones = createRoute({
+  method: "get",
+  path: `${base}/milestones`,
+  tags: ["milestones"],
+  summary: "Milestones with their progress, oldest first",
+  request: { params: ProjectParam },
+  responses: {
+    200: jsonResponse(z.object({ items: z.array(MilestoneSchema) }), "The milestones"),
+    ...errors(401, 404),
+  },
+});
+
+const createMilestone = createRoute({
+  method: "post",
+  path: `${base}/milestones`,
+  tags: ["milestones"],
+  summary: "Create a milestone (members); writes milestone_updated",
+  request: {
+    params: ProjectParam,
+    ...jsonRequest(
+      z.object({
+        title: Title,
+        description: Description.nullable().optional(),
+        dueDate: CalendarDate.nullable().optional(),
+      }).openapi("MilestoneInput"),
+    ),
+  },
+  responses: { 201: jsonResponse(MilestoneBody, "Created"), ...errors(400, 401, 403, 404) },
+});
+
+const getMilestone = createRoute({
+  method: "get",
+  path: `${base}/milestones/{milestoneId}`,
+  tags: ["milestones"],
+  summary: "A milestone with its progress",
+  request: { params: MilestoneParam },
+  responses: { 200: jsonResponse(MilestoneBody, "The milestone"), ...errors(400, 401, 404) },
+});
+
+const updateMilestone = createRoute({
+  method: "patch",
+  path: `${base}/milestones/{milestoneId}`,
+  tags: ["milestones"],
+  summary: "Edit a milestone (members); null clears; writes milestone_updated",
+  request: {
+    params: MilestoneParam,
+    ...jsonRequest(
+      z.object({
+        title: Title.optional(),
+        description: Description.nullable().optional(),
+        dueDate: CalendarDate.nullable().optional(),
+      }).openapi("MilestonePatch"),
+    ),
+  },
+  responses: { 200: jsonResponse(MilestoneBody, "Updated"), ...errors(400, 401, 403, 404) },
+});
+
+// ---------------------------------------------------------------------------------------
+// The calendar and its events.
+
+const EventParam = z.object({ projectId: Id, eventId: Id });
+
+const calendar = createRoute({
+  method: "get",
+  path: `${base}/calendar`,
+  tags: ["calendar"],
+  summary: "Events, milestones and to-dos intersecting [from, to), by start, type, id",
+  request: {
+    params: ProjectParam,
+    query: z.object({
+      from: Timestamp.optional().openapi({ description: "inclusive; required" }),
+      to: Timestamp.optional().openapi({ description: "exclusive; required, after from" }),
+    }),
+  },
+  responses: {
+    200: jsonResponse(z.object({ items: z.array(CalendarItemSchema) }), "The calendar"),
+    ...errors(400, 401, 404),
+  },
+});
+
+const listEvents = createRoute({
+  method: "get",
+  path: `${base}/calendar/events`,
+  tags: ["calendar"],
+  summary: "Calendar events, oldest first",
+  request: { params: ProjectParam },
+  responses: {
+    200: jsonResponse(z.object({ items: z.array(EventSchema) }), "The events"),
+    ...errors(401, 404),
+  },
+});
+
+const createEvent = createRoute({
+  method: "post",
+  path: `${base}/calendar/events`,
+  tags: ["calendar"],
+  summary: "Create a calendar event (members); endAt may not be before startAt",
+  request: {
+    params: ProjectParam,
+    ...jsonRequest(
+      z.object({
+        title: Title,
+        description: Description.nullable().optional(),
+        startAt: Timestamp,
+        endAt: Timestamp,
+        allDay: z.boolean().optional(),
+      }).openapi("CalendarEventInput"),
+    ),
+  },
+  responses: { 201: jsonResponse(EventBody, "Created"), ...errors(400, 401, 403, 404) },
+});
+
+const getEvent = createRoute({
+  method: "get",
+  path: `${base}/calendar/events/{eventId}`,
+  tags: ["calendar"],
+  summary: "A calendar event",
+  request: { params: EventParam },
+  responses: { 200: jsonResponse(EventBody, "The event"), ...errors(400, 401, 404) },
+});
+
+const updateEvent = createRoute({
+  method: "patch",
+  path: `${base}/calendar/events/{eventId}`,
+  tags: ["calendar"],
+  summary: "Edit a calendar event (members); null clears the description",
+  request: {
+    params: EventParam,
+    ...jsonRequest(
+      z.object({
+        title: Title.optional(),
+        description: Description.nullable().optional(),
+        startAt: Timestamp.optional(),
+        endAt: Timestamp.optional(),
+        allDay: z.boolean().optional(),
+      }).openapi("CalendarEventPatch"),
+    ),
+  },
+  responses: { 200: jsonResponse(EventBody, "Updated"), ...errors(400, 401, 403, 404) },
+});
+
+const removeEvent = createRoute({
+  method: "delete",
+  path: `${base}/calendar/events/{eventId}`,
+  tags: ["calendar"],
+  summary: "Delete a calendar event (members)",
+  request: { params: EventParam },
+  responses: { 204: { description: "Deleted" }, ...errors(400, 401, 403, 404) },
+});
+
+// ---------------------------------------------------------------------------------------
+// Meetings.
+
+const MeetingParam = z.object({ projectId: Id, meetingId: Id });
+const Location = z.string().max(500);
+const Minutes = z.string().max(100_000);
+
+const listMeetings = createRoute({
+  method: "get",
+  path: `${base}/meetings`,
+  tags: ["meetings"],
+  summary: "Meetings, oldest first",
+  request: { params: ProjectParam },
+  responses: {
+    200: jsonResponse(z.object({ items: z.array(MeetingSchema) }), "The meetings"),
+    ...errors(401, 404),
+  },
+});
+
+const createMeeting = createRoute({
+  method: "post",
+  path: `${base}/meetings`,
+  tags: ["meetings"],
+  summary: "Schedule a meeting (members); invitees are notified; conflicts come back as warnings",
+  request: {
+    params: ProjectParam,
+    ...jsonRequest(
+      z.object({
+        title: Title,
+        startAt: Timestamp,
+        endAt: Timestamp,
+        inviteeIds: UserIds.openapi({ description: "Members of the project" }),
+        location: Location.nullable().optional(),
+        minutes: Minutes.nullable().optional(),
+      }).openapi("MeetingInput"),
+    ),
+  },
+  responses: { 201: jsonResponse(SavedMeetingBody, "Created"), ...errors(400, 401, 403, 404) },
+});
+
+const IdList = z.string().max(2000).regex(
+  /^\s*(\d{1,15}\s*(,\s*\d{1,15}\s*)*)?$/,
+  "Use comma-separated user ids",
+);
+const OptionalId = z.string().regex(/^\d{1,15}$/, "Use a meeting id");
+
+const checkMeeting = createRoute({
+  method: "get",
+  path: `${base}/meetings/check`,
+  tags: ["meetings"],
+  summary: "The conflicts a meeting over the range would have (the caller organising)",
+  request: {
+    params: ProjectParam,
+    query: z.object({
+      startAt: Timestamp.optional().openapi({ description: "required" }),
+      endAt: Timestamp.optional().openapi({ description: "required" }),
+      inviteeIds: IdList.optional().openapi({ example: "1,2" }),
+      excludeMeetingId: OptionalId.optional(),
+    }),
+  },
+  responses: {
+    200: jsonResponse(z.object({ conflicts: z.array(ConflictSchema) }), "The conflicts"),
+    ...errors(400, 401, 404),
+  },
+});
+
+const getMeeting = createRoute({
+  method: "get",
+  path: `${base}/meetings/{meetingId}`,
+  tags: ["meetings"],
+  summary: "A meeting",
+  request: { params: MeetingParam },
+  responses: {
+    200: jsonResponse(z.object({ meeting: MeetingSchema }), "The meeting"),
+    ...errors(400, 401, 404),
+  },
+});
+
+const updateMeeting = createRoute({
+  method: "patch",
+  path: `${base}/meetings/{meetingId}`,
+  tags: ["meetings"],
+  summary: "Edit a meeting (members); inviteeIds replaces the list; null clears",
+  request: {
+    params: MeetingParam,
+    ...jsonRequest(
+      z.object({
+        title: Title.optional(),
+        startAt: Timestamp.optional(),
+        endAt: Timestamp.optional(),
+        inviteeIds: UserIds.optional(),
+        location: Location.nullable().optional(),
+        minutes: Minutes.nullable().optional(),
+      }).openapi("MeetingPatch"),
+    ),
+  },
+  responses: { 200: jsonResponse(SavedMeetingBody, "Updated"), ...errors(400, 401, 403, 404) },
+});
+
+const removeMeeting = createRoute({
+  method: "delete",
+  path: `${base}/meetings/{meetingId}`,
+  tags: ["meetings"],
+  summary: "Delete a meeting (members)",
+  request: { params: MeetingParam },
+  responses: { 204: { description: "Deleted" }, ...errors(400, 401, 403, 404) },
+});
+
+function idList(raw: string | undefined): number[] {
+  return (raw ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "").map(Number);
+}
+
+/** The milestone, calendar and meeting routes. */
+export function planningRoutes(services: Services) {
+  const { milestones, calendar: cal, meetings } = services;
+  return apiApp()
+    .openapi(listMilestones, (c) => {
+      const items = milestones.list(actorOf(c), c.req.valid("param").projectId);
+      return c.json({ items }, 200);
+    })
+    .openapi(createMilestone, (c) => {
+      const { projectId } = c.req.valid("param");
+      const milestone = milestones.create(actorOf(c), projectId, c.req.valid("json"));
+      return c.json({ milestone }, 201);
+    })
+    .openapi(getMilestone, (c) => {
+      const { projectId, milestoneId } = c.req.valid("param");
+      return c.json({ milestone: milestones.get(actorOf(c), projectId, milestoneId) }, 200);
+    })
+    .openapi(updateMilestone, (c) => {
+      const { projectId, milestoneId } = c.req.valid("param");
+      const milestone = milestones.update(actorOf(c), projectId, {
+        milestoneId,
+        ...c.req.valid("json"),
+      });
+      return c.json({ milestone }, 200);
+    })
+    .openapi(calendar, (c) => {
+      const items = cal.range(actorOf(c), c.req.valid("param").projectId, c.req.valid("query"));
+      return c.json({ items }, 200);
+    })
+    .openapi(listEvents, (c) => {
+      return c.json({ items: cal.list(actorOf(c), c.req.valid("param").projectId) }, 200);
+    })
+    .openapi(createEvent, (c) => {
+      const event = cal.create(actorOf(c), c.req.valid("param").projectId, c.req.valid("json"));
+      return c.json({ event }, 201);
+    })
+    .openapi(getEvent, (c) => {
+      const { projectId, eventId } = c.req.valid("param");
+      return c.json({ event: cal.get(actorOf(c), projectId, eventId) }, 200);
+    })
+    .openapi(updateEvent, (c) => {
+      const { projectId, eventId } = c.req.valid("param");
+      const event = cal.update(actorOf(c), projectId, { eventId, ...c.req.valid("json") });
+      return c.json({ event }, 200);
+    })
+    .openapi(removeEvent, (c) => {
+      const { projectId, eventId } = c.req.valid("param");
+      cal.remove(actorOf(c), projectId, eventId);
+      return c.body(null, 204);
+    })
+    .openapi(listMeetings, (c) => {
+      return c.json({ items: meetings.list(actorOf(c), c.req.valid("param").projectId) }, 200);
+    })
+    .openapi(createMeeting, (c) => {
+      const { projectId } = c.req.valid("param");
+      return c.json(meetings.create(actorOf(c), projectId, c.req.valid("json")), 201);
+    })
+    // Before `/meetings/{meetingId}`, which would otherwise take `check` for an id.
+    .openapi(checkMeeting, (c) => {
+      const query = c.req.valid("query");
+      const conflicts = meetings.check(actorOf(c), c.req.valid("param").projectId, {
+        startAt: query.startAt,
+        endAt: query.endAt,
+        inviteeIds: idList(query.inviteeIds),
+        excludeMeetingId: query.excludeMeetingId ? Number(query.excludeMeetingId) : null,
+      });
+      return c.json({ conflicts }, 200);
+    })
+    .openapi(getMeeting, (c) => {
+      const { projectId, meetingId } = c.req.valid("param");
+      return c.json({ meeting: meetings.get(actorOf(c), projectId, meetingId) }, 200);
+    })
+    .openapi(updateMeeting, (c) => {
+      const { projectId, meetingId } = c.req.valid("param");
+      return c.json(
+        meetings.update(actorOf(c), projectId, { meetingId, ...c.req.valid("json") }),
+        200,
+      );
+    })
+    .openapi(removeMeeting, (c) => {
+      const { projectId, meetingId } = c.req.valid("param");
+      meetings.remove(actorOf(c), projectId, meetingId);
+      return c.body(null, 204);
+    });
 }

@@ -6,7 +6,54 @@ export function requestLog(write: (line: string) => void): MiddlewareHandler {
   return async (c, next) => {
     const started = performance.now();
     await next();
-    const ms = (performance.now() - started).toFixed(1);
-    write(`${c.req.method} ${c.req.path} ${c.res.status} ${ms}ms`);
+    write(requestLine(c.req.method, c.req.path, c.res.status, started));
   };
 }
+
+/** The log line of a request that started at `started` (`performance.now()`) and ends now. */
+export function requestLine(method: string, path: string, status: number, started: number): string {
+  return `${method} ${path} ${status} ${(performance.now() - started).toFixed(1)}ms`;
+}
+
+/** Lines buffered beyond this many characters are written at once. */
+const MAX_BUFFERED_CHARS = 64 * 1024;
+
+let buffered: string[] = [];
+let bufferedChars = 0;
+let scheduled = false;
+const encoder = new TextEncoder();
+
+/**
+ * Writes `line` to standard output, like `console.log(line)`, but buffered: the lines of
+ * one turn of the event loop are written together by one write at its end (a synchronous
+ * write per request costs more than the rest of a SOAP request's handling). Call
+ * `flushStdoutLog()` before exiting.
+ */
+export function stdoutLog(line: string): void {
+  buffered.push(line);
+  bufferedChars += line.length + 1;
+  if (bufferedChars >= MAX_BUFFERED_CHARS) {
+    flushStdoutLog();
+  } else if (!scheduled) {
+    scheduled = true;
+    setTimeout(flushStdoutLog, 0);
+  }
+}
+
+/** Writes the buffered lines of `stdoutLog` now. */
+export function flushStdoutLog(): void {
+  scheduled = false;
+  if (buffered.length === 0) return;
+  const text = buffered.join("\n") + "\n";
+  buffered = [];
+  bufferedChars = 0;
+  let bytes = encoder.encode(text);
+  try {
+    while (bytes.byteLength > 0) bytes = bytes.subarray(Deno.stdout.writeSync(bytes));
+  } catch {
+    // Standard output is gone (a closed pipe): the lines are lost, as console.log's would be.
+  }
+}
+
+// Deno.exit() and the natural end of the program dispatch "unload": nothing stays buffered.
+globalThis.addEventListener("unload", flushStdoutLog);

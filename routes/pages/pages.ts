@@ -4,12 +4,25 @@ import { bodyLimit } from "hono/body-limit";
 import type { Services } from "../../domain/services.ts";
 import type { AppEnv } from "../api/openapi.ts";
 import { accountPages } from "./account_pages.tsx";
+import { activityPage } from "./activity_page.tsx";
 import { adminPages } from "./admin_page.tsx";
+import { chatPages } from "./chat_page.tsx";
+import { boardPages } from "./board_pages.tsx";
+import { filesPages, tooLargePage } from "./files_pages.tsx";
+import { notesPages } from "./notes_pages.tsx";
 import { notificationPages } from "./notification_pages.tsx";
 import { projectPages } from "./project_pages.tsx";
 import { staticFiles } from "./static_files.ts";
+import { todoPages } from "./todos_page.tsx";
 
 const PUBLIC = new Set(["/login", "/register"]);
+
+/** Page forms that carry an upload: files, a thread, a reply, a chat message, a to-do attachment. */
+const UPLOAD_FORM =
+  /^\/projects\/\d+\/(files|chat|todos\/\d+\/attachments|board(\/\d+(\/comments)?)?)$/;
+
+/** Multipart overhead allowed on top of the file size limit. */
+const MULTIPART_SLACK = 64 * 1024;
 
 /** Sends a visitor without a session to `/login?next=<path>` (302). */
 function requireLogin(): MiddlewareHandler<AppEnv> {
@@ -28,18 +41,30 @@ export function pages(services: Services, options: { baseUrl: string | null }) {
     maxSize: 1024 * 1024,
     onError: (c) => c.text("Payload Too Large", 413),
   });
+  // Upload forms may be as large as an upload; the limit is enforced while reading.
+  const uploadLimit = bodyLimit({
+    maxSize: services.hubContext.maxUploadBytes + MULTIPART_SLACK,
+    onError: (c) => tooLargePage(c, services),
+  });
   const guard = requireLogin();
   // The API has its own body handling and answers 401/404 itself.
   app.use(async (c, next) => {
     if (c.req.path === "/api" || c.req.path.startsWith("/api/")) return await next();
-    return await limit(c, async () => {
+    const limited = c.req.method === "POST" && UPLOAD_FORM.test(c.req.path) ? uploadLimit : limit;
+    return await limited(c, async () => {
       const redirect = await guard(c, next);
       if (redirect instanceof Response) c.res = redirect;
     });
   });
   app.route("/", accountPages(services, options));
   app.route("/", projectPages(services));
+  app.route("/", boardPages(services));
+  app.route("/", notesPages(services));
+  app.route("/", filesPages(services));
+  app.route("/", activityPage(services));
   app.route("/", adminPages(services));
   app.route("/", notificationPages(services));
+  app.route("/", chatPages(services));
+  app.route("/", todoPages(services));
   return app;
 }

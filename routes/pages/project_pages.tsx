@@ -9,6 +9,7 @@ import { formatDateTime } from "../i18n/i18n.ts";
 import { type PageCtx, pageCtx } from "./context.ts";
 import { formFields, pageError, validateForm } from "./forms.ts";
 import { Alert, FieldError, renderPage } from "./layout.tsx";
+import { ProjectNav } from "./project_nav.tsx";
 
 const ROLES = ["owner", "member", "viewer"] as const;
 
@@ -158,6 +159,7 @@ function ProjectPage(
           ? <span class="tag">{t("projects.myRole", { role: t(`role.${project.myRole}`) })}</span>
           : null}
       </div>
+      <ProjectNav ctx={props.ctx} projectId={project.id} current="dashboard" />
       {project.description ? <p>{project.description}</p> : null}
       {project.archived ? <div class="notice">{t("projects.archivedNotice")}</div> : null}
       <Alert message={props.message} />

@@ -1,0 +1,103 @@
+/**
+ * The queries behind the dashboards: each is one statement whatever the number of
+ * projects or items, so a dashboard costs a fixed number of queries.
+ */
+import type { Database } from "./sqlite.ts";
+import { type ItemRow, toItem } from "./todos.ts";
+
+const ITEM_SELECT = `SELECT i.id, i.project_id, i.column_id, i.creator_id, i.title, i.description,
+  i.assignee_id, i.priority, i.start_date, i.due_date, i.tags, i.order_index, i.completed,
+  i.completed_at, i.milestone_id, i.created_at, i.updated_at FROM todo_items i`;
+
+type RawItem = Parameters<typeof toItem>[0];
+
+/** Incomplete items of a project in its `in_progress` column, in board order. */
+export function inProgressItems(db: Database, projectId: number): ItemRow[] {
+  return (db.sql.prepare(
+    `${ITEM_SELECT} JOIN todo_columns c ON c.id = i.column_id AND c.key = 'in_progress'
+     WHERE i.project_id = ? AND i.deleted_at IS NULL AND i.completed = 0
+     ORDER BY i.order_index, i.id`,
+  ).all(projectId) as unknown as RawItem[]).map(toItem);
+}
+
+/** Incomplete items of a project due within [from, to] (dates), soonest first. */
+export function itemsDueBetween(
+  db: Database,
+  projectId: number,
+  from: string,
+  to: string,
+): ItemRow[] {
+  return (db.sql.prepare(
+    `${ITEM_SELECT} WHERE i.project_id = ? AND i.deleted_at IS NULL AND i.completed = 0
+     AND i.due_date BETWEEN ? AND ? ORDER BY i.due_date, i.id`,
+  ).all(projectId, from, to) as unknown as RawItem[]).map(toItem);
+}
+
+/**
+ * Incomplete items assigned to a user in the live projects they belong to; `dueBefore`
+ * keeps only those due before that date. Soonest due first, undated last.
+ */
+export function assignedItems(
+  db: Database,
+  userId: number,
+  options: { dueBefore: string | null; limit: number },
+): ItemRow[] {
+  return (db.sql.prepare(
+    `${ITEM_SELECT} JOIN projects p ON p.id = i.project_id AND p.deleted_at IS NULL
+     JOIN project_members pm ON pm.project_id = i.project_id AND pm.user_id = i.assignee_id
+     WHERE i.assignee_id = ? AND i.deleted_at IS NULL AND i.completed = 0
+     AND (? IS NULL OR i.due_date < ?)
+     ORDER BY i.due_date IS NULL, i.due_date, i.id LIMIT ?`,
+  ).all(userId, options.dueBefore, options.dueBefore, options.limit) as unknown as RawItem[])
+    .map(toItem);
+}
+
+/** The newest live threads of a project (not pinned-first: the dashboard shows news). */
+export function newestThreadIds(db: Database, projectId: number, limit: number): number[] {
+  return (db.sql.prepare(
+    `SELECT id FROM threads WHERE project_id = ? AND deleted_at IS NULL
+     ORDER BY created_at DESC, id DESC LIMIT ?`,
+  ).all(projectId, limit) as Array<{ id: number }>).map((r) => r.id);
+}
+
+/** The newest live notes of a project. */
+export function newestNoteIds(db: Database, projectId: number, limit: number): number[] {
+  return (db.sql.prepare(
+    `SELECT id FROM notes WHERE project_id = ? AND deleted_at IS NULL
+     ORDER BY created_at DESC, id DESC LIMIT ?`,
+  ).all(projectId, limit) as Array<{ id: number }>).map((r) => r.id);
+}
+
+/** The ids of the live projects a user belongs to. */
+export function userProjectIds(db: Database, userId: number): number[] {
+  return (db.sql.prepare(
+    `SELECT m.project_id FROM project_members m JOIN projects p ON p.id = m.project_id
+     WHERE m.user_id = ? AND p.deleted_at IS NULL`,
+  ).all(userId) as Array<{ project_id: number }>).map((r) => r.project_id);
+}
+
+/** The id of a project's soonest meeting that has not started, or null. */
+export function nextMeetingId(db: Database, projectId: number, now: string): number | null {
+  const r = db.sql.prepare(
+    `SELECT id FROM meetings WHERE project_id = ? AND deleted_at IS NULL AND start_at > ?
+     ORDER BY start_at, id LIMIT 1`,
+  ).get(projectId, now) as { id: number } | undefined;
+  return r?.id ?? null;
+}
+
+/** Meetings a user organises or is invited to that have not ended, soonest first. */
+export function upcomingMeetingIds(
+  db: Database,
+  userId: number,
+  now: string,
+  limit: number,
+): number[] {
+  return (db.sql.prepare(
+    `SELECT m.id FROM meetings m JOIN projects p ON p.id = m.project_id AND p.deleted_at IS NULL
+     JOIN project_members pm ON pm.project_id = m.project_id AND pm.user_id = ?
+     WHERE m.deleted_at IS NULL AND m.end_at > ?
+     AND (m.creator_id = ? OR EXISTS (SELECT 1 FROM meeting_invitees i
+       WHERE i.meeting_id = m.id AND i.user_id = ?))
+     ORDER BY m.start_at, m.id LIMIT ?`,
+  ).all(userId, now, userId, userId, limit) as Array<{ id: number }>).map((r) => r.id);
+}

@@ -1,0 +1,126 @@
+/**
+ * The project and personal dashboards, each built from a fixed number of queries (none per
+ * project or per item). "Today" is the clock's UTC date.
+ */
+import { listActivity } from "../db/activity.ts";
+import { threadsByIds } from "../db/board.ts";
+import { latestMessages } from "../db/chat.ts";
+import {
+  assignedItems,
+  inProgressItems,
+  itemsDueBetween,
+  newestNoteIds,
+  newestThreadIds,
+  nextMeetingId,
+  upcomingMeetingIds,
+  userProjectIds,
+} from "../db/dashboards.ts";
+import { latestFiles } from "../db/files.ts";
+import { type MeetingRow, meetingsByIds } from "../db/meetings.ts";
+import { listMilestones, type MilestoneRow } from "../db/milestones.ts";
+import { notesByIds } from "../db/notes.ts";
+import { listUnread } from "../db/notifications.ts";
+import { listProjectsOfUser } from "../db/projects.ts";
+import type { ItemRow } from "../db/todos.ts";
+import { projectAccess } from "./access.ts";
+import type { Actor } from "./accounts.ts";
+import type { Activity } from "./activity.ts";
+import type { DomainContext } from "./actions.ts";
+import type { Attachments } from "./attachments.ts";
+import type { Thread } from "./board.ts";
+import type { Message } from "./chat.ts";
+import { type FileInfo, fileInfo } from "./files.ts";
+import type { Note } from "./notes.ts";
+import { type Notification, toNotification } from "./notifications.ts";
+import { type Project, toProject } from "./projects.ts";
+import type { Item } from "./todos.ts";
+
+const LATEST = 5;
+const ACTIVITY = 10;
+const NEAR_DUE_DAYS = 7;
+const ASSIGNED_LIMIT = 50;
+const MEETINGS_LIMIT = 20;
+
+/** The project dashboard. */
+export interface ProjectDashboard {
+  inProgressTodos: Item[];
+  nearDueTodos: Item[];
+  latestChat: Message[];
+  latestThreads: Thread[];
+  latestNotes: Note[];
+  latestFiles: FileInfo[];
+  nextMeeting: MeetingRow | null;
+  milestones: MilestoneRow[];
+  recentActivity: Activity[];
+}
+
+/** The personal dashboard. */
+export interface PersonalDashboard {
+  projects: Project[];
+  incompleteTodos: Item[];
+  upcomingMeetings: MeetingRow[];
+  unreadNotifications: { count: number; latest: Notification[] };
+  overdueTodos: Item[];
+  recentActivity: Activity[];
+}
+
+function addDays(date: string, days: number): string {
+  return new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
+}
+
+/** The dashboard operations. */
+export function createDashboards(ctx: DomainContext, attachments: Attachments) {
+  const { db, clock } = ctx;
+
+  const items = (rows: ItemRow[]): Item[] => {
+    const files = attachments.of("item", rows.map((r) => r.id));
+    return rows.map((r) => ({ ...r, attachments: files.get(r.id) ?? [] }));
+  };
+
+  return {
+    /** A project's dashboard (members). */
+    project(actor: Actor, projectId: number): ProjectDashboard {
+      projectAccess(db, actor, projectId);
+      const now = clock.now().toISOString();
+      const today = now.slice(0, 10);
+      const messages = latestMessages(db, projectId, LATEST);
+      const messageFiles = attachments.of("message", messages.map((m) => m.id));
+      const threads = threadsByIds(db, newestThreadIds(db, projectId, LATEST));
+      const threadFiles = attachments.of("thread", threads.map((t) => t.id));
+      const meetingId = nextMeetingId(db, projectId, now);
+      return {
+        inProgressTodos: items(inProgressItems(db, projectId)),
+        nearDueTodos: items(itemsDueBetween(db, projectId, today, addDays(today, NEAR_DUE_DAYS))),
+        latestChat: messages.map((m) => ({ ...m, attachments: messageFiles.get(m.id) ?? [] })),
+        latestThreads: threads.map((t) => ({ ...t, attachments: threadFiles.get(t.id) ?? [] })),
+        latestNotes: notesByIds(db, newestNoteIds(db, projectId, LATEST)),
+        latestFiles: latestFiles(db, projectId, LATEST).map(fileInfo),
+        nextMeeting: meetingId === null ? null : meetingsByIds(db, [meetingId])[0] ?? null,
+        milestones: listMilestones(db, projectId),
+        recentActivity: listActivity(db, [projectId], ACTIVITY, 0).items,
+      };
+    },
+
+    /** The caller's personal dashboard across their projects. */
+    personal(actor: Actor): PersonalDashboard {
+      const now = clock.now().toISOString();
+      const today = now.slice(0, 10);
+      const unread = listUnread(db, actor.id, LATEST, 0);
+      return {
+        projects: listProjectsOfUser(db, actor.id, false).map((p) => toProject(p, p.role)),
+        incompleteTodos: items(
+          assignedItems(db, actor.id, { dueBefore: null, limit: ASSIGNED_LIMIT }),
+        ),
+        upcomingMeetings: meetingsByIds(db, upcomingMeetingIds(db, actor.id, now, MEETINGS_LIMIT)),
+        unreadNotifications: {
+          count: unread.total,
+          latest: unread.items.map(toNotification),
+        },
+        overdueTodos: items(
+          assignedItems(db, actor.id, { dueBefore: today, limit: ASSIGNED_LIMIT }),
+        ),
+        recentActivity: listActivity(db, userProjectIds(db, actor.id), ACTIVITY, 0).items,
+      };
+    },
+  };
+}

@@ -1,0 +1,287 @@
+// The kanban board's enhancements; every card's buttons work without this file.
+// - Drag and drop (HTML5) within and between columns; a drop sends the target column's new
+//   order to POST /api/projects/{id}/todos/items/reorder.
+// - The move (← → ↑ ↓) and complete buttons call the JSON API instead of reloading, and
+//   keep the keyboard focus on the same button of the same card.
+// - Live: `todo.updated` on the project stream re-renders the board from the server's
+//   fragment (`?fragment=1`, the same markup as the page).
+
+const BOARD = "[data-kanban-board]";
+const first = document.querySelector(BOARD);
+if (first instanceof HTMLElement) enhance(first);
+
+/** @param {HTMLElement} initial */
+function enhance(initial) {
+  let board = initial;
+  const projectId = Number(board.dataset.project);
+  const canWrite = board.dataset.canWrite === "true";
+  const page = `/projects/${projectId}/todos`;
+  const api = `/api/projects/${projectId}/todos`;
+  const alert = document.querySelector("[data-kanban-status]");
+  /** @type {HTMLElement | null} */
+  let dragging = null;
+  let dropped = false;
+  /** @type {Promise<void> | null} */
+  let refreshing = null;
+  let again = false;
+  let stale = false;
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  let soon;
+
+  // ---- re-rendering -----------------------------------------------------------------
+
+  /** Where the focus is on the board, to put it back after a re-render. */
+  function focusKey() {
+    const active = document.activeElement;
+    if (!(active instanceof HTMLElement) || !board.contains(active)) return null;
+    const card = active.closest("[data-item]");
+    if (!(card instanceof HTMLElement)) return null;
+    const control = active.dataset.move
+      ? `[data-move="${active.dataset.move}"]`
+      : active.hasAttribute("data-toggle")
+      ? "[data-toggle]"
+      : ".card-title";
+    return { item: card.dataset.item, control };
+  }
+
+  /** @param {{ item: string | undefined; control: string } | null} key */
+  function restoreFocus(key) {
+    if (!key?.item) return;
+    const card = board.querySelector(`[data-item="${CSS.escape(key.item)}"]`);
+    if (!card) return;
+    const wanted = card.querySelector(key.control);
+    const target = wanted instanceof HTMLButtonElement && wanted.disabled
+      ? card.querySelector("[data-move]:not([disabled])") ?? card.querySelector(".card-title")
+      : wanted ?? card.querySelector(".card-title");
+    if (target instanceof HTMLElement) target.focus();
+  }
+
+  async function fetchBoard(/** @type {ReturnType<typeof focusKey>} */ key) {
+    const res = await fetch(`${page}?fragment=1`, { headers: { accept: "text/html" } });
+    if (!res.ok) return;
+    const template = document.createElement("template");
+    template.innerHTML = await res.text();
+    const next = template.content.querySelector(BOARD);
+    if (!(next instanceof HTMLElement)) return;
+    if (dragging) {
+      stale = true;
+      return;
+    }
+    const focus = key ?? focusKey();
+    if (next.innerHTML !== board.innerHTML) {
+      board.replaceWith(next);
+      board = next;
+    }
+    restoreFocus(focus);
+    board.dataset.version = String(Number(document.body.dataset.kanbanVersion ?? 0) + 1);
+    document.body.dataset.kanbanVersion = board.dataset.version;
+  }
+
+  /** Re-renders the board from the server; calls made meanwhile run once afterwards. */
+  function refresh(/** @type {ReturnType<typeof focusKey>} */ key = null) {
+    if (dragging) {
+      stale = true;
+      return Promise.resolve();
+    }
+    if (refreshing) {
+      again = true;
+      return refreshing;
+    }
+    refreshing = (async () => {
+      try {
+        do {
+          again = false;
+          await fetchBoard(key);
+          key = null;
+        } while (again);
+      } catch {
+        // The next event or action tries again.
+      } finally {
+        refreshing = null;
+      }
+    })();
+    return refreshing;
+  }
+
+  function refreshSoon() {
+    clearTimeout(soon);
+    soon = setTimeout(() => void refresh(), 80);
+  }
+
+  function failed() {
+    if (alert instanceof HTMLElement) alert.hidden = false;
+    void refresh();
+  }
+
+  /** Posts JSON to the API; resolves to whether it was accepted. */
+  async function post(/** @type {string} */ path, /** @type {unknown} */ body) {
+    try {
+      const res = await fetch(`${api}${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json" },
+        body: JSON.stringify(body ?? {}),
+      });
+      await res.body?.cancel();
+      return res.ok;
+    } catch {
+      return false;
+    }
+  }
+
+  // ---- buttons ----------------------------------------------------------------------
+
+  document.addEventListener("submit", async (event) => {
+    const form = event.target;
+    if (!(form instanceof HTMLFormElement) || event.defaultPrevented || !board.contains(form)) {
+      return;
+    }
+    const card = form.closest("[data-item]");
+    if (!(card instanceof HTMLElement)) return;
+    const itemId = Number(card.dataset.item);
+    const key = focusKey() ?? { item: card.dataset.item, control: ".card-title" };
+    if (form.hasAttribute("data-kanban-move")) {
+      event.preventDefault();
+      const data = new FormData(form);
+      const ok = await post(`/items/${itemId}/move`, {
+        columnId: Number(data.get("columnId")),
+        orderIndex: Number(data.get("orderIndex")),
+      });
+      if (!ok) return failed();
+      await refresh(key);
+    } else if (form.hasAttribute("data-kanban-toggle")) {
+      event.preventDefault();
+      if (!(await post(`/items/${itemId}/toggle-complete`, {}))) return failed();
+      await refresh({ item: card.dataset.item, control: "[data-toggle]" });
+    }
+  });
+
+  // ---- drag and drop ----------------------------------------------------------------
+
+  /** The list of the column under an event's target. */
+  function listAt(/** @type {EventTarget | null} */ target) {
+    if (!(target instanceof Element) || !board.contains(target)) return null;
+    const column = target.closest("[data-column]");
+    return column?.querySelector("[data-column-items]") ?? null;
+  }
+
+  /** The card before which a card dropped at `y` goes, or null for the end. */
+  function cardAfter(/** @type {Element} */ list, /** @type {number} */ y) {
+    for (const card of list.querySelectorAll(":scope > [data-item]")) {
+      if (card === dragging) continue;
+      const box = card.getBoundingClientRect();
+      if (y < box.top + box.height / 2) return card;
+    }
+    return null;
+  }
+
+  function clearTargets() {
+    for (const el of board.querySelectorAll(".drop-target")) el.classList.remove("drop-target");
+  }
+
+  if (canWrite) {
+    document.addEventListener("dragstart", (event) => {
+      const card = event.target instanceof Element ? event.target.closest("[data-item]") : null;
+      if (!(card instanceof HTMLElement) || !board.contains(card)) return;
+      dragging = card;
+      dropped = false;
+      card.classList.add("dragging");
+      if (event.dataTransfer) {
+        event.dataTransfer.effectAllowed = "move";
+        event.dataTransfer.setData("text/plain", card.dataset.item ?? "");
+      }
+    });
+
+    document.addEventListener("dragover", (event) => {
+      if (!dragging) return;
+      const list = listAt(event.target);
+      if (!list) return;
+      event.preventDefault();
+      if (event.dataTransfer) event.dataTransfer.dropEffect = "move";
+      const after = cardAfter(list, event.clientY);
+      if (after !== dragging.nextElementSibling || dragging.parentElement !== list) {
+        list.insertBefore(dragging, after);
+      }
+      if (!list.classList.contains("drop-target")) {
+        clearTargets();
+        list.classList.add("drop-target");
+      }
+    });
+
+    document.addEventListener("drop", async (event) => {
+      const card = dragging;
+      const list = listAt(event.target);
+      if (!card || !list) return;
+      event.preventDefault();
+      dropped = true;
+      if (card.parentElement !== list) list.insertBefore(card, cardAfter(list, event.clientY));
+      const columnId = Number(list.getAttribute("data-column-items"));
+      const itemIds = [...list.querySelectorAll(":scope > [data-item]")].map((el) =>
+        Number(el.getAttribute("data-item"))
+      );
+      finishDrag();
+      const ok = await post("/items/reorder", { projectId, columnId, itemIds });
+      if (!ok) return failed();
+      await refresh({ item: card.dataset.item, control: ".card-title" });
+    });
+
+    document.addEventListener("dragend", () => {
+      if (!dragging) return;
+      const wasDropped = dropped;
+      finishDrag();
+      // Dropped nowhere: put everything back as the server has it.
+      if (!wasDropped) void refresh();
+    });
+  }
+
+  function finishDrag() {
+    dragging?.classList.remove("dragging");
+    dragging = null;
+    clearTargets();
+    if (stale) {
+      stale = false;
+      refreshSoon();
+    }
+  }
+
+  // ---- the live stream --------------------------------------------------------------
+
+  /** @type {string | null} */
+  let lastEventId = null;
+  /** @type {EventSource | null} */
+  let source = null;
+  let retry = 0;
+
+  function connect() {
+    const query = lastEventId === null ? "" : `?lastEventId=${encodeURIComponent(lastEventId)}`;
+    const stream = new EventSource(`/api/projects/${projectId}/chat/stream${query}`);
+    source = stream;
+    stream.addEventListener("open", () => {
+      retry = 0;
+      document.body.dataset.stream = "open";
+      // Nothing is replayed without an event id: catch up with what changed meanwhile.
+      if (lastEventId === null) refreshSoon();
+    });
+    stream.addEventListener("todo.updated", (event) => {
+      const message = /** @type {MessageEvent} */ (event);
+      if (message.lastEventId) lastEventId = message.lastEventId;
+      refreshSoon();
+    });
+    stream.addEventListener("error", () => {
+      if (source !== stream) return;
+      document.body.dataset.stream = "closed";
+      if (stream.readyState === EventSource.CLOSED) {
+        source = null;
+        setTimeout(connect, Math.min(30_000, 2_000 * 2 ** retry++));
+      }
+    });
+  }
+
+  connect();
+  addEventListener("pagehide", () => {
+    source?.close();
+    source = null;
+  });
+  addEventListener("pageshow", (event) => {
+    if (event.persisted && !source) connect();
+  });
+}

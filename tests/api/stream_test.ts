@@ -1,0 +1,322 @@
+/** The per-project event stream over a real server: format, replay, heartbeat, limits, closing. */
+import assert from "node:assert/strict";
+import { type TestServer, testServer } from "../helpers/app.ts";
+import {
+  api,
+  createProject,
+  eventually,
+  expectJson,
+  type OpenedSse,
+  openSse,
+  PNG_BYTES,
+  type SseFrame,
+  team,
+  uploadFile,
+} from "../helpers/api.ts";
+
+/** Reads the `retry: 3000` frame every stream starts with. */
+async function expectRetry(stream: OpenedSse): Promise<void> {
+  assert.equal(stream.res.status, 200, stream.text);
+  const first = await stream.reader!.next();
+  assert.ok(first, "the stream ended at once");
+  assert.deepEqual(first.lines, ["retry: 3000"]);
+}
+
+/** Asserts a `file.uploaded` frame carrying `file`; returns its id. */
+function expectUploaded(frame: SseFrame | null, file: unknown): number {
+  assert.ok(frame, "the stream ended");
+  assert.equal(frame.event, "file.uploaded", frame.lines.join("\n"));
+  assert.match(frame.id ?? "", /^\d+$/);
+  assert.deepEqual(JSON.parse(frame.data!), file);
+  return Number(frame.id);
+}
+
+async function hubEmpty(t: TestServer): Promise<void> {
+  await eventually(() => t.app.services.hub.size === 0, "the hub to drop every stream");
+}
+
+Deno.test("The stream is text/event-stream, starts with retry: 3000 and carries file.uploaded events", async () => {
+  const t = await testServer();
+  try {
+    const { alice, bob, viewer, project } = await team(t);
+    const stream = await openSse(t.baseUrl, viewer.cookie, project.id);
+    try {
+      assert.equal(stream.res.status, 200);
+      assert.match(stream.res.headers.get("content-type") ?? "", /^text\/event-stream/);
+      await expectRetry(stream);
+      await eventually(() => t.app.services.hub.size === 1, "the stream to subscribe");
+
+      const a = await uploadFile(t, alice.cookie, project.id, "a.txt", "a");
+      const b = await uploadFile(t, bob.cookie, project.id, "b.png", PNG_BYTES);
+      const first = expectUploaded(await stream.reader!.nextEvent(), a);
+      const second = expectUploaded(await stream.reader!.nextEvent(), b);
+      assert.ok(Number.isSafeInteger(first) && first > 0);
+      assert.ok(second > first, `${second} > ${first}`);
+    } finally {
+      await stream.close();
+    }
+    await hubEmpty(t);
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("A stream carries only its own project's events", async () => {
+  const t = await testServer();
+  try {
+    const { owner, project } = await team(t);
+    const other = await createProject(t, owner.cookie, "Other");
+    const stream = await openSse(t.baseUrl, owner.cookie, project.id);
+    try {
+      await expectRetry(stream);
+      await uploadFile(t, owner.cookie, other.id, "elsewhere.txt", "x");
+      const here = await uploadFile(t, owner.cookie, project.id, "here.txt", "y");
+      expectUploaded(await stream.reader!.nextEvent(), here);
+    } finally {
+      await stream.close();
+    }
+    await hubEmpty(t);
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("Reconnecting with Last-Event-ID replays exactly the missed events in order, then live ones", async () => {
+  const t = await testServer();
+  try {
+    const { alice, project } = await team(t);
+    const first = await openSse(t.baseUrl, alice.cookie, project.id);
+    const seen: number[] = [];
+    const files: unknown[] = [];
+    try {
+      await expectRetry(first);
+      for (const name of ["1.txt", "2.txt", "3.txt"]) {
+        const file = await uploadFile(t, alice.cookie, project.id, name, name);
+        files.push(file);
+        seen.push(expectUploaded(await first.reader!.nextEvent(), file));
+      }
+    } finally {
+      await first.close();
+    }
+    await hubEmpty(t);
+    // Missed while away.
+    const missed = await uploadFile(t, alice.cookie, project.id, "4.txt", "4");
+    files.push(missed);
+
+    let liveId = 0;
+    const again = await openSse(t.baseUrl, alice.cookie, project.id, {
+      "last-event-id": String(seen[0]),
+    });
+    try {
+      await expectRetry(again);
+      const replayed: number[] = [];
+      for (const file of files.slice(1)) {
+        replayed.push(expectUploaded(await again.reader!.nextEvent(), file));
+      }
+      assert.deepEqual(replayed.slice(0, 2), seen.slice(1));
+      assert.ok(replayed[2]! > replayed[1]!);
+      // Then live.
+      const live = await uploadFile(t, alice.cookie, project.id, "5.txt", "5");
+      liveId = expectUploaded(await again.reader!.nextEvent(), live);
+      assert.ok(liveId > replayed[2]!);
+    } finally {
+      await again.close();
+    }
+
+    // Up to date: nothing is replayed, the next frame is the next live event.
+    const current = await openSse(t.baseUrl, alice.cookie, project.id, {
+      "last-event-id": String(liveId),
+    });
+    try {
+      await expectRetry(current);
+      const next = await uploadFile(t, alice.cookie, project.id, "6.txt", "6");
+      expectUploaded(await current.reader!.nextEvent(), next);
+    } finally {
+      await current.close();
+    }
+    await hubEmpty(t);
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("A heartbeat comment is sent every SSE_HEARTBEAT_MS", async () => {
+  const t = await testServer({ env: { SSE_HEARTBEAT_MS: "50" } });
+  try {
+    const { alice, project } = await team(t);
+    const stream = await openSse(t.baseUrl, alice.cookie, project.id);
+    try {
+      await expectRetry(stream);
+      for (let i = 0; i < 3; i++) {
+        const frame = await stream.reader!.next(2000);
+        assert.ok(frame, "the stream ended");
+        assert.deepEqual(frame.lines, [": heartbeat"]);
+      }
+    } finally {
+      await stream.close();
+    }
+    await hubEmpty(t);
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("The stream is 404 for a non-member or unknown project and 401 without a session", async () => {
+  const t = await testServer();
+  try {
+    const { outsider, project } = await team(t);
+    for (
+      const [cookie, id, status, code] of [
+        [outsider.cookie, project.id, 404, "not_found"],
+        [outsider.cookie, 99999, 404, "not_found"],
+        [null, project.id, 401, "unauthenticated"],
+        ["session=abc.def", project.id, 401, "unauthenticated"],
+      ] as const
+    ) {
+      const stream = await openSse(t.baseUrl, cookie, id);
+      await stream.close();
+      assert.equal(stream.res.status, status, stream.text);
+      assert.match(stream.res.headers.get("content-type") ?? "", /^application\/json/);
+      assert.equal(JSON.parse(stream.text).error.code, code);
+    }
+    assert.equal(t.app.services.hub.size, 0);
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("The server drops a stream's subscription when the client goes away", async () => {
+  const t = await testServer();
+  try {
+    const { alice, bob, project } = await team(t);
+    const a = await openSse(t.baseUrl, alice.cookie, project.id);
+    const b = await openSse(t.baseUrl, bob.cookie, project.id);
+    try {
+      await expectRetry(a);
+      await expectRetry(b);
+      await eventually(() => t.app.services.hub.size === 2, "both streams to subscribe");
+      await a.close();
+      await eventually(() => t.app.services.hub.size === 1, "the aborted stream to be dropped");
+      // The other stream still works.
+      const file = await uploadFile(t, alice.cookie, project.id, "x.txt", "x");
+      expectUploaded(await b.reader!.nextEvent(), file);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+    await hubEmpty(t);
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("An 11th stream of one user is 429; other users are unaffected; closing frees the slots", async () => {
+  const t = await testServer();
+  try {
+    const { alice, bob, project } = await team(t);
+    const open: OpenedSse[] = [];
+    try {
+      for (let i = 0; i < 10; i++) {
+        const stream = await openSse(t.baseUrl, alice.cookie, project.id);
+        open.push(stream);
+        await expectRetry(stream);
+      }
+      assert.equal(t.app.services.hub.size, 10);
+      const eleventh = await openSse(t.baseUrl, alice.cookie, project.id);
+      await eleventh.close();
+      assert.equal(eleventh.res.status, 429, eleventh.text);
+      assert.match(eleventh.res.headers.get("content-type") ?? "", /^application\/json/);
+      assert.equal(JSON.parse(eleventh.text).error.code, "rate_limited");
+      assert.equal(t.app.services.hub.size, 10);
+
+      const other = await openSse(t.baseUrl, bob.cookie, project.id);
+      open.push(other);
+      await expectRetry(other);
+
+      // Closing one of Alice's streams lets her open another.
+      await open.shift()!.close();
+      await eventually(() => t.app.services.hub.size === 10, "a slot to be freed");
+      const again = await openSse(t.baseUrl, alice.cookie, project.id);
+      open.push(again);
+      await expectRetry(again);
+    } finally {
+      for (const stream of open) await stream.close();
+    }
+    await hubEmpty(t);
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("Disabling a user ends their event streams, not other users'", async () => {
+  const t = await testServer();
+  try {
+    const { admin, alice, bob, project } = await team(t);
+    const a = await openSse(t.baseUrl, alice.cookie, project.id);
+    const b = await openSse(t.baseUrl, bob.cookie, project.id);
+    try {
+      await expectRetry(a);
+      await expectRetry(b);
+      await eventually(() => t.app.services.hub.size === 2, "both streams to subscribe");
+      const res = await api(t, "PATCH", `/api/admin/users/${alice.user.id}`, {
+        cookie: admin.cookie,
+        body: { status: "disabled" },
+      });
+      assert.equal(expectJson(res, 200).user.status, "disabled");
+      assert.equal(await a.reader!.ended(3000), true, "Alice's stream should end");
+      await eventually(() => t.app.services.hub.size === 1, "Alice's stream to be dropped");
+      const file = await uploadFile(t, bob.cookie, project.id, "b.txt", "b");
+      expectUploaded(await b.reader!.nextEvent(), file);
+      // And she cannot open a new one.
+      const retry = await openSse(t.baseUrl, alice.cookie, project.id);
+      await retry.close();
+      assert.equal(retry.res.status, 401, retry.text);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+    await hubEmpty(t);
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("A malformed session cookie on the stream is 401, never a 500", async () => {
+  const t = await testServer();
+  try {
+    const { project } = await team(t);
+    // Cookie values whose parts are not valid base64url (a length of 1 mod 4, say).
+    for (const cookie of ["session=forged.value", "session=a.b", "session=abcde.fghij"]) {
+      const stream = await openSse(t.baseUrl, cookie, project.id);
+      await stream.close();
+      assert.equal(
+        stream.res.status,
+        401,
+        `${cookie}: ${stream.text} ${t.logs.filter((l) => l.startsWith("error"))}`,
+      );
+      assert.equal(JSON.parse(stream.text).error.code, "unauthenticated");
+    }
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("An archived project's stream can still be read", async () => {
+  const t = await testServer();
+  try {
+    const { owner, viewer, project } = await team(t);
+    expectJson(
+      await api(t, "POST", `/api/projects/${project.id}/archive`, { cookie: owner.cookie }),
+      200,
+    );
+    const stream = await openSse(t.baseUrl, viewer.cookie, project.id);
+    try {
+      await expectRetry(stream);
+    } finally {
+      await stream.close();
+    }
+    await hubEmpty(t);
+  } finally {
+    await t.close();
+  }
+});

@@ -1,0 +1,209 @@
+/**
+ * The kanban board in a real browser: a card dragged to another column, and within a column,
+ * keeps its place after a reload and in the API; another member's board follows live; the
+ * move buttons work from the keyboard and keep the focus on the card.
+ */
+import assert from "node:assert/strict";
+import type { Browser, Page } from "playwright-core";
+import { testServer } from "../helpers/app.ts";
+import { browserTest, launch } from "./browser.ts";
+
+type Server = Awaited<ReturnType<typeof testServer>>;
+
+/** Registers an account over HTTP and returns its session cookie's value. */
+async function register(t: Server, email: string, displayName: string): Promise<string> {
+  const res = await fetch(`${t.baseUrl}/api/auth/register`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ email, password: "password-123", displayName }),
+  });
+  assert.equal(res.status, 201);
+  await res.body?.cancel();
+  const cookie = res.headers.getSetCookie().find((c) => c.startsWith("session="))!;
+  return cookie.split(";")[0]!.slice("session=".length);
+}
+
+/** A JSON request as `session`. */
+async function call(t: Server, session: string, method: string, path: string, body?: unknown) {
+  const res = await fetch(`${t.baseUrl}${path}`, {
+    method,
+    headers: { cookie: `session=${session}`, "content-type": "application/json" },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  return { status: res.status, json: text ? JSON.parse(text) : null };
+}
+
+/** A page logged in as `session`, in its own browser context. */
+async function pageAs(browser: Browser, t: Server, session: string): Promise<Page> {
+  const context = await browser.newContext();
+  await context.addCookies([{ name: "session", value: session, url: t.baseUrl }]);
+  return await context.newPage();
+}
+
+/** The item ids shown in a column, in order. */
+function shown(page: Page, columnId: number): Promise<number[]> {
+  return page.$$eval(
+    `[data-column-items="${columnId}"] > [data-item]`,
+    (els) => els.map((el) => Number(el.getAttribute("data-item"))),
+  );
+}
+
+/** Waits until a column shows exactly `ids`, in order. */
+async function until(page: Page, columnId: number, ids: number[]): Promise<void> {
+  const selector = ids.map((id, i) =>
+    `[data-column-items="${columnId}"] > [data-item="${id}"]:nth-child(${i + 1})`
+  );
+  for (const s of selector) await page.waitForSelector(s);
+  assert.deepEqual(await shown(page, columnId), ids);
+}
+
+browserTest(
+  "kanban: drag and drop between and within columns persists; keyboard move buttons work",
+  async () => {
+    const t = await testServer();
+    const browser = await launch();
+    try {
+      const ann = await register(t, "ann@example.com", "Ann");
+      const bo = await register(t, "bo@example.com", "Bo");
+      const project = (await call(t, ann, "POST", "/api/projects", { name: "Board" })).json
+        .project;
+      await call(t, ann, "POST", `/api/projects/${project.id}/members`, {
+        email: "bo@example.com",
+        role: "member",
+      });
+      const columns = (await call(t, ann, "GET", `/api/projects/${project.id}/todos/columns`))
+        .json.items as Array<{ id: number }>;
+      const [todo, doing, done] = columns.map((c) => c.id) as [number, number, number];
+      const ids: number[] = [];
+      for (const title of ["Alpha", "Beta", "Gamma"]) {
+        const res = await call(t, ann, "POST", `/api/projects/${project.id}/todos/items`, {
+          title,
+        });
+        assert.equal(res.status, 201);
+        ids.push(res.json.item.id);
+      }
+      const [alpha, beta, gamma] = ids as [number, number, number];
+      const apiOrder = async (columnId: number) =>
+        ((await call(t, ann, "GET", `/api/projects/${project.id}/todos/items?columnId=${columnId}`))
+          .json.items as Array<{ id: number }>).map((i) => i.id);
+
+      const url = `${t.baseUrl}/projects/${project.id}/todos`;
+      const page = await pageAs(browser, t, ann);
+      const other = await pageAs(browser, t, bo);
+      const errors: string[] = [];
+      for (const p of [page, other]) {
+        p.on("pageerror", (error) => errors.push(error.message));
+        await p.goto(url);
+        await p.waitForSelector("body[data-stream=open]");
+      }
+      assert.deepEqual(await shown(page, todo), [alpha, beta, gamma]);
+
+      // Drag Alpha from To Do into In Progress.
+      await Promise.all([
+        page.waitForResponse((r) => r.url().endsWith("/todos/items/reorder") && r.ok()),
+        page.dragAndDrop(`[data-item="${alpha}"]`, `[data-column-items="${doing}"]`),
+      ]);
+      assert.deepEqual(await apiOrder(doing), [alpha]);
+      assert.deepEqual(await apiOrder(todo), [beta, gamma]);
+      // Bo's board follows without a reload.
+      await until(other, doing, [alpha]);
+      await until(other, todo, [beta, gamma]);
+      await page.reload();
+      await until(page, doing, [alpha]);
+      await until(page, todo, [beta, gamma]);
+
+      // Within a column: Gamma dropped on the top half of Beta goes above it.
+      await page.waitForSelector("body[data-stream=open]");
+      await Promise.all([
+        page.waitForResponse((r) => r.url().endsWith("/todos/items/reorder") && r.ok()),
+        page.dragAndDrop(`[data-item="${gamma}"]`, `[data-item="${beta}"]`, {
+          targetPosition: { x: 20, y: 3 },
+        }),
+      ]);
+      assert.deepEqual(await apiOrder(todo), [gamma, beta]);
+      await page.reload();
+      await until(page, todo, [gamma, beta]);
+      await until(other, todo, [gamma, beta]);
+
+      // The keyboard: focus Beta's → button and press Enter; the card moves and keeps focus.
+      await page.waitForSelector("body[data-stream=open]");
+      await page.focus(`[data-item="${beta}"] [data-move=right]`);
+      await Promise.all([
+        page.waitForResponse((r) => r.url().includes(`/todos/items/${beta}/move`) && r.ok()),
+        page.keyboard.press("Enter"),
+      ]);
+      await until(page, doing, [alpha, beta]);
+      const focused = () =>
+        page.evaluate(`(() => {
+          const el = document.activeElement;
+          const card = el && el.closest("[data-item]");
+          return card ? card.getAttribute("data-item") + " " + (el.getAttribute("data-move") || el.className) : null;
+        })()`);
+      assert.equal(await focused(), `${beta} right`);
+      // ↑ takes it above Alpha; Space works as well as Enter on a button.
+      await page.focus(`[data-item="${beta}"] [data-move=up]`);
+      await Promise.all([
+        page.waitForResponse((r) => r.url().includes(`/todos/items/${beta}/move`) && r.ok()),
+        page.keyboard.press("Space"),
+      ]);
+      await until(page, doing, [beta, alpha]);
+      // At the top, ↑ is disabled, so the focus goes to another button of the same card.
+      assert.match(String(await focused()), new RegExp(`^${beta} `));
+      assert.deepEqual(await apiOrder(doing), [beta, alpha]);
+      // → again moves it to Done; the toggle completes it.
+      await page.focus(`[data-item="${beta}"] [data-move=right]`);
+      await Promise.all([
+        page.waitForResponse((r) => r.url().includes(`/todos/items/${beta}/move`) && r.ok()),
+        page.keyboard.press("Enter"),
+      ]);
+      await until(page, done, [beta]);
+      await Promise.all([
+        page.waitForResponse((r) => r.url().includes(`/items/${beta}/toggle-complete`) && r.ok()),
+        page.click(`[data-item="${beta}"] [data-toggle]`),
+      ]);
+      await page.waitForSelector(`[data-item="${beta}"][data-completed=true]`);
+      await other.waitForSelector(`[data-item="${beta}"][data-completed=true]`);
+      const item = (await call(t, ann, "GET", `/api/projects/${project.id}/todos/items/${beta}`))
+        .json.item;
+      assert.equal(item.columnId, done);
+      assert.equal(item.completed, true);
+      assert.deepEqual(errors, []);
+    } finally {
+      await browser.close();
+      await t.close();
+    }
+  },
+);
+
+browserTest("kanban: the move buttons work with JavaScript turned off", async () => {
+  const t = await testServer();
+  const browser = await launch();
+  try {
+    const ann = await register(t, "ann@example.com", "Ann");
+    const project = (await call(t, ann, "POST", "/api/projects", { name: "Plain" })).json.project;
+    const columns = (await call(t, ann, "GET", `/api/projects/${project.id}/todos/columns`)).json
+      .items as Array<{ id: number }>;
+    const item = (await call(t, ann, "POST", `/api/projects/${project.id}/todos/items`, {
+      title: "No script",
+    })).json.item;
+    const context = await browser.newContext({ javaScriptEnabled: false });
+    await context.addCookies([{ name: "session", value: ann, url: t.baseUrl }]);
+    const page = await context.newPage();
+    await page.goto(`${t.baseUrl}/projects/${project.id}/todos`);
+    await page.focus(`[data-item="${item.id}"] [data-move=right]`);
+    await Promise.all([page.waitForURL(/#item-\d+$/), page.keyboard.press("Enter")]);
+    await page.waitForSelector(
+      `[data-column-items="${columns[1]!.id}"] > [data-item="${item.id}"]`,
+    );
+    // The create form, too.
+    await page.click("summary:has-text('New to-do')");
+    await page.fill("form[data-todo-create] input[name=title]", "Made without script");
+    await page.selectOption("form[data-todo-create] select[name=priority]", "high");
+    await page.click("form[data-todo-create] button[type=submit]");
+    await page.waitForSelector("[data-item] .card-title:has-text('Made without script')");
+  } finally {
+    await browser.close();
+    await t.close();
+  }
+});

@@ -22,12 +22,16 @@ export interface AttachableSubject {
 /** Finds a live subject of a project. */
 export type SubjectFinder = (projectId: number, id: number) => AttachableSubject | null;
 
+/** Announces, inside the action, that a subject's attachments changed (stream events). */
+export type AttachmentsChanged = (fx: Effects, subject: { projectId: number; id: number }) => void;
+
 /** How attachments are given to `add`. */
 export type AttachInput = { fileIds: number[] } | { upload: Upload };
 
 /** The attachment operations. */
 export function createAttachments(ctx: DomainContext, files: Files) {
   const finders = new Map<AttachableType, SubjectFinder>();
+  const listeners = new Map<AttachableType, AttachmentsChanged>();
 
   function findSubject(type: AttachableType, projectId: number, id: number): AttachableSubject {
     const subject = finders.get(type)?.(projectId, id);
@@ -62,9 +66,10 @@ export function createAttachments(ctx: DomainContext, files: Files) {
   }
 
   return {
-    /** Registers how subjects of `type` are found. */
-    register(type: AttachableType, finder: SubjectFinder): void {
+    /** Registers how subjects of `type` are found, and who hears of new attachments. */
+    register(type: AttachableType, finder: SubjectFinder, changed?: AttachmentsChanged): void {
       finders.set(type, finder);
+      if (changed) listeners.set(type, changed);
     },
 
     of,
@@ -93,6 +98,7 @@ export function createAttachments(ctx: DomainContext, files: Files) {
       const attach = (fx: Effects, fileIds: number[]) => {
         check();
         link(fx, { ...target, fileIds });
+        listeners.get(target.type)?.(fx, { projectId: target.projectId, id: target.id });
         return of(target.type, [target.id]).get(target.id) ?? [];
       };
       if ("upload" in input) {

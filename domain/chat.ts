@@ -73,10 +73,20 @@ export function createChat(ctx: DomainContext, attachments: Attachments) {
     });
   }
 
-  attachments.register("message", (projectId, id) => {
-    const row = findMessage(db, projectId, id);
-    return row ? { authorId: row.authorId } : null;
-  });
+  attachments.register(
+    "message",
+    (projectId, id) => {
+      const row = findMessage(db, projectId, id);
+      return row ? { authorId: row.authorId } : null;
+    },
+    // Live readers see new attachments as an update of the message.
+    (fx, subject) =>
+      fx.event(
+        subject.projectId,
+        "chat.message.updated",
+        withFiles([message(subject.projectId, subject.id)])[0],
+      ),
+  );
 
   return {
     /** The newest `limit` messages before `before` (or the newest), oldest first. */

@@ -175,6 +175,15 @@ export function createTodos(ctx: DomainContext, attachments: Attachments) {
   attachments.register(
     "item",
     (projectId, id) => (findItem(db, projectId, id) ? { authorId: null } : null),
+    (fx, subject) => {
+      const row = item(subject.projectId, subject.id);
+      announce(fx, {
+        projectId: row.projectId,
+        itemIds: [row.id],
+        columnId: row.columnId,
+        action: "attachments",
+      });
+    },
   );
 
   return {

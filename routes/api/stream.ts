@@ -41,32 +41,42 @@ export function streamRoutes(services: Services) {
   return apiApp().openapi(stream, (c) => {
     const lastEventId = eventId(c.req.valid("header")["last-event-id"]) ??
       eventId(c.req.valid("query").lastEventId);
-    let target: { write(bytes: Uint8Array): Promise<unknown> } | null = null;
-    const early: Uint8Array[] = [];
-    let queued = 0;
-    let finish: () => void = () => {};
-    const finished = new Promise<void>((resolve) => finish = resolve);
+    // Events are enqueued synchronously on one stream per client (no promise per write) and
+    // piped into Hono's SSE stream; a client too far behind is disconnected.
+    let controller!: ReadableStreamDefaultController<Uint8Array>;
+    let unsubscribe = () => {};
+    let ended = false;
+    const end = () => {
+      if (ended) return;
+      ended = true;
+      unsubscribe();
+      try {
+        controller.close();
+      } catch {
+        // already cancelled by the client
+      }
+    };
+    const events = new ReadableStream<Uint8Array>(
+      { start: (ctrl) => void (controller = ctrl), cancel: end },
+      { highWaterMark: 0 },
+    );
     const write = (bytes: Uint8Array) => {
-      if (!target) return void early.push(bytes);
-      if (++queued > MAX_QUEUED_WRITES) return finish();
-      void target.write(bytes).then(() => queued--);
+      if (ended) return;
+      if (-(controller.desiredSize ?? 0) >= MAX_QUEUED_WRITES) return end();
+      controller.enqueue(bytes);
     };
     const opened = openStream(services.hubContext, actorOf(c), {
       projectId: c.req.valid("param").projectId,
       lastEventId,
-      sink: { write, close: () => finish() },
+      sink: { write, close: end },
     });
+    unsubscribe = opened.unsubscribe;
+    write(RETRY);
+    for (const event of opened.replay) write(encodeEvent(event));
     return streamSSE(c, async (sse) => {
-      sse.onAbort(() => finish());
-      target = sse;
-      write(RETRY);
-      for (const event of opened.replay) write(encodeEvent(event));
-      for (const bytes of early.splice(0)) write(bytes);
-      try {
-        await finished;
-      } finally {
-        opened.unsubscribe();
-      }
+      sse.onAbort(end);
+      // Stays pending until the client leaves or the hub closes the stream.
+      await sse.pipe(events);
     }) as unknown as Response;
   });
 }

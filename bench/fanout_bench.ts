@@ -1,0 +1,1033 @@
+/**
+ * Fan-out benchmark of the project event stream: one chat message to N stream clients.
+ *
+ * For each N (100, 1,000 and 5,000 by default) it starts the real server (`main.ts`, fresh
+ * data directory, `SSE_MAX_STREAMS` and `SSE_MAX_STREAMS_PER_USER` raised just enough for
+ * N), registers an owner (who posts) and `BENCH_READERS` members (whose session cookies open
+ * the streams), opens N streams with raw TCP clients, then sends chat messages one at a
+ * time. Per message it records the time from sending `POST .../chat/messages` to the
+ * moment the LAST of the N clients has read that `chat.message.created` event, and reports
+ * p50/p95/p99 over the measured messages with the server's peak RSS (`VmHWM`).
+ *
+ * A ceiling is measured in the same run: a bare `Deno.serve` in this file (`--ceiling`) that
+ * writes the same kind of event to N `ReadableStream`s, driven by the same clients. It is the
+ * most Deno plus this load generator can do on this machine; it has no target.
+ *
+ * Environment: BENCH_N ("100,1000,5000"), BENCH_MESSAGES (200 measured per N),
+ * BENCH_WARMUP (20 unmeasured messages per N first), BENCH_INTERVAL_MS (20: least time from
+ * one POST to the next), BENCH_READERS (10 member accounts sharing the N streams),
+ * BENCH_CEILING (1; 0 skips the ceiling), BENCH_TIMEOUT_MS (30000 per message).
+ * Linux only (/proc). Exits 1 when a target or check fails, 2 when the benchmark itself
+ * cannot run, 130 when interrupted.
+ */
+import { join } from "node:path";
+
+/** Targets: last-client latency p99 and server peak RSS, by N. */
+const TARGETS: Record<number, { p99Ms: number; rssMib?: number }> = {
+  1000: { p99Ms: 50 },
+  5000: { p99Ms: 150, rssMib: 500 },
+};
+
+/** Marks a benchmark message in the event's data line: `~fo~<seq>~<send µs>~`. */
+const MARKER = new TextEncoder().encode("~fo~");
+const HEAD_END = new TextEncoder().encode("\r\n\r\n");
+const TILDE = 0x7e;
+const ZERO = 0x30;
+const NINE = 0x39;
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** A failure of the benchmark machinery itself (not of a target). */
+class BenchError extends Error {
+  override name = "BenchError";
+}
+
+function envNumber(name: string, fallback: number, min: number): number {
+  const raw = Deno.env.get(name)?.trim();
+  if (raw === undefined || raw === "") return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min) {
+    throw new BenchError(`${name}=${JSON.stringify(raw)}: expected a whole number >= ${min}`);
+  }
+  return n;
+}
+
+function envList(name: string, fallback: number[]): number[] {
+  const raw = Deno.env.get(name)?.trim();
+  if (raw === undefined || raw === "") return fallback;
+  const list = raw.split(",").map((s) => Number(s.trim()));
+  if (list.some((n) => !Number.isInteger(n) || n < 1)) {
+    throw new BenchError(`${name}=${JSON.stringify(raw)}: expected positive whole numbers`);
+  }
+  return list;
+}
+
+// ---------------------------------------------------------------------------------------
+// Subprocesses, sockets and cleanup
+
+const running = new Set<Deno.ChildProcess>();
+const sockets = new Set<Deno.TcpConn>();
+const tempDirs: string[] = [];
+let cleaning: Promise<void> | undefined;
+let interrupted = false;
+
+function closeSockets(): void {
+  for (const conn of sockets) {
+    try {
+      conn.close();
+    } catch { /* already closed */ }
+  }
+  sockets.clear();
+}
+
+/** Closes the sockets, kills what still runs, removes the temporary directories (once). */
+function cleanup(): Promise<void> {
+  return cleaning ??= (async () => {
+    closeSockets();
+    for (const child of running) {
+      try {
+        child.kill("SIGKILL");
+      } catch { /* already gone */ }
+      await child.status.catch(() => {});
+    }
+    running.clear();
+    for (const dir of tempDirs.splice(0)) {
+      await Deno.remove(dir, { recursive: true }).catch(() => {});
+    }
+  })();
+}
+
+/** Keeps the last `limit` characters of a stream, reading it to the end so it never blocks. */
+function drainTail(stream: ReadableStream<Uint8Array>, limit = 8192): () => string {
+  let tail = "";
+  void (async () => {
+    const d = new TextDecoder();
+    try {
+      for await (const chunk of stream) {
+        tail = (tail + d.decode(chunk, { stream: true })).slice(-limit);
+      }
+    } catch { /* the process went away */ }
+  })();
+  return () => tail;
+}
+
+interface Server {
+  name: string;
+  child: Deno.ChildProcess;
+  port: number;
+  url: string;
+  stderr: () => string;
+  exited: () => boolean;
+}
+
+function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  return port;
+}
+
+function spawn(
+  name: string,
+  args: string[],
+  env: Record<string, string>,
+  cwd: string,
+  port: number,
+): Server {
+  const child = new Deno.Command(Deno.execPath(), {
+    args,
+    env,
+    cwd,
+    stdin: "null",
+    // The real server logs a line per request: discard it rather than let a pipe fill up.
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  running.add(child);
+  let done = false;
+  child.status.then(() => done = true, () => done = true);
+  const url = `http://127.0.0.1:${port}`;
+  return { name, child, port, url, stderr: drainTail(child.stderr), exited: () => done };
+}
+
+async function waitUntilReady(server: Server, path: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (server.exited()) {
+      const status = await server.child.status;
+      throw new BenchError(
+        `${server.name} exited during start-up (code ${status.code}):\n${server.stderr()}`,
+      );
+    }
+    try {
+      const response = await fetch(server.url + path);
+      await response.body?.cancel();
+      if (response.status === 200) return;
+    } catch { /* not listening yet */ }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new BenchError(`${server.name} did not answer ${path} within ${timeoutMs} ms`);
+}
+
+/** Sends SIGTERM and waits for the exit (SIGKILL after `timeoutMs`). */
+async function stop(server: Server, timeoutMs = 20_000): Promise<Deno.CommandStatus> {
+  try {
+    server.child.kill("SIGTERM");
+  } catch { /* already gone */ }
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<"timeout">((r) => timer = setTimeout(() => r("timeout"), timeoutMs));
+  const outcome = await Promise.race([server.child.status, timeout]);
+  clearTimeout(timer);
+  if (outcome === "timeout") server.child.kill("SIGKILL");
+  const status = await server.child.status;
+  running.delete(server.child);
+  return status;
+}
+
+// ---------------------------------------------------------------------------------------
+// /proc
+
+function procStatusKib(pid: number, field: "VmRSS" | "VmHWM"): number | null {
+  try {
+    const status = Deno.readTextFileSync(`/proc/${pid}/status`);
+    const match = status.match(new RegExp(`^${field}:\\s+(\\d+) kB`, "m"));
+    return match ? Number(match[1]) : null;
+  } catch {
+    return null;
+  }
+}
+
+let clockTicks = 100;
+
+async function readClockTicks(): Promise<void> {
+  try {
+    const out = await new Deno.Command("getconf", { args: ["CLK_TCK"] }).output();
+    const n = Number(decoder.decode(out.stdout).trim());
+    if (out.success && Number.isInteger(n) && n > 0) clockTicks = n;
+  } catch { /* keep 100 */ }
+}
+
+/** User plus system CPU seconds used so far by all threads of `pid` ("self" for this one). */
+function cpuSeconds(pid: number | "self"): number {
+  try {
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / clockTicks;
+  } catch {
+    return NaN;
+  }
+}
+
+/** Microseconds in which some task waited for a CPU, machine-wide (PSI), or NaN. */
+function cpuStallUs(): number {
+  try {
+    const text = Deno.readTextFileSync("/proc/pressure/cpu");
+    return Number(text.match(/^some .*total=(\d+)/m)?.[1] ?? NaN);
+  } catch {
+    return NaN;
+  }
+}
+
+/** The one-minute load average, or NaN. */
+function loadAverage(): number {
+  try {
+    return Number(Deno.readTextFileSync("/proc/loadavg").split(" ")[0]);
+  } catch {
+    return NaN;
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Stream clients: raw HTTP/1.1 over TCP, scanning the bytes for the marker
+
+/** Per message: how many clients have it, and when the first and the last read it. */
+interface Arrival {
+  sentAt: number;
+  count: number;
+  first: number;
+  last: number;
+  done: () => void;
+}
+
+/** All clients of one run, and the messages in flight. */
+class Fleet {
+  readonly clients: StreamClient[] = [];
+  readonly arrivals = new Map<number, Arrival>();
+  /** Messages whose marker did not parse, and sequence gaps or repeats, over all clients. */
+  malformed = 0;
+  gaps = 0;
+  closedEarly = 0;
+  measuring = true;
+
+  receive(seq: number, sentUs: number, at: number): void {
+    const arrival = this.arrivals.get(seq);
+    if (!arrival) return void this.malformed++;
+    if (Math.abs(sentUs / 1000 - arrival.sentAt) > 0.01) this.malformed++;
+    if (arrival.count === 0 || at < arrival.first) arrival.first = at;
+    if (at > arrival.last) arrival.last = at;
+    if (++arrival.count === this.clients.length) arrival.done();
+  }
+
+  closeAll(): void {
+    this.measuring = false;
+    for (const client of this.clients) client.close();
+  }
+}
+
+class StreamClient {
+  readonly #conn: Deno.TcpConn;
+  readonly #fleet: Fleet;
+  readonly #buf = new Uint8Array(8192);
+  /** The unfinished start of a marker at the end of the last read. */
+  #carry: Uint8Array | null = null;
+  #lastSeq = 0;
+  #closed = false;
+
+  constructor(conn: Deno.TcpConn, fleet: Fleet) {
+    this.#conn = conn;
+    this.#fleet = fleet;
+  }
+
+  /** Connects, sends the GET and reads the response head; then reads in the background. */
+  static async open(fleet: Fleet, port: number, path: string, cookie: string): Promise<void> {
+    const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+    sockets.add(conn);
+    const client = new StreamClient(conn, fleet);
+    let rest: Uint8Array;
+    try {
+      conn.setNoDelay(true);
+      rest = await client.#head(port, path, cookie, fleet.clients.length + 1);
+    } catch (error) {
+      client.close();
+      throw error;
+    }
+    fleet.clients.push(client);
+    client.#scan(rest, performance.now());
+    void client.#readLoop();
+  }
+
+  /** Sends the request and checks the response head; returns the bytes after it. */
+  async #head(port: number, path: string, cookie: string, nth: number): Promise<Uint8Array> {
+    const request = `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n` +
+      `Accept: text/event-stream\r\n${cookie ? `Cookie: ${cookie}\r\n` : ""}\r\n`;
+    await writeAll(this.#conn, encoder.encode(request));
+    let head: Uint8Array = new Uint8Array(0);
+    let end = -1;
+    while (end < 0) {
+      const n = await this.#conn.read(this.#buf);
+      if (n === null) throw new BenchError(`stream ${path}: connection closed before the head`);
+      head = concat(head, this.#buf.subarray(0, n));
+      end = indexOf(head, HEAD_END, 0);
+      if (end < 0 && head.length > 16_384) throw new BenchError("stream: response head too long");
+    }
+    const text = decoder.decode(head.subarray(0, end));
+    const status = Number(text.match(/^HTTP\/1\.1 (\d{3})/)?.[1]);
+    if (status !== 200) {
+      throw new BenchError(
+        `stream ${path} (client ${nth}) answered ${status}:\n` +
+          decoder.decode(head).slice(0, 600) +
+          (status === 429
+            ? "\n(the server's stream limits: are SSE_MAX_STREAMS and " +
+              "SSE_MAX_STREAMS_PER_USER read by domain/config.ts?)"
+            : ""),
+      );
+    }
+    if (!/content-type: text\/event-stream/i.test(text)) {
+      throw new BenchError(`stream ${path}: not an event stream:\n${text}`);
+    }
+    return head.subarray(end + 4);
+  }
+
+  async #readLoop(): Promise<void> {
+    const buf = this.#buf;
+    while (true) {
+      let n: number | null;
+      try {
+        n = await this.#conn.read(buf);
+      } catch {
+        n = null;
+      }
+      if (n === null) {
+        if (!this.#closed && this.#fleet.measuring) this.#fleet.closedEarly++;
+        this.close();
+        return;
+      }
+      this.#scan(buf.subarray(0, n), performance.now());
+    }
+  }
+
+  /** Finds `~fo~<seq>~<µs>~` in the bytes read (chunk-size lines and all). */
+  #scan(bytes: Uint8Array, at: number): void {
+    if (this.#carry) {
+      bytes = concat(this.#carry, bytes);
+      this.#carry = null;
+    }
+    let i = 0;
+    while (true) {
+      const start = indexOf(bytes, MARKER, i);
+      if (start < 0) {
+        // Keep a possible start of the marker cut off by the end of the read.
+        for (let k = Math.max(i, bytes.length - MARKER.length + 1); k < bytes.length; k++) {
+          if (startsMarker(bytes, k)) {
+            this.#carry = bytes.slice(k);
+            break;
+          }
+        }
+        return;
+      }
+      let p = start + MARKER.length;
+      let seq = 0;
+      while (p < bytes.length && bytes[p]! >= ZERO && bytes[p]! <= NINE) {
+        seq = seq * 10 + bytes[p++]! - ZERO;
+      }
+      let sentUs = 0;
+      const afterSeq = p;
+      if (p < bytes.length && bytes[p] === TILDE) {
+        p++;
+        while (p < bytes.length && bytes[p]! >= ZERO && bytes[p]! <= NINE) {
+          sentUs = sentUs * 10 + bytes[p++]! - ZERO;
+        }
+      }
+      if (p >= bytes.length) {
+        this.#carry = bytes.slice(start);
+        return;
+      }
+      if (bytes[p] !== TILDE || afterSeq === start + MARKER.length) {
+        this.#fleet.malformed++;
+      } else {
+        if (seq !== this.#lastSeq + 1) this.#fleet.gaps++;
+        if (seq > this.#lastSeq) {
+          this.#lastSeq = seq;
+          this.#fleet.receive(seq, sentUs, at);
+        }
+      }
+      i = p + 1;
+    }
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    sockets.delete(this.#conn);
+    try {
+      this.#conn.close();
+    } catch { /* already closed */ }
+  }
+}
+
+function startsMarker(bytes: Uint8Array, k: number): boolean {
+  for (let j = 0; k + j < bytes.length; j++) if (bytes[k + j] !== MARKER[j]) return false;
+  return true;
+}
+
+function indexOf(haystack: Uint8Array, needle: Uint8Array, from: number): number {
+  const first = needle[0]!;
+  const last = haystack.length - needle.length;
+  for (
+    let i = haystack.indexOf(first, from);
+    i >= 0 && i <= last;
+    i = haystack.indexOf(first, i + 1)
+  ) {
+    let j = 1;
+    while (j < needle.length && haystack[i + j] === needle[j]) j++;
+    if (j === needle.length) return i;
+  }
+  return -1;
+}
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
+}
+
+async function writeAll(conn: Deno.Conn, bytes: Uint8Array): Promise<void> {
+  while (bytes.length > 0) bytes = bytes.subarray(await conn.write(bytes));
+}
+
+/** Opens `count` streams, `parallel` at a time; `cookieOf(i)` picks each one's session. */
+async function openStreams(
+  fleet: Fleet,
+  port: number,
+  path: string,
+  count: number,
+  cookieOf: (i: number) => string,
+  parallel = 50,
+): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < count) {
+      const i = next++;
+      await StreamClient.open(fleet, port, path, cookieOf(i));
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(parallel, count) }, worker));
+}
+
+// ---------------------------------------------------------------------------------------
+// Sending and measuring
+
+interface RunResult {
+  label: string;
+  n: number;
+  /** Per measured message, milliseconds from sending the POST. */
+  lastMs: number[];
+  firstMs: number[];
+  postMs: number[];
+  rssAfterOpenMib: number;
+  peakRssMib: number;
+  /** CPU time used per measured message (all threads), in milliseconds. */
+  serverCpuMs: number;
+  benchCpuMs: number;
+  /** Share of the measured time some task waited for a CPU (/proc/pressure/cpu), and the load. */
+  cpuPressure: number;
+  loadAvg: number;
+  gaps: number;
+  malformed: number;
+  closedEarly: number;
+  postErrors: number;
+  stopCode: number | null;
+}
+
+interface RunOptions {
+  messages: number;
+  warmup: number;
+  intervalMs: number;
+  timeoutMs: number;
+}
+
+/** Sends warm-up then measured messages one at a time; each waits until all N have it. */
+async function measure(
+  fleet: Fleet,
+  post: (text: string) => Promise<boolean>,
+  options: RunOptions,
+  serverPid: number,
+): Promise<
+  Pick<
+    RunResult,
+    | "lastMs"
+    | "firstMs"
+    | "postMs"
+    | "serverCpuMs"
+    | "benchCpuMs"
+    | "cpuPressure"
+    | "loadAvg"
+    | "postErrors"
+  >
+> {
+  const lastMs: number[] = [];
+  const firstMs: number[] = [];
+  const postMs: number[] = [];
+  let postErrors = 0;
+  let cpuServer0 = 0;
+  let cpuSelf0 = 0;
+  let wall0 = 0;
+  let stall0 = 0;
+  let previous = -Infinity;
+  const total = options.warmup + options.messages;
+  for (let seq = 1; seq <= total; seq++) {
+    if (seq === options.warmup + 1) {
+      cpuServer0 = cpuSeconds(serverPid);
+      cpuSelf0 = cpuSeconds("self");
+      wall0 = performance.now();
+      stall0 = cpuStallUs();
+    }
+    const wait = previous + options.intervalMs - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    let done!: () => void;
+    const all = new Promise<void>((resolve) => done = resolve);
+    const sentAt = performance.now();
+    previous = sentAt;
+    const arrival: Arrival = { sentAt, count: 0, first: 0, last: 0, done };
+    fleet.arrivals.set(seq, arrival);
+    const sentUs = Math.round(sentAt * 1000);
+    arrival.sentAt = sentUs / 1000;
+    let postFailed!: () => void;
+    const failed = new Promise<"post failed">((r) => postFailed = () => r("post failed"));
+    const posted = post(`~fo~${seq}~${sentUs}~ fan-out benchmark message ${seq}`).then((ok) => {
+      if (!ok) {
+        postErrors++;
+        postFailed();
+      }
+      return performance.now() - sentAt;
+    });
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<"timeout">((r) =>
+      timer = setTimeout(() => r("timeout"), options.timeoutMs)
+    );
+    const outcome = await Promise.race([all, timeout, failed]);
+    clearTimeout(timer);
+    const postTook = await posted;
+    if (outcome === "post failed") {
+      throw new BenchError(`message ${seq}: the POST was not answered 201`);
+    }
+    if (outcome === "timeout") {
+      throw new BenchError(
+        `message ${seq}: ${arrival.count} of ${fleet.clients.length} clients had it after ` +
+          `${options.timeoutMs} ms (streams closed early: ${fleet.closedEarly}, ` +
+          `POST errors: ${postErrors})`,
+      );
+    }
+    fleet.arrivals.delete(seq);
+    if (seq > options.warmup) {
+      lastMs.push(arrival.last - arrival.sentAt);
+      firstMs.push(arrival.first - arrival.sentAt);
+      postMs.push(postTook);
+    }
+  }
+  const wallMs = performance.now() - wall0;
+  return {
+    lastMs,
+    firstMs,
+    postMs,
+    postErrors,
+    serverCpuMs: (cpuSeconds(serverPid) - cpuServer0) * 1000 / options.messages,
+    benchCpuMs: (cpuSeconds("self") - cpuSelf0) * 1000 / options.messages,
+    cpuPressure: (cpuStallUs() - stall0) / 1000 / wallMs,
+    loadAvg: loadAverage(),
+  };
+}
+
+/** The session cookie (`session=...`) set by a response. */
+function sessionCookieOf(response: Response): string {
+  for (const line of response.headers.getSetCookie()) {
+    const pair = line.split(";")[0]!;
+    if (pair.startsWith("session=")) return pair;
+  }
+  throw new BenchError(`no session cookie in the answer to ${response.url}`);
+}
+
+async function api(
+  url: string,
+  method: string,
+  body: unknown,
+  cookie: string | null,
+  want: number,
+): Promise<Response> {
+  const response = await fetch(url, {
+    method,
+    headers: { "content-type": "application/json", ...(cookie ? { cookie } : {}) },
+    body: JSON.stringify(body),
+  });
+  if (response.status !== want) {
+    throw new BenchError(
+      `${method} ${url} answered ${response.status} (expected ${want}): ${await response.text()}`,
+    );
+  }
+  return response;
+}
+
+/** Extra `deno run` flags for the server (BENCH_SERVER_ARGS, e.g. `--cpu-prof`). */
+function serverArgs(): string[] {
+  return (Deno.env.get("BENCH_SERVER_ARGS") ?? "").split(/\s+/).filter((a) => a !== "");
+}
+
+/** One N against the real server. */
+async function runServer(
+  root: string,
+  n: number,
+  readers: number,
+  options: RunOptions,
+): Promise<RunResult> {
+  const temp = await Deno.makeTempDir({ prefix: "fanout-bench-" });
+  tempDirs.push(temp);
+  const perUser = Math.ceil(n / readers);
+  const port = freePort();
+  const server = spawn(
+    "server",
+    [
+      "run",
+      "--allow-net",
+      "--allow-read",
+      "--allow-write",
+      "--allow-env",
+      "--allow-sys",
+      ...serverArgs(),
+      join(root, "main.ts"),
+    ],
+    {
+      DATA_DIR: join(temp, "data"),
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      // Just enough for this run: the limits themselves are exercised, not switched off.
+      SSE_MAX_STREAMS: String(n),
+      SSE_MAX_STREAMS_PER_USER: String(perUser),
+    },
+    root,
+    port,
+  );
+  await waitUntilReady(server, "/healthz");
+  const pid = server.child.pid;
+  const password = "fan-out-benchmark-password";
+
+  // The first account is the admin; it owns the project and posts the messages.
+  const owner = sessionCookieOf(
+    await api(
+      `${server.url}/api/auth/register`,
+      "POST",
+      {
+        email: "owner@bench.example",
+        password,
+        displayName: "Owner",
+      },
+      null,
+      201,
+    ),
+  );
+  const project = await (await api(
+    `${server.url}/api/projects`,
+    "POST",
+    {
+      name: "Fan-out",
+    },
+    owner,
+    201,
+  )).json() as { project: { id: number } };
+  const projectId = project.project.id;
+  // Registration hashes with scrypt (two at a time on the server): a few seconds in all.
+  const readerCookies = await Promise.all(
+    Array.from({ length: readers }, async (_, i) => {
+      const email = `reader${i + 1}@bench.example`;
+      const cookie = sessionCookieOf(
+        await api(
+          `${server.url}/api/auth/register`,
+          "POST",
+          {
+            email,
+            password,
+            displayName: `Reader ${i + 1}`,
+          },
+          null,
+          201,
+        ),
+      );
+      await (await api(
+        `${server.url}/api/projects/${projectId}/members`,
+        "POST",
+        {
+          email,
+          role: "member",
+        },
+        owner,
+        201,
+      )).body?.cancel();
+      return cookie;
+    }),
+  );
+
+  const fleet = new Fleet();
+  const path = `/api/projects/${projectId}/chat/stream`;
+  const opened = performance.now();
+  await openStreams(fleet, port, path, n, (i) => readerCookies[i % readers]!);
+  // One more must be refused: the configured limit holds.
+  const extraFleet = new Fleet();
+  let limitHeld = false;
+  try {
+    await StreamClient.open(extraFleet, port, path, readerCookies[0]!);
+  } catch (error) {
+    limitHeld = error instanceof BenchError && / answered 429:/.test(error.message);
+  }
+  extraFleet.closeAll();
+  if (!limitHeld) throw new BenchError(`stream ${n + 1} was not refused with 429`);
+  console.log(
+    `  server: ${n} streams open in ${((performance.now() - opened) / 1000).toFixed(1)} s ` +
+      `(${readers} members, at most ${perUser} each; stream ${n + 1} got 429)`,
+  );
+  const rssAfterOpenMib = (procStatusKib(pid, "VmRSS") ?? 0) / 1024;
+
+  const url = `${server.url}/api/projects/${projectId}/chat/messages`;
+  const post = async (text: string) => {
+    try {
+      const response = await fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/json", cookie: owner },
+        body: JSON.stringify({ text }),
+      });
+      await response.body?.cancel();
+      return response.status === 201;
+    } catch {
+      return false;
+    }
+  };
+  const measured = await measure(fleet, post, options, pid);
+  const peakRssMib = Math.max(
+    procStatusKib(pid, "VmHWM") ?? 0,
+    procStatusKib(pid, "VmRSS") ?? 0,
+  ) / 1024;
+  fleet.measuring = false;
+  // Shut down with the streams open: the server must close them all and exit 0.
+  const status = await stop(server);
+  fleet.closeAll();
+  return {
+    label: "server",
+    n,
+    ...measured,
+    rssAfterOpenMib,
+    peakRssMib,
+    gaps: fleet.gaps,
+    malformed: fleet.malformed,
+    closedEarly: fleet.closedEarly,
+    stopCode: status.code,
+  };
+}
+
+/** One N against the ceiling (a bare Deno.serve fan-out in this file). */
+async function runCeiling(script: string, n: number, options: RunOptions): Promise<RunResult> {
+  const port = freePort();
+  const server = spawn(
+    "ceiling",
+    ["run", "--allow-net", script, "--ceiling", String(port)],
+    {},
+    Deno.cwd(),
+    port,
+  );
+  await waitUntilReady(server, "/healthz");
+  const pid = server.child.pid;
+  const fleet = new Fleet();
+  await openStreams(fleet, port, "/stream", n, () => "");
+  const rssAfterOpenMib = (procStatusKib(pid, "VmRSS") ?? 0) / 1024;
+  const post = async (text: string) => {
+    try {
+      const response = await fetch(`${server.url}/publish`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ text }),
+      });
+      await response.body?.cancel();
+      return response.status === 201;
+    } catch {
+      return false;
+    }
+  };
+  const measured = await measure(fleet, post, options, pid);
+  const peakRssMib = (procStatusKib(pid, "VmHWM") ?? 0) / 1024;
+  fleet.measuring = false;
+  const status = await stop(server);
+  fleet.closeAll();
+  return {
+    label: "ceiling",
+    n,
+    ...measured,
+    rssAfterOpenMib,
+    peakRssMib,
+    gaps: fleet.gaps,
+    malformed: fleet.malformed,
+    closedEarly: fleet.closedEarly,
+    stopCode: status.code,
+  };
+}
+
+// ---------------------------------------------------------------------------------------
+// The ceiling server (`--ceiling <port>`)
+
+function ceilingServer(port: number): void {
+  const streams = new Set<ReadableStreamDefaultController<Uint8Array>>();
+  let id = 0;
+  Deno.serve({ port, hostname: "127.0.0.1", onListen: () => {} }, async (request) => {
+    const path = new URL(request.url).pathname;
+    if (path === "/healthz") return new Response("ok");
+    if (path === "/stream") {
+      let me: ReadableStreamDefaultController<Uint8Array>;
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          me = controller;
+          streams.add(controller);
+          controller.enqueue(encoder.encode("retry: 3000\n\n"));
+        },
+        cancel() {
+          streams.delete(me);
+        },
+      });
+      return new Response(body, {
+        headers: { "content-type": "text/event-stream", "cache-control": "no-cache" },
+      });
+    }
+    if (path === "/publish" && request.method === "POST") {
+      const { text } = await request.json() as { text: string };
+      // About the size of a real chat.message.created event, encoded once.
+      const now = new Date().toISOString();
+      const data = JSON.stringify({
+        id: ++id,
+        projectId: 1,
+        authorId: 1,
+        text,
+        createdAt: now,
+        updatedAt: now,
+        attachments: [],
+      });
+      const bytes = encoder.encode(`id: ${id}\nevent: chat.message.created\ndata: ${data}\n\n`);
+      for (const controller of streams) controller.enqueue(bytes);
+      return new Response(data, { status: 201, headers: { "content-type": "application/json" } });
+    }
+    return new Response("not found", { status: 404 });
+  });
+}
+
+// ---------------------------------------------------------------------------------------
+// Report
+
+/** Nearest-rank percentile. */
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+const ms = (v: number) => v.toFixed(1);
+
+function printTable(rows: string[][]): void {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  const line = (r: string[]) => r.map((c, i) => c.padEnd(widths[i]!)).join(" | ").trimEnd();
+  console.log(line(rows[0]!));
+  console.log(widths.map((w) => "-".repeat(w)).join("-|-"));
+  for (const r of rows.slice(1)) console.log(line(r));
+}
+
+async function run(): Promise<boolean> {
+  const ns = envList("BENCH_N", [100, 1000, 5000]);
+  const options: RunOptions = {
+    messages: envNumber("BENCH_MESSAGES", 200, 1),
+    warmup: envNumber("BENCH_WARMUP", 20, 0),
+    intervalMs: envNumber("BENCH_INTERVAL_MS", 20, 0),
+    timeoutMs: envNumber("BENCH_TIMEOUT_MS", 30_000, 1),
+  };
+  const readers = envNumber("BENCH_READERS", 10, 1);
+  const withCeiling = Deno.env.get("BENCH_CEILING") !== "0";
+  const benchDir = import.meta.dirname;
+  if (benchDir === undefined) throw new BenchError("run this script from a local file");
+  const root = join(benchDir, "..");
+  const script = join(benchDir, "fanout_bench.ts");
+  await readClockTicks();
+  console.log(
+    `fan-out: N = ${ns.join(", ")}; ${options.messages} measured messages per N after ` +
+      `${options.warmup} warm-up, one at a time (each waits for all N, >= ` +
+      `${options.intervalMs} ms apart); ${navigator.hardwareConcurrency} cores, ` +
+      `Deno ${Deno.version.deno}`,
+  );
+
+  const results: RunResult[] = [];
+  for (const n of ns) {
+    if (withCeiling) {
+      console.log(`N = ${n}: ceiling`);
+      results.push(await runCeiling(script, n, options));
+    }
+    console.log(`N = ${n}: server`);
+    results.push(await runServer(root, n, readers, options));
+  }
+
+  console.log(
+    "\nDetail: ms from sending the POST (last/first = last/first client read the event, " +
+      "POST = its 201 arrived); CPU ms used per message; CPU stall = share of the time some " +
+      "task on the machine waited for a CPU (PSI), load = 1-minute load average at the end",
+  );
+  printTable([
+    [
+      "run",
+      "N",
+      "last p50",
+      "last p95",
+      "last p99",
+      "last max",
+      "first p50",
+      "POST p50",
+      "RSS open",
+      "RSS peak",
+      "server CPU/msg",
+      "bench CPU/msg",
+      "CPU stall",
+      "load",
+    ],
+    ...results.map((r) => [
+      r.label,
+      String(r.n),
+      ms(percentile(r.lastMs, 50)),
+      ms(percentile(r.lastMs, 95)),
+      ms(percentile(r.lastMs, 99)),
+      ms(Math.max(...r.lastMs)),
+      ms(percentile(r.firstMs, 50)),
+      ms(percentile(r.postMs, 50)),
+      `${r.rssAfterOpenMib.toFixed(0)} MiB`,
+      `${r.peakRssMib.toFixed(0)} MiB`,
+      ms(r.serverCpuMs),
+      ms(r.benchCpuMs),
+      `${(r.cpuPressure * 100).toFixed(0)}%`,
+      r.loadAvg.toFixed(1),
+    ]),
+  ]);
+
+  let failed = 0;
+  const rows: string[][] = [["N", "p50", "p95", "p99", "server peak RSS", "target", "result"]];
+  for (const r of results.filter((r) => r.label === "server")) {
+    const p99 = percentile(r.lastMs, 99);
+    const target = TARGETS[r.n];
+    const problems: string[] = [];
+    if (r.gaps || r.malformed || r.closedEarly || r.postErrors) {
+      problems.push(
+        `gaps ${r.gaps}, malformed ${r.malformed}, closed early ${r.closedEarly}, ` +
+          `POST errors ${r.postErrors}`,
+      );
+    }
+    if (r.stopCode !== 0) problems.push(`SIGTERM exit code ${r.stopCode}`);
+    let result = problems.length ? "FAIL" : "PASS";
+    let targetText = "-";
+    if (target) {
+      targetText = `p99 < ${target.p99Ms} ms` +
+        (target.rssMib ? `, RSS < ${target.rssMib} MiB` : "");
+      if (p99 >= target.p99Ms || (target.rssMib && r.peakRssMib >= target.rssMib)) {
+        result = "FAIL";
+      }
+    } else if (!problems.length) {
+      result = "(no target)";
+    }
+    if (result === "FAIL") failed++;
+    rows.push([
+      r.n.toLocaleString("en-US"),
+      `${ms(percentile(r.lastMs, 50))} ms`,
+      `${ms(percentile(r.lastMs, 95))} ms`,
+      `${ms(p99)} ms`,
+      `${r.peakRssMib.toFixed(0)} MiB`,
+      targetText,
+      result + (problems.length ? ` (${problems.join("; ")})` : ""),
+    ]);
+  }
+  const busiest = Math.max(...results.map((r) => r.cpuPressure));
+  if (busiest > 0.2) {
+    console.log(
+      `\nNote: the machine was busy (some task waited for a CPU ${(busiest * 100).toFixed(0)}% ` +
+        "of the time in the busiest run): latencies are inflated; compare with the ceiling " +
+        "rows, and CPU/msg, which busy neighbours affect less.",
+    );
+  }
+  console.log(
+    "\nSummary: time from sending the POST until the LAST of N clients read the event " +
+      "(server peak RSS = VmHWM over the server's life, registration's scrypt included)",
+  );
+  printTable(rows);
+  console.log(failed === 0 ? "\nALL PASS" : `\n${failed} FAILED`);
+  return failed === 0;
+}
+
+if (import.meta.main) {
+  if (Deno.args[0] === "--ceiling") {
+    ceilingServer(Number(Deno.args[1]));
+  } else {
+    const onSignal = () => {
+      if (interrupted) return;
+      interrupted = true;
+      console.error("interrupted: cleaning up");
+      void cleanup().finally(() => Deno.exit(130));
+    };
+    Deno.addSignalListener("SIGINT", onSignal);
+    Deno.addSignalListener("SIGTERM", onSignal);
+    let code: number;
+    try {
+      code = await run() ? 0 : 1;
+    } catch (error) {
+      if (!interrupted) console.error(error instanceof BenchError ? error.message : error);
+      code = 2;
+    } finally {
+      await cleanup();
+    }
+    Deno.exit(interrupted ? 130 : code);
+  }
+}

@@ -46,7 +46,7 @@ export function searchProject(
   }
   const clause = where.join(" AND ");
   const snippet = q.longTerms.length > 0
-    ? `snippet(search_index, -1, char(1), char(2), '…', 16)`
+    ? `snippet(search_index, -1, char(1), char(2), '…', 40)`
     : "substr(title || ' ' || body, 1, 400)";
   const rows = db.sql.prepare(
     `SELECT type, item_id, title, ${snippet} AS snippet, created_at FROM search_index

@@ -8,10 +8,14 @@ import { activityPage } from "./activity_page.tsx";
 import { adminPages } from "./admin_page.tsx";
 import { chatPages } from "./chat_page.tsx";
 import { boardPages } from "./board_pages.tsx";
+import { calendarPages } from "./calendar_page.tsx";
 import { filesPages, tooLargePage } from "./files_pages.tsx";
+import { meetingsPages } from "./meetings_page.tsx";
+import { milestonesPages } from "./milestones_page.tsx";
 import { notesPages } from "./notes_pages.tsx";
 import { notificationPages } from "./notification_pages.tsx";
 import { projectPages } from "./project_pages.tsx";
+import { searchPage } from "./search_page.tsx";
 import { staticFiles } from "./static_files.ts";
 import { todoPages } from "./todos_page.tsx";
 
@@ -66,5 +70,9 @@ export function pages(services: Services, options: { baseUrl: string | null }) {
   app.route("/", notificationPages(services));
   app.route("/", chatPages(services));
   app.route("/", todoPages(services));
+  app.route("/", milestonesPages(services));
+  app.route("/", calendarPages(services));
+  app.route("/", meetingsPages(services));
+  app.route("/", searchPage(services));
   return app;
 }

@@ -1,15 +1,27 @@
-/** The personal dashboard, the project list and the project page with member management. */
+/**
+ * The personal dashboard (`/`), the project list, and the project page (`/projects/{id}`):
+ * the project dashboard, then member management. Both dashboards answer `?fragment=1` with
+ * the dashboard alone, which `static/dashboard.js` uses to re-render them live.
+ */
 import { type Context, Hono } from "hono";
+import type { Child } from "hono/jsx";
 import type { Actor } from "../../domain/accounts.ts";
+import { DomainError } from "../../domain/errors.ts";
 import type { Member, Project } from "../../domain/projects.ts";
 import type { Services } from "../../domain/services.ts";
 import type { AppEnv } from "../api/openapi.ts";
 import { MemberInputSchema, ProjectInputSchema, ProjectRoleSchema } from "../api/schemas.ts";
 import { formatDateTime } from "../i18n/i18n.ts";
+import { todayOf } from "./calendar_page.tsx";
 import { type PageCtx, pageCtx } from "./context.ts";
+import {
+  PersonalDashboardView,
+  type PersonalExtras,
+  ProjectDashboardView,
+} from "./dashboard_page.tsx";
 import { formFields, pageError, validateForm } from "./forms.ts";
-import { Alert, FieldError, renderPage } from "./layout.tsx";
-import { ProjectNav } from "./project_nav.tsx";
+import { Alert, FieldError, PAGE_CSP, renderPage } from "./layout.tsx";
+import { loadFrame, ProjectNav } from "./project_nav.tsx";
 
 const ROLES = ["owner", "member", "viewer"] as const;
 
@@ -31,24 +43,14 @@ function ProjectCard(props: { ctx: PageCtx; project: Project }) {
   );
 }
 
-function Dashboard(props: { ctx: PageCtx; projects: Project[] }) {
+function Dashboard(props: { ctx: PageCtx; dashboard: Child }) {
   const { t, user } = props.ctx;
   return (
     <>
       <h1>{t("dashboard.title")}</h1>
       <p>{t("dashboard.welcome", { name: user!.displayName })}</p>
-      <h2>{t("dashboard.myProjects")}</h2>
-      {props.projects.length === 0
-        ? (
-          <p class="muted">
-            {t("dashboard.noProjects")} <a href="/projects">{t("projects.create")}</a>
-          </p>
-        )
-        : (
-          <div class="grid">
-            {props.projects.map((p) => <ProjectCard key={p.id} ctx={props.ctx} project={p} />)}
-          </div>
-        )}
+      {props.dashboard}
+      <script type="module" src="/static/dashboard.js"></script>
     </>
   );
 }
@@ -144,7 +146,13 @@ function MemberRow(props: { ctx: PageCtx; project: Project; member: Member; mana
 }
 
 function ProjectPage(
-  props: { ctx: PageCtx; project: Project; members: Member[]; message?: string | null },
+  props: {
+    ctx: PageCtx;
+    project: Project;
+    members: Member[];
+    message?: string | null;
+    dashboard: Child;
+  },
 ) {
   const { t } = props.ctx;
   const { project, members } = props;
@@ -163,6 +171,8 @@ function ProjectPage(
       {project.description ? <p>{project.description}</p> : null}
       {project.archived ? <div class="notice">{t("projects.archivedNotice")}</div> : null}
       <Alert message={props.message} />
+      {props.dashboard}
+      <script type="module" src="/static/dashboard.js"></script>
       {manage
         ? (
           <details class="card">
@@ -183,7 +193,7 @@ function ProjectPage(
           </details>
         )
         : null}
-      <h2>{t("members.title")}</h2>
+      <h2 id="members">{t("members.title")}</h2>
       <div class="card">
         <table>
           <thead>
@@ -246,6 +256,12 @@ function ProjectPage(
   );
 }
 
+/** Answers an HTML fragment (no layout) for `dashboard.js`. */
+function fragment(c: Context<AppEnv>, body: Child) {
+  c.header("content-security-policy", PAGE_CSP);
+  return c.html(<>{body}</>);
+}
+
 /** The project pages. */
 export function projectPages(services: Services) {
   const app = new Hono<AppEnv>();
@@ -258,8 +274,16 @@ export function projectPages(services: Services) {
     id: number,
     failure?: { status: number; message: string },
   ) => {
-    const ctx = pageCtx(c, services);
-    const { project, members } = projects.get(ctx.actor!, id);
+    const frame = loadFrame(c, services, id);
+    const { ctx, project, members } = frame;
+    const dashboard = (
+      <ProjectDashboardView
+        frame={frame}
+        data={services.dashboards.project(ctx.actor!, id)}
+        today={todayOf(services)}
+      />
+    );
+    if (c.req.query("fragment") === "1" && !failure) return fragment(c, dashboard);
     return renderPage(c, ctx, {
       title: project.name,
       status: failure?.status ?? 200,
@@ -269,9 +293,35 @@ export function projectPages(services: Services) {
           project={project}
           members={members}
           message={failure?.message ?? null}
+          dashboard={dashboard}
         />
       ),
     });
+  };
+
+  /** The personal dashboard of the caller. */
+  const personal = (ctx: PageCtx) => {
+    const actor = ctx.actor!;
+    const data = services.dashboards.personal(actor);
+    const all = new Map(projects.list(actor, { archived: true }).map((p) => [p.id, p]));
+    for (const p of data.projects) all.set(p.id, p);
+    // The people named: the members of the projects of the shown activity and meetings (a
+    // bounded number of lookups: the dashboard lists at most 10 entries and 20 meetings).
+    const projectIds = new Set([
+      ...data.recentActivity.map((a) => a.projectId),
+      ...data.upcomingMeetings.map((m) => m.projectId),
+    ]);
+    const names = new Map<number, string>();
+    for (const projectId of [...projectIds].slice(0, 20)) {
+      try {
+        for (const m of projects.members(actor, projectId)) names.set(m.userId, m.displayName);
+      } catch (error) {
+        // A project the caller can no longer see: its people stay unnamed.
+        if (!(error instanceof DomainError)) throw error;
+      }
+    }
+    const extras: PersonalExtras = { projects: all, names, today: todayOf(services) };
+    return <PersonalDashboardView ctx={ctx} data={data} extras={extras} />;
   };
 
   /** Runs a project action, then redirects back; a refusal re-renders with its message. */
@@ -297,9 +347,11 @@ export function projectPages(services: Services) {
 
   app.get("/", (c) => {
     const ctx = pageCtx(c, services);
+    const dashboard = personal(ctx);
+    if (c.req.query("fragment") === "1") return fragment(c, dashboard);
     return renderPage(c, ctx, {
       title: ctx.t("dashboard.title"),
-      body: <Dashboard ctx={ctx} projects={projects.list(ctx.actor!, { archived: false })} />,
+      body: <Dashboard ctx={ctx} dashboard={dashboard} />,
     });
   });
 

@@ -1,0 +1,199 @@
+/**
+ * The project search page: a GET form (words and a type filter over the eight searchable
+ * types), the matches newest first with their type, a link to the item and the highlighted
+ * snippet, and paging. The snippet is the only text inserted unescaped: the domain escapes
+ * it and adds nothing but `<mark>`. A blank query shows the form alone; an unknown type or
+ * an over-long query shows a message.
+ */
+import { Hono } from "hono";
+import { raw } from "hono/html";
+import { DomainError } from "../../domain/errors.ts";
+import { type Page, pageRequest } from "../../domain/paging.ts";
+import { SEARCH_TYPES, type SearchHit, searchProjectItems } from "../../domain/search.ts";
+import type { Services } from "../../domain/services.ts";
+import type { AppEnv } from "../api/openapi.ts";
+import type { Translate } from "../i18n/i18n.ts";
+import { Alert } from "./layout.tsx";
+import { notFound } from "./project_pages.tsx";
+import { frameRunner, Pager, type ProjectFrame, renderArea, Time } from "./project_nav.tsx";
+
+type SearchType = (typeof SEARCH_TYPES)[number];
+
+const QUERY_MAX = 200;
+
+function typeLabel(t: Translate, type: string): string {
+  return (SEARCH_TYPES as readonly string[]).includes(type)
+    ? t(`search.type.${type as SearchType}`)
+    : type;
+}
+
+/** Where a hit is shown. */
+export function hitHref(projectId: number, hit: { type: string; id: number }): string {
+  const base = `/projects/${projectId}`;
+  switch (hit.type) {
+    case "board":
+      return `${base}/board/${hit.id}`;
+    case "chat":
+      return `${base}/chat`;
+    case "todo":
+      return `${base}/todos/${hit.id}`;
+    case "file":
+      return `/api/files/${hit.id}/download`;
+    case "event":
+      return `${base}/calendar/events/${hit.id}`;
+    case "meeting":
+      return `${base}/meetings/${hit.id}`;
+    case "milestone":
+      return `${base}/milestones`;
+    case "note":
+      return `${base}/notes/${hit.id}`;
+    default:
+      return base;
+  }
+}
+
+function SearchForm(props: { frame: ProjectFrame; q: string; type: string }) {
+  const { frame, q, type } = props;
+  const { t } = frame.ctx;
+  return (
+    <form
+      class="search-form row card"
+      method="get"
+      action={`/projects/${frame.project.id}/search`}
+      role="search"
+    >
+      <label class="search-q">
+        {t("search.query")}
+        <input type="search" name="q" value={q} maxlength={QUERY_MAX} autofocus={q === ""} />
+      </label>
+      <label class="search-type">
+        {t("search.typeLabel")}
+        <select name="type">
+          <option value="" selected={type === ""}>{t("search.type.all")}</option>
+          {SEARCH_TYPES.map((ty) => (
+            <option value={ty} selected={type === ty}>{t(`search.type.${ty}`)}</option>
+          ))}
+        </select>
+      </label>
+      <button type="submit">{t("search.submit")}</button>
+    </form>
+  );
+}
+
+/** Links that re-run the query over one type (or all). */
+function TypeFilters(props: { frame: ProjectFrame; q: string; type: string }) {
+  const { frame, q, type } = props;
+  const { t } = frame.ctx;
+  const href = (ty: string) => {
+    const params = new URLSearchParams({ q });
+    if (ty) params.set("type", ty);
+    return `/projects/${frame.project.id}/search?${params}`;
+  };
+  return (
+    <nav class="filters row" aria-label={t("search.typeLabel")}>
+      {["", ...SEARCH_TYPES].map((ty) => (
+        <a href={href(ty)} aria-current={ty === type ? "page" : undefined} data-search-filter={ty}>
+          {ty === "" ? t("search.type.all") : t(`search.type.${ty as SearchType}`)}
+        </a>
+      ))}
+    </nav>
+  );
+}
+
+function Results(props: { frame: ProjectFrame; page: Page<SearchHit>; q: string; type: string }) {
+  const { frame, page, q, type } = props;
+  const { t } = frame.ctx;
+  if (page.items.length === 0) {
+    return <p class="muted" data-search-empty>{t("search.none", { q })}</p>;
+  }
+  return (
+    <>
+      <p class="muted" data-search-total={page.total}>
+        {t("search.count", { count: page.total })}
+      </p>
+      <ol class="plain search-results">
+        {page.items.map((hit) => (
+          <li class="card search-hit" data-hit={`${hit.type}-${hit.id}`}>
+            <div class="row">
+              <span class="tag" data-hit-type={hit.type}>{typeLabel(t, hit.type)}</span>
+              <a class="hit-title" href={hitHref(frame.project.id, hit)}>
+                {hit.title || t("search.untitled")}
+              </a>
+              <span class="spacer"></span>
+              <Time ctx={frame.ctx} iso={hit.createdAt} />
+            </div>
+            {/* Escaped by the domain, with only <mark> added: the one raw insertion. */}
+            <p class="snippet">{raw(hit.snippet)}</p>
+          </li>
+        ))}
+      </ol>
+      <Pager
+        ctx={frame.ctx}
+        page={page}
+        path={`/projects/${frame.project.id}/search`}
+        query={{ q, type: type === "" ? null : type }}
+      />
+    </>
+  );
+}
+
+/** The search page. */
+export function searchPage(services: Services) {
+  const app = new Hono<AppEnv>();
+  const run = frameRunner(services, { notFound });
+
+  app.get("/projects/:projectId{[0-9]+}/search", (c) =>
+    run(c, (frame) => {
+      const { t } = frame.ctx;
+      const q = c.req.query("q") ?? "";
+      const type = c.req.query("type") ?? "";
+      let message: string | null = null;
+      let status = 200;
+      let page: Page<SearchHit> | null = null;
+      const badType = type !== "" && !(SEARCH_TYPES as readonly string[]).includes(type);
+      if (badType) {
+        message = t("search.badType");
+        status = 400;
+      } else if (q.trim().length > QUERY_MAX) {
+        message = t("content.tooLong", { max: QUERY_MAX });
+        status = 400;
+      } else if (q.trim() !== "") {
+        try {
+          page = searchProjectItems(services.db, frame.ctx.actor!, {
+            projectId: frame.project.id,
+            q,
+            type: type === "" ? null : type,
+            page: pageRequest({ page: c.req.query("page"), pageSize: "20" }),
+          });
+        } catch (error) {
+          if (!(error instanceof DomainError) || error.code !== "validation") throw error;
+          message = t("form.invalid");
+          status = 400;
+        }
+      }
+      return renderArea(c, frame, {
+        area: "search",
+        title: q.trim() ? t("search.titleFor", { q: q.trim() }) : t("search.title"),
+        status,
+        body: (
+          <>
+            <h1>{t("search.title")}</h1>
+            <SearchForm frame={frame} q={q} type={badType ? "" : type} />
+            <Alert message={message} />
+            {page
+              ? (
+                <>
+                  <TypeFilters frame={frame} q={q} type={type} />
+                  <Results frame={frame} page={page} q={q} type={type} />
+                </>
+              )
+              : message === null
+              ? <p class="muted">{t("search.hint")}</p>
+              : null}
+          </>
+        ),
+      });
+    }));
+
+  return app;
+}

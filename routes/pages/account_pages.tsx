@@ -6,6 +6,8 @@ import type { AppEnv } from "../api/openapi.ts";
 import { LoginSchema, ProfileSchema, RegisterSchema } from "../api/schemas.ts";
 import { clientAddress } from "../client_address.ts";
 import { clearSessionCookie, isHttps, setPreferenceCookies, setSessionCookie } from "../cookies.ts";
+import type { Translate } from "../i18n/i18n.ts";
+import { Field } from "./components.tsx";
 import { type PageCtx, pageCtx, safeNext } from "./context.ts";
 import { formFields, validateForm } from "./forms.ts";
 import { Alert, FieldError, renderPage } from "./layout.tsx";
@@ -14,6 +16,15 @@ interface FormState {
   values?: Record<string, string>;
   errors?: Record<string, string>;
   message?: string | null;
+}
+
+/** The sign-in email field of the login and register forms. */
+function EmailField(props: { t: Translate; value: string; error: string | undefined }) {
+  return (
+    <Field label={props.t("field.email")} error={props.error}>
+      <input name="email" type="email" autocomplete="username" required value={props.value} />
+    </Field>
+  );
 }
 
 function LoginForm(props: { ctx: PageCtx; next: string; state: FormState }) {
@@ -25,17 +36,7 @@ function LoginForm(props: { ctx: PageCtx; next: string; state: FormState }) {
       <Alert message={props.state.message} />
       <form class="stack" method="post" action="/login">
         <input type="hidden" name="next" value={props.next} />
-        <label>
-          {t("field.email")}
-          <input
-            name="email"
-            type="email"
-            autocomplete="username"
-            required
-            value={values.email ?? ""}
-          />
-          <FieldError message={errors.email} />
-        </label>
+        <EmailField t={t} value={values.email ?? ""} error={errors.email} />
         <label>
           {t("field.password")}
           <input name="password" type="password" autocomplete="current-password" required />
@@ -63,17 +64,7 @@ function RegisterForm(props: { ctx: PageCtx; state: FormState }) {
           <input name="displayName" required maxlength={100} value={values.displayName ?? ""} />
           <FieldError message={errors.displayName} />
         </label>
-        <label>
-          {t("field.email")}
-          <input
-            name="email"
-            type="email"
-            autocomplete="username"
-            required
-            value={values.email ?? ""}
-          />
-          <FieldError message={errors.email} />
-        </label>
+        <EmailField t={t} value={values.email ?? ""} error={errors.email} />
         <label>
           {t("field.password")}
           <input

@@ -11,13 +11,14 @@ import { type Page, pageRequest } from "../../domain/paging.ts";
 import type { Services } from "../../domain/services.ts";
 import type { AppEnv } from "../api/openapi.ts";
 import type { Translate } from "../i18n/i18n.ts";
+import { AttachmentItem, FileField, FormCard, MarkdownField, TitleField } from "./components.tsx";
 import { Alert, FieldError } from "./layout.tsx";
 import { notFound } from "./project_pages.tsx";
 import {
   attempt,
   canEdit,
   checkText,
-  formatSize,
+  fileErrors,
   type FormState,
   frameRunner,
   Markdown,
@@ -49,12 +50,7 @@ function Attachments(props: { frame: ProjectFrame; files: FileInfo[] }) {
     <div class="attachments">
       <strong>{t("content.attachments")}</strong>
       <ul class="plain">
-        {props.files.map((f) => (
-          <li data-file={f.id}>
-            <a href={f.downloadUrl} download={f.name}>{f.name}</a>{" "}
-            <span class="muted">{formatSize(f.size, locale)}</span>
-          </li>
-        ))}
+        {props.files.map((f) => <AttachmentItem key={f.id} file={f} locale={locale} />)}
       </ul>
     </div>
   );
@@ -82,44 +78,38 @@ function NewThreadForm(
   const errors = props.state.errors ?? {};
   const failed = Object.keys(errors).length > 0 || props.state.values !== undefined;
   return (
-    <details class="card" open={failed}>
-      <summary>{t("board.new")}</summary>
-      <form
-        class="stack"
-        method="post"
-        action={`/projects/${frame.project.id}/board`}
-        enctype="multipart/form-data"
-      >
-        <label>
-          {t("content.title")}
-          <input name="title" required maxlength={TITLE_MAX} value={values.title ?? ""} />
-          <FieldError message={errors.title} />
-        </label>
-        <label>
-          {t("board.category")}
-          <CategorySelect frame={frame} categories={props.categories} value={values.category} />
-          <FieldError message={errors.category} />
-        </label>
-        <label>
-          {t("content.body")}
-          <TextArea name="body" value={values.body} max={BODY_MAX} />
-          <span class="hint">{t("content.markdownHint")}</span>
-          <FieldError message={errors.body} />
-        </label>
-        <label class="check">
-          <input type="checkbox" name="pinned" value="on" checked={values.pinned === "on"} />
-          {t("content.pinOnTop")}
-        </label>
-        <label>
-          {t("content.attachFile")}
-          <input type="file" name="file" />
-          <FieldError message={errors.file} />
-        </label>
-        <div>
-          <button type="submit">{t("board.post")}</button>
-        </div>
-      </form>
-    </details>
+    <FormCard
+      open={failed}
+      summary={t("board.new")}
+      action={`/projects/${frame.project.id}/board`}
+      submit={t("board.post")}
+      attrs={{ enctype: "multipart/form-data" }}
+    >
+      <TitleField
+        label={t("content.title")}
+        max={TITLE_MAX}
+        value={values.title ?? ""}
+        error={errors.title}
+      />
+      <label>
+        {t("board.category")}
+        <CategorySelect frame={frame} categories={props.categories} value={values.category} />
+        <FieldError message={errors.category} />
+      </label>
+      <MarkdownField
+        t={t}
+        label={t("content.body")}
+        name="body"
+        value={values.body}
+        max={BODY_MAX}
+        error={errors.body}
+      />
+      <label class="check">
+        <input type="checkbox" name="pinned" value="on" checked={values.pinned === "on"} />
+        {t("content.pinOnTop")}
+      </label>
+      <FileField t={t} error={errors.file} />
+    </FormCard>
   );
 }
 
@@ -209,43 +199,37 @@ function EditThreadForm(
   const values = props.state?.values ?? {};
   const errors = props.state?.errors ?? {};
   return (
-    <details class="card" open={props.state !== undefined}>
-      <summary>{t("board.edit")}</summary>
-      <form
-        class="stack"
-        method="post"
-        action={`/projects/${frame.project.id}/board/${thread.id}`}
-        enctype="multipart/form-data"
-      >
-        <label>
-          {t("content.title")}
-          <input name="title" required maxlength={TITLE_MAX} value={values.title ?? thread.title} />
-          <FieldError message={errors.title} />
-        </label>
-        <label>
-          {t("board.category")}
-          <CategorySelect
-            frame={frame}
-            categories={props.categories}
-            value={values.category ?? thread.category}
-          />
-        </label>
-        <label>
-          {t("content.body")}
-          <TextArea name="body" value={values.body ?? thread.body} max={BODY_MAX} />
-          <span class="hint">{t("content.markdownHint")}</span>
-          <FieldError message={errors.body} />
-        </label>
-        <label>
-          {t("content.attachFile")}
-          <input type="file" name="file" />
-          <FieldError message={errors.file} />
-        </label>
-        <div>
-          <button type="submit">{t("content.save")}</button>
-        </div>
-      </form>
-    </details>
+    <FormCard
+      open={props.state !== undefined}
+      summary={t("board.edit")}
+      action={`/projects/${frame.project.id}/board/${thread.id}`}
+      submit={t("content.save")}
+      attrs={{ enctype: "multipart/form-data" }}
+    >
+      <TitleField
+        label={t("content.title")}
+        max={TITLE_MAX}
+        value={values.title ?? thread.title}
+        error={errors.title}
+      />
+      <label>
+        {t("board.category")}
+        <CategorySelect
+          frame={frame}
+          categories={props.categories}
+          value={values.category ?? thread.category}
+        />
+      </label>
+      <MarkdownField
+        t={t}
+        label={t("content.body")}
+        name="body"
+        value={values.body ?? thread.body}
+        max={BODY_MAX}
+        error={errors.body}
+      />
+      <FileField t={t} error={errors.file} />
+    </FormCard>
   );
 }
 
@@ -394,17 +378,17 @@ function ThreadPage(
             action={`${base}/comments`}
             enctype="multipart/form-data"
           >
-            <label>
-              {t("board.reply")}
-              <TextArea name="body" value={replyValues.body} max={BODY_MAX} required rows={5} />
-              <span class="hint">{t("content.markdownHint")}</span>
-              <FieldError message={replyErrors.body} />
-            </label>
-            <label>
-              {t("content.attachFile")}
-              <input type="file" name="file" />
-              <FieldError message={replyErrors.file} />
-            </label>
+            <MarkdownField
+              t={t}
+              label={t("board.reply")}
+              name="body"
+              value={replyValues.body}
+              max={BODY_MAX}
+              required
+              rows={5}
+              error={replyErrors.body}
+            />
+            <FileField t={t} error={replyErrors.file} />
             <div>
               <button type="submit">{t("board.postReply")}</button>
             </div>
@@ -505,10 +489,6 @@ export function boardPages(services: Services) {
     });
   };
 
-  /** A file's field error after a refused upload, so the form shows it beside the field. */
-  const fileError = (failure: { status: number; message: string }) =>
-    failure.status === 413 || failure.status === 415 ? { file: failure.message } : {};
-
   const upload = (file: File) => ({ upload: { name: file.name, stream: file.stream() } });
 
   app.get(P, (c) => run(c, (frame) => showBoard(c, frame)));
@@ -550,7 +530,7 @@ export function boardPages(services: Services) {
         fail: (failure) =>
           showBoard(c, frame, {
             ...failure,
-            state: { values: fields, errors: fileError(failure) },
+            state: { values: fields, errors: fileErrors(failure) },
           }),
       });
     }));
@@ -593,7 +573,7 @@ export function boardPages(services: Services) {
         fail: (failure) =>
           showThread(c, frame, {
             ...failure,
-            forms: { edit: { values: fields, errors: fileError(failure) } },
+            forms: { edit: { values: fields, errors: fileErrors(failure) } },
           }),
       });
     }));
@@ -662,7 +642,7 @@ export function boardPages(services: Services) {
         fail: (failure) =>
           showThread(c, frame, {
             ...failure,
-            forms: { reply: { values: fields, errors: fileError(failure) } },
+            forms: { reply: { values: fields, errors: fileErrors(failure) } },
           }),
       });
     }));

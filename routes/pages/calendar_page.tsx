@@ -13,6 +13,7 @@ import { DomainError } from "../../domain/errors.ts";
 import type { Services } from "../../domain/services.ts";
 import type { AppEnv } from "../api/openapi.ts";
 import { formatDateTime, type Locale, type Translate } from "../i18n/i18n.ts";
+import { FormCard, MarkdownField, TitleField } from "./components.tsx";
 import { Alert, FieldError } from "./layout.tsx";
 import { notFound } from "./project_pages.tsx";
 import {
@@ -26,7 +27,7 @@ import {
   type ProjectFrame,
   renderArea,
   splitBody,
-  TextArea,
+  submitForm,
   Time,
 } from "./project_nav.tsx";
 
@@ -447,11 +448,12 @@ function EventFields(
   const { values, errors } = props;
   return (
     <>
-      <label>
-        {t("content.title")}
-        <input name="title" required maxlength={TITLE_MAX} value={values.title ?? ""} />
-        <FieldError message={errors.title} />
-      </label>
+      <TitleField
+        label={t("content.title")}
+        max={TITLE_MAX}
+        value={values.title ?? ""}
+        error={errors.title}
+      />
       <div class="form-grid">
         <label>
           {t("planning.start")}
@@ -480,12 +482,15 @@ function EventFields(
         {t("calendar.allDay")}
       </label>
       <span class="hint" id="event-utc-hint">{t("calendar.timesHint")}</span>
-      <label>
-        {t("field.description")}
-        <TextArea name="description" value={values.description} max={DESCRIPTION_MAX} rows={4} />
-        <span class="hint">{t("content.markdownHint")}</span>
-        <FieldError message={errors.description} />
-      </label>
+      <MarkdownField
+        t={t}
+        label={t("field.description")}
+        name="description"
+        value={values.description}
+        max={DESCRIPTION_MAX}
+        rows={4}
+        error={errors.description}
+      />
     </>
   );
 }
@@ -501,24 +506,19 @@ function CalendarPage(
       <Alert message={props.message} />
       {frame.canWrite
         ? (
-          <details class="card" open={props.state.values !== undefined}>
-            <summary>{t("calendar.newEvent")}</summary>
-            <form
-              class="stack"
-              method="post"
-              action={`/projects/${frame.project.id}/calendar/events`}
-              data-event-create
-            >
-              <EventFields
-                frame={frame}
-                values={props.state.values ?? {}}
-                errors={props.state.errors ?? {}}
-              />
-              <div>
-                <button type="submit">{t("calendar.createEvent")}</button>
-              </div>
-            </form>
-          </details>
+          <FormCard
+            open={props.state.values !== undefined}
+            summary={t("calendar.newEvent")}
+            action={`/projects/${frame.project.id}/calendar/events`}
+            submit={t("calendar.createEvent")}
+            attrs={{ "data-event-create": true }}
+          >
+            <EventFields
+              frame={frame}
+              values={props.state.values ?? {}}
+              errors={props.state.errors ?? {}}
+            />
+          </FormCard>
         )
         : null}
       <section class="card calendar" data-calendar data-view={view.view}>
@@ -740,27 +740,15 @@ export function calendarPages(services: Services) {
     run(c, async (frame) => {
       const { t, actor } = frame.ctx;
       const { fields } = splitBody(await c.req.parseBody());
-      const form = readEventForm(fields, t);
-      if (!form.ok) {
-        return showCalendar(c, frame, {
-          status: 400,
-          message: t("form.invalid"),
-          state: { values: fields, errors: form.errors },
-        });
-      }
-      let fieldErrors: Record<string, string> = {};
-      return attempt(c, frame, {
-        change: () => {
-          try {
-            const event = calendar.create(actor!, frame.project.id, form.input);
-            return `/projects/${frame.project.id}/calendar?month=${event.startAt.slice(0, 7)}`;
-          } catch (error) {
-            fieldErrors = domainFieldErrors(error, t);
-            throw error;
-          }
+      return submitForm(c, frame, {
+        form: readEventForm(fields, t),
+        values: fields,
+        change: (input) => {
+          const event = calendar.create(actor!, frame.project.id, input);
+          return `/projects/${frame.project.id}/calendar?month=${event.startAt.slice(0, 7)}`;
         },
-        fail: (failure) =>
-          showCalendar(c, frame, { ...failure, state: { values: fields, errors: fieldErrors } }),
+        fieldErrors: domainFieldErrors,
+        show: (failure, state) => showCalendar(c, frame, { ...failure, state }),
       });
     }));
 
@@ -771,27 +759,15 @@ export function calendarPages(services: Services) {
       const { t, actor } = frame.ctx;
       const { fields } = splitBody(await c.req.parseBody());
       const eventId = paramId(c, "eventId");
-      const form = readEventForm(fields, t);
-      if (!form.ok) {
-        return showEvent(c, frame, {
-          status: 400,
-          message: t("form.invalid"),
-          edit: { values: fields, errors: form.errors },
-        });
-      }
-      let fieldErrors: Record<string, string> = {};
-      return attempt(c, frame, {
-        change: () => {
-          try {
-            calendar.update(actor!, frame.project.id, { eventId, ...form.input });
-          } catch (error) {
-            fieldErrors = domainFieldErrors(error, t);
-            throw error;
-          }
+      return submitForm(c, frame, {
+        form: readEventForm(fields, t),
+        values: fields,
+        change: (input) => {
+          calendar.update(actor!, frame.project.id, { eventId, ...input });
           return `/projects/${frame.project.id}/calendar/events/${eventId}`;
         },
-        fail: (failure) =>
-          showEvent(c, frame, { ...failure, edit: { values: fields, errors: fieldErrors } }),
+        fieldErrors: domainFieldErrors,
+        show: (failure, edit) => showEvent(c, frame, { ...failure, edit }),
       });
     }));
 

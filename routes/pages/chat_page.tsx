@@ -13,13 +13,14 @@ import { allowedType } from "../../domain/file_types.ts";
 import type { FileInfo } from "../../domain/files.ts";
 import type { Services } from "../../domain/services.ts";
 import type { AppEnv } from "../api/openapi.ts";
+import { AttachmentItem } from "./components.tsx";
 import { Alert, FieldError, PAGE_CSP } from "./layout.tsx";
 import { notFound } from "./project_pages.tsx";
 import {
+  attempt,
   canEdit,
   checkText,
-  failureOf,
-  formatSize,
+  fileErrors,
   frameRunner,
   Markdown,
   nameOf,
@@ -29,6 +30,7 @@ import {
   splitBody,
   TextArea,
   Time,
+  uploadLimitMb,
 } from "./project_nav.tsx";
 
 /** The longest message, as the API allows. */
@@ -47,12 +49,7 @@ function Attachments(props: { frame: ProjectFrame; files: FileInfo[] }) {
   if (props.files.length === 0) return null;
   return (
     <ul class="plain chat-files" aria-label={t("content.attachments")}>
-      {props.files.map((f) => (
-        <li data-file={f.id}>
-          <a href={f.downloadUrl} download={f.name}>{f.name}</a>{" "}
-          <span class="muted">{formatSize(f.size, locale)}</span>
-        </li>
-      ))}
+      {props.files.map((f) => <AttachmentItem key={f.id} file={f} locale={locale} />)}
     </ul>
   );
 }
@@ -252,7 +249,7 @@ export function chatPages(services: Services) {
   const app = new Hono<AppEnv>();
   const { chat } = services;
   const run = frameRunner(services, { notFound });
-  const maxUploadMb = Math.round(services.hubContext.maxUploadBytes / (1024 * 1024));
+  const maxUploadMb = uploadLimitMb(services);
   const P = "/projects/:projectId{[0-9]+}/chat";
   const M = `${P}/:messageId{[0-9]+}`;
 
@@ -294,25 +291,17 @@ export function chatPages(services: Services) {
   };
 
   /** Runs a change, then 303 to where it says; a refusal re-renders the page. */
-  const attempt = async (
+  const attemptChat = (
     c: Ctx,
     frame: ProjectFrame,
     change: () => string | Promise<string>,
     values: Record<string, string> = {},
-  ): Promise<Response> => {
-    let location: string;
-    try {
-      location = await change();
-    } catch (error) {
-      const failure = failureOf(error, frame.ctx.t, { maxUploadMb });
-      if (failure.status === 404) return notFound(c, frame.ctx);
-      const errors = failure.status === 413 || failure.status === 415
-        ? { file: failure.message }
-        : {};
-      return showChat(c, frame, { ...failure, values, errors });
-    }
-    return c.redirect(location, 303);
-  };
+  ): Promise<Response> =>
+    attempt(c, frame, {
+      maxUploadMb,
+      change,
+      fail: (failure) => showChat(c, frame, { ...failure, values, errors: fileErrors(failure) }),
+    });
 
   app.get(P, (c) => run(c, (frame) => showChat(c, frame)));
 
@@ -351,7 +340,7 @@ export function chatPages(services: Services) {
         });
       }
       const projectId = frame.project.id;
-      return attempt(c, frame, async () => {
+      return attemptChat(c, frame, async () => {
         // The file is stored first so the message is announced with its attachment; a
         // refused message takes the file back with it.
         let fileIds: number[] = [];
@@ -384,7 +373,7 @@ export function chatPages(services: Services) {
       checkText(errors, t, { name: "text", value: fields.text, max: TEXT_MAX, required: true });
       if (errors.text) return showChat(c, frame, { status: 400, message: errors.text });
       const messageId = paramId(c, "messageId");
-      return attempt(c, frame, () => {
+      return attemptChat(c, frame, () => {
         chat.edit(actor!, frame.project.id, { messageId, text: fields.text! });
         return `/projects/${frame.project.id}/chat#message-${messageId}`;
       });
@@ -392,7 +381,7 @@ export function chatPages(services: Services) {
 
   app.post(`${M}/delete`, (c) =>
     run(c, (frame) =>
-      attempt(c, frame, () => {
+      attemptChat(c, frame, () => {
         chat.remove(frame.ctx.actor!, frame.project.id, paramId(c, "messageId"));
         return `/projects/${frame.project.id}/chat`;
       })));

@@ -61,9 +61,9 @@ function Section(
   props: {
     name: string;
     title: string;
-    count?: number;
+    count?: number | undefined;
     empty: string | null;
-    more?: { href: string; label: string };
+    more?: { href: string; label: string } | undefined;
     children?: Child;
   },
 ) {
@@ -82,6 +82,32 @@ function Section(
       </div>
       {props.empty !== null ? <p class="muted dash-empty">{props.empty}</p> : props.children}
     </section>
+  );
+}
+
+/** A section listing `items` (and their count when `counted`), or `empty` when there are none. */
+function ListSection<T>(
+  props: {
+    name: string;
+    title: string;
+    items: T[];
+    empty: string;
+    counted?: boolean;
+    more?: { href: string; label: string } | undefined;
+    render: (item: T) => Child;
+  },
+) {
+  const { items } = props;
+  return (
+    <Section
+      name={props.name}
+      title={props.title}
+      count={props.counted ? items.length : undefined}
+      empty={items.length === 0 ? props.empty : null}
+      more={props.more}
+    >
+      <ul class="plain dash-list">{items.map(props.render)}</ul>
+    </Section>
   );
 }
 
@@ -116,6 +142,43 @@ function TodoLine(
         {props.assignee ? <span>{props.assignee}</span> : null}
       </span>
     </li>
+  );
+}
+
+/** A dashboard section listing to-dos, or its empty message when there are none. */
+function TodoSection(
+  props: {
+    t: Translate;
+    locale: PageCtx["locale"];
+    name: string;
+    title: string;
+    empty: string;
+    items: Item[];
+    today: string;
+    assignee: (item: Item) => string | null;
+    project: (item: Item) => string | null;
+    more?: { href: string; label: string };
+  },
+) {
+  return (
+    <ListSection
+      name={props.name}
+      title={props.title}
+      items={props.items}
+      empty={props.empty}
+      counted
+      more={props.more}
+      render={(item) => (
+        <TodoLine
+          t={props.t}
+          locale={props.locale}
+          item={item}
+          today={props.today}
+          assignee={props.assignee(item)}
+          project={props.project(item)}
+        />
+      )}
+    />
   );
 }
 
@@ -182,46 +245,30 @@ export function ProjectDashboardView(
   const next = data.nextMeeting;
   return (
     <div class="dashboard" data-dashboard="project" data-project={frame.project.id}>
-      <Section
+      <TodoSection
+        t={t}
+        locale={locale}
         name="inProgress"
         title={t("dash.inProgress")}
-        count={data.inProgressTodos.length}
-        empty={data.inProgressTodos.length === 0 ? t("dash.noInProgress") : null}
+        empty={t("dash.noInProgress")}
+        items={data.inProgressTodos}
+        today={today}
+        assignee={assignee}
+        project={() => null}
         more={{ href: `${base}/todos`, label: t("dash.allTodos") }}
-      >
-        <ul class="plain dash-list">
-          {data.inProgressTodos.map((item) => (
-            <TodoLine
-              t={t}
-              locale={locale}
-              item={item}
-              today={today}
-              assignee={assignee(item)}
-              project={null}
-            />
-          ))}
-        </ul>
-      </Section>
-      <Section
+      />
+      <TodoSection
+        t={t}
+        locale={locale}
         name="nearDue"
         title={t("dash.nearDue")}
-        count={data.nearDueTodos.length}
-        empty={data.nearDueTodos.length === 0 ? t("dash.noNearDue") : null}
+        empty={t("dash.noNearDue")}
+        items={data.nearDueTodos}
+        today={today}
+        assignee={assignee}
+        project={() => null}
         more={{ href: `${base}/todos`, label: t("dash.allTodos") }}
-      >
-        <ul class="plain dash-list">
-          {data.nearDueTodos.map((item) => (
-            <TodoLine
-              t={t}
-              locale={locale}
-              item={item}
-              today={today}
-              assignee={assignee(item)}
-              project={null}
-            />
-          ))}
-        </ul>
-      </Section>
+      />
       <Section
         name="nextMeeting"
         title={t("dash.nextMeeting")}
@@ -241,107 +288,97 @@ export function ProjectDashboardView(
           )
           : null}
       </Section>
-      <Section
+      <ListSection
         name="milestones"
         title={t("milestones.title")}
-        count={data.milestones.length}
-        empty={data.milestones.length === 0 ? t("milestones.none") : null}
+        items={data.milestones}
+        empty={t("milestones.none")}
+        counted
         more={{ href: `${base}/milestones`, label: t("dash.allMilestones") }}
-      >
-        <ul class="plain dash-list">
-          {data.milestones.map((m) => (
-            <li data-milestone={m.id}>
-              <div class="row">
-                <a href={`${base}/milestones#milestone-${m.id}`}>{m.title}</a>
-                <span class="spacer"></span>
-                {m.dueDate
-                  ? (
-                    <span class="muted">
-                      {t("todos.due", { date: formatDay(m.dueDate, locale) })}
-                    </span>
-                  )
-                  : null}
-              </div>
-              <ProgressBar t={t} title={m.title} progress={m.progress} />
-            </li>
-          ))}
-        </ul>
-      </Section>
-      <Section
+        render={(m) => (
+          <li data-milestone={m.id}>
+            <div class="row">
+              <a href={`${base}/milestones#milestone-${m.id}`}>{m.title}</a>
+              <span class="spacer"></span>
+              {m.dueDate
+                ? (
+                  <span class="muted">
+                    {t("todos.due", { date: formatDay(m.dueDate, locale) })}
+                  </span>
+                )
+                : null}
+            </div>
+            <ProgressBar t={t} title={m.title} progress={m.progress} />
+          </li>
+        )}
+      />
+      <ListSection
         name="chat"
         title={t("dash.latestChat")}
-        empty={data.latestChat.length === 0 ? t("chat.empty") : null}
+        items={data.latestChat}
+        empty={t("chat.empty")}
         more={{ href: `${base}/chat`, label: t("dash.openChat") }}
-      >
-        <ul class="plain dash-list">
-          {data.latestChat.map((m) => (
-            <li data-message={m.id}>
-              <span>
-                <strong>{nameOf(frame, m.authorId)}</strong> {excerpt(m.text)}
-              </span>
-              <span class="dash-facts muted">
-                <Time ctx={ctx} iso={m.createdAt} />
-              </span>
-            </li>
-          ))}
-        </ul>
-      </Section>
-      <Section
+        render={(m) => (
+          <li data-message={m.id}>
+            <span>
+              <strong>{nameOf(frame, m.authorId)}</strong> {excerpt(m.text)}
+            </span>
+            <span class="dash-facts muted">
+              <Time ctx={ctx} iso={m.createdAt} />
+            </span>
+          </li>
+        )}
+      />
+      <ListSection
         name="threads"
         title={t("dash.latestThreads")}
-        empty={data.latestThreads.length === 0 ? t("board.none") : null}
+        items={data.latestThreads}
+        empty={t("board.none")}
         more={{ href: `${base}/board`, label: t("dash.allThreads") }}
-      >
-        <ul class="plain dash-list">
-          {data.latestThreads.map((th) => (
-            <li data-thread={th.id}>
-              <a href={`${base}/board/${th.id}`}>{th.title}</a>
-              <span class="dash-facts muted">
-                <span>{nameOf(frame, th.authorId)}</span>
-                <span>{t("board.commentCount", { count: th.commentCount })}</span>
-                <Time ctx={ctx} iso={th.createdAt} />
-              </span>
-            </li>
-          ))}
-        </ul>
-      </Section>
-      <Section
+        render={(th) => (
+          <li data-thread={th.id}>
+            <a href={`${base}/board/${th.id}`}>{th.title}</a>
+            <span class="dash-facts muted">
+              <span>{nameOf(frame, th.authorId)}</span>
+              <span>{t("board.commentCount", { count: th.commentCount })}</span>
+              <Time ctx={ctx} iso={th.createdAt} />
+            </span>
+          </li>
+        )}
+      />
+      <ListSection
         name="notes"
         title={t("dash.latestNotes")}
-        empty={data.latestNotes.length === 0 ? t("notes.none") : null}
+        items={data.latestNotes}
+        empty={t("notes.none")}
         more={{ href: `${base}/notes`, label: t("dash.allNotes") }}
-      >
-        <ul class="plain dash-list">
-          {data.latestNotes.map((n) => (
-            <li data-note={n.id}>
-              <a href={`${base}/notes/${n.id}`}>{n.title}</a>
-              <span class="dash-facts muted">
-                <span>{nameOf(frame, n.authorId)}</span>
-                <Time ctx={ctx} iso={n.createdAt} />
-              </span>
-            </li>
-          ))}
-        </ul>
-      </Section>
-      <Section
+        render={(n) => (
+          <li data-note={n.id}>
+            <a href={`${base}/notes/${n.id}`}>{n.title}</a>
+            <span class="dash-facts muted">
+              <span>{nameOf(frame, n.authorId)}</span>
+              <Time ctx={ctx} iso={n.createdAt} />
+            </span>
+          </li>
+        )}
+      />
+      <ListSection
         name="files"
         title={t("dash.latestFiles")}
-        empty={data.latestFiles.length === 0 ? t("files.none") : null}
+        items={data.latestFiles}
+        empty={t("files.none")}
         more={{ href: `${base}/files`, label: t("dash.allFiles") }}
-      >
-        <ul class="plain dash-list">
-          {data.latestFiles.map((f) => (
-            <li data-file={f.id}>
-              <a href={f.downloadUrl} download={f.name}>{f.name}</a>
-              <span class="dash-facts muted">
-                <span>{formatSize(f.size, locale)}</span>
-                <span>{nameOf(frame, f.uploaderId)}</span>
-                <Time ctx={ctx} iso={f.createdAt} />
-              </span>
-            </li>
-          ))}
-        </ul>
-      </Section>
+        render={(f) => (
+          <li data-file={f.id}>
+            <a href={f.downloadUrl} download={f.name}>{f.name}</a>
+            <span class="dash-facts muted">
+              <span>{formatSize(f.size, locale)}</span>
+              <span>{nameOf(frame, f.uploaderId)}</span>
+              <Time ctx={ctx} iso={f.createdAt} />
+            </span>
+          </li>
+        )}
+      />
       <Section
         name="activity"
         title={t("dash.recentActivity")}
@@ -414,61 +451,43 @@ export function PersonalDashboardView(
             </ul>
           )}
       </Section>
-      <Section
+      <TodoSection
+        t={t}
+        locale={locale}
         name="overdue"
         title={t("dash.overdue")}
-        count={data.overdueTodos.length}
-        empty={data.overdueTodos.length === 0 ? t("dash.noOverdue") : null}
-      >
-        <ul class="plain dash-list">
-          {data.overdueTodos.map((item) => (
-            <TodoLine
-              t={t}
-              locale={locale}
-              item={item}
-              today={extras.today}
-              assignee={null}
-              project={projectName(item.projectId)}
-            />
-          ))}
-        </ul>
-      </Section>
-      <Section
+        empty={t("dash.noOverdue")}
+        items={data.overdueTodos}
+        today={extras.today}
+        assignee={() => null}
+        project={(item) => projectName(item.projectId)}
+      />
+      <TodoSection
+        t={t}
+        locale={locale}
         name="myTodos"
         title={t("dash.myTodos")}
-        count={data.incompleteTodos.length}
-        empty={data.incompleteTodos.length === 0 ? t("dash.noMyTodos") : null}
-      >
-        <ul class="plain dash-list">
-          {data.incompleteTodos.map((item) => (
-            <TodoLine
-              t={t}
-              locale={locale}
-              item={item}
-              today={extras.today}
-              assignee={null}
-              project={projectName(item.projectId)}
-            />
-          ))}
-        </ul>
-      </Section>
-      <Section
+        empty={t("dash.noMyTodos")}
+        items={data.incompleteTodos}
+        today={extras.today}
+        assignee={() => null}
+        project={(item) => projectName(item.projectId)}
+      />
+      <ListSection
         name="meetings"
         title={t("dash.upcomingMeetings")}
-        count={data.upcomingMeetings.length}
-        empty={data.upcomingMeetings.length === 0 ? t("dash.noMeetings") : null}
-      >
-        <ul class="plain dash-list">
-          {data.upcomingMeetings.map((m) => (
-            <MeetingLine
-              ctx={ctx}
-              meeting={m}
-              project={projectName(m.projectId)}
-              organiser={person(m.creatorId)}
-            />
-          ))}
-        </ul>
-      </Section>
+        items={data.upcomingMeetings}
+        empty={t("dash.noMeetings")}
+        counted
+        render={(m) => (
+          <MeetingLine
+            ctx={ctx}
+            meeting={m}
+            project={projectName(m.projectId)}
+            organiser={person(m.creatorId)}
+          />
+        )}
+      />
       <Section
         name="notifications"
         title={t("dash.unread")}

@@ -11,6 +11,7 @@ import type { Conflict, Meeting } from "../../domain/meetings.ts";
 import type { Services } from "../../domain/services.ts";
 import type { AppEnv } from "../api/openapi.ts";
 import type { Translate } from "../i18n/i18n.ts";
+import { FormCard, MarkdownField, TitleField } from "./components.tsx";
 import { domainFieldErrors, formatSpan, inputValue, readRange } from "./calendar_page.tsx";
 import { Alert, FieldError } from "./layout.tsx";
 import { notFound } from "./project_pages.tsx";
@@ -24,7 +25,7 @@ import {
   paramId,
   type ProjectFrame,
   renderArea,
-  TextArea,
+  submitForm,
   Time,
 } from "./project_nav.tsx";
 
@@ -110,11 +111,12 @@ function MeetingFields(
   const candidates = frame.members.filter((m) => m.userId !== props.organiserId);
   return (
     <>
-      <label>
-        {t("content.title")}
-        <input name="title" required maxlength={TITLE_MAX} value={values.title ?? ""} />
-        <FieldError message={errors.title} />
-      </label>
+      <TitleField
+        label={t("content.title")}
+        max={TITLE_MAX}
+        value={values.title ?? ""}
+        error={errors.title}
+      />
       <div class="form-grid">
         <label>
           {t("planning.start")}
@@ -170,12 +172,15 @@ function MeetingFields(
         <input name="location" maxlength={LOCATION_MAX} value={values.location ?? ""} />
         <FieldError message={errors.location} />
       </label>
-      <label>
-        {t("meetings.minutes")}
-        <TextArea name="minutes" value={values.minutes} max={MINUTES_MAX} rows={6} />
-        <span class="hint">{t("content.markdownHint")}</span>
-        <FieldError message={errors.minutes} />
-      </label>
+      <MarkdownField
+        t={t}
+        label={t("meetings.minutes")}
+        name="minutes"
+        value={values.minutes}
+        max={MINUTES_MAX}
+        rows={6}
+        error={errors.minutes}
+      />
     </>
   );
 }
@@ -253,26 +258,21 @@ function MeetingsPage(
       <Alert message={props.message} />
       {frame.canWrite
         ? (
-          <details class="card" open={props.state.values !== undefined}>
-            <summary>{t("meetings.new")}</summary>
-            <form
-              class="stack"
-              method="post"
-              action={`/projects/${frame.project.id}/meetings`}
-              {...formData(frame, {})}
-            >
-              <MeetingFields
-                frame={frame}
-                values={props.state.values ?? {}}
-                errors={props.state.errors ?? {}}
-                organiserId={user!.id}
-                conflicts={null}
-              />
-              <div>
-                <button type="submit">{t("meetings.create")}</button>
-              </div>
-            </form>
-          </details>
+          <FormCard
+            open={props.state.values !== undefined}
+            summary={t("meetings.new")}
+            action={`/projects/${frame.project.id}/meetings`}
+            submit={t("meetings.create")}
+            attrs={formData(frame, {})}
+          >
+            <MeetingFields
+              frame={frame}
+              values={props.state.values ?? {}}
+              errors={props.state.errors ?? {}}
+              organiserId={user!.id}
+              conflicts={null}
+            />
+          </FormCard>
         )
         : null}
       <h2>{t("meetings.upcoming")}</h2>
@@ -388,31 +388,26 @@ function MeetingPage(
         {frame.canWrite
           ? (
             <>
-              <details class="card" open={failed}>
-                <summary>{t("meetings.edit")}</summary>
-                <form
-                  class="stack"
-                  method="post"
-                  action={base}
-                  {...formData(frame, {
-                    exclude: m.id,
-                    ...(organiserIsMember && m.creatorId !== frame.ctx.user?.id
-                      ? { organiserId: m.creatorId }
-                      : {}),
-                  })}
-                >
-                  <MeetingFields
-                    frame={frame}
-                    values={props.edit.values ?? valuesOf(m)}
-                    errors={props.edit.errors ?? {}}
-                    organiserId={m.creatorId}
-                    conflicts={failed ? null : conflicts}
-                  />
-                  <div>
-                    <button type="submit">{t("content.save")}</button>
-                  </div>
-                </form>
-              </details>
+              <FormCard
+                open={failed}
+                summary={t("meetings.edit")}
+                action={base}
+                submit={t("content.save")}
+                attrs={formData(frame, {
+                  exclude: m.id,
+                  ...(organiserIsMember && m.creatorId !== frame.ctx.user?.id
+                    ? { organiserId: m.creatorId }
+                    : {}),
+                })}
+              >
+                <MeetingFields
+                  frame={frame}
+                  values={props.edit.values ?? valuesOf(m)}
+                  errors={props.edit.errors ?? {}}
+                  organiserId={m.creatorId}
+                  conflicts={failed ? null : conflicts}
+                />
+              </FormCard>
               <form
                 method="post"
                 action={`${base}/delete`}
@@ -572,26 +567,15 @@ export function meetingsPages(services: Services) {
     run(c, async (frame) => {
       const { t, actor } = frame.ctx;
       const fields = await readBody(c);
-      const form = readForm(fields, t, frame);
-      if (!form.ok) {
-        return showList(c, frame, {
-          status: 400,
-          message: t("form.invalid"),
-          state: { values: fields, errors: form.errors },
-        });
-      }
-      let errors: Record<string, string> = {};
-      return attempt(c, frame, {
-        change: () => {
-          try {
-            const { meeting } = meetings.create(actor!, frame.project.id, form.input);
-            return `/projects/${frame.project.id}/meetings/${meeting.id}?saved=1`;
-          } catch (error) {
-            errors = domainFieldErrors(error, t);
-            throw error;
-          }
+      return submitForm(c, frame, {
+        form: readForm(fields, t, frame),
+        values: fields,
+        change: (input) => {
+          const { meeting } = meetings.create(actor!, frame.project.id, input);
+          return `/projects/${frame.project.id}/meetings/${meeting.id}?saved=1`;
         },
-        fail: (failure) => showList(c, frame, { ...failure, state: { values: fields, errors } }),
+        fieldErrors: domainFieldErrors,
+        show: (failure, state) => showList(c, frame, { ...failure, state }),
       });
     }));
 
@@ -603,26 +587,15 @@ export function meetingsPages(services: Services) {
       const fields = await readBody(c);
       const meetingId = paramId(c, "meetingId");
       meetings.get(actor!, frame.project.id, meetingId);
-      const form = readForm(fields, t, frame);
-      if (!form.ok) {
-        return showMeeting(c, frame, {
-          status: 400,
-          message: t("form.invalid"),
-          edit: { values: fields, errors: form.errors },
-        });
-      }
-      let errors: Record<string, string> = {};
-      return attempt(c, frame, {
-        change: () => {
-          try {
-            meetings.update(actor!, frame.project.id, { meetingId, ...form.input });
-          } catch (error) {
-            errors = domainFieldErrors(error, t);
-            throw error;
-          }
+      return submitForm(c, frame, {
+        form: readForm(fields, t, frame),
+        values: fields,
+        change: (input) => {
+          meetings.update(actor!, frame.project.id, { meetingId, ...input });
           return `/projects/${frame.project.id}/meetings/${meetingId}?saved=1`;
         },
-        fail: (failure) => showMeeting(c, frame, { ...failure, edit: { values: fields, errors } }),
+        fieldErrors: domainFieldErrors,
+        show: (failure, edit) => showMeeting(c, frame, { ...failure, edit }),
       });
     }));
 

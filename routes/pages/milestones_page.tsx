@@ -10,11 +10,11 @@ import type { Services } from "../../domain/services.ts";
 import type { Item } from "../../domain/todos.ts";
 import type { AppEnv } from "../api/openapi.ts";
 import type { Translate } from "../i18n/i18n.ts";
+import { FormCard, MarkdownField, TitleField } from "./components.tsx";
 import { DATE, domainFieldErrors, formatDay, todayOf } from "./calendar_page.tsx";
 import { Alert, FieldError } from "./layout.tsx";
 import { notFound } from "./project_pages.tsx";
 import {
-  attempt,
   checkText,
   type FormState,
   frameRunner,
@@ -23,7 +23,7 @@ import {
   type ProjectFrame,
   renderArea,
   splitBody,
-  TextArea,
+  submitForm,
 } from "./project_nav.tsx";
 
 type Ctx = Context<AppEnv>;
@@ -74,22 +74,26 @@ function MilestoneFields(
   const { t, values, errors } = props;
   return (
     <>
-      <label>
-        {t("content.title")}
-        <input name="title" required maxlength={TITLE_MAX} value={values.title ?? ""} />
-        <FieldError message={errors.title} />
-      </label>
+      <TitleField
+        label={t("content.title")}
+        max={TITLE_MAX}
+        value={values.title ?? ""}
+        error={errors.title}
+      />
       <label>
         {t("milestones.dueDate")}
         <input type="date" name="dueDate" value={values.dueDate ?? ""} />
         <FieldError message={errors.dueDate} />
       </label>
-      <label>
-        {t("field.description")}
-        <TextArea name="description" value={values.description} max={DESCRIPTION_MAX} rows={3} />
-        <span class="hint">{t("content.markdownHint")}</span>
-        <FieldError message={errors.description} />
-      </label>
+      <MarkdownField
+        t={t}
+        label={t("field.description")}
+        name="description"
+        value={values.description}
+        max={DESCRIPTION_MAX}
+        rows={3}
+        error={errors.description}
+      />
     </>
   );
 }
@@ -186,24 +190,19 @@ function MilestonesPage(
       <Alert message={props.message} />
       {frame.canWrite
         ? (
-          <details class="card" open={props.create.values !== undefined}>
-            <summary>{t("milestones.new")}</summary>
-            <form
-              class="stack"
-              method="post"
-              action={`/projects/${frame.project.id}/milestones`}
-              data-milestone-create
-            >
-              <MilestoneFields
-                t={t}
-                values={props.create.values ?? {}}
-                errors={props.create.errors ?? {}}
-              />
-              <div>
-                <button type="submit">{t("milestones.create")}</button>
-              </div>
-            </form>
-          </details>
+          <FormCard
+            open={props.create.values !== undefined}
+            summary={t("milestones.new")}
+            action={`/projects/${frame.project.id}/milestones`}
+            submit={t("milestones.create")}
+            attrs={{ "data-milestone-create": true }}
+          >
+            <MilestoneFields
+              t={t}
+              values={props.create.values ?? {}}
+              errors={props.create.errors ?? {}}
+            />
+          </FormCard>
         )
         : null}
       {props.milestones.length === 0
@@ -301,26 +300,15 @@ export function milestonesPages(services: Services) {
     run(c, async (frame) => {
       const { t, actor } = frame.ctx;
       const { fields } = splitBody(await c.req.parseBody());
-      const form = readForm(fields, t);
-      if (!form.ok) {
-        return show(c, frame, {
-          status: 400,
-          message: t("form.invalid"),
-          create: { values: fields, errors: form.errors },
-        });
-      }
-      let errors: Record<string, string> = {};
-      return attempt(c, frame, {
-        change: () => {
-          try {
-            const m = milestones.create(actor!, frame.project.id, form.input);
-            return `/projects/${frame.project.id}/milestones#milestone-${m.id}`;
-          } catch (error) {
-            errors = domainFieldErrors(error, t);
-            throw error;
-          }
+      return submitForm(c, frame, {
+        form: readForm(fields, t),
+        values: fields,
+        change: (input) => {
+          const m = milestones.create(actor!, frame.project.id, input);
+          return `/projects/${frame.project.id}/milestones#milestone-${m.id}`;
         },
-        fail: (failure) => show(c, frame, { ...failure, create: { values: fields, errors } }),
+        fieldErrors: domainFieldErrors,
+        show: (failure, create) => show(c, frame, { ...failure, create }),
       });
     }));
 
@@ -331,30 +319,15 @@ export function milestonesPages(services: Services) {
       const milestoneId = paramId(c, "milestoneId");
       // An unknown milestone is the 404 page, before any field is judged.
       milestones.get(actor!, frame.project.id, milestoneId);
-      const form = readForm(fields, t);
-      if (!form.ok) {
-        return show(c, frame, {
-          status: 400,
-          message: t("form.invalid"),
-          edit: { id: milestoneId, state: { values: fields, errors: form.errors } },
-        });
-      }
-      let errors: Record<string, string> = {};
-      return attempt(c, frame, {
-        change: () => {
-          try {
-            milestones.update(actor!, frame.project.id, { milestoneId, ...form.input });
-          } catch (error) {
-            errors = domainFieldErrors(error, t);
-            throw error;
-          }
+      return submitForm(c, frame, {
+        form: readForm(fields, t),
+        values: fields,
+        change: (input) => {
+          milestones.update(actor!, frame.project.id, { milestoneId, ...input });
           return `/projects/${frame.project.id}/milestones#milestone-${milestoneId}`;
         },
-        fail: (failure) =>
-          show(c, frame, {
-            ...failure,
-            edit: { id: milestoneId, state: { values: fields, errors } },
-          }),
+        fieldErrors: domainFieldErrors,
+        show: (failure, state) => show(c, frame, { ...failure, edit: { id: milestoneId, state } }),
       });
     }));
 

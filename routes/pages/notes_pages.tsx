@@ -8,6 +8,7 @@ import { type Page, pageRequest } from "../../domain/paging.ts";
 import type { Services } from "../../domain/services.ts";
 import type { AppEnv } from "../api/openapi.ts";
 import type { Translate } from "../i18n/i18n.ts";
+import { FormCard, MarkdownField, TitleField } from "./components.tsx";
 import { Alert, FieldError } from "./layout.tsx";
 import { notFound } from "./project_pages.tsx";
 import {
@@ -21,9 +22,10 @@ import {
   Pager,
   paramId,
   type ProjectFrame,
+  type ReadForm,
   renderArea,
   splitBody,
-  TextArea,
+  submitForm,
   Time,
 } from "./project_nav.tsx";
 
@@ -39,7 +41,11 @@ function parseTags(raw: string | undefined): string[] {
   return [...new Set((raw ?? "").split(/[,、，]/).map((s) => s.trim()).filter(Boolean))];
 }
 
-function noteErrors(fields: Record<string, string>, t: Translate): Record<string, string> {
+/** A checked note form. */
+function readNoteForm(
+  fields: Record<string, string>,
+  t: Translate,
+): ReadForm<{ title: string; body: string; tags: string[]; pinned: boolean }> {
   const errors: Record<string, string> = {};
   checkText(errors, t, { name: "title", value: fields.title, max: TITLE_MAX, required: true });
   checkText(errors, t, { name: "body", value: fields.body, max: BODY_MAX, required: false });
@@ -47,7 +53,11 @@ function noteErrors(fields: Record<string, string>, t: Translate): Record<string
   if (tags.length > TAGS_MAX || tags.some((tag) => tag.length > TAG_MAX)) {
     errors.tags = t("notes.tagsInvalid");
   }
-  return errors;
+  if (Object.keys(errors).length > 0) return { ok: false, errors };
+  return {
+    ok: true,
+    input: { title: fields.title!, body: fields.body ?? "", tags, pinned: fields.pinned === "on" },
+  };
 }
 
 function tagHref(projectId: number, tag: string): string {
@@ -73,17 +83,21 @@ function NoteFields(
   const { values, errors } = props;
   return (
     <>
-      <label>
-        {t("content.title")}
-        <input name="title" required maxlength={TITLE_MAX} value={values.title ?? ""} />
-        <FieldError message={errors.title} />
-      </label>
-      <label>
-        {t("content.body")}
-        <TextArea name="body" value={values.body} max={BODY_MAX} rows={12} />
-        <span class="hint">{t("content.markdownHint")}</span>
-        <FieldError message={errors.body} />
-      </label>
+      <TitleField
+        label={t("content.title")}
+        max={TITLE_MAX}
+        value={values.title ?? ""}
+        error={errors.title}
+      />
+      <MarkdownField
+        t={t}
+        label={t("content.body")}
+        name="body"
+        value={values.body}
+        max={BODY_MAX}
+        rows={12}
+        error={errors.body}
+      />
       <label>
         {t("notes.tags")}
         <input name="tags" value={values.tags ?? ""} />
@@ -124,15 +138,14 @@ function NotesPage(
         : null}
       {frame.canWrite
         ? (
-          <details class="card" open={props.state.values !== undefined}>
-            <summary>{t("notes.new")}</summary>
-            <form class="stack" method="post" action={base}>
-              <NoteFields frame={frame} values={props.state.values ?? {}} errors={errors} />
-              <div>
-                <button type="submit">{t("notes.create")}</button>
-              </div>
-            </form>
-          </details>
+          <FormCard
+            open={props.state.values !== undefined}
+            summary={t("notes.new")}
+            action={base}
+            submit={t("notes.create")}
+          >
+            <NoteFields frame={frame} values={props.state.values ?? {}} errors={errors} />
+          </FormCard>
         )
         : null}
       {props.notes.items.length === 0
@@ -196,15 +209,14 @@ function NotePage(
       {canEdit(frame, note.authorId)
         ? (
           <>
-            <details class="card" open={props.state !== undefined}>
-              <summary>{t("notes.edit")}</summary>
-              <form class="stack" method="post" action={base}>
-                <NoteFields frame={frame} values={values} errors={props.state?.errors ?? {}} />
-                <div>
-                  <button type="submit">{t("content.save")}</button>
-                </div>
-              </form>
-            </details>
+            <FormCard
+              open={props.state !== undefined}
+              summary={t("notes.edit")}
+              action={base}
+              submit={t("content.save")}
+            >
+              <NoteFields frame={frame} values={values} errors={props.state?.errors ?? {}} />
+            </FormCard>
             <form method="post" action={`${base}/delete`} data-confirm={t("notes.deleteConfirm")}>
               <button class="danger" type="submit">{t("notes.delete")}</button>
             </form>
@@ -276,22 +288,14 @@ export function notesPages(services: Services) {
     run(c, async (frame) => {
       const { t, actor } = frame.ctx;
       const fields = splitBody(await c.req.parseBody()).fields;
-      const errors = noteErrors(fields, t);
-      const state = { values: fields, errors };
-      if (Object.keys(errors).length > 0) {
-        return showList(c, frame, { status: 400, message: t("form.invalid"), state });
-      }
-      return attempt(c, frame, {
-        change: () => {
-          const note = notes.create(actor!, frame.project.id, {
-            title: fields.title!,
-            body: fields.body ?? "",
-            tags: parseTags(fields.tags),
-            pinned: fields.pinned === "on",
-          });
+      return submitForm(c, frame, {
+        form: readNoteForm(fields, t),
+        values: fields,
+        change: (input) => {
+          const note = notes.create(actor!, frame.project.id, input);
           return `/projects/${frame.project.id}/notes/${note.id}`;
         },
-        fail: (failure) => showList(c, frame, { ...failure, state }),
+        show: (failure, state) => showList(c, frame, { ...failure, state }),
       });
     }));
 
@@ -302,23 +306,14 @@ export function notesPages(services: Services) {
       const { t, actor } = frame.ctx;
       const fields = splitBody(await c.req.parseBody()).fields;
       const noteId = paramId(c, "noteId");
-      const errors = noteErrors(fields, t);
-      const state = { values: fields, errors };
-      if (Object.keys(errors).length > 0) {
-        return showNote(c, frame, { status: 400, message: t("form.invalid"), state });
-      }
-      return attempt(c, frame, {
-        change: () => {
-          notes.update(actor!, frame.project.id, {
-            noteId,
-            title: fields.title!,
-            body: fields.body ?? "",
-            tags: parseTags(fields.tags),
-            pinned: fields.pinned === "on",
-          });
+      return submitForm(c, frame, {
+        form: readNoteForm(fields, t),
+        values: fields,
+        change: (input) => {
+          notes.update(actor!, frame.project.id, { noteId, ...input });
           return `/projects/${frame.project.id}/notes/${noteId}`;
         },
-        fail: (failure) => showNote(c, frame, { ...failure, state }),
+        show: (failure, state) => showNote(c, frame, { ...failure, state }),
       });
     }));
 

@@ -178,6 +178,53 @@ export async function attempt(
   return c.redirect(location, 303);
 }
 
+/** A page form read into a change's input, or the message of each bad field. */
+export type ReadForm<I> = { ok: true; input: I } | { ok: false; errors: Record<string, string> };
+
+/**
+ * Submits a read form. Bad fields re-render through `show` with 400 and `form.invalid`;
+ * otherwise the change runs as in `attempt`, and a refusal re-renders through `show` with
+ * the field messages `fieldErrors` reads from the domain's error.
+ */
+export function submitForm<I>(
+  c: Context<AppEnv>,
+  frame: ProjectFrame,
+  options: {
+    form: ReadForm<I>;
+    values: Record<string, string>;
+    change: (input: I) => string | Promise<string>;
+    /** The field messages of a refusal (none when left out). */
+    fieldErrors?: (error: unknown, t: Translate) => Record<string, string>;
+    show: (failure: Failure, state: FormState) => Response | Promise<Response>;
+  },
+): Response | Promise<Response> {
+  const { form, values } = options;
+  const { t } = frame.ctx;
+  if (!form.ok) {
+    return options.show({ status: 400, message: t("form.invalid") }, {
+      values,
+      errors: form.errors,
+    });
+  }
+  let errors: Record<string, string> = {};
+  return attempt(c, frame, {
+    change: async () => {
+      try {
+        return await options.change(form.input);
+      } catch (error) {
+        errors = options.fieldErrors?.(error, t) ?? {};
+        throw error;
+      }
+    },
+    fail: (failure) => options.show(failure, { values, errors }),
+  });
+}
+
+/** A refused upload (413, 415) as the message of the form's file field; otherwise none. */
+export function fileErrors(failure: Failure): Record<string, string> {
+  return failure.status === 413 || failure.status === 415 ? { file: failure.message } : {};
+}
+
 /** The largest upload in MB, for messages. */
 export function uploadLimitMb(services: Services): number {
   return Math.round(services.hubContext.maxUploadBytes / (1024 * 1024));
@@ -243,8 +290,8 @@ export function TextArea(
     name: string;
     value: string | undefined;
     max: number;
-    required?: boolean;
-    rows?: number;
+    required?: boolean | undefined;
+    rows?: number | undefined;
   },
 ) {
   return (

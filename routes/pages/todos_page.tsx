@@ -13,12 +13,13 @@ import type { Services } from "../../domain/services.ts";
 import type { Column, Item, ItemInput, Priority } from "../../domain/todos.ts";
 import type { AppEnv } from "../api/openapi.ts";
 import type { Translate } from "../i18n/i18n.ts";
+import { AttachmentItem, FormCard, MarkdownField, TitleField } from "./components.tsx";
 import { Alert, FieldError, PAGE_CSP } from "./layout.tsx";
 import { notFound } from "./project_pages.tsx";
 import {
+  attempt,
   checkText,
-  failureOf,
-  formatSize,
+  fileErrors,
   type FormState,
   frameRunner,
   Markdown,
@@ -27,8 +28,9 @@ import {
   type ProjectFrame,
   renderArea,
   splitBody,
-  TextArea,
+  submitForm,
   Time,
+  uploadLimitMb,
 } from "./project_nav.tsx";
 
 type Ctx = Context<AppEnv>;
@@ -346,11 +348,12 @@ function ItemFields(
   const { t } = frame.ctx;
   return (
     <>
-      <label>
-        {t("todos.field.title")}
-        <input name="title" required maxlength={TITLE_MAX} value={values.title ?? ""} />
-        <FieldError message={errors.title} />
-      </label>
+      <TitleField
+        label={t("todos.field.title")}
+        max={TITLE_MAX}
+        value={values.title ?? ""}
+        error={errors.title}
+      />
       <div class="form-grid">
         <label>
           {t("todos.field.assignee")}
@@ -384,12 +387,15 @@ function ItemFields(
           <FieldError message={errors.tags} />
         </label>
       </div>
-      <label>
-        {t("todos.field.description")}
-        <TextArea name="description" value={values.description} max={DESCRIPTION_MAX} rows={4} />
-        <span class="hint">{t("content.markdownHint")}</span>
-        <FieldError message={errors.description} />
-      </label>
+      <MarkdownField
+        t={t}
+        label={t("todos.field.description")}
+        name="description"
+        value={values.description}
+        max={DESCRIPTION_MAX}
+        rows={4}
+        error={errors.description}
+      />
     </>
   );
 }
@@ -407,36 +413,31 @@ function TodosPage(
       <Alert message={props.message} />
       {frame.canWrite
         ? (
-          <details class="card" open={props.state.values !== undefined}>
-            <summary>{t("todos.new")}</summary>
-            <form
-              class="stack"
-              method="post"
-              action={`/projects/${frame.project.id}/todos`}
-              data-todo-create
-            >
-              <ItemFields
-                frame={frame}
-                milestones={data.milestones}
-                values={values}
-                errors={errors}
-              />
-              <label>
-                {t("todos.field.column")}
-                <select name="columnId">
-                  {data.columns.map((c) => (
-                    <option value={c.id} selected={values.columnId === String(c.id)}>
-                      {columnLabel(t, c)}
-                    </option>
-                  ))}
-                </select>
-                <FieldError message={errors.columnId} />
-              </label>
-              <div>
-                <button type="submit">{t("todos.create")}</button>
-              </div>
-            </form>
-          </details>
+          <FormCard
+            open={props.state.values !== undefined}
+            summary={t("todos.new")}
+            action={`/projects/${frame.project.id}/todos`}
+            submit={t("todos.create")}
+            attrs={{ "data-todo-create": true }}
+          >
+            <ItemFields
+              frame={frame}
+              milestones={data.milestones}
+              values={values}
+              errors={errors}
+            />
+            <label>
+              {t("todos.field.column")}
+              <select name="columnId">
+                {data.columns.map((c) => (
+                  <option value={c.id} selected={values.columnId === String(c.id)}>
+                    {columnLabel(t, c)}
+                  </option>
+                ))}
+              </select>
+              <FieldError message={errors.columnId} />
+            </label>
+          </FormCard>
         )
         : null}
       {frame.canWrite ? <p class="hint">{t("todos.dragHint")}</p> : null}
@@ -542,10 +543,11 @@ function ItemPage(
             : (
               <ul class="plain" data-attachments>
                 {item.attachments.map((f) => (
-                  <li data-file={f.id}>
-                    <a href={f.downloadUrl} download={f.name}>{f.name}</a>{" "}
-                    <span class="muted">{formatSize(f.size, locale)}</span>
-                  </li>
+                  <AttachmentItem
+                    key={f.id}
+                    file={f}
+                    locale={locale}
+                  />
                 ))}
               </ul>
             )}
@@ -670,7 +672,7 @@ export function todoPages(services: Services) {
   const app = new Hono<AppEnv>();
   const { todos, attachments } = services;
   const run = frameRunner(services, { notFound });
-  const maxUploadMb = Math.round(services.hubContext.maxUploadBytes / (1024 * 1024));
+  const maxUploadMb = uploadLimitMb(services);
   const P = "/projects/:projectId{[0-9]+}/todos";
   const I = `${P}/:itemId{[0-9]+}`;
 
@@ -727,27 +729,6 @@ export function todoPages(services: Services) {
     });
   };
 
-  /** Runs a change and answers 303 to where it returns; a refusal calls `fail`. */
-  const attempt = async (
-    c: Ctx,
-    frame: ProjectFrame,
-    change: () => string | Promise<string>,
-    fail: (
-      failure: { status: number; message: string },
-      error: unknown,
-    ) => Response | Promise<Response>,
-  ): Promise<Response> => {
-    let location: string;
-    try {
-      location = await change();
-    } catch (error) {
-      const failure = failureOf(error, frame.ctx.t, { maxUploadMb });
-      if (failure.status === 404) return notFound(c, frame.ctx);
-      return fail(failure, error);
-    }
-    return c.redirect(location, 303);
-  };
-
   const boardUrl = (frame: ProjectFrame, itemId?: number) =>
     `/projects/${frame.project.id}/todos${itemId ? `#item-${itemId}` : ""}`;
 
@@ -764,26 +745,20 @@ export function todoPages(services: Services) {
     run(c, async (frame) => {
       const { t, actor } = frame.ctx;
       const { fields } = splitBody(await c.req.parseBody());
-      const form = readItemForm(fields, t, frame);
       const columnId = fields.columnId ? Number(fields.columnId) : undefined;
-      if (!form.ok) {
-        return showBoard(c, frame, {
-          status: 400,
-          message: t("form.invalid"),
-          state: { values: fields, errors: form.errors },
-        });
-      }
-      return attempt(c, frame, () => {
-        const item = todos.create(actor!, frame.project.id, {
-          ...form.input,
-          ...(columnId && Number.isSafeInteger(columnId) ? { columnId } : {}),
-        });
-        return boardUrl(frame, item.id);
-      }, (failure, error) =>
-        showBoard(c, frame, {
-          ...failure,
-          state: { values: fields, errors: domainFieldErrors(error, t) },
-        }));
+      return submitForm(c, frame, {
+        form: readItemForm(fields, t, frame),
+        values: fields,
+        change: (input) => {
+          const item = todos.create(actor!, frame.project.id, {
+            ...input,
+            ...(columnId && Number.isSafeInteger(columnId) ? { columnId } : {}),
+          });
+          return boardUrl(frame, item.id);
+        },
+        fieldErrors: domainFieldErrors,
+        show: (failure, state) => showBoard(c, frame, { ...failure, state }),
+      });
     }));
 
   app.get(I, (c) => run(c, (frame) => showItem(c, frame)));
@@ -793,22 +768,16 @@ export function todoPages(services: Services) {
       const { t, actor } = frame.ctx;
       const { fields } = splitBody(await c.req.parseBody());
       const itemId = paramId(c, "itemId");
-      const form = readItemForm(fields, t, frame);
-      if (!form.ok) {
-        return showItem(c, frame, {
-          status: 400,
-          message: t("form.invalid"),
-          edit: { values: fields, errors: form.errors },
-        });
-      }
-      return attempt(c, frame, () => {
-        todos.update(actor!, frame.project.id, { itemId, ...form.input });
-        return `/projects/${frame.project.id}/todos/${itemId}`;
-      }, (failure, error) =>
-        showItem(c, frame, {
-          ...failure,
-          edit: { values: fields, errors: domainFieldErrors(error, t) },
-        }));
+      return submitForm(c, frame, {
+        form: readItemForm(fields, t, frame),
+        values: fields,
+        change: (input) => {
+          todos.update(actor!, frame.project.id, { itemId, ...input });
+          return `/projects/${frame.project.id}/todos/${itemId}`;
+        },
+        fieldErrors: domainFieldErrors,
+        show: (failure, edit) => showItem(c, frame, { ...failure, edit }),
+      });
     }));
 
   app.post(`${I}/move`, (c) =>
@@ -820,10 +789,13 @@ export function todoPages(services: Services) {
       if (!Number.isSafeInteger(columnId) || !Number.isSafeInteger(orderIndex) || orderIndex < 0) {
         return showBoard(c, frame, { status: 400, message: frame.ctx.t("form.invalid") });
       }
-      return attempt(c, frame, () => {
-        todos.move(frame.ctx.actor!, frame.project.id, { itemId, columnId, orderIndex });
-        return boardUrl(frame, itemId);
-      }, (failure) => showBoard(c, frame, failure));
+      return attempt(c, frame, {
+        change: () => {
+          todos.move(frame.ctx.actor!, frame.project.id, { itemId, columnId, orderIndex });
+          return boardUrl(frame, itemId);
+        },
+        fail: (failure) => showBoard(c, frame, failure),
+      });
     }));
 
   app.post(`${I}/toggle`, (c) =>
@@ -831,18 +803,24 @@ export function todoPages(services: Services) {
       const { fields } = splitBody(await c.req.parseBody());
       const itemId = paramId(c, "itemId");
       const toItem = fields.from === "item";
-      return attempt(c, frame, () => {
-        todos.toggleComplete(frame.ctx.actor!, frame.project.id, itemId);
-        return toItem ? `/projects/${frame.project.id}/todos/${itemId}` : boardUrl(frame, itemId);
-      }, (failure) => toItem ? showItem(c, frame, failure) : showBoard(c, frame, failure));
+      return attempt(c, frame, {
+        change: () => {
+          todos.toggleComplete(frame.ctx.actor!, frame.project.id, itemId);
+          return toItem ? `/projects/${frame.project.id}/todos/${itemId}` : boardUrl(frame, itemId);
+        },
+        fail: (failure) => toItem ? showItem(c, frame, failure) : showBoard(c, frame, failure),
+      });
     }));
 
   app.post(`${I}/delete`, (c) =>
     run(c, (frame) =>
-      attempt(c, frame, () => {
-        todos.remove(frame.ctx.actor!, frame.project.id, paramId(c, "itemId"));
-        return boardUrl(frame);
-      }, (failure) => showItem(c, frame, failure))));
+      attempt(c, frame, {
+        change: () => {
+          todos.remove(frame.ctx.actor!, frame.project.id, paramId(c, "itemId"));
+          return boardUrl(frame);
+        },
+        fail: (failure) => showItem(c, frame, failure),
+      })));
 
   app.post(`${I}/attachments`, (c) =>
     run(c, async (frame) => {
@@ -857,18 +835,19 @@ export function todoPages(services: Services) {
         const message = t("files.unsupported");
         return showItem(c, frame, { status: 415, message, uploadError: message });
       }
-      return attempt(c, frame, async () => {
-        await attachments.add(
-          actor!,
-          { projectId: frame.project.id, type: "item", id: itemId },
-          { upload: { name: file.name, stream: file.stream() } },
-        );
-        return `/projects/${frame.project.id}/todos/${itemId}`;
-      }, (failure) =>
-        showItem(c, frame, {
-          ...failure,
-          uploadError: failure.status === 413 || failure.status === 415 ? failure.message : "",
-        }));
+      return attempt(c, frame, {
+        maxUploadMb,
+        change: async () => {
+          await attachments.add(
+            actor!,
+            { projectId: frame.project.id, type: "item", id: itemId },
+            { upload: { name: file.name, stream: file.stream() } },
+          );
+          return `/projects/${frame.project.id}/todos/${itemId}`;
+        },
+        fail: (failure) =>
+          showItem(c, frame, { ...failure, uploadError: fileErrors(failure).file ?? "" }),
+      });
     }));
 
   return app;

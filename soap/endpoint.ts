@@ -117,7 +117,9 @@ export function soapEndpoint(
     try {
       const call = decodeRequest(parseXml(decode(bytes, charset)), service, options.namespace);
       const name = call.operation.name;
-      const result = await impl[name]!(call.arg0);
+      const answer = impl[name]!(call.arg0);
+      // A synchronous operation (getHelloWorld) is answered without waiting for a tick.
+      const result = answer instanceof Promise ? await answer : answer;
       return xml(encoders.get(name)!(result), 200);
     } catch (error) {
       return faultResponse(error);

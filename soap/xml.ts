@@ -19,7 +19,10 @@ export interface XmlElement {
   /** Namespace URI, "" when in no namespace. */
   ns: string;
   local: string;
-  /** Attributes keyed by `{ns}local` (just `local` when in no namespace). */
+  /**
+   * Attributes keyed by `{ns}local` (just `local` when in no namespace). Namespace
+   * declarations (`xmlns`, `xmlns:p`) are not attributes here: saxes applies them.
+   */
   attributes: ReadonlyMap<string, string>;
   children: XmlElement[];
   /** The concatenated character data directly inside this element. */
@@ -51,6 +54,7 @@ export const SOAP_XML_LIMITS: XmlLimits = {
 
 /** The attributes of every element that has none (never written to). */
 const NO_ATTRIBUTES: ReadonlyMap<string, string> = new Map();
+const XMLNS_NS = "http://www.w3.org/2000/xmlns/";
 
 // The document being parsed; only meaningful during a `parseXml` call.
 let limits: XmlLimits = SOAP_XML_LIMITS;
@@ -96,11 +100,11 @@ function onOpenTag(tag: SaxesTagNS): void {
     throw new XmlError(`the document has more than ${limits.maxElements} elements`);
   }
   let attributes = NO_ATTRIBUTES;
+  let count = 0;
   // saxes keeps the attributes in a null-prototype object keyed by qualified name.
   for (const name in tag.attributes) {
     const attribute = tag.attributes[name] as SaxesAttributeNS;
-    if (attributes === NO_ATTRIBUTES) attributes = new Map<string, string>();
-    if (attributes.size >= limits.maxAttributes) {
+    if (++count > limits.maxAttributes) {
       throw new XmlError(`an element has more than ${limits.maxAttributes} attributes`);
     }
     if (name.length > limits.maxName) {
@@ -109,8 +113,13 @@ function onOpenTag(tag: SaxesTagNS): void {
     if (attribute.value.length > limits.maxText) {
       throw new XmlError(`an attribute value is longer than ${limits.maxText} characters`);
     }
-    const key = attribute.uri ? `{${attribute.uri}}${attribute.local}` : attribute.local;
-    (attributes as Map<string, string>).set(key, attribute.value);
+    const uri = attribute.uri;
+    if (uri === XMLNS_NS) continue;
+    if (attributes === NO_ATTRIBUTES) attributes = new Map<string, string>();
+    (attributes as Map<string, string>).set(
+      uri ? `{${uri}}${attribute.local}` : attribute.local,
+      attribute.value,
+    );
   }
   const element: XmlElement = {
     ns: tag.uri ?? "",

@@ -49,6 +49,18 @@ export function insertActivity(db: Database, a: Omit<ActivityRow, "id">): void {
   ).run(a.projectId, a.kind, a.actorId, a.subjectType, a.subjectId, a.summary, a.createdAt);
 }
 
+/**
+ * The newest `limit` entries (live subjects only) of some projects, without the total that
+ * `listActivity` counts over every entry (the dashboards show no total).
+ */
+export function latestActivity(db: Database, projectIds: number[], limit: number): ActivityRow[] {
+  if (projectIds.length === 0) return [];
+  const where = `a.project_id IN (${projectIds.map(() => "?").join(",")}) AND ${subjectAlive("a")}`;
+  return (db.sql.prepare(
+    `SELECT ${COLUMNS} FROM activity a WHERE ${where} ORDER BY a.created_at DESC, a.id DESC LIMIT ?`,
+  ).all(...projectIds, limit) as unknown as RawActivity[]).map(toActivity);
+}
+
 /** A page of a project's activity (live subjects only), newest first, and the total. */
 export function listActivity(
   db: Database,

@@ -70,10 +70,13 @@ export function messageHistory(
   return { items: rows.slice(0, options.limit).reverse().map(toMessage), hasMore };
 }
 
-/** The newest live messages of a project, newest first. */
+/**
+ * The newest live messages of a project, newest first: id order, as in `messageHistory`
+ * (ids rise with created_at), so chat_messages_history serves it without a sort.
+ */
 export function latestMessages(db: Database, projectId: number, limit: number): MessageRow[] {
   return (db.sql.prepare(
-    `${SELECT} WHERE m.project_id = ? AND m.deleted_at IS NULL ORDER BY m.created_at DESC, m.id DESC LIMIT ?`,
+    `${SELECT} WHERE m.project_id = ? AND m.deleted_at IS NULL ORDER BY m.id DESC LIMIT ?`,
   ).all(projectId, limit) as unknown as RawMessage[]).map(toMessage);
 }
 

@@ -11,12 +11,15 @@ const ITEM_SELECT = `SELECT i.id, i.project_id, i.column_id, i.creator_id, i.tit
 
 type RawItem = Parameters<typeof toItem>[0];
 
-/** Incomplete items of a project in its `in_progress` column, in board order. */
+/**
+ * Incomplete items of a project in its `in_progress` column, in board order: read through
+ * todo_items_column (column, order), not through every item of the project.
+ */
 export function inProgressItems(db: Database, projectId: number): ItemRow[] {
   return (db.sql.prepare(
-    `${ITEM_SELECT} JOIN todo_columns c ON c.id = i.column_id AND c.key = 'in_progress'
-     WHERE i.project_id = ? AND i.deleted_at IS NULL AND i.completed = 0
-     ORDER BY i.order_index, i.id`,
+    `${ITEM_SELECT} WHERE i.column_id = (SELECT id FROM todo_columns
+       WHERE project_id = ? AND key = 'in_progress')
+     AND i.deleted_at IS NULL AND i.completed = 0 ORDER BY i.order_index, i.id`,
   ).all(projectId) as unknown as RawItem[]).map(toItem);
 }
 

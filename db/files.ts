@@ -98,9 +98,12 @@ export function listFiles(
   return { items, total };
 }
 
-/** The latest live files of a project. */
+/** The latest live files of a project (no total: files_list serves it, no count). */
 export function latestFiles(db: Database, projectId: number, limit: number): FileRow[] {
-  return listFiles(db, projectId, { source: null, limit, offset: 0 }).items;
+  return (db.sql.prepare(
+    `SELECT ${COLUMNS} FROM files f WHERE f.project_id = ? AND f.deleted_at IS NULL
+     ORDER BY f.created_at DESC, f.id DESC LIMIT ?`,
+  ).all(projectId, limit) as unknown as RawFile[]).map(toFile);
 }
 
 /** Soft-deletes a file and removes its attachment links. */

@@ -1,4 +1,4 @@
-/** Queries of the full-text search index (kept in step by the triggers of migration 006). */
+/** Queries of the full-text search index (kept in step by the triggers of migration 008). */
 import type { Database } from "./sqlite.ts";
 
 /** A match, with its snippet's match delimited by \u0001 and \u0002. */
@@ -14,10 +14,42 @@ export interface SearchRow {
 export const MARK_START = "\u0001";
 export const MARK_END = "\u0002";
 
+/** A project's rowids: [projectId * 2^40, (projectId + 1) * 2^40) (see migration 008). */
+const PROJECT_SPAN = 1n << 40n;
+
+/** `rowid & 7` of each type: its code (migration 006's numbering) minus one. */
+const TYPE_BITS: Record<string, number> = {
+  board: 0,
+  chat: 1,
+  todo: 2,
+  file: 3,
+  event: 4,
+  meeting: 5,
+  milestone: 6,
+  note: 7,
+};
+
+const quote = (term: string) => `"${term.replaceAll('"', '""')}"`;
+
+/**
+ * The FTS5 query for a two-character term: the OR of the indexed trigrams that begin with
+ * it (every occurrence begins one, thanks to migration 008's `tail`), or null when none does.
+ */
+function shortTermQuery(db: Database, term: string): string | null {
+  const folded = term.toLowerCase();
+  const trigrams = (db.sql.prepare(
+    "SELECT term FROM search_vocab WHERE term >= ? AND term < ?",
+  ).all(folded, folded + "\u{10ffff}") as Array<{ term: string }>).map((r) => quote(r.term));
+  return trigrams.length === 0 ? null : `(${trigrams.join(" OR ")})`;
+}
+
 /**
  * Matches of a project, newest first. `longTerms` (three or more characters) go through
- * the trigram index; `shortTerms` are substring conditions on the matched rows, or a scan
- * of the project's rows when there is no long term.
+ * the trigram index; so do two-character terms when there is no long term, as the OR of
+ * the trigrams they begin. Other `shortTerms` are substring conditions on the matched rows,
+ * or on a scan of the project's rows. The project is a rowid range, the type the low rowid
+ * bits and rowid order the creation order, so FTS5 yields the page in index order without
+ * reading or sorting the other matches; only the count visits them all (doclists only).
  */
 export function searchProject(
   db: Database,
@@ -30,32 +62,54 @@ export function searchProject(
     offset: number;
   },
 ): { items: SearchRow[]; total: number } {
-  const where: string[] = ["project_id = ?"];
-  const args: Array<string | number> = [q.projectId];
+  const low = BigInt(q.projectId) * PROJECT_SPAN;
+  const where: string[] = ["rowid BETWEEN ? AND ?"];
+  const args: Array<string | number | bigint> = [low, low + PROJECT_SPAN - 1n];
+  let shortTerms = q.shortTerms;
   if (q.longTerms.length > 0) {
     where.unshift("search_index MATCH ?");
-    args.unshift(q.longTerms.map((t) => `"${t.replaceAll('"', '""')}"`).join(" "));
+    args.unshift(q.longTerms.map(quote).join(" "));
+  } else if (q.shortTerms.some((t) => [...t].length === 2)) {
+    const groups: string[] = [];
+    for (const term of q.shortTerms.filter((t) => [...t].length === 2)) {
+      const group = shortTermQuery(db, term);
+      if (group === null) return { items: [], total: 0 };
+      groups.push(group);
+    }
+    where.unshift("search_index MATCH ?");
+    args.unshift(groups.join(" AND "));
+    shortTerms = q.shortTerms.filter((t) => [...t].length !== 2);
   }
   if (q.type !== null) {
-    where.push("type = ?");
-    args.push(q.type);
+    where.push("(rowid & 7) = ?");
+    args.push(TYPE_BITS[q.type] ?? -1);
   }
-  for (const term of q.shortTerms) {
-    where.push("instr(lower(title || ' ' || body), ?) > 0");
-    args.push(term.toLowerCase());
+  for (const term of shortTerms) {
+    // SQLite's lower() folds ASCII only, so a term without ASCII letters needs no folding.
+    if (/[A-Za-z]/.test(term)) {
+      where.push("(instr(lower(title), ?) > 0 OR instr(lower(body), ?) > 0)");
+      args.push(term.toLowerCase(), term.toLowerCase());
+    } else {
+      where.push("(instr(title, ?) > 0 OR instr(body, ?) > 0)");
+      args.push(term, term);
+    }
   }
   const clause = where.join(" AND ");
+  // Short-term-only queries keep the plain text: the domain marks the short terms itself.
   const snippet = q.longTerms.length > 0
     ? `snippet(search_index, -1, char(1), char(2), '…', 40)`
     : "substr(title || ' ' || body, 1, 400)";
   const rows = db.sql.prepare(
     `SELECT type, item_id, title, ${snippet} AS snippet, created_at FROM search_index
-     WHERE ${clause} ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?`,
+     WHERE ${clause} ORDER BY rowid DESC LIMIT ? OFFSET ?`,
   ).all(...args, q.limit, q.offset) as Array<
     { type: string; item_id: number; title: string; snippet: string; created_at: string }
   >;
-  const total = (db.sql.prepare(`SELECT count(*) AS n FROM search_index WHERE ${clause}`)
-    .get(...args) as { n: number }).n;
+  // A page that is not full (and not past the end) is the last one: no count needed.
+  const total = (rows.length > 0 && rows.length < q.limit) || (rows.length === 0 && q.offset === 0)
+    ? q.offset + rows.length
+    : (db.sql.prepare(`SELECT count(*) AS n FROM search_index WHERE ${clause}`)
+      .get(...args) as { n: number }).n;
   return {
     items: rows.map((r) => ({
       type: r.type,

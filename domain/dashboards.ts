@@ -2,7 +2,7 @@
  * The project and personal dashboards, each built from a fixed number of queries (none per
  * project or per item). "Today" is the clock's UTC date.
  */
-import { listActivity } from "../db/activity.ts";
+import { latestActivity } from "../db/activity.ts";
 import { threadsByIds } from "../db/board.ts";
 import { latestMessages } from "../db/chat.ts";
 import {
@@ -97,7 +97,7 @@ export function createDashboards(ctx: DomainContext, attachments: Attachments) {
         latestFiles: latestFiles(db, projectId, LATEST).map(fileInfo),
         nextMeeting: meetingId === null ? null : meetingsByIds(db, [meetingId])[0] ?? null,
         milestones: listMilestones(db, projectId),
-        recentActivity: listActivity(db, [projectId], ACTIVITY, 0).items,
+        recentActivity: latestActivity(db, [projectId], ACTIVITY),
       };
     },
 
@@ -119,7 +119,7 @@ export function createDashboards(ctx: DomainContext, attachments: Attachments) {
         overdueTodos: items(
           assignedItems(db, actor.id, { dueBefore: today, limit: ASSIGNED_LIMIT }),
         ),
-        recentActivity: listActivity(db, userProjectIds(db, actor.id), ACTIVITY, 0).items,
+        recentActivity: latestActivity(db, userProjectIds(db, actor.id), ACTIVITY),
       };
     },
   };

@@ -130,6 +130,8 @@ Deno.test("the server's own migrations are numbered from 001 with their fixed me
     "004_user_theme_locale.sql",
     "005_loan_service.sql",
     "006_search.sql",
+    "007_dashboard_indexes.sql",
+    "008_search_order.sql",
   ]);
 });
 

@@ -21,6 +21,20 @@
  * cannot run, 130 when interrupted.
  */
 import { join } from "node:path";
+import {
+  BenchError,
+  cpuSeconds,
+  envNumber,
+  freePort,
+  onCleanup,
+  procStatusKib,
+  readClockTicks,
+  runMain,
+  spawn,
+  stop,
+  tempDirs,
+  waitUntilReady,
+} from "./harness.ts";
 
 /** Targets: last-client latency p99 and server peak RSS, by N. */
 const TARGETS: Record<number, { p99Ms: number; rssMib?: number }> = {
@@ -37,21 +51,6 @@ const NINE = 0x39;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-/** A failure of the benchmark machinery itself (not of a target). */
-class BenchError extends Error {
-  override name = "BenchError";
-}
-
-function envNumber(name: string, fallback: number, min: number): number {
-  const raw = Deno.env.get(name)?.trim();
-  if (raw === undefined || raw === "") return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min) {
-    throw new BenchError(`${name}=${JSON.stringify(raw)}: expected a whole number >= ${min}`);
-  }
-  return n;
-}
-
 function envList(name: string, fallback: number[]): number[] {
   const raw = Deno.env.get(name)?.trim();
   if (raw === undefined || raw === "") return fallback;
@@ -63,160 +62,21 @@ function envList(name: string, fallback: number[]): number[] {
 }
 
 // ---------------------------------------------------------------------------------------
-// Subprocesses, sockets and cleanup
+// Sockets
 
-const running = new Set<Deno.ChildProcess>();
 const sockets = new Set<Deno.TcpConn>();
-const tempDirs: string[] = [];
-let cleaning: Promise<void> | undefined;
-let interrupted = false;
 
-function closeSockets(): void {
+onCleanup(() => {
   for (const conn of sockets) {
     try {
       conn.close();
     } catch { /* already closed */ }
   }
   sockets.clear();
-}
-
-/** Closes the sockets, kills what still runs, removes the temporary directories (once). */
-function cleanup(): Promise<void> {
-  return cleaning ??= (async () => {
-    closeSockets();
-    for (const child of running) {
-      try {
-        child.kill("SIGKILL");
-      } catch { /* already gone */ }
-      await child.status.catch(() => {});
-    }
-    running.clear();
-    for (const dir of tempDirs.splice(0)) {
-      await Deno.remove(dir, { recursive: true }).catch(() => {});
-    }
-  })();
-}
-
-/** Keeps the last `limit` characters of a stream, reading it to the end so it never blocks. */
-function drainTail(stream: ReadableStream<Uint8Array>, limit = 8192): () => string {
-  let tail = "";
-  void (async () => {
-    const d = new TextDecoder();
-    try {
-      for await (const chunk of stream) {
-        tail = (tail + d.decode(chunk, { stream: true })).slice(-limit);
-      }
-    } catch { /* the process went away */ }
-  })();
-  return () => tail;
-}
-
-interface Server {
-  name: string;
-  child: Deno.ChildProcess;
-  port: number;
-  url: string;
-  stderr: () => string;
-  exited: () => boolean;
-}
-
-function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (listener.addr as Deno.NetAddr).port;
-  listener.close();
-  return port;
-}
-
-function spawn(
-  name: string,
-  args: string[],
-  env: Record<string, string>,
-  cwd: string,
-  port: number,
-): Server {
-  const child = new Deno.Command(Deno.execPath(), {
-    args,
-    env,
-    cwd,
-    stdin: "null",
-    // The real server logs a line per request: discard it rather than let a pipe fill up.
-    stdout: "null",
-    stderr: "piped",
-  }).spawn();
-  running.add(child);
-  let done = false;
-  child.status.then(() => done = true, () => done = true);
-  const url = `http://127.0.0.1:${port}`;
-  return { name, child, port, url, stderr: drainTail(child.stderr), exited: () => done };
-}
-
-async function waitUntilReady(server: Server, path: string, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (server.exited()) {
-      const status = await server.child.status;
-      throw new BenchError(
-        `${server.name} exited during start-up (code ${status.code}):\n${server.stderr()}`,
-      );
-    }
-    try {
-      const response = await fetch(server.url + path);
-      await response.body?.cancel();
-      if (response.status === 200) return;
-    } catch { /* not listening yet */ }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new BenchError(`${server.name} did not answer ${path} within ${timeoutMs} ms`);
-}
-
-/** Sends SIGTERM and waits for the exit (SIGKILL after `timeoutMs`). */
-async function stop(server: Server, timeoutMs = 20_000): Promise<Deno.CommandStatus> {
-  try {
-    server.child.kill("SIGTERM");
-  } catch { /* already gone */ }
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<"timeout">((r) => timer = setTimeout(() => r("timeout"), timeoutMs));
-  const outcome = await Promise.race([server.child.status, timeout]);
-  clearTimeout(timer);
-  if (outcome === "timeout") server.child.kill("SIGKILL");
-  const status = await server.child.status;
-  running.delete(server.child);
-  return status;
-}
+});
 
 // ---------------------------------------------------------------------------------------
 // /proc
-
-function procStatusKib(pid: number, field: "VmRSS" | "VmHWM"): number | null {
-  try {
-    const status = Deno.readTextFileSync(`/proc/${pid}/status`);
-    const match = status.match(new RegExp(`^${field}:\\s+(\\d+) kB`, "m"));
-    return match ? Number(match[1]) : null;
-  } catch {
-    return null;
-  }
-}
-
-let clockTicks = 100;
-
-async function readClockTicks(): Promise<void> {
-  try {
-    const out = await new Deno.Command("getconf", { args: ["CLK_TCK"] }).output();
-    const n = Number(decoder.decode(out.stdout).trim());
-    if (out.success && Number.isInteger(n) && n > 0) clockTicks = n;
-  } catch { /* keep 100 */ }
-}
-
-/** User plus system CPU seconds used so far by all threads of `pid` ("self" for this one). */
-function cpuSeconds(pid: number | "self"): number {
-  try {
-    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(fields[11]) + Number(fields[12])) / clockTicks;
-  } catch {
-    return NaN;
-  }
-}
 
 /** Microseconds in which some task waited for a CPU, machine-wide (PSI), or NaN. */
 function cpuStallUs(): number {
@@ -647,15 +507,17 @@ async function runServer(
       join(root, "main.ts"),
     ],
     {
-      DATA_DIR: join(temp, "data"),
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      // Just enough for this run: the limits themselves are exercised, not switched off.
-      SSE_MAX_STREAMS: String(n),
-      SSE_MAX_STREAMS_PER_USER: String(perUser),
+      env: {
+        DATA_DIR: join(temp, "data"),
+        PORT: String(port),
+        HOST: "127.0.0.1",
+        // Just enough for this run: the limits themselves are exercised, not switched off.
+        SSE_MAX_STREAMS: String(n),
+        SSE_MAX_STREAMS_PER_USER: String(perUser),
+      },
+      cwd: root,
+      port,
     },
-    root,
-    port,
   );
   await waitUntilReady(server, "/healthz");
   const pid = server.child.pid;
@@ -778,9 +640,7 @@ async function runCeiling(script: string, n: number, options: RunOptions): Promi
   const server = spawn(
     "ceiling",
     ["run", "--allow-net", script, "--ceiling", String(port)],
-    {},
-    Deno.cwd(),
-    port,
+    { env: {}, cwd: Deno.cwd(), port },
   );
   await waitUntilReady(server, "/healthz");
   const pid = server.child.pid;
@@ -1008,26 +868,6 @@ async function run(): Promise<boolean> {
 }
 
 if (import.meta.main) {
-  if (Deno.args[0] === "--ceiling") {
-    ceilingServer(Number(Deno.args[1]));
-  } else {
-    const onSignal = () => {
-      if (interrupted) return;
-      interrupted = true;
-      console.error("interrupted: cleaning up");
-      void cleanup().finally(() => Deno.exit(130));
-    };
-    Deno.addSignalListener("SIGINT", onSignal);
-    Deno.addSignalListener("SIGTERM", onSignal);
-    let code: number;
-    try {
-      code = await run() ? 0 : 1;
-    } catch (error) {
-      if (!interrupted) console.error(error instanceof BenchError ? error.message : error);
-      code = 2;
-    } finally {
-      await cleanup();
-    }
-    Deno.exit(interrupted ? 130 : code);
-  }
+  if (Deno.args[0] === "--ceiling") ceilingServer(Number(Deno.args[1]));
+  else await runMain(run);
 }

@@ -15,6 +15,20 @@
  */
 import { DatabaseSync } from "node:sqlite";
 import { join } from "node:path";
+import {
+  BenchError,
+  cpuSeconds,
+  envNumber,
+  freePort,
+  procStatusKib,
+  readClockTicks,
+  runMain,
+  running,
+  spawn,
+  stop,
+  tempDirs,
+  waitUntilReady,
+} from "./harness.ts";
 
 const TARGET_HELLO_RATIO = 0.45;
 const TARGET_LOAN_RATIO = 0.10;
@@ -32,126 +46,6 @@ const loanEnvelope = (name: string) =>
 /** The measured loan run's applicant; the warm-up uses another name so rows can be told apart. */
 const LOAN_APPLICANT = "Bench";
 const WARMUP_APPLICANT = "Warmup";
-
-function envNumber(name: string, fallback: number, min: number): number {
-  const raw = Deno.env.get(name)?.trim();
-  if (raw === undefined || raw === "") return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min) {
-    throw new BenchError(`${name}=${JSON.stringify(raw)}: expected a whole number >= ${min}`);
-  }
-  return n;
-}
-
-/** A failure of the benchmark machinery itself (not of a target). */
-class BenchError extends Error {
-  override name = "BenchError";
-}
-
-// ---------------------------------------------------------------------------------------
-// Subprocesses and cleanup
-
-const running = new Set<Deno.ChildProcess>();
-const tempDirs: string[] = [];
-
-let cleaning: Promise<void> | undefined;
-let interrupted = false;
-
-/** Kills what is still running and removes the temporary directories (once). */
-function cleanup(): Promise<void> {
-  return cleaning ??= cleanupOnce();
-}
-
-async function cleanupOnce(): Promise<void> {
-  for (const child of running) {
-    try {
-      child.kill("SIGKILL");
-    } catch { /* already gone */ }
-    await child.status.catch(() => {});
-  }
-  running.clear();
-  for (const dir of tempDirs.splice(0)) {
-    await Deno.remove(dir, { recursive: true }).catch(() => {});
-  }
-}
-
-/** Keeps the last `limit` characters of a stream, reading it to the end so it never blocks. */
-function drainTail(stream: ReadableStream<Uint8Array>, limit = 8192): () => string {
-  let tail = "";
-  void (async () => {
-    const decoder = new TextDecoder();
-    try {
-      for await (const chunk of stream) {
-        tail = (tail + decoder.decode(chunk, { stream: true })).slice(-limit);
-      }
-    } catch { /* the process went away */ }
-  })();
-  return () => tail;
-}
-
-interface Server {
-  name: string;
-  child: Deno.ChildProcess;
-  url: string;
-  stderr: () => string;
-  exited: () => boolean;
-}
-
-function spawn(
-  name: string,
-  args: string[],
-  env: Record<string, string>,
-  url: string,
-  cwd: string,
-): Server {
-  const child = new Deno.Command(Deno.execPath(), {
-    args,
-    env,
-    cwd,
-    stdin: "null",
-    // The real server logs a line per request: discard it rather than let a pipe fill up.
-    stdout: "null",
-    stderr: "piped",
-  }).spawn();
-  running.add(child);
-  let done = false;
-  child.status.then(() => done = true, () => done = true);
-  return { name, child, url, stderr: drainTail(child.stderr), exited: () => done };
-}
-
-async function waitUntilReady(server: Server, path: string, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (server.exited()) {
-      const status = await server.child.status;
-      throw new BenchError(
-        `${server.name} exited during start-up (code ${status.code}):\n${server.stderr()}`,
-      );
-    }
-    try {
-      const response = await fetch(server.url + path);
-      await response.body?.cancel();
-      if (response.status === 200) return;
-    } catch { /* not listening yet */ }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new BenchError(`${server.name} did not answer ${path} within ${timeoutMs} ms`);
-}
-
-/** Sends SIGTERM and waits for the exit code (SIGKILL after `timeoutMs`). */
-async function stop(server: Server, timeoutMs = 20_000): Promise<Deno.CommandStatus> {
-  try {
-    server.child.kill("SIGTERM");
-  } catch { /* already gone */ }
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<"timeout">((r) => timer = setTimeout(() => r("timeout"), timeoutMs));
-  const outcome = await Promise.race([server.child.status, timeout]);
-  clearTimeout(timer);
-  if (outcome === "timeout") server.child.kill("SIGKILL");
-  const status = await server.child.status;
-  running.delete(server.child);
-  return status;
-}
 
 /**
  * The `deno` arguments of `deno task start` (from deno.json), with `main.ts` made absolute:
@@ -173,47 +67,6 @@ export function startTaskArgs(denoJson: string, root: string): string[] {
     );
   }
   return [...words.slice(1, -1), join(root, "main.ts")];
-}
-
-function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (listener.addr as Deno.NetAddr).port;
-  listener.close();
-  return port;
-}
-
-// ---------------------------------------------------------------------------------------
-// /proc sampling
-
-function procStatusKib(pid: number, field: "VmRSS" | "VmHWM"): number | null {
-  try {
-    const status = Deno.readTextFileSync(`/proc/${pid}/status`);
-    const match = status.match(new RegExp(`^${field}:\\s+(\\d+) kB`, "m"));
-    return match ? Number(match[1]) : null;
-  } catch {
-    return null;
-  }
-}
-
-/** User plus system CPU seconds used so far by all threads of `pid`. */
-function cpuSeconds(pid: number): number | null {
-  try {
-    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
-  } catch {
-    return null;
-  }
-}
-
-let CLOCK_TICKS = 100;
-
-async function readClockTicks(): Promise<void> {
-  try {
-    const out = await new Deno.Command("getconf", { args: ["CLK_TCK"] }).output();
-    const n = Number(new TextDecoder().decode(out.stdout).trim());
-    if (out.success && Number.isInteger(n) && n > 0) CLOCK_TICKS = n;
-  } catch { /* keep 100 */ }
 }
 
 /** Samples VmRSS of `pid` every `everyMs` and remembers the largest value. */
@@ -355,9 +208,8 @@ async function wrk(label: string, url: string, options: WrkOptions): Promise<Wrk
   if (!output.success) {
     throw new BenchError(`wrk ${args.join(" ")} failed:\n${raw}${decoder.decode(output.stderr)}`);
   }
-  const serverCpuCores = cpuBefore !== null && cpuAfter !== null
-    ? (cpuAfter - cpuBefore) / elapsed
-    : null;
+  const used = (cpuAfter - cpuBefore) / elapsed;
+  const serverCpuCores = Number.isFinite(used) ? used : null;
   return { ...parseWrkOutput(label, raw), serverCpuCores };
 }
 
@@ -452,18 +304,18 @@ async function run(): Promise<boolean> {
   const ceiling = spawn(
     "ceiling server",
     ["run", "--allow-net", join(benchDir, "ceiling_server.ts"), String(ceilingPort)],
-    {},
-    `http://127.0.0.1:${ceilingPort}`,
-    root,
+    { env: {}, cwd: root, port: ceilingPort },
   );
   const serverPort = freePort();
   const serverArgs = startTaskArgs(await Deno.readTextFile(join(root, "deno.json")), root);
   const server = spawn(
     "server",
     serverArgs,
-    { DATA_DIR: dataDir, PORT: String(serverPort), HOST: "127.0.0.1" },
-    `http://127.0.0.1:${serverPort}`,
-    root,
+    {
+      env: { DATA_DIR: dataDir, PORT: String(serverPort), HOST: "127.0.0.1" },
+      cwd: root,
+      port: serverPort,
+    },
   );
   await Promise.all([waitUntilReady(ceiling, "/"), waitUntilReady(server, "/healthz")]);
   const serverPid = server.child.pid;
@@ -638,23 +490,4 @@ async function run(): Promise<boolean> {
   return failed === 0;
 }
 
-if (import.meta.main) {
-  const onSignal = () => {
-    if (interrupted) return;
-    interrupted = true;
-    console.error("interrupted: cleaning up");
-    void cleanup().finally(() => Deno.exit(130));
-  };
-  Deno.addSignalListener("SIGINT", onSignal);
-  Deno.addSignalListener("SIGTERM", onSignal);
-  let code: number;
-  try {
-    code = await run() ? 0 : 1;
-  } catch (error) {
-    if (!interrupted) console.error(error instanceof BenchError ? error.message : error);
-    code = 2;
-  } finally {
-    await cleanup();
-  }
-  Deno.exit(interrupted ? 130 : code);
-}
+if (import.meta.main) await runMain(run);

@@ -1,0 +1,214 @@
+/**
+ * What the benchmark scripts share: environment settings, subprocess servers with cleanup
+ * on every exit path, and readings from /proc.
+ */
+
+/** A failure of the benchmark machinery itself (not of a target). */
+export class BenchError extends Error {
+  override name = "BenchError";
+}
+
+/** A whole-number setting from the environment, at least `min`. */
+export function envNumber(name: string, fallback: number, min: number): number {
+  const raw = Deno.env.get(name)?.trim();
+  if (raw === undefined || raw === "") return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min) {
+    throw new BenchError(`${name}=${JSON.stringify(raw)}: expected a whole number >= ${min}`);
+  }
+  return n;
+}
+
+// ---------------------------------------------------------------------------------------
+// Subprocesses and cleanup
+
+/** Child processes still running; killed by `cleanup`. */
+export const running = new Set<Deno.ChildProcess>();
+/** Temporary directories; removed by `cleanup`. */
+export const tempDirs: string[] = [];
+const hooks: Array<() => void> = [];
+let cleaning: Promise<void> | undefined;
+
+/** Runs `fn` first when cleaning up (e.g. closing sockets). */
+export function onCleanup(fn: () => void): void {
+  hooks.push(fn);
+}
+
+/** Kills what is still running and removes the temporary directories (once). */
+export function cleanup(): Promise<void> {
+  return cleaning ??= (async () => {
+    for (const hook of hooks) hook();
+    for (const child of running) {
+      try {
+        child.kill("SIGKILL");
+      } catch { /* already gone */ }
+      await child.status.catch(() => {});
+    }
+    running.clear();
+    for (const dir of tempDirs.splice(0)) {
+      await Deno.remove(dir, { recursive: true }).catch(() => {});
+    }
+  })();
+}
+
+/** Keeps the last `limit` characters of a stream, reading it to the end so it never blocks. */
+function drainTail(stream: ReadableStream<Uint8Array>, limit = 8192): () => string {
+  let tail = "";
+  void (async () => {
+    const decoder = new TextDecoder();
+    try {
+      for await (const chunk of stream) {
+        tail = (tail + decoder.decode(chunk, { stream: true })).slice(-limit);
+      }
+    } catch { /* the process went away */ }
+  })();
+  return () => tail;
+}
+
+/** A server started as a subprocess on a loopback port. */
+export interface Server {
+  name: string;
+  child: Deno.ChildProcess;
+  port: number;
+  url: string;
+  stderr: () => string;
+  exited: () => boolean;
+}
+
+/** A loopback port that was free a moment ago. */
+export function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  return port;
+}
+
+/** Starts `deno <args>` listening on `port`; its standard output is discarded. */
+export function spawn(
+  name: string,
+  args: string[],
+  options: { env: Record<string, string>; cwd: string; port: number },
+): Server {
+  const child = new Deno.Command(Deno.execPath(), {
+    args,
+    env: options.env,
+    cwd: options.cwd,
+    stdin: "null",
+    // The real server logs a line per request: discard it rather than let a pipe fill up.
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  running.add(child);
+  let done = false;
+  child.status.then(() => done = true, () => done = true);
+  const url = `http://127.0.0.1:${options.port}`;
+  return {
+    name,
+    child,
+    port: options.port,
+    url,
+    stderr: drainTail(child.stderr),
+    exited: () => done,
+  };
+}
+
+/** Waits until `path` answers 200 (or the process dies, or `timeoutMs` passes). */
+export async function waitUntilReady(
+  server: Server,
+  path: string,
+  timeoutMs = 60_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (server.exited()) {
+      const status = await server.child.status;
+      throw new BenchError(
+        `${server.name} exited during start-up (code ${status.code}):\n${server.stderr()}`,
+      );
+    }
+    try {
+      const response = await fetch(server.url + path);
+      await response.body?.cancel();
+      if (response.status === 200) return;
+    } catch { /* not listening yet */ }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new BenchError(`${server.name} did not answer ${path} within ${timeoutMs} ms`);
+}
+
+/** Sends SIGTERM and waits for the exit (SIGKILL after `timeoutMs`). */
+export async function stop(server: Server, timeoutMs = 20_000): Promise<Deno.CommandStatus> {
+  try {
+    server.child.kill("SIGTERM");
+  } catch { /* already gone */ }
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<"timeout">((r) => timer = setTimeout(() => r("timeout"), timeoutMs));
+  const outcome = await Promise.race([server.child.status, timeout]);
+  clearTimeout(timer);
+  if (outcome === "timeout") server.child.kill("SIGKILL");
+  const status = await server.child.status;
+  running.delete(server.child);
+  return status;
+}
+
+/**
+ * Runs a benchmark's `run` and exits: 0 when every target passed, 1 when one failed, 2 when
+ * the benchmark itself failed, 130 when interrupted; cleans up in every case.
+ */
+export async function runMain(run: () => Promise<boolean>): Promise<never> {
+  let interrupted = false;
+  const onSignal = () => {
+    if (interrupted) return;
+    interrupted = true;
+    console.error("interrupted: cleaning up");
+    void cleanup().finally(() => Deno.exit(130));
+  };
+  Deno.addSignalListener("SIGINT", onSignal);
+  Deno.addSignalListener("SIGTERM", onSignal);
+  let code: number;
+  try {
+    code = await run() ? 0 : 1;
+  } catch (error) {
+    if (!interrupted) console.error(error instanceof BenchError ? error.message : error);
+    code = 2;
+  } finally {
+    await cleanup();
+  }
+  Deno.exit(interrupted ? 130 : code);
+}
+
+// ---------------------------------------------------------------------------------------
+// /proc
+
+/** A `kB` field of /proc/<pid>/status, or null. */
+export function procStatusKib(pid: number, field: "VmRSS" | "VmHWM"): number | null {
+  try {
+    const status = Deno.readTextFileSync(`/proc/${pid}/status`);
+    const match = status.match(new RegExp(`^${field}:\\s+(\\d+) kB`, "m"));
+    return match ? Number(match[1]) : null;
+  } catch {
+    return null;
+  }
+}
+
+let clockTicks = 100;
+
+/** Reads the kernel's clock ticks per second (for `cpuSeconds`); 100 when unknown. */
+export async function readClockTicks(): Promise<void> {
+  try {
+    const out = await new Deno.Command("getconf", { args: ["CLK_TCK"] }).output();
+    const n = Number(new TextDecoder().decode(out.stdout).trim());
+    if (out.success && Number.isInteger(n) && n > 0) clockTicks = n;
+  } catch { /* keep 100 */ }
+}
+
+/** User plus system CPU seconds used so far by all threads of `pid` ("self": this one), or NaN. */
+export function cpuSeconds(pid: number | "self"): number {
+  try {
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / clockTicks;
+  } catch {
+    return NaN;
+  }
+}

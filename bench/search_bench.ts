@@ -28,6 +28,7 @@ import process from "node:process";
 import type { Actor } from "../domain/accounts.ts";
 import { searchProjectItems } from "../domain/search.ts";
 import { type TestApp, testApp } from "../tests/helpers/app.ts";
+import { BenchError, envNumber } from "./harness.ts";
 
 const TARGET_SEARCH_P95_MS = 50;
 const TARGET_DASHBOARD_P95_MS = 30;
@@ -35,21 +36,6 @@ const NOW = "2026-11-22T08:30:00.000Z";
 /** The data covers the two years before NOW. */
 const SPAN_MS = 2 * 365 * 86_400_000;
 const DAY_MS = 86_400_000;
-
-/** A failure of the benchmark machinery itself (not of a target). */
-class BenchError extends Error {
-  override name = "BenchError";
-}
-
-function envNumber(name: string, fallback: number, min: number): number {
-  const raw = Deno.env.get(name)?.trim();
-  if (raw === undefined || raw === "") return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min) {
-    throw new BenchError(`${name}=${JSON.stringify(raw)}: expected a whole number >= ${min}`);
-  }
-  return n;
-}
 
 // ---------------------------------------------------------------------------------------
 // Seeded text

@@ -1,6 +1,6 @@
 /** The per-project event stream over a real server: format, replay, heartbeat, limits, closing. */
 import assert from "node:assert/strict";
-import { type TestServer, testServer } from "../helpers/app.ts";
+import { testApp, type TestServer, testServer } from "../helpers/app.ts";
 import {
   api,
   createProject,
@@ -9,6 +9,7 @@ import {
   type OpenedSse,
   openSse,
   PNG_BYTES,
+  signUp,
   type SseFrame,
   team,
   uploadFile,
@@ -316,6 +317,59 @@ Deno.test("An archived project's stream can still be read", async () => {
       await stream.close();
     }
     await hubEmpty(t);
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("A client that stops reading is disconnected at 2,000 queued writes; others keep theirs", async () => {
+  // In process, a response body is pulled only when read, so the unread stream's queue grows
+  // with every event; the reading one stays current.
+  const t = await testApp();
+  try {
+    const owner = await signUp(t, "owner@example.com");
+    const project = await createProject(t, owner.cookie, "Queue");
+    const open = async () => {
+      const res = await t.app.request(`/api/projects/${project.id}/chat/stream`, {
+        headers: { cookie: owner.cookie },
+      });
+      assert.equal(res.status, 200);
+      assert.equal(res.headers.get("cache-control"), "no-store");
+      assert.equal(res.headers.get("x-accel-buffering"), "no");
+      return res.body!.getReader();
+    };
+    const stalled = await open();
+    const reading = await open();
+    assert.equal(t.app.services.hub.size, 2);
+    const decoder = new TextDecoder();
+    const publish = (id: number) =>
+      t.app.services.hub.publish({ id, projectId: project.id, name: "ping", data: `${id}` });
+    let received = decoder.decode((await reading.read()).value);
+    for (let id = 1; id < 2000; id++) {
+      publish(id);
+      // The reading client takes each event as it comes.
+      received += decoder.decode((await reading.read()).value);
+    }
+    // The stalled stream holds 2,000 writes (retry + 1,999 events): one more ends it.
+    assert.equal(t.app.services.hub.size, 2);
+    publish(2000);
+    assert.equal(t.app.services.hub.size, 1, "the stalled stream was dropped");
+    received += decoder.decode((await reading.read()).value);
+    assert.ok(received.startsWith("retry: 3000\n\nid: 1\nevent: ping\ndata: 1\n\n"));
+    assert.ok(received.endsWith("id: 2000\nevent: ping\ndata: 2000\n\n"));
+
+    // What was queued before the cut is still delivered, then the stream ends.
+    let stalledText = "";
+    for (;;) {
+      const { done, value } = await stalled.read();
+      if (done) break;
+      stalledText += decoder.decode(value);
+    }
+    assert.ok(stalledText.startsWith("retry: 3000\n\n"));
+    assert.equal(stalledText.match(/^event: ping$/gm)?.length, 1999);
+    assert.ok(!stalledText.includes("data: 2000"));
+    await reading.cancel();
+    assert.equal(t.app.services.hub.size, 0);
   } finally {
     await t.close();
   }

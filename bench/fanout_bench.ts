@@ -31,6 +31,7 @@ import {
   readClockTicks,
   runMain,
   spawn,
+  startTaskArgs,
   stop,
   tempDirs,
   waitUntilReady,
@@ -494,18 +495,11 @@ async function runServer(
   tempDirs.push(temp);
   const perUser = Math.ceil(n / readers);
   const port = freePort();
+  const start = startTaskArgs(await Deno.readTextFile(join(root, "deno.json")), root);
   const server = spawn(
     "server",
-    [
-      "run",
-      "--allow-net",
-      "--allow-read",
-      "--allow-write",
-      "--allow-env",
-      "--allow-sys",
-      ...serverArgs(),
-      join(root, "main.ts"),
-    ],
+    // As `deno task start` runs it (V8 flags included), plus BENCH_SERVER_ARGS.
+    [...start.slice(0, -1), ...serverArgs(), ...start.slice(-1)],
     {
       env: {
         DATA_DIR: join(temp, "data"),

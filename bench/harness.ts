@@ -3,6 +3,8 @@
  * on every exit path, and readings from /proc.
  */
 
+import { join } from "node:path";
+
 /** A failure of the benchmark machinery itself (not of a target). */
 export class BenchError extends Error {
   override name = "BenchError";
@@ -211,4 +213,26 @@ export function cpuSeconds(pid: number | "self"): number {
   } catch {
     return NaN;
   }
+}
+
+/**
+ * The `deno` arguments of `deno task start` (from deno.json), with `main.ts` made absolute:
+ * the benchmark measures the server as it is started in production, V8 flags included.
+ */
+export function startTaskArgs(denoJson: string, root: string): string[] {
+  let task: unknown;
+  try {
+    task = (JSON.parse(denoJson) as { tasks?: Record<string, unknown> }).tasks?.start;
+  } catch (error) {
+    throw new BenchError(`cannot read deno.json: ${(error as Error).message}`);
+  }
+  const words = typeof task === "string" ? task.trim().split(/\s+/) : [];
+  if (words[0] !== "deno" || words[1] !== "run" || words.at(-1) !== "main.ts") {
+    throw new BenchError(
+      `expected the start task in deno.json to be "deno run ... main.ts", got ${
+        JSON.stringify(task)
+      }`,
+    );
+  }
+  return [...words.slice(1, -1), join(root, "main.ts")];
 }

@@ -25,6 +25,7 @@ import {
   runMain,
   running,
   spawn,
+  startTaskArgs,
   stop,
   tempDirs,
   waitUntilReady,
@@ -46,28 +47,6 @@ const loanEnvelope = (name: string) =>
 /** The measured loan run's applicant; the warm-up uses another name so rows can be told apart. */
 const LOAN_APPLICANT = "Bench";
 const WARMUP_APPLICANT = "Warmup";
-
-/**
- * The `deno` arguments of `deno task start` (from deno.json), with `main.ts` made absolute:
- * the benchmark measures the server as it is started in production, V8 flags included.
- */
-export function startTaskArgs(denoJson: string, root: string): string[] {
-  let task: unknown;
-  try {
-    task = (JSON.parse(denoJson) as { tasks?: Record<string, unknown> }).tasks?.start;
-  } catch (error) {
-    throw new BenchError(`cannot read deno.json: ${(error as Error).message}`);
-  }
-  const words = typeof task === "string" ? task.trim().split(/\s+/) : [];
-  if (words[0] !== "deno" || words[1] !== "run" || words.at(-1) !== "main.ts") {
-    throw new BenchError(
-      `expected the start task in deno.json to be "deno run ... main.ts", got ${
-        JSON.stringify(task)
-      }`,
-    );
-  }
-  return [...words.slice(1, -1), join(root, "main.ts")];
-}
 
 /** Samples VmRSS of `pid` every `everyMs` and remembers the largest value. */
 function rssSampler(pid: number, everyMs = 100): { stop: () => void; peakKib: () => number } {

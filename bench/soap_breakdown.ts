@@ -21,7 +21,7 @@ import { soapFastPath } from "../routes/soap_fast_path.ts";
 import type { LoanService } from "../domain/loan.ts";
 import { soapEndpoints } from "../soap/endpoint.ts";
 import { parseXml } from "../soap/xml.ts";
-import { startTaskArgs } from "./soap_bench.ts";
+import { startTaskArgs } from "./harness.ts";
 
 const NS = "http://soap.example.com/";
 const ENVELOPE = '<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/" ' +

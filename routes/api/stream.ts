@@ -2,10 +2,10 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { encodeEvent } from "../../domain/event_hub.ts";
 import type { Services } from "../../domain/services.ts";
-import { openStream } from "../../domain/stream.ts";
+import { openStream, streamAccess } from "../../domain/stream.ts";
 import { actorOf, apiApp, errors, Id } from "./openapi.ts";
 
-/** A client further behind than this many queued writes is disconnected. */
+/** A client further behind than this many queued writes (after its replay) is disconnected. */
 const MAX_QUEUED_WRITES = 2000;
 const RETRY = new TextEncoder().encode("retry: 3000\n\n");
 const SSE_HEADERS = {
@@ -22,7 +22,8 @@ const stream = createRoute({
   summary: "Project events as server-sent events; `Last-Event-ID` replays what was missed",
   description: "Events: chat.message.created, chat.message.updated, chat.message.deleted, " +
     "todo.updated, file.uploaded, meeting.created. A `: heartbeat` comment is sent every " +
-    "SSE_HEARTBEAT_MS. At most 10 streams per user and 1,000 in all (then 429).",
+    "SSE_HEARTBEAT_MS. At most 10 streams per user and 1,000 in all by default " +
+    "(SSE_MAX_STREAMS_PER_USER, SSE_MAX_STREAMS), then 429. HEAD checks access only.",
   request: {
     params: z.object({ projectId: Id }),
     headers: z.object({ "last-event-id": z.string().optional() }),
@@ -44,6 +45,13 @@ function eventId(raw: string | undefined): number | null {
 /** The stream route. */
 export function streamRoutes(services: Services) {
   return apiApp().openapi(stream, (c) => {
+    const projectId = c.req.valid("param").projectId;
+    if (c.req.method === "HEAD") {
+      // Hono answers HEAD with the GET handler and drops the body without cancelling it, so
+      // a subscription made here would never end: check access only.
+      streamAccess(services.hubContext, actorOf(c), projectId);
+      return c.body(null, 200, SSE_HEADERS) as unknown as Response;
+    }
     const lastEventId = eventId(c.req.valid("header")["last-event-id"]) ??
       eventId(c.req.valid("query").lastEventId);
     // One ReadableStream per client is the response body. Events arrive encoded once for
@@ -54,6 +62,7 @@ export function streamRoutes(services: Services) {
     // (docs/decisions/0002-event-stream-without-streamsse.md).
     let controller!: ReadableStreamDefaultController<Uint8Array>;
     let unsubscribe = () => {};
+    let limit = MAX_QUEUED_WRITES;
     let ended = false;
     const end = () => {
       if (ended) return;
@@ -71,15 +80,17 @@ export function streamRoutes(services: Services) {
     );
     const write = (bytes: Uint8Array) => {
       if (ended) return;
-      if (-(controller.desiredSize ?? 0) >= MAX_QUEUED_WRITES) return end();
+      if (-(controller.desiredSize ?? 0) >= limit) return end();
       controller.enqueue(bytes);
     };
     const opened = openStream(services.hubContext, actorOf(c), {
-      projectId: c.req.valid("param").projectId,
+      projectId,
       lastEventId,
       sink: { write, close: end },
     });
     unsubscribe = opened.unsubscribe;
+    // A long replay is queued whole; the limit counts from its end.
+    limit += 1 + opened.replay.length;
     write(RETRY);
     for (const event of opened.replay) write(encodeEvent(event));
     return c.body(body, 200, SSE_HEADERS) as unknown as Response;

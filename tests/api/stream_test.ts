@@ -1,5 +1,9 @@
-/** The per-project event stream over a real server: format, replay, heartbeat, limits, closing. */
+/**
+ * The per-project event stream: format, replay, heartbeat, limits and closing over a real
+ * server; HEAD, long replays and the slow-client cut-off in process.
+ */
 import assert from "node:assert/strict";
+import { appendEvent } from "../../db/events.ts";
 import { testApp, type TestServer, testServer } from "../helpers/app.ts";
 import {
   api,
@@ -322,7 +326,7 @@ Deno.test("An archived project's stream can still be read", async () => {
   }
 });
 
-Deno.test("A client that stops reading is disconnected at 2,000 queued writes; others keep theirs", async () => {
+Deno.test("A client that stops reading is disconnected at 2,000 queued events; others keep theirs", async () => {
   // In process, a response body is pulled only when read, so the unread stream's queue grows
   // with every event; the reading one stays current.
   const t = await testApp();
@@ -345,18 +349,18 @@ Deno.test("A client that stops reading is disconnected at 2,000 queued writes; o
     const publish = (id: number) =>
       t.app.services.hub.publish({ id, projectId: project.id, name: "ping", data: `${id}` });
     let received = decoder.decode((await reading.read()).value);
-    for (let id = 1; id < 2000; id++) {
+    for (let id = 1; id <= 2000; id++) {
       publish(id);
       // The reading client takes each event as it comes.
       received += decoder.decode((await reading.read()).value);
     }
-    // The stalled stream holds 2,000 writes (retry + 1,999 events): one more ends it.
+    // The stalled stream holds retry + 2,000 events: one more ends it.
     assert.equal(t.app.services.hub.size, 2);
-    publish(2000);
+    publish(2001);
     assert.equal(t.app.services.hub.size, 1, "the stalled stream was dropped");
     received += decoder.decode((await reading.read()).value);
     assert.ok(received.startsWith("retry: 3000\n\nid: 1\nevent: ping\ndata: 1\n\n"));
-    assert.ok(received.endsWith("id: 2000\nevent: ping\ndata: 2000\n\n"));
+    assert.ok(received.endsWith("id: 2001\nevent: ping\ndata: 2001\n\n"));
 
     // What was queued before the cut is still delivered, then the stream ends.
     let stalledText = "";
@@ -366,9 +370,83 @@ Deno.test("A client that stops reading is disconnected at 2,000 queued writes; o
       stalledText += decoder.decode(value);
     }
     assert.ok(stalledText.startsWith("retry: 3000\n\n"));
-    assert.equal(stalledText.match(/^event: ping$/gm)?.length, 1999);
-    assert.ok(!stalledText.includes("data: 2000"));
+    assert.equal(stalledText.match(/^event: ping$/gm)?.length, 2000);
+    assert.ok(!stalledText.includes("data: 2001"));
     await reading.cancel();
+    assert.equal(t.app.services.hub.size, 0);
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("HEAD on the stream checks access and subscribes nothing (no slot is used up)", async () => {
+  const t = await testApp();
+  try {
+    const owner = await signUp(t, "owner@example.com");
+    const stranger = await signUp(t, "stranger@example.com");
+    const project = await createProject(t, owner.cookie, "Heads");
+    const path = `/api/projects/${project.id}/chat/stream`;
+    for (let i = 0; i < 20; i++) {
+      const res = await t.app.request(path, { method: "HEAD", headers: { cookie: owner.cookie } });
+      assert.equal(res.status, 200);
+      assert.match(res.headers.get("content-type") ?? "", /^text\/event-stream/);
+      assert.equal(await res.text(), "");
+    }
+    assert.equal(t.app.services.hub.size, 0);
+    const denied = await t.app.request(path, {
+      method: "HEAD",
+      headers: { cookie: stranger.cookie },
+    });
+    assert.equal(denied.status, 404);
+    assert.equal((await t.app.request(path, { method: "HEAD" })).status, 401);
+    // All ten of the user's slots are still free.
+    const readers = [];
+    for (let i = 0; i < 10; i++) {
+      const res = await t.app.request(path, { headers: { cookie: owner.cookie } });
+      assert.equal(res.status, 200, `stream ${i + 1}`);
+      readers.push(res.body!.getReader());
+    }
+    assert.equal(t.app.services.hub.size, 10);
+    for (const reader of readers) await reader.cancel();
+    assert.equal(t.app.services.hub.size, 0);
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("A replay longer than the queue limit is delivered whole, and live events follow it", async () => {
+  const t = await testApp();
+  try {
+    const owner = await signUp(t, "owner@example.com");
+    const project = await createProject(t, owner.cookie, "Long replay");
+    const ids: number[] = [];
+    for (let i = 1; i <= 2500; i++) {
+      const row = appendEvent(t.db, {
+        projectId: project.id,
+        name: "ping",
+        data: `${i}`,
+        createdAt: "2026-11-22T08:30:00.000Z",
+      });
+      ids.push(row.id);
+    }
+    const res = await t.app.request(`/api/projects/${project.id}/chat/stream`, {
+      headers: { cookie: owner.cookie, "last-event-id": "0" },
+    });
+    assert.equal(res.status, 200);
+    assert.equal(t.app.services.hub.size, 1, "still subscribed after queuing the replay");
+    const next = ids.at(-1)! + 1;
+    t.app.services.hub.publish({ id: next, projectId: project.id, name: "ping", data: "live" });
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = "";
+    while (!text.includes("data: live\n\n")) {
+      const { done, value } = await reader.read();
+      assert.ok(!done, "the stream ended before the live event");
+      text += decoder.decode(value);
+    }
+    const seen = [...text.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]));
+    assert.deepEqual(seen, [...ids, next]);
+    await reader.cancel();
     assert.equal(t.app.services.hub.size, 0);
   } finally {
     await t.close();

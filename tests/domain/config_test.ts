@@ -5,7 +5,37 @@ import { CONFIG_VARIABLES, ConfigError, parseConfig } from "../../domain/config.
 
 const README = join(import.meta.dirname!, "..", "..", "README.md");
 
-Deno.test("the README's configuration table lists exactly the variables the server reads, with their defaults", async () => {
+Deno.test("CONFIG_VARIABLES names exactly the variables parseConfig reads (main.ts reads no others)", async () => {
+  const read = new Set<string>();
+  const env = new Proxy({} as Record<string, string | undefined>, {
+    get: (_, name) => {
+      if (typeof name === "string") read.add(name);
+      return undefined;
+    },
+  });
+  const config = parseConfig(env);
+  assert.deepEqual([...read].sort(), CONFIG_VARIABLES.map(([name]) => name).sort());
+  // The stated numeric and textual defaults are the ones parseConfig applies.
+  const stated = new Map<string, string>(
+    CONFIG_VARIABLES.map(([name, fallback]) => [name, fallback]),
+  );
+  assert.equal(String(config.port), stated.get("PORT"));
+  assert.equal(config.host, stated.get("HOST"));
+  assert.equal(config.dataDir, stated.get("DATA_DIR"));
+  assert.equal(config.soapNamespace, stated.get("SOAP_NAMESPACE"));
+  assert.equal(String(config.sessionTtlHours), stated.get("SESSION_TTL_HOURS"));
+  assert.equal(String(config.maxUploadMb), stated.get("MAX_UPLOAD_MB"));
+  assert.equal(String(config.sseHeartbeatMs), stated.get("SSE_HEARTBEAT_MS"));
+  assert.equal(String(config.sseMaxStreams), stated.get("SSE_MAX_STREAMS"));
+  assert.equal(String(config.sseMaxStreamsPerUser), stated.get("SSE_MAX_STREAMS_PER_USER"));
+  assert.equal(config.baseUrl, null);
+  assert.equal(config.sessionSecret, null);
+  // main.ts hands parseConfig the environment and reads nothing else from it.
+  const main = await Deno.readTextFile(join(import.meta.dirname!, "..", "..", "main.ts"));
+  assert.deepEqual([...main.matchAll(/Deno\.env\.\w+/g)].map((m) => m[0]), ["Deno.env.toObject"]);
+});
+
+Deno.test("the README's configuration table lists exactly CONFIG_VARIABLES, with their defaults", async () => {
   const text = await Deno.readTextFile(README);
   const rows = new Map<string, string>();
   for (const match of text.matchAll(/^\| `([A-Z][A-Z0-9_]+)` *\| ([^|]+?) *\|/gm)) {

@@ -188,3 +188,52 @@ Deno.test("every response carries the security headers", async () => {
     await t.close();
   }
 });
+
+Deno.test("SIGTERM with event streams open ends the streams and exits 0", async () => {
+  const dataDir = await Deno.makeTempDir({ prefix: "main-test-" });
+  try {
+    const server = await start({ DATA_DIR: dataDir });
+    const register = await fetch(`${server.baseUrl}/api/auth/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        email: "ann@example.com",
+        password: "correct horse battery",
+        displayName: "Ann",
+      }),
+    });
+    assert.equal(register.status, 201, await register.text());
+    const cookie = register.headers.getSetCookie()[0]!.split(";")[0]!;
+    const project = await fetch(`${server.baseUrl}/api/projects`, {
+      method: "POST",
+      headers: { "content-type": "application/json", cookie },
+      body: JSON.stringify({ name: "Shutdown" }),
+    });
+    assert.equal(project.status, 201);
+    const { id } = (await project.json()).project;
+    const readers = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await fetch(`${server.baseUrl}/api/projects/${id}/chat/stream`, {
+        headers: { cookie },
+      });
+      assert.equal(res.status, 200);
+      const reader = res.body!.getReader();
+      const first = await reader.read();
+      assert.equal(new TextDecoder().decode(first.value), "retry: 3000\n\n");
+      readers.push(reader);
+    }
+    server.child.kill("SIGTERM");
+    // Each stream ends (the server closes it rather than waiting for the client).
+    for (const reader of readers) {
+      for (;;) {
+        const { done } = await reader.read();
+        if (done) break;
+      }
+    }
+    const { code, lines } = await server.done;
+    assert.equal(code, 0, lines.join("\n"));
+    assert.ok(lines.includes("stopped"), lines.join("\n"));
+  } finally {
+    await Deno.remove(dataDir, { recursive: true });
+  }
+});

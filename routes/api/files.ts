@@ -159,18 +159,24 @@ export function fileRoutes(services: Services, options: { maxUploadMb: number })
     })
     .openapi(download, async (c) => {
       const file = services.files.forDownload(actorOf(c), c.req.valid("param").fileId);
+      const headers = {
+        "content-type": file.contentType,
+        "content-length": String(file.size),
+        "content-disposition": contentDisposition(file.name),
+        "x-content-type-options": "nosniff",
+        "content-security-policy": "default-src 'none'; sandbox",
+        "cache-control": "no-store",
+      };
+      const gone = () => new DomainError("not_found", "The file's bytes are gone");
+      if (c.req.method === "HEAD") {
+        // Hono answers HEAD with this handler and drops the body without cancelling it: an
+        // opened file would stay open, one descriptor per request.
+        if (!await services.fileStore.exists(file.storedName)) throw gone();
+        return new Response(null, { headers });
+      }
       const handle = await services.fileStore.open(file.storedName);
-      if (!handle) throw new DomainError("not_found", "The file's bytes are gone");
-      return new Response(handle.readable, {
-        headers: {
-          "content-type": file.contentType,
-          "content-length": String(file.size),
-          "content-disposition": contentDisposition(file.name),
-          "x-content-type-options": "nosniff",
-          "content-security-policy": "default-src 'none'; sandbox",
-          "cache-control": "no-store",
-        },
-      });
+      if (!handle) throw gone();
+      return new Response(handle.readable, { headers });
     });
   for (const [path, type, param] of ATTACHABLE) {
     app.openapi(attach(path, param, limit), async (c) => {

@@ -17,6 +17,7 @@ import {
   PDF_BYTES,
   PNG_BYTES,
   postFile,
+  signUp,
   storedFiles,
   team,
   uploadFile,
@@ -565,6 +566,52 @@ Deno.test("An upload cut off midway leaves no row and no file in the data dir", 
       ),
       false,
     );
+  } finally {
+    await t.close();
+  }
+});
+
+/** Open file descriptors of this process (Linux), or null elsewhere. */
+function openFds(): number | null {
+  try {
+    return [...Deno.readDirSync("/proc/self/fd")].length;
+  } catch {
+    return null;
+  }
+}
+
+Deno.test("HEAD on a download answers the download's headers and opens no file", async () => {
+  const t = await testApp();
+  try {
+    const { alice, bob, project } = await team(t);
+    const text = "minutes\n";
+    const file = await uploadFile(t, alice.cookie, project.id, "minutes.txt", text);
+    const path = `/api/files/${file.id}/download`;
+    const before = openFds();
+    for (let i = 0; i < 30; i++) {
+      const res = await t.app.request(path, { method: "HEAD", headers: { cookie: bob.cookie } });
+      assert.equal(res.status, 200);
+      assert.equal(res.headers.get("content-length"), String(file.size));
+      assert.match(res.headers.get("content-disposition") ?? "", /^attachment;/);
+      assert.equal(res.headers.get("x-content-type-options"), "nosniff");
+      assert.equal(await res.text(), "");
+    }
+    const after = openFds();
+    if (before !== null && after !== null) {
+      assert.ok(after - before < 5, `HEAD left ${after - before} files open`);
+    }
+    // Access rules and missing bytes are the same as for GET.
+    const stranger = await signUp(t, "stranger@example.com");
+    const denied = await t.app.request(path, {
+      method: "HEAD",
+      headers: { cookie: stranger.cookie },
+    });
+    assert.equal(denied.status, 404);
+    const [stored] = await storedFiles(t);
+    await Deno.remove(`${t.dataDir}/files/${stored}`);
+    const gone = await t.app.request(path, { method: "HEAD", headers: { cookie: bob.cookie } });
+    assert.equal(gone.status, 404);
+    assert.equal((await download(t, bob.cookie, file.id)).status, 404);
   } finally {
     await t.close();
   }

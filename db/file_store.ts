@@ -96,16 +96,6 @@ export class FileStore {
     }
   }
 
-  /** Whether stored bytes are there (a HEAD request asks without opening them). */
-  async exists(storedName: string): Promise<boolean> {
-    try {
-      return (await Deno.stat(join(this.root, storedName))).isFile;
-    } catch (error) {
-      if (error instanceof Deno.errors.NotFound) return false;
-      throw error;
-    }
-  }
-
   /** Opens stored bytes for reading, or null when they are gone. */
   async open(storedName: string): Promise<Deno.FsFile | null> {
     try {

@@ -15,11 +15,6 @@ export interface OpenedStream {
   unsubscribe: () => void;
 }
 
-/** Whether `actor` may read `projectId`'s stream (throws as `openStream` does, 404 for non-members). */
-export function streamAccess(ctx: DomainContext, actor: Actor, projectId: number): void {
-  projectAccess(ctx.db, actor, projectId);
-}
-
 /** Opens `projectId`'s stream for `actor` (404 for non-members, 429 over the limits). */
 export function openStream(
   ctx: DomainContext,
@@ -30,7 +25,7 @@ export function openStream(
     sink: Pick<Subscriber, "write" | "close">;
   },
 ): OpenedStream {
-  streamAccess(ctx, actor, input.projectId);
+  projectAccess(ctx.db, actor, input.projectId);
   const replay = input.lastEventId === null
     ? []
     : eventsAfter(ctx.db, input.projectId, input.lastEventId, EVENTS_KEPT);

@@ -26,6 +26,7 @@ import { todoRoutes } from "./api/todos.ts";
 import { csrf } from "./middleware/csrf.ts";
 import { jsonBody } from "./middleware/json_body.ts";
 import { requestLog, stdoutLog } from "./middleware/request_log.ts";
+import { headWithoutBody } from "./middleware/head.ts";
 import { securityHeaders } from "./middleware/security_headers.ts";
 import { pageCtx } from "./pages/context.ts";
 import { pages } from "./pages/pages.ts";
@@ -85,6 +86,7 @@ export function createApp(deps: AppDeps): App {
   const app = new OpenAPIHono<AppEnv>();
   app.use(requestLog(log));
   app.use(securityHeaders({ hsts: deps.config.baseUrl?.startsWith("https:") ?? false }));
+  app.use(headWithoutBody());
 
   app.get(
     "/healthz",

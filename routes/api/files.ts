@@ -167,15 +167,8 @@ export function fileRoutes(services: Services, options: { maxUploadMb: number })
         "content-security-policy": "default-src 'none'; sandbox",
         "cache-control": "no-store",
       };
-      const gone = () => new DomainError("not_found", "The file's bytes are gone");
-      if (c.req.method === "HEAD") {
-        // Hono answers HEAD with this handler and drops the body without cancelling it: an
-        // opened file would stay open, one descriptor per request.
-        if (!await services.fileStore.exists(file.storedName)) throw gone();
-        return new Response(null, { headers });
-      }
       const handle = await services.fileStore.open(file.storedName);
-      if (!handle) throw gone();
+      if (!handle) throw new DomainError("not_found", "The file's bytes are gone");
       return new Response(handle.readable, { headers });
     });
   for (const [path, type, param] of ATTACHABLE) {

@@ -2,7 +2,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { encodeEvent } from "../../domain/event_hub.ts";
 import type { Services } from "../../domain/services.ts";
-import { openStream, streamAccess } from "../../domain/stream.ts";
+import { openStream } from "../../domain/stream.ts";
 import { actorOf, apiApp, errors, Id } from "./openapi.ts";
 
 /** A client further behind than this many queued writes (after its replay) is disconnected. */
@@ -23,7 +23,7 @@ const stream = createRoute({
   description: "Events: chat.message.created, chat.message.updated, chat.message.deleted, " +
     "todo.updated, file.uploaded, meeting.created. A `: heartbeat` comment is sent every " +
     "SSE_HEARTBEAT_MS. At most 10 streams per user and 1,000 in all by default " +
-    "(SSE_MAX_STREAMS_PER_USER, SSE_MAX_STREAMS), then 429. HEAD checks access only.",
+    "(SSE_MAX_STREAMS_PER_USER, SSE_MAX_STREAMS), then 429.",
   request: {
     params: z.object({ projectId: Id }),
     headers: z.object({ "last-event-id": z.string().optional() }),
@@ -46,12 +46,6 @@ function eventId(raw: string | undefined): number | null {
 export function streamRoutes(services: Services) {
   return apiApp().openapi(stream, (c) => {
     const projectId = c.req.valid("param").projectId;
-    if (c.req.method === "HEAD") {
-      // Hono answers HEAD with the GET handler and drops the body without cancelling it, so
-      // a subscription made here would never end: check access only.
-      streamAccess(services.hubContext, actorOf(c), projectId);
-      return c.body(null, 200, SSE_HEADERS) as unknown as Response;
-    }
     const lastEventId = eventId(c.req.valid("header")["last-event-id"]) ??
       eventId(c.req.valid("query").lastEventId);
     // One ReadableStream per client is the response body. Events arrive encoded once for

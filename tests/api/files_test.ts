@@ -580,7 +580,7 @@ function openFds(): number | null {
   }
 }
 
-Deno.test("HEAD on a download answers the download's headers and opens no file", async () => {
+Deno.test("HEAD on a download answers the download's headers and leaves no file open", async () => {
   const t = await testApp();
   try {
     const { alice, bob, project } = await team(t);

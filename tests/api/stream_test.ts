@@ -379,7 +379,7 @@ Deno.test("A client that stops reading is disconnected at 2,000 queued events; o
   }
 });
 
-Deno.test("HEAD on the stream checks access and subscribes nothing (no slot is used up)", async () => {
+Deno.test("HEAD on the stream checks access and leaves no subscription behind (no slot is used up)", async () => {
   const t = await testApp();
   try {
     const owner = await signUp(t, "owner@example.com");

@@ -38,8 +38,20 @@ export function pageCtx(c: Context<AppEnv>, services: Services): PageCtx {
   };
 }
 
-/** Whether `next` is a safe local path to return to after login. */
+/**
+ * `next` when it is a safe local path to return to after login, else `/`: it must start with a
+ * single `/`, and hold no backslash, control character or space (browsers drop tabs and line
+ * breaks from URLs, so `/\t/evil.example` would become `//evil.example`), and resolve to our own
+ * origin.
+ */
 export function safeNext(next: string | undefined | null): string {
   if (!next || !next.startsWith("/") || next.startsWith("//") || next.includes("\\")) return "/";
+  for (let i = 0; i < next.length; i++) {
+    const code = next.charCodeAt(i);
+    if (code <= 0x20 || code === 0x7f) return "/";
+  }
+  const base = "http://local.invalid";
+  const url = URL.canParse(next, base) ? new URL(next, base) : null;
+  if (!url || url.origin !== base) return "/";
   return next;
 }

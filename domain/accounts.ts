@@ -109,16 +109,22 @@ export function createAccounts(deps: AccountDeps) {
     /** Checks credentials (throttled before any hashing) and starts a new session. */
     async login(input: { email: string; password: string }, address: string): Promise<LoggedIn> {
       const email = normaliseEmail(input.email);
-      deps.throttle.check(email, address);
-      const user = findUserByEmail(db, email);
-      const ok = user
-        ? await deps.hasher.verify(input.password, user.passwordHash)
-        : (await deps.hasher.burn(input.password), false);
+      const attempt = deps.throttle.begin(email, address);
+      let ok = false;
+      let user: ReturnType<typeof findUserByEmail> = null;
+      try {
+        user = findUserByEmail(db, email);
+        ok = user
+          ? await deps.hasher.verify(input.password, user.passwordHash)
+          : (await deps.hasher.burn(input.password), false);
+      } finally {
+        // An attempt that threw (hasher busy, database error) counts as failed.
+        if (!ok || !user || user.status !== "active") attempt.failed();
+      }
       if (!user || !ok || user.status !== "active") {
-        deps.throttle.fail(email, address);
         throw new DomainError("unauthenticated", LOGIN_FAILED);
       }
-      deps.throttle.succeed(email);
+      attempt.succeeded();
       return { user: publicUser(user), cookie: await deps.sessions.issue(user.id) };
     },
 

@@ -4,6 +4,7 @@
  * parameters are stored with each hash, so they can be raised later.
  */
 import { randomBytes, scrypt, timingSafeEqual } from "node:crypto";
+import { DomainError } from "./errors.ts";
 
 /** Hashes and verifies passwords. */
 export interface PasswordHasher {
@@ -40,12 +41,23 @@ function derive(password: string, salt: Buffer, params: ScryptParams): Promise<B
   });
 }
 
-/** A limiter that lets at most `max` tasks run at once. */
-function limiter(max: number): <T>(task: () => Promise<T>) => Promise<T> {
+/**
+ * A limiter that lets at most `max` tasks run at once and at most `maxWaiting` wait; past that
+ * a task is refused at once (`rate_limited`), so a flood of logins or registrations cannot
+ * pile up requests and memory behind the hashing.
+ */
+function limiter(max: number, maxWaiting: number): <T>(task: () => Promise<T>) => Promise<T> {
   let running = 0;
   const waiting: Array<() => void> = [];
   return async (task) => {
-    if (running >= max) await new Promise<void>((resolve) => waiting.push(resolve));
+    if (running >= max) {
+      if (waiting.length >= maxWaiting) {
+        throw new DomainError("rate_limited", "The server is busy; try again shortly", {
+          retryAfter: 1,
+        });
+      }
+      await new Promise<void>((resolve) => waiting.push(resolve));
+    }
     running++;
     try {
       return await task();
@@ -56,9 +68,21 @@ function limiter(max: number): <T>(task: () => Promise<T>) => Promise<T> {
   };
 }
 
+/** How many hashes run at once, and how many may wait for them. */
+export interface HasherLimits {
+  concurrent: number;
+  waiting: number;
+}
+
+/** At most two hashes at a time (quality.md); 64 waiting is ~5 s of work at N=2^17. */
+export const DEFAULT_HASHER_LIMITS: HasherLimits = { concurrent: 2, waiting: 64 };
+
 /** A scrypt hasher with `params` (tests pass cheaper ones). */
-export function scryptHasher(params: ScryptParams = DEFAULT_SCRYPT): PasswordHasher {
-  const limit = limiter(2);
+export function scryptHasher(
+  params: ScryptParams = DEFAULT_SCRYPT,
+  limits: HasherLimits = DEFAULT_HASHER_LIMITS,
+): PasswordHasher {
+  const limit = limiter(limits.concurrent, limits.waiting);
   const encode = (salt: Buffer, key: Buffer) =>
     `scrypt$${params.N}$${params.r}$${params.p}$${salt.toString("base64")}$${
       key.toString("base64")

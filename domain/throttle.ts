@@ -19,43 +19,97 @@ const MAX_TRACKED = 100_000;
 interface Entry {
   failures: number[];
   lockedUntil: number;
+  /** Attempts being checked right now; they count against the limit until they end. */
+  pending: number;
 }
+
+/** How long a caller waits when the allowance is taken by attempts still being checked. */
+const PENDING_WAIT_MS = 1000;
 
 /** One key space (emails or addresses) under one rule. */
 class Counter {
   readonly #entries = new Map<string, Entry>();
   constructor(readonly rule: Rule) {}
 
-  /** Milliseconds `key` must still wait. */
-  wait(key: string, now: number): number {
-    const entry = this.#entries.get(key);
-    if (!entry) return 0;
+  /**
+   * Reserves one attempt for `key` and returns 0, or returns the milliseconds to wait when
+   * the key is locked or its failures plus the attempts in flight reach the limit.
+   */
+  reserve(key: string, now: number): number {
+    const entry = this.#entry(key, now);
     if (entry.lockedUntil > now) return entry.lockedUntil - now;
-    entry.failures = entry.failures.filter((t) => now - t < this.rule.windowMs);
-    if (entry.failures.length === 0) this.#entries.delete(key);
+    if (entry.failures.length + entry.pending >= this.rule.limit) return PENDING_WAIT_MS;
+    entry.pending++;
     return 0;
   }
 
-  fail(key: string, now: number): void {
-    let entry = this.#entries.get(key);
-    if (!entry) {
-      if (this.#entries.size >= MAX_TRACKED) {
-        this.#entries.delete(this.#entries.keys().next().value!);
+  /** Ends a reserved attempt; a failure may lock the key. */
+  release(key: string, now: number, failed: boolean): void {
+    const entry = this.#entry(key, now);
+    entry.pending = Math.max(0, entry.pending - 1);
+    if (failed) {
+      entry.failures.push(now);
+      if (entry.failures.length >= this.rule.limit) {
+        entry.lockedUntil = now + this.rule.lockMs;
+        entry.failures = [];
       }
-      entry = { failures: [], lockedUntil: 0 };
-      this.#entries.set(key, entry);
     }
-    entry.failures = entry.failures.filter((t) => now - t < this.rule.windowMs);
-    entry.failures.push(now);
-    if (entry.failures.length >= this.rule.limit) {
-      entry.lockedUntil = now + this.rule.lockMs;
-      entry.failures = [];
+    this.#forgetIfIdle(key, entry, now);
+  }
+
+  /** Forgets `key`'s failures (attempts still in flight keep their reservation). */
+  clear(key: string, now: number): void {
+    const entry = this.#entries.get(key);
+    if (!entry) return;
+    entry.failures = [];
+    entry.lockedUntil = 0;
+    this.#forgetIfIdle(key, entry, now);
+  }
+
+  #entry(key: string, now: number): Entry {
+    let entry = this.#entries.get(key);
+    if (entry) {
+      entry.failures = entry.failures.filter((t) => now - t < this.rule.windowMs);
+      return entry;
+    }
+    if (this.#entries.size >= MAX_TRACKED) this.#makeRoom(now);
+    entry = { failures: [], lockedUntil: 0, pending: 0 };
+    this.#entries.set(key, entry);
+    return entry;
+  }
+
+  #forgetIfIdle(key: string, entry: Entry, now: number): void {
+    if (entry.pending === 0 && entry.failures.length === 0 && entry.lockedUntil <= now) {
+      this.#entries.delete(key);
     }
   }
 
-  clear(key: string): void {
-    this.#entries.delete(key);
+  /**
+   * Makes room when the table is full, a tenth of it at a time (so the sweep is paid once per
+   * many new keys): first whatever has expired, then the oldest keys that are neither locked
+   * nor being checked; a lock is dropped only when nothing else is left.
+   */
+  #makeRoom(now: number): void {
+    const target = MAX_TRACKED - Math.ceil(MAX_TRACKED / 10);
+    for (const [key, entry] of this.#entries) {
+      entry.failures = entry.failures.filter((t) => now - t < this.rule.windowMs);
+      this.#forgetIfIdle(key, entry, now);
+    }
+    for (const [key, entry] of this.#entries) {
+      if (this.#entries.size <= target) return;
+      if (entry.pending === 0 && entry.lockedUntil <= now) this.#entries.delete(key);
+    }
+    for (const key of this.#entries.keys()) {
+      if (this.#entries.size < MAX_TRACKED) return;
+      this.#entries.delete(key);
+    }
   }
+}
+
+/** An attempt that passed the throttle; say how it ended, once. */
+export interface LoginAttempt {
+  failed(): void;
+  succeeded(): void;
 }
 
 /** Tracks failed logins per email and per client address. */
@@ -68,26 +122,32 @@ export class LoginThrottle {
     this.#clock = clock;
   }
 
-  /** Throws `rate_limited` (with seconds to wait) when the email or address is locked. */
-  check(email: string, address: string): void {
+  /**
+   * Admits one attempt for `email` from `address`, or throws `rate_limited` (with seconds to
+   * wait). Admission and reservation are one synchronous step, so attempts sent at once count
+   * against the limits before any of them is hashed.
+   */
+  begin(email: string, address: string): LoginAttempt {
     const now = this.#clock.now().getTime();
-    const wait = Math.max(this.#emails.wait(email, now), this.#addresses.wait(address, now));
+    let wait = this.#emails.reserve(email, now);
+    if (wait === 0) {
+      wait = this.#addresses.reserve(address, now);
+      if (wait > 0) this.#emails.release(email, now, false);
+    }
     if (wait > 0) {
       throw new DomainError("rate_limited", "Too many failed logins; try again later", {
         retryAfter: Math.ceil(wait / 1000),
       });
     }
-  }
-
-  /** Records a failed attempt for both keys. */
-  fail(email: string, address: string): void {
-    const now = this.#clock.now().getTime();
-    this.#emails.fail(email, now);
-    this.#addresses.fail(address, now);
-  }
-
-  /** Forgets an account's failures after a successful login. */
-  succeed(email: string): void {
-    this.#emails.clear(email);
+    let ended = false;
+    const end = (failed: boolean) => {
+      if (ended) return;
+      ended = true;
+      const at = this.#clock.now().getTime();
+      this.#emails.release(email, at, failed);
+      this.#addresses.release(address, at, failed);
+      if (!failed) this.#emails.clear(email, at);
+    };
+    return { failed: () => end(true), succeeded: () => end(false) };
   }
 }

@@ -730,3 +730,76 @@ Deno.test("PATCH /api/users/me ignores attempts to change role, status or email"
     await t.close();
   }
 });
+
+Deno.test("POST /api/auth/login: 50 wrong passwords sent at once for one email hash at most 5; the rest are 429", async () => {
+  const t = await testApp();
+  try {
+    await register(t, "ada@example.com");
+    const results = await Promise.all(
+      Array.from({ length: 50 }, () =>
+        api(t, "POST", "/api/auth/login", {
+          body: { email: "ada@example.com", password: "wrong password" },
+        })),
+    );
+    const statuses = results.map((r) => r.status);
+    assert.equal(statuses.filter((s) => s === 401).length, 5, statuses.join(","));
+    assert.equal(statuses.filter((s) => s === 429).length, 45);
+    for (const r of results.filter((r) => r.status === 429)) {
+      expectError(r, 429, "rate_limited");
+      assert.ok(Number(r.headers.get("retry-after")) > 0);
+    }
+    // Five failures lock the account, the right password included.
+    const locked = await api(t, "POST", "/api/auth/login", {
+      body: { email: "ada@example.com", password: PASSWORD },
+    });
+    expectError(locked, 429, "rate_limited");
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("POST /api/auth/login: 50 attempts at once from one address hash at most 20; right passwords in parallel all pass", async () => {
+  const t = await testApp();
+  try {
+    await register(t, "ada@example.com");
+    const wrong = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        api(t, "POST", "/api/auth/login", {
+          body: { email: `user${i}@example.com`, password: "wrong password" },
+        })),
+    );
+    const statuses = wrong.map((r) => r.status);
+    assert.equal(statuses.filter((s) => s === 401).length, 20, statuses.join(","));
+    assert.equal(statuses.filter((s) => s === 429).length, 30);
+
+    const other = await testApp();
+    try {
+      await register(other, "bea@example.com");
+      // Three correct logins at once are within the allowance and all succeed, and leave
+      // nothing reserved behind.
+      const ok = await Promise.all(
+        Array.from({ length: 3 }, () =>
+          api(other, "POST", "/api/auth/login", {
+            body: { email: "bea@example.com", password: PASSWORD },
+          })),
+      );
+      for (const r of ok) expectJson(r, 200);
+      for (let i = 0; i < 4; i++) {
+        const r = await api(other, "POST", "/api/auth/login", {
+          body: { email: "bea@example.com", password: "wrong password" },
+        });
+        expectError(r, 401, "unauthenticated");
+      }
+      expectJson(
+        await api(other, "POST", "/api/auth/login", {
+          body: { email: "bea@example.com", password: PASSWORD },
+        }),
+        200,
+      );
+    } finally {
+      await other.close();
+    }
+  } finally {
+    await t.close();
+  }
+});

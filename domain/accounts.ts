@@ -63,6 +63,8 @@ export interface AccountDeps {
   sessions: Sessions;
   /** Called when a user's sessions end (to close their event streams). */
   onSessionsEnded?: (userId: number) => void;
+  /** Called after one session ended (logout). */
+  onSessionEnded?: (sessionIdHash: string) => void;
 }
 
 /** A user together with a new session's cookie value. */
@@ -131,6 +133,7 @@ export function createAccounts(deps: AccountDeps) {
     /** Ends a session. */
     logout(sessionIdHash: string): void {
       deps.sessions.revoke(sessionIdHash);
+      deps.onSessionEnded?.(sessionIdHash);
     },
 
     /** The current user. */

@@ -10,6 +10,8 @@ import { DomainError } from "./errors.ts";
 export interface Subscriber {
   projectId: number;
   userId: number;
+  /** The session the stream was opened with (its end ends the stream). */
+  sessionIdHash: string | null;
   /** Writes already-encoded bytes; must not throw. */
   write(bytes: Uint8Array): void;
   /** Ends the stream (shutdown, disabled user). */
@@ -86,6 +88,24 @@ export class EventHub {
   closeUser(userId: number): void {
     for (const set of this.#projects.values()) {
       for (const subscriber of [...set]) if (subscriber.userId === userId) subscriber.close();
+    }
+  }
+
+  /** Ends the streams opened with one session (logout). */
+  closeSession(sessionIdHash: string): void {
+    for (const set of this.#projects.values()) {
+      for (const subscriber of [...set]) {
+        if (subscriber.sessionIdHash === sessionIdHash) subscriber.close();
+      }
+    }
+  }
+
+  /** Ends a project's streams, or only `userId`'s (the project was deleted, or they left it). */
+  closeProject(projectId: number, userId?: number): void {
+    const set = this.#projects.get(projectId);
+    if (!set) return;
+    for (const subscriber of [...set]) {
+      if (userId === undefined || subscriber.userId === userId) subscriber.close();
     }
   }
 

@@ -61,7 +61,12 @@ function cleanName(name: string): string {
 }
 
 /** The project and member operations. */
-export function createProjects(deps: { db: Database; clock: Clock }) {
+export function createProjects(deps: {
+  db: Database;
+  clock: Clock;
+  /** Called after a commit that took `userId` (or everybody) out of a project. */
+  onAccessLost?: (projectId: number, userId?: number) => void;
+}) {
   const { db, clock } = deps;
   const now = () => clock.now().toISOString();
   const access = (actor: Actor, projectId: number) => projectAccess(db, actor, projectId);
@@ -142,6 +147,7 @@ export function createProjects(deps: { db: Database; clock: Clock }) {
         requireOwner(a, { evenArchived: true });
         deleteProject(db, projectId, now());
       });
+      deps.onAccessLost?.(projectId);
     },
 
     /** The members of a project. */
@@ -209,6 +215,7 @@ export function createProjects(deps: { db: Database; clock: Clock }) {
         keepAnOwner(projectId, member, null);
         deleteMember(db, projectId, userId);
       });
+      deps.onAccessLost?.(projectId, userId);
     },
   };
 }

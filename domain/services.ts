@@ -1,6 +1,7 @@
 /** Wires every domain service from the app's dependencies; nothing global. */
 import { join } from "node:path";
 import { FileStore } from "../db/file_store.ts";
+import { findUserById } from "../db/users.ts";
 import type { Database } from "../db/sqlite.ts";
 import { createAccounts } from "./accounts.ts";
 import type { DomainContext } from "./actions.ts";
@@ -79,10 +80,20 @@ export function createServices(deps: ServiceDeps) {
       hasher: deps.hasher ?? scryptHasher(),
       throttle: new LoginThrottle(clock),
       sessions,
-      // Their event streams end with their sessions.
+      // Event streams end with the sessions they were opened with.
       onSessionsEnded: (userId) => hub.closeUser(userId),
+      onSessionEnded: (idHash) => hub.closeSession(idHash),
     }),
-    projects: createProjects({ db, clock }),
+    projects: createProjects({
+      db,
+      clock,
+      // Streams end with access: a deleted project's all, a removed member's own (an admin
+      // still sees every project, so theirs stay).
+      onAccessLost: (projectId, userId) => {
+        if (userId === undefined) return hub.closeProject(projectId);
+        if (findUserById(db, userId)?.role !== "admin") hub.closeProject(projectId, userId);
+      },
+    }),
     notifications: createNotifications({ db, clock }),
     loan: createLoanService(db, { clock, creditScore: deps.creditScore ?? fixedCreditScore }),
   };

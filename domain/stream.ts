@@ -22,6 +22,7 @@ export function openStream(
   input: {
     projectId: number;
     lastEventId: number | null;
+    sessionIdHash: string | null;
     sink: Pick<Subscriber, "write" | "close">;
   },
 ): OpenedStream {
@@ -32,6 +33,7 @@ export function openStream(
   const unsubscribe = ctx.hub.subscribe({
     projectId: input.projectId,
     userId: actor.id,
+    sessionIdHash: input.sessionIdHash,
     write: input.sink.write,
     close: input.sink.close,
   });

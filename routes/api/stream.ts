@@ -80,6 +80,7 @@ export function streamRoutes(services: Services) {
     const opened = openStream(services.hubContext, actorOf(c), {
       projectId,
       lastEventId,
+      sessionIdHash: c.get("session")?.idHash ?? null,
       sink: { write, close: end },
     });
     unsubscribe = opened.unsubscribe;

@@ -4,12 +4,15 @@
  */
 import assert from "node:assert/strict";
 import { appendEvent } from "../../db/events.ts";
-import { testApp, type TestServer, testServer } from "../helpers/app.ts";
+import { type TestApp, testApp, type TestServer, testServer } from "../helpers/app.ts";
 import {
+  addMember,
   api,
   createProject,
   eventually,
   expectJson,
+  expectNoContent,
+  login,
   type OpenedSse,
   openSse,
   PNG_BYTES,
@@ -448,6 +451,86 @@ Deno.test("A replay longer than the queue limit is delivered whole, and live eve
     assert.deepEqual(seen, [...ids, next]);
     await reader.cancel();
     assert.equal(t.app.services.hub.size, 0);
+  } finally {
+    await t.close();
+  }
+});
+
+/** Opens a stream in process and reads its first frame; returns a reader. */
+async function openInProcess(t: TestApp, cookie: string, projectId: number) {
+  const res = await t.app.request(`/api/projects/${projectId}/chat/stream`, {
+    headers: { cookie },
+  });
+  if (res.status !== 200) assert.fail(`stream: ${res.status} ${await res.text()}`);
+  const reader = res.body!.getReader();
+  const first = await reader.read();
+  assert.equal(new TextDecoder().decode(first.value), "retry: 3000\n\n");
+  return reader;
+}
+
+/** Whether the stream has ended (reads what is queued; false if it is still open). */
+async function ended(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<boolean> {
+  const next = await Promise.race([
+    reader.read(),
+    new Promise<"open">((r) => setTimeout(() => r("open"), 0)),
+  ]);
+  return next !== "open" && next.done;
+}
+
+Deno.test("Streams end with access: a removed member's, a logged-out session's, a deleted project's", async () => {
+  const t = await testApp();
+  try {
+    const { admin, owner, bob, project } = await team(t);
+    const bobStream = await openInProcess(t, bob.cookie, project.id);
+    const adminStream = await openInProcess(t, admin.cookie, project.id);
+    const ownerFirst = await openInProcess(t, owner.cookie, project.id);
+    const secondSession = `session=${
+      (await login(t, "olga@example.com")).replace(/^session=/, "")
+    }`;
+    const ownerSecond = await openInProcess(t, secondSession, project.id);
+    assert.equal(t.app.services.hub.size, 4);
+
+    // Bob is removed: his stream ends, nobody else's.
+    expectNoContent(
+      await api(t, "DELETE", `/api/projects/${project.id}/members/${bob.user.id}`, {
+        cookie: owner.cookie,
+      }),
+    );
+    assert.equal(await ended(bobStream), true);
+    assert.equal(t.app.services.hub.size, 3);
+
+    // The owner logs out of the first session: that stream ends, the second goes on.
+    expectNoContent(await api(t, "POST", "/api/auth/logout", { cookie: owner.cookie }));
+    assert.equal(await ended(ownerFirst), true);
+    assert.equal(await ended(ownerSecond), false);
+    assert.equal(t.app.services.hub.size, 2);
+
+    // The project is deleted: every stream of it ends, the admin's too.
+    expectNoContent(
+      await api(t, "DELETE", `/api/projects/${project.id}`, { cookie: secondSession }),
+    );
+    assert.equal(await ended(ownerSecond), true);
+    assert.equal(await ended(adminStream), true);
+    assert.equal(t.app.services.hub.size, 0);
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("An admin removed from a project's members keeps the stream: admins see every project", async () => {
+  const t = await testApp();
+  try {
+    const { admin, owner, project } = await team(t);
+    await addMember(t, owner.cookie, project.id, "root@example.com", "member");
+    const adminStream = await openInProcess(t, admin.cookie, project.id);
+    expectNoContent(
+      await api(t, "DELETE", `/api/projects/${project.id}/members/${admin.user.id}`, {
+        cookie: owner.cookie,
+      }),
+    );
+    assert.equal(await ended(adminStream), false);
+    assert.equal(t.app.services.hub.size, 1);
+    await adminStream.cancel();
   } finally {
     await t.close();
   }

@@ -27,6 +27,7 @@ import { csrf } from "./middleware/csrf.ts";
 import { jsonBody } from "./middleware/json_body.ts";
 import { requestLog, stdoutLog } from "./middleware/request_log.ts";
 import { headWithoutBody } from "./middleware/head.ts";
+import { UnreadableForm } from "./pages/forms.ts";
 import { securityHeaders } from "./middleware/security_headers.ts";
 import { pageCtx } from "./pages/context.ts";
 import { pages } from "./pages/pages.ts";
@@ -142,6 +143,13 @@ export function createApp(deps: AppDeps): App {
   });
   app.onError((error, c) => {
     if (c.req.path.startsWith("/api/")) return errorResponse(c, error, log);
+    if (error instanceof UnreadableForm) {
+      // A client's mistake (or probe), not the server's: 400, and no error log line.
+      return c.html(
+        "<!DOCTYPE html><title>Bad request</title><h1>The form could not be read.</h1>",
+        400,
+      );
+    }
     log(`error: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`);
     return c.html("<!DOCTYPE html><title>Error</title><h1>Something went wrong.</h1>", 500);
   });

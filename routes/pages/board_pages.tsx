@@ -3,6 +3,7 @@
  * new-thread form, and a thread with its attachments, comments and reply form. Every form
  * works without JavaScript: POST, then 303; a refusal re-renders with its message.
  */
+import { parseForm } from "./forms.ts";
 import { type Context, Hono } from "hono";
 import type { Category, Comment, Thread } from "../../domain/board.ts";
 import { allowedType } from "../../domain/file_types.ts";
@@ -496,7 +497,7 @@ export function boardPages(services: Services) {
   app.post(P, (c) =>
     run(c, async (frame) => {
       const { t, actor } = frame.ctx;
-      const { fields, file } = splitBody(await c.req.parseBody());
+      const { fields, file } = splitBody(await parseForm(c));
       const errors = threadErrors(fields, t, categories);
       if (file && !allowedType(file.name)) errors.file = t("files.unsupported");
       if (Object.keys(errors).length > 0) {
@@ -540,7 +541,7 @@ export function boardPages(services: Services) {
   app.post(T, (c) =>
     run(c, async (frame) => {
       const { t, actor } = frame.ctx;
-      const { fields, file } = splitBody(await c.req.parseBody());
+      const { fields, file } = splitBody(await parseForm(c));
       const threadId = paramId(c, "threadId");
       const errors = threadErrors(fields, t, categories);
       if (file && !allowedType(file.name)) errors.file = t("files.unsupported");
@@ -580,7 +581,7 @@ export function boardPages(services: Services) {
 
   app.post(`${T}/pin`, (c) =>
     run(c, async (frame) => {
-      const fields = splitBody(await c.req.parseBody()).fields;
+      const fields = splitBody(await parseForm(c)).fields;
       const threadId = paramId(c, "threadId");
       return attempt(c, frame, {
         maxUploadMb,
@@ -609,7 +610,7 @@ export function boardPages(services: Services) {
   app.post(`${T}/comments`, (c) =>
     run(c, async (frame) => {
       const { t, actor } = frame.ctx;
-      const { fields, file } = splitBody(await c.req.parseBody());
+      const { fields, file } = splitBody(await parseForm(c));
       const threadId = paramId(c, "threadId");
       const errors: Record<string, string> = {};
       checkText(errors, t, { name: "body", value: fields.body, max: BODY_MAX, required: true });
@@ -652,7 +653,7 @@ export function boardPages(services: Services) {
     (c) =>
       run(c, async (frame) => {
         const { t, actor } = frame.ctx;
-        const fields = splitBody(await c.req.parseBody()).fields;
+        const fields = splitBody(await parseForm(c)).fields;
         const threadId = paramId(c, "threadId");
         const commentId = paramId(c, "commentId");
         const errors: Record<string, string> = {};

@@ -7,6 +7,7 @@
  *
  * Also the time helpers the planning pages share (milestones, meetings, dashboards).
  */
+import { parseForm } from "./forms.ts";
 import { type Context, Hono } from "hono";
 import { addDays, type CalendarEvent, type CalendarItem, utcDay } from "../../domain/calendar.ts";
 import { DomainError } from "../../domain/errors.ts";
@@ -739,7 +740,7 @@ export function calendarPages(services: Services) {
   app.post(`${P}/events`, (c) =>
     run(c, async (frame) => {
       const { t, actor } = frame.ctx;
-      const { fields } = splitBody(await c.req.parseBody());
+      const { fields } = splitBody(await parseForm(c));
       return submitForm(c, frame, {
         form: readEventForm(fields, t),
         values: fields,
@@ -757,7 +758,7 @@ export function calendarPages(services: Services) {
   app.post(E, (c) =>
     run(c, async (frame) => {
       const { t, actor } = frame.ctx;
-      const { fields } = splitBody(await c.req.parseBody());
+      const { fields } = splitBody(await parseForm(c));
       const eventId = paramId(c, "eventId");
       return submitForm(c, frame, {
         form: readEventForm(fields, t),

@@ -6,6 +6,7 @@
  * messages on scroll; it asks the fragment routes below for server-rendered messages, so
  * every message on the page comes from the same escaping and Markdown code.
  */
+import { parseForm } from "./forms.ts";
 import { type Context, Hono } from "hono";
 import { projectAccess, requireWrite } from "../../domain/access.ts";
 import { HISTORY_DEFAULT, type Message } from "../../domain/chat.ts";
@@ -326,7 +327,7 @@ export function chatPages(services: Services) {
   app.post(P, (c) =>
     run(c, async (frame) => {
       const { t, actor } = frame.ctx;
-      const { fields, file } = splitBody(await c.req.parseBody());
+      const { fields, file } = splitBody(await parseForm(c));
       const errors: Record<string, string> = {};
       checkText(errors, t, { name: "text", value: fields.text, max: TEXT_MAX, required: true });
       if (file && !allowedType(file.name)) errors.file = t("files.unsupported");
@@ -368,7 +369,7 @@ export function chatPages(services: Services) {
   app.post(M, (c) =>
     run(c, async (frame) => {
       const { t, actor } = frame.ctx;
-      const { fields } = splitBody(await c.req.parseBody());
+      const { fields } = splitBody(await parseForm(c));
       const errors: Record<string, string> = {};
       checkText(errors, t, { name: "text", value: fields.text, max: TEXT_MAX, required: true });
       if (errors.text) return showChat(c, frame, { status: 400, message: errors.text });

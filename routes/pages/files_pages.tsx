@@ -2,6 +2,7 @@
  * The files page: an upload form (multipart, works without JavaScript) and the project's
  * files, newest first, each with its size, uploader, download link and delete button.
  */
+import { parseForm } from "./forms.ts";
 import { type Context, Hono } from "hono";
 import { allowedType } from "../../domain/file_types.ts";
 import type { FileInfo } from "../../domain/files.ts";
@@ -185,7 +186,7 @@ export function filesPages(services: Services) {
   app.post(P, (c) =>
     run(c, async (frame) => {
       const { t, actor } = frame.ctx;
-      const { file } = splitBody(await c.req.parseBody());
+      const { file } = splitBody(await parseForm(c));
       if (!file) return show(c, frame, { status: 400, message: t("files.missing") });
       if (!allowedType(file.name)) {
         return show(c, frame, { status: 415, message: t("files.unsupported") });

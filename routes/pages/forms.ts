@@ -4,9 +4,66 @@ import type { Context } from "hono";
 import { DomainError } from "../../domain/errors.ts";
 import type { Translate } from "../i18n/i18n.ts";
 
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+const encoder = new TextEncoder();
+
+/** A form that cannot be read: answered 400 (see `app.onError`), nothing changed. */
+export class UnreadableForm extends Error {
+  override name = "UnreadableForm";
+}
+
+/** One `application/x-www-form-urlencoded` name or value, with invalid UTF-8 refused. */
+function decodeFormComponent(text: string): string {
+  const plus = text.replaceAll("+", " ");
+  if (!plus.includes("%")) return plus;
+  const bytes: number[] = [];
+  for (let i = 0; i < plus.length; i++) {
+    const c = plus[i]!;
+    if (c === "%" && /^[0-9A-Fa-f]{2}$/.test(plus.slice(i + 1, i + 3))) {
+      bytes.push(parseInt(plus.slice(i + 1, i + 3), 16));
+      i += 2;
+    } else {
+      bytes.push(...encoder.encode(c));
+    }
+  }
+  return strictUtf8.decode(Uint8Array.from(bytes));
+}
+
+/**
+ * The body of a page form (urlencoded or multipart), as Hono's `parseBody` gives it. A body
+ * that cannot be parsed, or urlencoded text that is not UTF-8 (raw or percent-encoded), throws
+ * `UnreadableForm`: invalid UTF-8 is refused, never replaced.
+ */
+export async function parseForm(
+  c: Context,
+  options: { all?: boolean } = {},
+): Promise<Record<string, string | File | (string | File)[]>> {
+  const type = c.req.header("content-type") ?? "";
+  try {
+    if (/^application\/x-www-form-urlencoded\b/i.test(type)) {
+      const text = strictUtf8.decode(await c.req.arrayBuffer());
+      const fields: Record<string, string | string[]> = {};
+      for (const pair of text.split("&")) {
+        if (pair === "") continue;
+        const eq = pair.indexOf("=");
+        const name = decodeFormComponent(eq < 0 ? pair : pair.slice(0, eq));
+        const value = eq < 0 ? "" : decodeFormComponent(pair.slice(eq + 1));
+        // As parseBody: the last value of a repeated name, or all of them with `all`.
+        const before = fields[name];
+        if (!options.all || before === undefined) fields[name] = value;
+        else fields[name] = Array.isArray(before) ? [...before, value] : [before, value];
+      }
+      return fields;
+    }
+    return await c.req.parseBody(options.all ? { all: true } : {});
+  } catch (error) {
+    throw new UnreadableForm(error instanceof Error ? error.message : String(error));
+  }
+}
+
 /** The form fields of a urlencoded or multipart request, as strings. */
 export async function formFields(c: Context): Promise<Record<string, string>> {
-  const body = await c.req.parseBody();
+  const body = await parseForm(c);
   const fields: Record<string, string> = {};
   for (const [key, value] of Object.entries(body)) {
     if (typeof value === "string") fields[key] = value;

@@ -5,6 +5,7 @@
  * meeting's page says so and lists them. `static/meetings.js` checks conflicts live while
  * the time and invitees change (GET /api/projects/{id}/meetings/check). Times are UTC.
  */
+import { parseForm } from "./forms.ts";
 import { type Context, Hono } from "hono";
 import { DomainError } from "../../domain/errors.ts";
 import type { Conflict, Meeting } from "../../domain/meetings.ts";
@@ -426,7 +427,7 @@ function MeetingPage(
 
 /** A meeting form's text fields and its chosen invitees (a repeated field). */
 async function readBody(c: Ctx): Promise<Record<string, string>> {
-  const body = await c.req.parseBody({ all: true });
+  const body = await parseForm(c, { all: true });
   const fields: Record<string, string> = {};
   let invitees: string[] = [];
   for (const [key, raw] of Object.entries(body)) {

@@ -4,6 +4,7 @@
  * edit form per milestone, and the new-milestone form. Forms work without JavaScript: POST,
  * then 303 back to the milestone.
  */
+import { parseForm } from "./forms.ts";
 import { type Context, Hono } from "hono";
 import type { Milestone } from "../../domain/milestones.ts";
 import type { Services } from "../../domain/services.ts";
@@ -299,7 +300,7 @@ export function milestonesPages(services: Services) {
   app.post(P, (c) =>
     run(c, async (frame) => {
       const { t, actor } = frame.ctx;
-      const { fields } = splitBody(await c.req.parseBody());
+      const { fields } = splitBody(await parseForm(c));
       return submitForm(c, frame, {
         form: readForm(fields, t),
         values: fields,
@@ -315,7 +316,7 @@ export function milestonesPages(services: Services) {
   app.post(`${P}/:milestoneId{[0-9]+}`, (c) =>
     run(c, async (frame) => {
       const { t, actor } = frame.ctx;
-      const { fields } = splitBody(await c.req.parseBody());
+      const { fields } = splitBody(await parseForm(c));
       const milestoneId = paramId(c, "milestoneId");
       // An unknown milestone is the 404 page, before any field is judged.
       milestones.get(actor!, frame.project.id, milestoneId);

@@ -2,6 +2,7 @@
  * The notes pages: the list (pinned first, filterable by tag, paged) with the new-note form,
  * and a note in Markdown with its edit and delete forms. Forms work without JavaScript.
  */
+import { parseForm } from "./forms.ts";
 import { type Context, Hono } from "hono";
 import type { Note } from "../../domain/notes.ts";
 import { type Page, pageRequest } from "../../domain/paging.ts";
@@ -287,7 +288,7 @@ export function notesPages(services: Services) {
   app.post(P, (c) =>
     run(c, async (frame) => {
       const { t, actor } = frame.ctx;
-      const fields = splitBody(await c.req.parseBody()).fields;
+      const fields = splitBody(await parseForm(c)).fields;
       return submitForm(c, frame, {
         form: readNoteForm(fields, t),
         values: fields,
@@ -304,7 +305,7 @@ export function notesPages(services: Services) {
   app.post(N, (c) =>
     run(c, async (frame) => {
       const { t, actor } = frame.ctx;
-      const fields = splitBody(await c.req.parseBody()).fields;
+      const fields = splitBody(await parseForm(c)).fields;
       const noteId = paramId(c, "noteId");
       return submitForm(c, frame, {
         form: readNoteForm(fields, t),

@@ -5,6 +5,7 @@
  * its attachments, an edit form and an upload form. `static/kanban.js` adds drag and drop
  * and live updates, re-rendering from `?fragment=1` (the board alone, same markup).
  */
+import { parseForm } from "./forms.ts";
 import { type Context, Hono } from "hono";
 import { DomainError } from "../../domain/errors.ts";
 import { allowedType } from "../../domain/file_types.ts";
@@ -744,7 +745,7 @@ export function todoPages(services: Services) {
   app.post(P, (c) =>
     run(c, async (frame) => {
       const { t, actor } = frame.ctx;
-      const { fields } = splitBody(await c.req.parseBody());
+      const { fields } = splitBody(await parseForm(c));
       const columnId = fields.columnId ? Number(fields.columnId) : undefined;
       return submitForm(c, frame, {
         form: readItemForm(fields, t, frame),
@@ -766,7 +767,7 @@ export function todoPages(services: Services) {
   app.post(I, (c) =>
     run(c, async (frame) => {
       const { t, actor } = frame.ctx;
-      const { fields } = splitBody(await c.req.parseBody());
+      const { fields } = splitBody(await parseForm(c));
       const itemId = paramId(c, "itemId");
       return submitForm(c, frame, {
         form: readItemForm(fields, t, frame),
@@ -782,7 +783,7 @@ export function todoPages(services: Services) {
 
   app.post(`${I}/move`, (c) =>
     run(c, async (frame) => {
-      const { fields } = splitBody(await c.req.parseBody());
+      const { fields } = splitBody(await parseForm(c));
       const itemId = paramId(c, "itemId");
       const columnId = Number(fields.columnId);
       const orderIndex = Number(fields.orderIndex);
@@ -800,7 +801,7 @@ export function todoPages(services: Services) {
 
   app.post(`${I}/toggle`, (c) =>
     run(c, async (frame) => {
-      const { fields } = splitBody(await c.req.parseBody());
+      const { fields } = splitBody(await parseForm(c));
       const itemId = paramId(c, "itemId");
       const toItem = fields.from === "item";
       return attempt(c, frame, {
@@ -825,7 +826,7 @@ export function todoPages(services: Services) {
   app.post(`${I}/attachments`, (c) =>
     run(c, async (frame) => {
       const { t, actor } = frame.ctx;
-      const { file } = splitBody(await c.req.parseBody());
+      const { file } = splitBody(await parseForm(c));
       const itemId = paramId(c, "itemId");
       if (!file) {
         const message = t("todos.fileMissing");

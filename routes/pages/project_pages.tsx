@@ -11,6 +11,7 @@ import type { Member, Project } from "../../domain/projects.ts";
 import type { Services } from "../../domain/services.ts";
 import type { AppEnv } from "../api/openapi.ts";
 import { MemberInputSchema, ProjectInputSchema, ProjectRoleSchema } from "../api/schemas.ts";
+import type { MessageKey } from "../i18n/en.ts";
 import { formatDateTime } from "../i18n/i18n.ts";
 import { todayOf } from "./calendar_page.tsx";
 import { type PageCtx, pageCtx } from "./context.ts";
@@ -22,6 +23,13 @@ import {
 import { formFields, pageError, validateForm } from "./forms.ts";
 import { Alert, FieldError, PAGE_CSP, renderPage } from "./layout.tsx";
 import { loadFrame, ProjectNav } from "./project_nav.tsx";
+
+/** A refusal a page action explains itself: its status and the message to show. */
+class Refusal {
+  constructor(readonly status: number, readonly message: MessageKey) {}
+}
+
+const INVALID = new Refusal(400, "form.invalid");
 
 const ROLES = ["owner", "member", "viewer"] as const;
 
@@ -324,9 +332,18 @@ export function projectPages(services: Services) {
     return <PersonalDashboardView ctx={ctx} data={data} extras={extras} />;
   };
 
-  /** Runs a project action, then redirects back; a refusal re-renders with its message. */
+  /**
+   * Runs a project action, then redirects back. An action answers a refusal it can explain
+   * (a form that does not validate, an unknown email) with its status and message; any other
+   * refusal re-renders the project with the general message for its code.
+   */
   const act = (
-    action: (actor: Actor, id: number, fields: Record<string, string>, userId: number) => unknown,
+    action: (
+      actor: Actor,
+      id: number,
+      fields: Record<string, string>,
+      userId: number,
+    ) => unknown,
     after?: (id: number) => string,
   ) =>
   async (c: Context<AppEnv>) => {
@@ -335,7 +352,10 @@ export function projectPages(services: Services) {
     const fields = await formFields(c);
     const ctx = pageCtx(c, services);
     try {
-      action(ctx.actor!, id, fields, userId);
+      const result = action(ctx.actor!, id, fields, userId);
+      if (result instanceof Refusal) {
+        return showProject(c, id, { status: result.status, message: ctx.t(result.message) });
+      }
       return c.redirect(after ? after(id) : `/projects/${id}`, 303);
     } catch (error) {
       const failure = pageError(error, ctx.t);
@@ -407,7 +427,8 @@ export function projectPages(services: Services) {
     "/projects/:projectId{[0-9]+}",
     act((actor, id, fields) => {
       const form = validateForm(ProjectInputSchema, fields);
-      if (form.ok) projects.update(actor, id, form.data);
+      if (!form.ok) return INVALID;
+      return projects.update(actor, id, form.data);
     }),
   );
   app.post(
@@ -426,14 +447,25 @@ export function projectPages(services: Services) {
     "/projects/:projectId{[0-9]+}/members",
     act((actor, id, fields) => {
       const form = validateForm(MemberInputSchema, fields);
-      if (form.ok) projects.addMember(actor, id, form.data);
+      if (!form.ok) return INVALID;
+      // The project is checked first, so a not_found below is about the email.
+      projects.get(actor, id);
+      try {
+        return projects.addMember(actor, id, form.data);
+      } catch (error) {
+        if (!(error instanceof DomainError)) throw error;
+        if (error.code === "not_found") return new Refusal(404, "members.unknownEmail");
+        if (error.code === "conflict") return new Refusal(409, "members.already");
+        throw error;
+      }
     }),
   );
   app.post(
     "/projects/:projectId{[0-9]+}/members/:userId{[0-9]+}",
     act((actor, id, fields, userId) => {
       const role = ProjectRoleSchema.safeParse(fields.role);
-      if (role.success) projects.changeRole(actor, id, { userId, role: role.data });
+      if (!role.success) return INVALID;
+      return projects.changeRole(actor, id, { userId, role: role.data });
     }),
   );
   app.post(

@@ -186,7 +186,59 @@ Deno.test("a project can be created and a member added with plain forms", async 
       body: "email=bo@example.com&role=member",
     });
     assert.equal(again.status, 409);
-    await again.body?.cancel();
+    const againPage = await again.text();
+    assert.match(againPage, /This user is already a member\./);
+    assert.doesNotMatch(againPage, /at least one owner/);
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("member and project forms explain each refusal on the project page, in the user's language", async () => {
+  const t = await testApp();
+  try {
+    const cookie = await signUp(t, "ann@example.com");
+    const headers = { "content-type": "application/x-www-form-urlencoded", cookie };
+    const created = await t.app.request("/projects", {
+      method: "POST",
+      headers,
+      body: "name=Plan",
+    });
+    const path = created.headers.get("location")!;
+    const post = (suffix: string, body: string) =>
+      t.app.request(`${path}${suffix}`, { method: "POST", headers, body });
+
+    const unknown = await post("/members", "email=nobody%40example.com&role=member");
+    assert.equal(unknown.status, 404);
+    const unknownPage = await unknown.text();
+    assert.match(unknownPage, /No user has this email\./);
+    assert.match(unknownPage, /<h1>Plan<\/h1>/, "the project page, not the 404 page");
+
+    const badRoleForNew = await post("/members", "email=ann%40example.com&role=emperor");
+    assert.equal(badRoleForNew.status, 400);
+    assert.match(await badRoleForNew.text(), /Please correct the highlighted fields\./);
+
+    const blank = await post("", "name=+++&description=");
+    assert.equal(blank.status, 400);
+    assert.match(await blank.text(), /Please correct the highlighted fields\./);
+    const page = await (await t.app.request(path, { headers: { cookie } })).text();
+    assert.match(page, /<h1>Plan<\/h1>/, "the name is unchanged");
+
+    const me = (await (await t.app.request("/api/auth/me", { headers: { cookie } })).json()).user;
+    const badRole = await post(`/members/${me.id}`, "role=emperor");
+    assert.equal(badRole.status, 400);
+    await badRole.body?.cancel();
+
+    // In Japanese too.
+    const settings = await t.app.request("/settings", {
+      method: "POST",
+      headers,
+      body: "displayName=Ann&locale=ja&theme=dark",
+    });
+    await settings.body?.cancel();
+    const ja = await post("/members", "email=nobody%40example.com&role=member");
+    assert.equal(ja.status, 404);
+    assert.match(await ja.text(), /このメールアドレスのユーザーは見つかりません。/);
   } finally {
     await t.close();
   }

@@ -406,7 +406,7 @@ export function createTodos(ctx: DomainContext, attachments: Attachments) {
           actorId: actor.id,
           subjectType: "item",
           subjectId: first.id,
-          summary: `${ids.length} reordered`,
+          summary: first.title,
         });
         announce(fx, { projectId, itemIds: ids, columnId: target.id, action: "reordered" });
         return withFiles(findItems(db, projectId, ids)).sort((a, b) =>

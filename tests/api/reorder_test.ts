@@ -117,6 +117,13 @@ Deno.test("Reorder: listed items take 0..k-1 in order; the column's others follo
     assert.equal(updates.length, activityBefore + 1);
     assert.equal(updates[0].actorId, bob.user.id);
     assert.equal(updates[0].subjectType, "item");
+    // Its summary is the first moved item's title, like every to-do entry (no English text
+    // that pages would show untranslated).
+    assert.equal(updates[0].subjectId, d);
+    const moved = await api(t, "GET", `/api/projects/${project.id}/todos/items/${d}`, {
+      cookie: alice.cookie,
+    });
+    assert.equal(updates[0].summary, moved.json.item.title);
     const events = todoEvents(t, project.id);
     assert.equal(events.length, eventsBefore + 1);
     assert.deepEqual(events.at(-1).projectId, project.id);

@@ -25,65 +25,71 @@ function AdminPage(
       <Alert message={props.message} />
       <h2>{t("admin.users")}</h2>
       <div class="card">
-        <table>
-          <thead>
-            <tr>
-              <th>{t("field.displayName")}</th>
-              <th>{t("field.email")}</th>
-              <th>{t("field.role")}</th>
-              <th>{t("field.status")}</th>
-              <th></th>
-            </tr>
-          </thead>
-          <tbody>
-            {props.users.map((u) => (
-              <tr data-user-row={u.email}>
-                <td>{u.displayName}</td>
-                <td>{u.email}</td>
-                <td colspan={3}>
-                  <form class="inline" method="post" action={`/admin/users/${u.id}`}>
-                    <select name="role" aria-label={t("field.role")}>
-                      <option value="admin" selected={u.role === "admin"}>{t("role.admin")}</option>
-                      <option value="member" selected={u.role === "member"}>
-                        {t("role.member")}
-                      </option>
-                    </select>
-                    <select name="status" aria-label={t("field.status")}>
-                      <option value="active" selected={u.status === "active"}>
-                        {t("status.active")}
-                      </option>
-                      <option value="disabled" selected={u.status === "disabled"}>
-                        {t("status.disabled")}
-                      </option>
-                    </select>
-                    <button class="secondary" type="submit">{t("admin.update")}</button>
-                  </form>
-                </td>
+        <div class="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th>{t("field.displayName")}</th>
+                <th>{t("field.email")}</th>
+                <th>{t("field.role")}</th>
+                <th>{t("field.status")}</th>
+                <th></th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {props.users.map((u) => (
+                <tr data-user-row={u.email}>
+                  <td>{u.displayName}</td>
+                  <td>{u.email}</td>
+                  <td colspan={3}>
+                    <form class="inline" method="post" action={`/admin/users/${u.id}`}>
+                      <select name="role" aria-label={t("field.role")}>
+                        <option value="admin" selected={u.role === "admin"}>
+                          {t("role.admin")}
+                        </option>
+                        <option value="member" selected={u.role === "member"}>
+                          {t("role.member")}
+                        </option>
+                      </select>
+                      <select name="status" aria-label={t("field.status")}>
+                        <option value="active" selected={u.status === "active"}>
+                          {t("status.active")}
+                        </option>
+                        <option value="disabled" selected={u.status === "disabled"}>
+                          {t("status.disabled")}
+                        </option>
+                      </select>
+                      <button class="secondary" type="submit">{t("admin.update")}</button>
+                    </form>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       </div>
       <h2>{t("admin.migrations")}</h2>
       <div class="card">
-        <table>
-          <thead>
-            <tr>
-              <th>{t("admin.version")}</th>
-              <th>{t("field.name")}</th>
-              <th>{t("admin.appliedAt")}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {props.migrations.map((m) => (
+        <div class="table-wrap">
+          <table>
+            <thead>
               <tr>
-                <td>{String(m.version).padStart(3, "0")}</td>
-                <td>{m.name}</td>
-                <td class="muted">{formatDateTime(m.appliedAt, locale)}</td>
+                <th>{t("admin.version")}</th>
+                <th>{t("field.name")}</th>
+                <th>{t("admin.appliedAt")}</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {props.migrations.map((m) => (
+                <tr>
+                  <td>{String(m.version).padStart(3, "0")}</td>
+                  <td>{m.name}</td>
+                  <td class="muted">{formatDateTime(m.appliedAt, locale)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       </div>
     </>
   );

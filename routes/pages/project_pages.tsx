@@ -203,22 +203,24 @@ function ProjectPage(
         : null}
       <h2 id="members">{t("members.title")}</h2>
       <div class="card">
-        <table>
-          <thead>
-            <tr>
-              <th>{t("field.displayName")}</th>
-              <th>{t("field.email")}</th>
-              <th>{t("field.role")}</th>
-              <th>{t("members.joined")}</th>
-              <th></th>
-            </tr>
-          </thead>
-          <tbody>
-            {members.map((m) => (
-              <MemberRow ctx={props.ctx} project={project} member={m} manage={manage} />
-            ))}
-          </tbody>
-        </table>
+        <div class="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th>{t("field.displayName")}</th>
+                <th>{t("field.email")}</th>
+                <th>{t("field.role")}</th>
+                <th>{t("members.joined")}</th>
+                <th></th>
+              </tr>
+            </thead>
+            <tbody>
+              {members.map((m) => (
+                <MemberRow ctx={props.ctx} project={project} member={m} manage={manage} />
+              ))}
+            </tbody>
+          </table>
+        </div>
         {manage
           ? (
             <form class="inline" method="post" action={`/projects/${project.id}/members`}>

@@ -9,8 +9,32 @@ import { formatDateTime } from "../i18n/i18n.ts";
 import { type PageCtx, pageCtx } from "./context.ts";
 import { renderPage } from "./layout.tsx";
 
-function link(n: Notification): string {
-  return n.projectId ? `/projects/${n.projectId}` : "/";
+/** The page of what a notification is about (its project's page when it has none). */
+export function link(n: Notification): string {
+  if (!n.projectId) return "/";
+  const p = `/projects/${n.projectId}`;
+  switch (n.subjectType) {
+    case "thread":
+      return `${p}/board/${n.subjectId}`;
+    case "comment":
+      return `${p}/board`;
+    case "note":
+      return `${p}/notes/${n.subjectId}`;
+    case "message":
+      return `${p}/chat#message-${n.subjectId}`;
+    case "item":
+      return `${p}/todos/${n.subjectId}`;
+    case "file":
+      return `${p}/files`;
+    case "event":
+      return `${p}/calendar`;
+    case "milestone":
+      return `${p}/milestones`;
+    case "meeting":
+      return `${p}/meetings/${n.subjectId}`;
+    default:
+      return p;
+  }
 }
 
 function NotificationsPage(props: { ctx: PageCtx; items: Notification[]; total: number }) {

@@ -250,7 +250,11 @@ function enhance(root) {
 
     const send = async () => {
       const text = input.value;
-      if (sending || !text.trim()) return;
+      if (sending) return;
+      if (!text.trim()) {
+        showError(strings.blank);
+        return;
+      }
       // A message with a file goes the form's way (multipart), reloading the page; so does
       // one sent from an older page, which then shows the latest messages.
       if (!isLive || (file instanceof HTMLInputElement && file.files && file.files.length > 0)) {

@@ -61,6 +61,7 @@ export const en = {
   "chat.live": "Connected",
   "chat.offline": "Reconnecting…",
   "chat.sendFailed": "The message could not be sent. Please try again.",
+  "chat.blank": "Write a message first.",
   "chat.loadFailed": "Older messages could not be loaded.",
   "chat.readOnly": "You can read this chat but not write in it.",
   "todos.title": "To-dos",

@@ -63,6 +63,7 @@ export const ja: Messages = {
   "chat.live": "接続中",
   "chat.offline": "再接続しています…",
   "chat.sendFailed": "メッセージを送信できませんでした。もう一度お試しください。",
+  "chat.blank": "メッセージを入力してください。",
   "chat.loadFailed": "以前のメッセージを読み込めませんでした。",
   "chat.readOnly": "このチャットは閲覧のみできます。",
   "todos.title": "ToDoリスト",

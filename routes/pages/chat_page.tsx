@@ -140,6 +140,7 @@ function ChatPage(
     live: t("chat.live"),
     offline: t("chat.offline"),
     sendFailed: t("chat.sendFailed"),
+    blank: t("chat.blank"),
     loadFailed: t("chat.loadFailed"),
     loading: t("chat.loading"),
   };

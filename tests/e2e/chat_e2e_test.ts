@@ -150,6 +150,15 @@ browserTest(
         ["Hello from Ann", "second message", "third message", "fourth message", "へんかんちゅう"],
       );
 
+      // Only spaces: nothing is sent, and the page says why.
+      await a.fill("[data-chat-input]", "   ");
+      await a.press("[data-chat-input]", "Enter");
+      assert.equal(
+        (await a.locator("[data-chat-error]").textContent())?.trim(),
+        "Write a message first.",
+      );
+      assert.equal(posts.length, 1);
+
       // Shift+Enter starts a new line instead of sending.
       await a.fill("[data-chat-input]", "line one");
       await a.press("[data-chat-input]", "Shift+Enter");

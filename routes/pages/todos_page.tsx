@@ -829,12 +829,20 @@ export function todoPages(services: Services) {
       const { file } = splitBody(await parseForm(c));
       const itemId = paramId(c, "itemId");
       if (!file) {
-        const message = t("todos.fileMissing");
-        return showItem(c, frame, { status: 400, message, uploadError: message });
+        // The reason next to the field; the page's alert says only that something needs fixing.
+        const invalid = t("form.invalid");
+        return showItem(c, frame, {
+          status: 400,
+          message: invalid,
+          uploadError: t("todos.fileMissing"),
+        });
       }
       if (!allowedType(file.name)) {
-        const message = t("files.unsupported");
-        return showItem(c, frame, { status: 415, message, uploadError: message });
+        return showItem(c, frame, {
+          status: 415,
+          message: t("form.invalid"),
+          uploadError: t("files.unsupported"),
+        });
       }
       return attempt(c, frame, {
         maxUploadMb,
@@ -846,8 +854,13 @@ export function todoPages(services: Services) {
           );
           return `/projects/${frame.project.id}/todos/${itemId}`;
         },
-        fail: (failure) =>
-          showItem(c, frame, { ...failure, uploadError: fileErrors(failure).file ?? "" }),
+        fail: (failure) => {
+          const field = fileErrors(failure).file;
+          return showItem(c, frame, {
+            ...failure,
+            ...(field ? { message: t("form.invalid"), uploadError: field } : {}),
+          });
+        },
       });
     }));
 

@@ -531,6 +531,9 @@ Deno.test("the item page edits every field and uploads attachments with download
       bytes: new Uint8Array([1, 2, 3]),
     });
     assert.equal(refused.status, 415);
+    // The reason once, next to the field; the page's alert only says to correct it.
+    assert.equal(refused.html.split("This file type is not allowed").length - 1, 1, refused.html);
+    assert.match(refused.html, /Please correct the highlighted fields\./);
 
     const removed = await post(t, alice.cookie, `${path}/delete`, {});
     assert.equal(removed.status, 303);

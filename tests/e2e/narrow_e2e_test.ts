@@ -83,7 +83,8 @@ browserTest("no page is wider than a 390 px phone screen, in English and Japanes
     ];
     const wide: string[] = [];
     for (const locale of ["en", "ja"]) {
-      await call(t.baseUrl, "PATCH", "/api/auth/me", ann, { locale });
+      const changed = await call(t.baseUrl, "PATCH", "/api/users/me", ann, { locale });
+      assert.equal(changed.status, 200);
       const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
       const [name, value] = ann.split("=") as [string, string];
       await context.addCookies([{ name, value, url: t.baseUrl }]);
@@ -91,6 +92,7 @@ browserTest("no page is wider than a 390 px phone screen, in English and Japanes
       for (const path of paths) {
         const res = await page.goto(`${t.baseUrl}${path}`);
         assert.equal(res?.status(), 200, `${locale} ${path}`);
+        assert.equal(await page.getAttribute("html", "lang"), locale);
         const [scroll, inner] = await page.evaluate(
           "[document.documentElement.scrollWidth, innerWidth]",
         ) as [number, number];

@@ -12,6 +12,8 @@ export interface Subscriber {
   userId: number;
   /** The session the stream was opened with (its end ends the stream). */
   sessionIdHash: string | null;
+  /** When that session expires (epoch ms): the first heartbeat after it ends the stream. */
+  expiresAt: number | null;
   /** Writes already-encoded bytes; must not throw. */
   write(bytes: Uint8Array): void;
   /** Ends the stream (shutdown, disabled user). */
@@ -21,6 +23,8 @@ export interface Subscriber {
 /** Limits and timing of the hub. */
 export interface HubOptions {
   heartbeatMs: number;
+  /** The current time in epoch ms (the application's clock). */
+  now?: () => number;
   maxPerUser?: number;
   maxTotal?: number;
 }
@@ -42,7 +46,7 @@ export class EventHub {
   #timer: ReturnType<typeof setInterval> | undefined;
 
   constructor(options: HubOptions) {
-    this.#options = { maxPerUser: 10, maxTotal: 1000, ...options };
+    this.#options = { maxPerUser: 10, maxTotal: 1000, now: () => Date.now(), ...options };
   }
 
   /** How many streams are connected. */
@@ -120,8 +124,12 @@ export class EventHub {
   #startHeartbeat(): void {
     if (this.#timer !== undefined) return;
     this.#timer = setInterval(() => {
-      for (const set of this.#projects.values()) {
-        for (const subscriber of set) subscriber.write(HEARTBEAT);
+      const now = this.#options.now();
+      for (const set of [...this.#projects.values()]) {
+        for (const subscriber of [...set]) {
+          if (subscriber.expiresAt !== null && subscriber.expiresAt <= now) subscriber.close();
+          else subscriber.write(HEARTBEAT);
+        }
       }
     }, this.#options.heartbeatMs);
   }

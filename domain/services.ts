@@ -44,6 +44,7 @@ export function createServices(deps: ServiceDeps) {
   });
   const hub = new EventHub({
     heartbeatMs: config.sseHeartbeatMs,
+    now: () => clock.now().getTime(),
     maxTotal: config.sseMaxStreams,
     maxPerUser: config.sseMaxStreamsPerUser,
   });

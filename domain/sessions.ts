@@ -16,6 +16,8 @@ const TOUCH_INTERVAL_MS = 60_000;
 export interface ActiveSession {
   idHash: string;
   user: UserRow;
+  /** When the session ends (ISO 8601), whatever happens meanwhile. */
+  expiresAt: string;
 }
 
 function base64url(bytes: Uint8Array): string {
@@ -111,7 +113,7 @@ export class Sessions {
     if (now.getTime() - Date.parse(session.lastUsedAt) > TOUCH_INTERVAL_MS) {
       this.#db.tx(() => touchSession(this.#db, idHash, now.toISOString()));
     }
-    return { idHash, user };
+    return { idHash, user, expiresAt: session.expiresAt };
   }
 
   /** Ends one session. */

@@ -23,6 +23,8 @@ export function openStream(
     projectId: number;
     lastEventId: number | null;
     sessionIdHash: string | null;
+    /** When the session expires (epoch ms), or null. */
+    expiresAt: number | null;
     sink: Pick<Subscriber, "write" | "close">;
   },
 ): OpenedStream {
@@ -34,6 +36,7 @@ export function openStream(
     projectId: input.projectId,
     userId: actor.id,
     sessionIdHash: input.sessionIdHash,
+    expiresAt: input.expiresAt,
     write: input.sink.write,
     close: input.sink.close,
   });

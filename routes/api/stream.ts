@@ -77,10 +77,12 @@ export function streamRoutes(services: Services) {
       if (-(controller.desiredSize ?? 0) >= limit) return end();
       controller.enqueue(bytes);
     };
+    const session = c.get("session");
     const opened = openStream(services.hubContext, actorOf(c), {
       projectId,
       lastEventId,
-      sessionIdHash: c.get("session")?.idHash ?? null,
+      sessionIdHash: session?.idHash ?? null,
+      expiresAt: session ? Date.parse(session.expiresAt) : null,
       sink: { write, close: end },
     });
     unsubscribe = opened.unsubscribe;

@@ -535,3 +535,26 @@ Deno.test("An admin removed from a project's members keeps the stream: admins se
     await t.close();
   }
 });
+
+Deno.test("A stream ends at the first heartbeat after its session expired; a younger session's goes on", async () => {
+  const t = await testApp({ env: { SSE_HEARTBEAT_MS: "20", SESSION_TTL_HOURS: "1" } });
+  try {
+    const { owner, project } = await team(t);
+    const older = await openInProcess(t, owner.cookie, project.id);
+    t.clock.advance(30 * 60_000);
+    const younger = await openInProcess(t, await login(t, "bob@example.com"), project.id);
+    t.clock.advance(31 * 60_000); // the owner's session is now 61 minutes old
+    // The older stream ends at the next heartbeat (at most a few frames are still queued).
+    let done = false;
+    for (let frames = 0; frames < 50 && !done; frames++) done = (await older.read()).done;
+    assert.ok(done, "the expired session's stream is still open");
+    assert.equal(t.app.services.hub.size, 1);
+    // The younger one still receives heartbeats.
+    const { value } = await younger.read();
+    assert.equal(new TextDecoder().decode(value), ": heartbeat\n\n");
+    await younger.cancel();
+    assert.equal(t.app.services.hub.size, 0);
+  } finally {
+    await t.close();
+  }
+});

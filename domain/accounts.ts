@@ -65,6 +65,8 @@ export interface AccountDeps {
   onSessionsEnded?: (userId: number) => void;
   /** Called after one session ended (logout). */
   onSessionEnded?: (sessionIdHash: string) => void;
+  /** Called after a user stopped being an admin (they see only their own projects now). */
+  onAdminRightsLost?: (userId: number) => void;
 }
 
 /** A user together with a new session's cookie value. */
@@ -119,11 +121,14 @@ export function createAccounts(deps: AccountDeps) {
         ok = user
           ? await deps.hasher.verify(input.password, user.passwordHash)
           : (await deps.hasher.burn(input.password), false);
-      } finally {
-        // An attempt that threw (hasher busy, database error) counts as failed.
-        if (!ok || !user || user.status !== "active") attempt.failed();
+      } catch (error) {
+        // A busy hasher checked nothing: the attempt neither failed nor succeeded.
+        if (error instanceof DomainError && error.code === "rate_limited") attempt.abandoned();
+        else attempt.failed();
+        throw error;
       }
       if (!user || !ok || user.status !== "active") {
+        attempt.failed();
         throw new DomainError("unauthenticated", LOGIN_FAILED);
       }
       attempt.succeeded();
@@ -193,6 +198,7 @@ export function createAccounts(deps: AccountDeps) {
         return updated;
       });
       if (changes.status === "disabled") deps.onSessionsEnded?.(userId);
+      else if (changes.role === "member") deps.onAdminRightsLost?.(userId);
       return publicUser(user);
     },
   };

@@ -110,6 +110,8 @@ class Counter {
 export interface LoginAttempt {
   failed(): void;
   succeeded(): void;
+  /** The password was never checked (the server was busy): frees the place, counts nothing. */
+  abandoned(): void;
 }
 
 /** Tracks failed logins per email and per client address. */
@@ -140,14 +142,19 @@ export class LoginThrottle {
       });
     }
     let ended = false;
-    const end = (failed: boolean) => {
+    const end = (outcome: "failed" | "succeeded" | "abandoned") => {
       if (ended) return;
       ended = true;
       const at = this.#clock.now().getTime();
+      const failed = outcome === "failed";
       this.#emails.release(email, at, failed);
       this.#addresses.release(address, at, failed);
-      if (!failed) this.#emails.clear(email, at);
+      if (outcome === "succeeded") this.#emails.clear(email, at);
     };
-    return { failed: () => end(true), succeeded: () => end(false) };
+    return {
+      failed: () => end("failed"),
+      succeeded: () => end("succeeded"),
+      abandoned: () => end("abandoned"),
+    };
   }
 }

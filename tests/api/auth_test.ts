@@ -1,5 +1,7 @@
 /** Accounts and sessions: register, login, logout, me and the caller's profile. */
 import assert from "node:assert/strict";
+import { DomainError } from "../../domain/errors.ts";
+import { scryptHasher } from "../../domain/passwords.ts";
 import { testApp } from "../helpers/app.ts";
 import {
   api,
@@ -799,6 +801,42 @@ Deno.test("POST /api/auth/login: 50 attempts at once from one address hash at mo
     } finally {
       await other.close();
     }
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("POST /api/auth/login while the hasher is busy is 429 and does not count against the account", async () => {
+  const real = scryptHasher({ N: 1024, r: 8, p: 1 });
+  let busy = false;
+  const refuse = () => {
+    throw new DomainError("rate_limited", "The server is busy; try again shortly", {
+      retryAfter: 1,
+    });
+  };
+  const t = await testApp({
+    hasher: {
+      hash: (password) => real.hash(password),
+      verify: (password, stored) => busy ? refuse() : real.verify(password, stored),
+      burn: (password) => busy ? refuse() : real.burn(password),
+    },
+  });
+  try {
+    await register(t, "ada@example.com");
+    busy = true;
+    for (let i = 0; i < 12; i++) {
+      const res = await api(t, "POST", "/api/auth/login", {
+        body: { email: "ada@example.com", password: PASSWORD },
+      });
+      expectError(res, 429, "rate_limited");
+    }
+    busy = false;
+    expectJson(
+      await api(t, "POST", "/api/auth/login", {
+        body: { email: "ada@example.com", password: PASSWORD },
+      }),
+      200,
+    );
   } finally {
     await t.close();
   }

@@ -16,9 +16,23 @@ Deno.test("attempts in flight count against the limit; ending them frees or spen
   for (const attempt of [...attempts.slice(1), sixth]) attempt.failed();
   // Five failures: locked, whatever the address.
   assert.throws(() => throttle.begin("ada@example.com", "c"), isRateLimited);
-  // Ending an attempt twice changes nothing.
+  // Ending an attempt twice changes nothing: a late `succeeded()` does not lift the lock.
   sixth.failed();
   sixth.succeeded();
+  assert.throws(() => throttle.begin("ada@example.com", "c"), isRateLimited);
+});
+
+Deno.test("an abandoned attempt (the hasher was busy) frees its place and counts as no failure", () => {
+  const throttle = new LoginThrottle(new FixedClock("2026-11-23T00:00:00Z"));
+  for (let round = 0; round < 10; round++) {
+    const attempts = Array.from({ length: 5 }, () => throttle.begin("ada@example.com", "a"));
+    for (const attempt of attempts) attempt.abandoned();
+  }
+  // Fifty abandoned attempts later, the account has its whole allowance.
+  const five = Array.from({ length: 5 }, () => throttle.begin("ada@example.com", "a"));
+  assert.throws(() => throttle.begin("ada@example.com", "a"), isRateLimited);
+  for (const attempt of five) attempt.succeeded();
+  throttle.begin("ada@example.com", "a").succeeded();
 });
 
 Deno.test("a full table makes room from expired and unlocked keys, never from a locked account first", () => {

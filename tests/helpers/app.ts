@@ -5,7 +5,7 @@ import { type Database, openDatabase } from "../../db/sqlite.ts";
 import { FixedClock } from "../../domain/clock.ts";
 import { type Config, parseConfig } from "../../domain/config.ts";
 import type { CreditScoreLookup } from "../../domain/loan.ts";
-import { scryptHasher } from "../../domain/passwords.ts";
+import { type PasswordHasher, scryptHasher } from "../../domain/passwords.ts";
 import { createApp, type Lifecycle } from "../../routes/app.ts";
 
 /** A test application and what it was built from. */
@@ -24,6 +24,8 @@ export interface TestApp {
 /** Options for `testApp`. */
 export interface TestAppOptions {
   env?: Record<string, string>;
+  /** Replaces the (cheap) scrypt hasher. */
+  hasher?: PasswordHasher;
   creditScore?: CreditScoreLookup;
   now?: string;
 }
@@ -44,7 +46,7 @@ export async function testApp(options: TestAppOptions = {}): Promise<TestApp> {
     lifecycle,
     sessionSecret: "test-secret-0123456789abcdef0123456789abcdef",
     // Cheap scrypt parameters keep tests fast; production uses N=2^17.
-    hasher: scryptHasher({ N: 1024, r: 8, p: 1 }),
+    hasher: options.hasher ?? scryptHasher({ N: 1024, r: 8, p: 1 }),
     log: (line) => logs.push(line),
     ...(options.creditScore ? { creditScore: options.creditScore } : {}),
   });

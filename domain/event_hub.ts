@@ -88,9 +88,10 @@ export class EventHub {
     for (const subscriber of set) subscriber.write(bytes);
   }
 
-  /** Ends every stream of a user (their sessions ended). */
-  closeUser(userId: number): void {
-    for (const set of this.#projects.values()) {
+  /** Ends every stream of a user (their sessions ended), or those on projects `only` names. */
+  closeUser(userId: number, only: (projectId: number) => boolean = () => true): void {
+    for (const [projectId, set] of [...this.#projects]) {
+      if (!only(projectId)) continue;
       for (const subscriber of [...set]) if (subscriber.userId === userId) subscriber.close();
     }
   }

@@ -1,6 +1,7 @@
 /** Wires every domain service from the app's dependencies; nothing global. */
 import { join } from "node:path";
 import { FileStore } from "../db/file_store.ts";
+import { findMember } from "../db/projects.ts";
 import { findUserById } from "../db/users.ts";
 import type { Database } from "../db/sqlite.ts";
 import { createAccounts } from "./accounts.ts";
@@ -84,6 +85,9 @@ export function createServices(deps: ServiceDeps) {
       // Event streams end with the sessions they were opened with.
       onSessionsEnded: (userId) => hub.closeUser(userId),
       onSessionEnded: (idHash) => hub.closeSession(idHash),
+      // A former admin keeps only the streams of projects they are a member of.
+      onAdminRightsLost: (userId) =>
+        hub.closeUser(userId, (projectId) => findMember(db, projectId, userId) === null),
     }),
     projects: createProjects({
       db,

@@ -558,3 +558,38 @@ Deno.test("A stream ends at the first heartbeat after its session expired; a you
     await t.close();
   }
 });
+
+Deno.test("An admin made a member keeps the streams of their own projects only", async () => {
+  const t = await testApp();
+  try {
+    const { admin, owner, project } = await team(t);
+    // A second admin to do the demoting; the first admin is a member of a project of their own.
+    const boss = await signUp(t, "boss@example.com");
+    expectJson(
+      await api(t, "PATCH", `/api/admin/users/${boss.user.id}`, {
+        cookie: admin.cookie,
+        body: { role: "admin" },
+      }),
+      200,
+    );
+    const own = await createProject(t, admin.cookie, "Own");
+    const foreign = await openInProcess(t, admin.cookie, project.id);
+    const mine = await openInProcess(t, admin.cookie, own.id);
+    const owners = await openInProcess(t, owner.cookie, project.id);
+    expectJson(
+      await api(t, "PATCH", `/api/admin/users/${admin.user.id}`, {
+        cookie: boss.cookie,
+        body: { role: "member" },
+      }),
+      200,
+    );
+    assert.equal(await ended(foreign), true, "no longer allowed to see that project");
+    assert.equal(await ended(mine), false);
+    assert.equal(await ended(owners), false);
+    assert.equal(t.app.services.hub.size, 2);
+    await mine.cancel();
+    await owners.cancel();
+  } finally {
+    await t.close();
+  }
+});

@@ -5,28 +5,21 @@ import { DomainError } from "../../domain/errors.ts";
 import type { Translate } from "../i18n/i18n.ts";
 
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
-const encoder = new TextEncoder();
 
 /** A form that cannot be read: answered 400 (see `app.onError`), nothing changed. */
 export class UnreadableForm extends Error {
   override name = "UnreadableForm";
 }
 
-/** One `application/x-www-form-urlencoded` name or value, with invalid UTF-8 refused. */
+/**
+ * One `application/x-www-form-urlencoded` name or value. A `%` not followed by two hex digits
+ * stands for itself (as with `URLSearchParams`); percent-encoded bytes that are not UTF-8
+ * make `decodeURIComponent` throw, so they are refused, not replaced.
+ */
 function decodeFormComponent(text: string): string {
   const plus = text.replaceAll("+", " ");
   if (!plus.includes("%")) return plus;
-  const bytes: number[] = [];
-  for (let i = 0; i < plus.length; i++) {
-    const c = plus[i]!;
-    if (c === "%" && /^[0-9A-Fa-f]{2}$/.test(plus.slice(i + 1, i + 3))) {
-      bytes.push(parseInt(plus.slice(i + 1, i + 3), 16));
-      i += 2;
-    } else {
-      bytes.push(...encoder.encode(c));
-    }
-  }
-  return strictUtf8.decode(Uint8Array.from(bytes));
+  return decodeURIComponent(plus.replace(/%(?![0-9A-Fa-f]{2})/g, "%25"));
 }
 
 /**
@@ -42,7 +35,8 @@ export async function parseForm(
   try {
     if (/^application\/x-www-form-urlencoded\b/i.test(type)) {
       const text = strictUtf8.decode(await c.req.arrayBuffer());
-      const fields: Record<string, string | string[]> = {};
+      // No prototype: a field named `constructor` is a field like any other.
+      const fields: Record<string, string | string[]> = Object.create(null);
       for (const pair of text.split("&")) {
         if (pair === "") continue;
         const eq = pair.indexOf("=");

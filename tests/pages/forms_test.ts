@@ -62,3 +62,32 @@ Deno.test("a urlencoded page form with invalid UTF-8 (percent-encoded or raw) is
     await t.close();
   }
 });
+
+Deno.test("a lone % stands for itself, encoded UTF-8 of any length is read, and any field name works", async () => {
+  const t = await testApp();
+  try {
+    const ann = await signUp(t, "ann@example.com");
+    const res = await api(t, "POST", "/projects", {
+      cookie: ann.cookie,
+      raw: `constructor=x&name=100%25+sure+%&description=${
+        encodeURIComponent("🚀 ½ 議事録 %zz")
+      }%zz`,
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+    });
+    assert.equal(res.status, 303, res.text);
+    const [project] = (await api(t, "GET", "/api/projects", { cookie: ann.cookie })).json.items;
+    assert.equal(project.name, "100% sure %");
+    assert.equal(project.description, "🚀 ½ 議事録 %zz%zz");
+    // Overlong and surrogate encodings are not UTF-8 either.
+    for (const bad of ["name=%C0%AF", "name=%ED%A0%80"]) {
+      const refused = await api(t, "POST", "/projects", {
+        cookie: ann.cookie,
+        raw: bad,
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+      });
+      assert.equal(refused.status, 400, bad);
+    }
+  } finally {
+    await t.close();
+  }
+});

@@ -22,10 +22,50 @@ function decodeFormComponent(text: string): string {
   return decodeURIComponent(plus.replace(/%(?![0-9A-Fa-f]{2})/g, "%25"));
 }
 
+const encoder = new TextEncoder();
+const latin1 = new TextDecoder("latin1");
+
+/** Where `needle` starts in `haystack` at or after `from`, or -1. */
+function indexOfBytes(haystack: Uint8Array, needle: Uint8Array, from: number): number {
+  const first = needle[0]!;
+  for (let i = haystack.indexOf(first, from); i !== -1; i = haystack.indexOf(first, i + 1)) {
+    if (i + needle.length > haystack.length) return -1;
+    let j = 1;
+    while (j < needle.length && haystack[i + j] === needle[j]) j++;
+    if (j === needle.length) return i;
+  }
+  return -1;
+}
+
+/**
+ * Throws when a text part (one without a file name) of a multipart body is not UTF-8: the
+ * platform's parser would replace the bad bytes. A body too malformed to split is left to it.
+ */
+function requireUtf8TextParts(bytes: Uint8Array, boundary: string): void {
+  const delimiter = encoder.encode(`\r\n--${boundary}`);
+  const blank = encoder.encode("\r\n\r\n");
+  // The first delimiter may open the body without the line break before it.
+  let at = indexOfBytes(bytes, delimiter.subarray(2), 0);
+  while (at !== -1) {
+    const start = at + delimiter.length - 2;
+    if (bytes[start] === 0x2d && bytes[start + 1] === 0x2d) return; // the closing delimiter
+    const headersEnd = indexOfBytes(bytes, blank, start);
+    if (headersEnd === -1) return;
+    const next = indexOfBytes(bytes, delimiter, headersEnd + blank.length);
+    if (next === -1) return;
+    const headers = latin1.decode(bytes.subarray(start, headersEnd));
+    if (!/;\s*filename\*?\s*=/i.test(headers)) {
+      strictUtf8.decode(bytes.subarray(headersEnd + blank.length, next));
+    }
+    at = next + 2;
+  }
+}
+
 /**
  * The body of a page form (urlencoded or multipart), as Hono's `parseBody` gives it. A body
- * that cannot be parsed, or urlencoded text that is not UTF-8 (raw or percent-encoded), throws
- * `UnreadableForm`: invalid UTF-8 is refused, never replaced.
+ * that cannot be parsed, or text that is not UTF-8 (a urlencoded value, raw or
+ * percent-encoded, or a multipart text field), throws `UnreadableForm`: invalid UTF-8 is
+ * refused, never replaced.
  */
 export async function parseForm(
   c: Context,
@@ -43,6 +83,23 @@ export async function parseForm(
         const name = decodeFormComponent(eq < 0 ? pair : pair.slice(0, eq));
         const value = eq < 0 ? "" : decodeFormComponent(pair.slice(eq + 1));
         // As parseBody: the last value of a repeated name, or all of them with `all`.
+        const before = fields[name];
+        if (!options.all || before === undefined) fields[name] = value;
+        else fields[name] = Array.isArray(before) ? [...before, value] : [before, value];
+      }
+      return fields;
+    }
+    const boundary = /^multipart\/form-data\b.*?;\s*boundary=(?:"([^"]+)"|([^;\s]+))/i.exec(type);
+    if (boundary) {
+      const bytes = new Uint8Array(await c.req.arrayBuffer());
+      requireUtf8TextParts(bytes, boundary[1] ?? boundary[2]!);
+      const form = await new Request("http://form.invalid/", {
+        method: "POST",
+        headers: { "content-type": type },
+        body: bytes,
+      }).formData();
+      const fields: Record<string, string | File | (string | File)[]> = Object.create(null);
+      for (const [name, value] of form) {
         const before = fields[name];
         if (!options.all || before === undefined) fields[name] = value;
         else fields[name] = Array.isArray(before) ? [...before, value] : [before, value];

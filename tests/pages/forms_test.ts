@@ -1,7 +1,7 @@
 /** Page forms that cannot be read are a 400 that changes nothing; invalid UTF-8 is refused. */
 import assert from "node:assert/strict";
 import { testApp } from "../helpers/app.ts";
-import { api, signUp } from "../helpers/api.ts";
+import { api, PNG_BYTES, signUp } from "../helpers/api.ts";
 
 Deno.test("a malformed multipart body on a page form is 400, logs no error and changes nothing", async () => {
   const t = await testApp();
@@ -87,6 +87,64 @@ Deno.test("a lone % stands for itself, encoded UTF-8 of any length is read, and 
       });
       assert.equal(refused.status, 400, bad);
     }
+  } finally {
+    await t.close();
+  }
+});
+
+/** A multipart body by hand, so a text part can carry any bytes. */
+function multipart(
+  boundary: string,
+  parts: Array<[string, Uint8Array, string?]>,
+): Uint8Array<ArrayBuffer> {
+  const enc = new TextEncoder();
+  const chunks: Uint8Array[] = [];
+  for (const [name, bytes, filename] of parts) {
+    const disposition = filename === undefined
+      ? `form-data; name="${name}"`
+      : `form-data; name="${name}"; filename="${filename}"\r\nContent-Type: application/octet-stream`;
+    chunks.push(enc.encode(`--${boundary}\r\nContent-Disposition: ${disposition}\r\n\r\n`));
+    chunks.push(bytes, enc.encode("\r\n"));
+  }
+  chunks.push(enc.encode(`--${boundary}--\r\n`));
+  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+  let at = 0;
+  for (const c of chunks) out.set(c, (at += c.length) - c.length);
+  return out;
+}
+
+Deno.test("a multipart page form with a text field that is not UTF-8 is 400; files may hold any bytes", async () => {
+  const t = await testApp();
+  try {
+    const ann = await signUp(t, "ann@example.com");
+    const project = (await api(t, "POST", "/api/projects", {
+      cookie: ann.cookie,
+      body: { name: "Chat" },
+    })).json.project;
+    const enc = new TextEncoder();
+    const post = (parts: Array<[string, Uint8Array, string?]>) =>
+      api(t, "POST", `/projects/${project.id}/chat`, {
+        cookie: ann.cookie,
+        raw: multipart("b0undary", parts),
+        headers: { "content-type": "multipart/form-data; boundary=b0undary" },
+      });
+    const bad = await post([["text", Uint8Array.from([0x43, 0x61, 0x66, 0xe9])]]);
+    assert.equal(bad.status, 400, bad.text);
+    const none = await api(t, "GET", `/api/projects/${project.id}/chat/messages`, {
+      cookie: ann.cookie,
+    });
+    assert.deepEqual(none.json.items, []);
+
+    // UTF-8 text with a binary file (a PNG is not UTF-8) goes through.
+    const ok = await post([
+      ["text", enc.encode("議事録です")],
+      ["file", PNG_BYTES, "logo.png"],
+    ]);
+    assert.equal(ok.status, 303, ok.text);
+    const sent = await api(t, "GET", `/api/projects/${project.id}/chat/messages`, {
+      cookie: ann.cookie,
+    });
+    assert.equal(sent.json.items[0].text, "議事録です");
   } finally {
     await t.close();
   }

@@ -90,35 +90,31 @@ export class EventHub {
 
   /** Ends every stream of a user (their sessions ended), or those on projects `only` names. */
   closeUser(userId: number, only: (projectId: number) => boolean = () => true): void {
-    for (const [projectId, set] of [...this.#projects]) {
-      if (!only(projectId)) continue;
-      for (const subscriber of [...set]) if (subscriber.userId === userId) subscriber.close();
-    }
+    this.#closeWhere((s) => s.userId === userId && only(s.projectId));
   }
 
   /** Ends the streams opened with one session (logout). */
   closeSession(sessionIdHash: string): void {
-    for (const set of this.#projects.values()) {
-      for (const subscriber of [...set]) {
-        if (subscriber.sessionIdHash === sessionIdHash) subscriber.close();
-      }
-    }
+    this.#closeWhere((s) => s.sessionIdHash === sessionIdHash);
   }
 
   /** Ends a project's streams, or only `userId`'s (the project was deleted, or they left it). */
   closeProject(projectId: number, userId?: number): void {
-    const set = this.#projects.get(projectId);
-    if (!set) return;
-    for (const subscriber of [...set]) {
-      if (userId === undefined || subscriber.userId === userId) subscriber.close();
+    this.#closeWhere((s) =>
+      s.projectId === projectId && (userId === undefined || s.userId === userId)
+    );
+  }
+
+  /** Closes the streams `matches` picks (each close removes its subscription). */
+  #closeWhere(matches: (subscriber: Subscriber) => boolean): void {
+    for (const set of [...this.#projects.values()]) {
+      for (const subscriber of [...set]) if (matches(subscriber)) subscriber.close();
     }
   }
 
   /** Ends every stream (shutdown). */
   closeAll(): void {
-    for (const set of [...this.#projects.values()]) {
-      for (const subscriber of [...set]) subscriber.close();
-    }
+    this.#closeWhere(() => true);
     this.#stopHeartbeat();
   }
 

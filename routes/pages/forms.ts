@@ -61,6 +61,18 @@ function requireUtf8TextParts(bytes: Uint8Array, boundary: string): void {
   }
 }
 
+/** As `parseBody`: the last value of a repeated name, or all of them with `all`. */
+function addField<V>(
+  fields: Record<string, V | V[]>,
+  name: string,
+  value: V,
+  all: boolean | undefined,
+): void {
+  const before = fields[name];
+  if (!all || before === undefined) fields[name] = value;
+  else fields[name] = Array.isArray(before) ? [...before, value] : [before as V, value];
+}
+
 /**
  * The body of a page form (urlencoded or multipart), as Hono's `parseBody` gives it. A body
  * that cannot be parsed, or text that is not UTF-8 (a urlencoded value, raw or
@@ -82,10 +94,7 @@ export async function parseForm(
         const eq = pair.indexOf("=");
         const name = decodeFormComponent(eq < 0 ? pair : pair.slice(0, eq));
         const value = eq < 0 ? "" : decodeFormComponent(pair.slice(eq + 1));
-        // As parseBody: the last value of a repeated name, or all of them with `all`.
-        const before = fields[name];
-        if (!options.all || before === undefined) fields[name] = value;
-        else fields[name] = Array.isArray(before) ? [...before, value] : [before, value];
+        addField(fields, name, value, options.all);
       }
       return fields;
     }
@@ -99,11 +108,7 @@ export async function parseForm(
         body: bytes,
       }).formData();
       const fields: Record<string, string | File | (string | File)[]> = Object.create(null);
-      for (const [name, value] of form) {
-        const before = fields[name];
-        if (!options.all || before === undefined) fields[name] = value;
-        else fields[name] = Array.isArray(before) ? [...before, value] : [before, value];
-      }
+      for (const [name, value] of form) addField(fields, name, value, options.all);
       return fields;
     }
     return await c.req.parseBody(options.all ? { all: true } : {});

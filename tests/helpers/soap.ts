@@ -2,7 +2,7 @@
 import type { TestApp } from "./app.ts";
 
 /** The directory of the reference request/response pairs. */
-export const REFERENCE_DIR = new URL("../../../shared/soap-reference/", import.meta.url);
+export const REFERENCE_DIR = new URL("../fixtures/soap-reference/", import.meta.url);
 
 /** Wraps `body` in a SOAP 1.1 envelope declaring the `soap:` prefix for the service. */
 export function envelope(body: string, ns = "http://soap.example.com/"): string {

@@ -1,6 +1,6 @@
 /**
  * Our responses compared byte for byte with what the JAX-WS reference put on the wire for
- * the same requests (`../shared/soap-reference/`), ignoring `Date` and transfer framing.
+ * the same requests (`tests/fixtures/soap-reference/`), ignoring `Date` and transfer framing.
  */
 import assert from "node:assert/strict";
 import { testApp } from "../helpers/app.ts";

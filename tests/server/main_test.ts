@@ -491,15 +491,18 @@ Deno.test("a damaged database stops start-up with one line, exit 1, and is not w
   }
 });
 
-Deno.test("a DATA_DIR that cannot be created stops start-up with one line and exit 1", async () => {
+Deno.test("a DATA_DIR that cannot be created or written stops start-up with one line and exit 1", async () => {
   const dir = await Deno.makeTempDir({ prefix: "main-test-" });
   try {
     const file = join(dir, "a-file");
     await Deno.writeTextFile(file, "not a directory");
-    const { code, output } = await run({ DATA_DIR: join(file, "data") });
-    assert.equal(code, 1, output);
-    assert.match(output, /^Cannot start: DATA_DIR \S+ cannot be created or written: /);
-    assert.equal(output.trim().split("\n").length, 1, output);
+    // Below a plain file nothing can be created; in /proc no file can be (root included).
+    for (const dataDir of [join(file, "data"), "/proc"]) {
+      const { code, output } = await run({ DATA_DIR: dataDir });
+      assert.equal(code, 1, output);
+      assert.match(output, /^Cannot start: DATA_DIR \S+ cannot be created or written: /);
+      assert.equal(output.trim().split("\n").length, 1, output);
+    }
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -66,6 +66,8 @@ function refused(request: Request): Response {
     "retry-after": "5",
     "cache-control": "no-store",
     "x-content-type-options": "nosniff",
+    "referrer-policy": "no-referrer",
+    "x-frame-options": "DENY",
   };
   const message = "The server is shutting down: try again shortly";
   if (new URL(request.url).pathname.startsWith("/api/")) {

@@ -1,23 +1,27 @@
 /**
- * Starts the server: reads the environment, opens the database, applies migrations,
- * builds the app, serves, and shuts down gracefully on SIGTERM or SIGINT.
+ * Starts the server: reads the environment, checks the data directory and the database,
+ * applies migrations, builds the app, serves, and shuts down gracefully on SIGTERM or SIGINT.
  */
-import { mkdirSync } from "node:fs";
+import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { migrate, MigrationError, MIGRATIONS_DIR } from "./db/migrate.ts";
-import { loadOrCreateSecret } from "./db/secret.ts";
-import { type Database, openDatabase } from "./db/sqlite.ts";
+import { loadOrCreateSecret, SecretError } from "./db/secret.ts";
+import { type Database, isDamaged, openDatabase, quickCheck } from "./db/sqlite.ts";
 import { ConfigError, parseConfig } from "./domain/config.ts";
 import { createApp, type Lifecycle } from "./routes/app.ts";
+import { drain } from "./routes/drain.ts";
 import { flushStdoutLog } from "./routes/middleware/request_log.ts";
 
 const SHUTDOWN_DEADLINE_MS = 10_000;
 const clock = { now: () => new Date() };
 
+/** Stops start-up with one line (no stack trace) and status 1. */
 function fail(message: string): never {
   console.error(message);
   Deno.exit(1);
 }
+
+const reason = (error: unknown) => error instanceof Error ? error.message : String(error);
 
 let config;
 try {
@@ -27,13 +31,43 @@ try {
   throw error;
 }
 
-mkdirSync(config.dataDir, { recursive: true });
+try {
+  mkdirSync(config.dataDir, { recursive: true });
+  // Written and removed at once: a data directory that cannot be written stops start-up
+  // here, with its reason, rather than at the first write.
+  const probe = join(config.dataDir, `.write-check-${crypto.randomUUID()}`);
+  Deno.writeFileSync(probe, new Uint8Array(), { createNew: true });
+  rmSync(probe);
+} catch (error) {
+  fail(`Cannot start: DATA_DIR ${config.dataDir} cannot be created or written: ${reason(error)}`);
+}
+
+let sessionSecret: string;
+try {
+  sessionSecret = config.sessionSecret ?? loadOrCreateSecret(config.dataDir);
+} catch (error) {
+  if (error instanceof SecretError) fail(error.message);
+  throw error;
+}
+
+const dbPath = join(config.dataDir, "collab.db");
+const damaged = `Cannot start: database is damaged: restore from a backup (${dbPath})`;
 let db: Database;
 try {
-  db = openDatabase(join(config.dataDir, "collab.db"));
+  db = openDatabase(dbPath);
 } catch (error) {
-  fail(`Cannot start: cannot open the database in ${config.dataDir}: ${(error as Error).message}`);
+  if (isDamaged(error)) fail(damaged);
+  fail(`Cannot start: cannot open the database in ${config.dataDir}: ${reason(error)}`);
 }
+// A damaged database is neither served nor written to. It is not closed either: closing
+// checkpoints, which would copy a leftover WAL into the damaged file.
+let problems: string[];
+try {
+  problems = quickCheck(db);
+} catch (error) {
+  fail(`Cannot start: cannot check the database ${dbPath}: ${reason(error)}`);
+}
+if (problems.length > 0) fail(`${damaged}: ${problems[0]}`);
 try {
   const applied = migrate(db, MIGRATIONS_DIR, clock.now);
   if (applied.length > 0) console.log(`migrations applied: ${applied.join(", ")}`);
@@ -42,10 +76,11 @@ try {
   if (error instanceof MigrationError) fail(error.message);
   throw error;
 }
-const sessionSecret = config.sessionSecret ?? loadOrCreateSecret(config.dataDir);
 
 const lifecycle: Lifecycle = { shuttingDown: false };
 const app = createApp({ db, config, clock, lifecycle, sessionSecret });
+const requests = drain(app.fetch, lifecycle);
+
 async function shutdown(signal: string): Promise<void> {
   if (lifecycle.shuttingDown) {
     flushStdoutLog();
@@ -54,18 +89,33 @@ async function shutdown(signal: string): Promise<void> {
   }
   lifecycle.shuttingDown = true;
   console.log(`${signal}: shutting down`);
-  // Event streams never end on their own: close them so in-flight requests can drain.
-  app.services.hub.closeAll();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<void>((resolve) =>
-    timer = setTimeout(resolve, SHUTDOWN_DEADLINE_MS)
-  );
-  await Promise.race([server.shutdown(), deadline]);
-  clearTimeout(timer);
-  await db.close();
+  let code = 0;
+  try {
+    // Event streams never end on their own: close them so in-flight requests can drain.
+    app.services.hub.closeAll();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const deadline = new Promise<void>((resolve) =>
+      timer = setTimeout(resolve, SHUTDOWN_DEADLINE_MS)
+    );
+    // Requests in flight finish first, bodies included (see routes/drain.ts), then the
+    // server stops; both within the one deadline.
+    await Promise.race([requests.drained().then(() => server.shutdown()), deadline]);
+    clearTimeout(timer);
+    const { checkpointError } = await db.close();
+    if (checkpointError) {
+      // Not data loss: every committed write is in the WAL, replayed at the next start.
+      console.error(
+        `cannot checkpoint the database (${checkpointError.message}): ` +
+          "nothing is lost, the write-ahead log keeps every write for the next start",
+      );
+    }
+  } catch (error) {
+    console.error(`Cannot shut down cleanly: ${reason(error)}`);
+    code = 1;
+  }
   flushStdoutLog(); // the request log is buffered
   console.log("stopped");
-  Deno.exit(0);
+  Deno.exit(code);
 }
 
 // Listen for signals before serving, so a signal right after start-up is never lost.
@@ -76,4 +126,4 @@ const server = Deno.serve({
   port: config.port,
   hostname: config.host,
   onListen: ({ hostname, port }) => console.log(`listening on http://${hostname}:${port}`),
-}, app.fetch);
+}, requests.fetch);

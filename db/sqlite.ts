@@ -21,9 +21,29 @@ export interface Database {
    * durable. Each job runs in its own savepoint, so a failing job rolls back alone.
    */
   commit<T>(fn: () => T): Promise<T>;
-  /** Waits for queued group-commit jobs, checkpoints the WAL and closes. */
-  close(): Promise<void>;
+  /**
+   * Records that a write failed for lack of space. True for the first such failure since
+   * a write last succeeded, so that the cause is logged once, not once per request.
+   */
+  noteStorageFull(): boolean;
+  /**
+   * Waits for queued group-commit jobs, checkpoints the WAL and closes. A failed
+   * checkpoint (a full disk) loses nothing: every committed write is in the WAL, which
+   * the next open replays; it is reported, not thrown.
+   */
+  close(): Promise<{ checkpointError: Error | null }>;
 }
+
+/** A write failed because the disk, or the database's size limit, is full. */
+export class StorageFullError extends Error {
+  override name = "StorageFullError";
+}
+
+/** SQLite's message for SQLITE_FULL (node:sqlite exposes no result code). */
+const SQLITE_FULL_MESSAGE = "database or disk is full";
+
+/** SQLite's messages for SQLITE_CORRUPT and SQLITE_NOTADB. */
+const DAMAGED_MESSAGES = new Set(["database disk image is malformed", "file is not a database"]);
 
 interface Job {
   fn: () => unknown;
@@ -42,6 +62,35 @@ export function openDatabase(path: string): Database {
   return createDatabase(sql);
 }
 
+/**
+ * Runs `PRAGMA quick_check`: the problems it finds, none when the database is sound. Reads
+ * only, so a damaged database is left exactly as it was.
+ */
+export function quickCheck(db: Database): string[] {
+  let rows;
+  try {
+    rows = db.sql.prepare("PRAGMA quick_check").all() as Array<{ quick_check: string }>;
+  } catch (error) {
+    if (isDamaged(error)) return [(error as Error).message];
+    throw error;
+  }
+  const problems = rows.map((row) => row.quick_check);
+  return problems.length === 1 && problems[0] === "ok" ? [] : problems;
+}
+
+/** Whether `error` is SQLite saying the file is damaged or not a database at all. */
+export function isDamaged(error: unknown): boolean {
+  return error instanceof Error && DAMAGED_MESSAGES.has(error.message);
+}
+
+/** `error` as a `StorageFullError` when SQLite reported a full disk, else unchanged. */
+function storageError(error: unknown): unknown {
+  if (error instanceof Error && error.message === SQLITE_FULL_MESSAGE) {
+    return new StorageFullError(`Cannot write: ${SQLITE_FULL_MESSAGE}`, { cause: error });
+  }
+  return error;
+}
+
 function createDatabase(sql: DatabaseSync): Database {
   let depth = 0;
   let queue: Job[] = [];
@@ -49,18 +98,31 @@ function createDatabase(sql: DatabaseSync): Database {
   let idle: Promise<void> = Promise.resolve();
   let markIdle: () => void = () => {};
   let closed = false;
+  // True from a write failing for lack of space until a write succeeds.
+  let storageFull = false;
+  // Why the current transaction vanished under a savepoint (see `savepoint`).
+  let lost: unknown = undefined;
+  const totalChanges = sql.prepare("SELECT total_changes() AS n");
+  const changes = () => (totalChanges.get() as { n: number }).n;
 
   function tx<T>(fn: () => T): T {
     if (depth > 0) return savepoint(fn);
+    // Only while writes are failing: did this transaction write something?
+    const before = storageFull ? changes() : 0;
     sql.exec("BEGIN IMMEDIATE");
     depth++;
+    lost = undefined;
     try {
       const result = fn();
+      if (!sql.isTransaction) throw lost ?? new Error("Cannot commit: the transaction ended early");
       sql.exec("COMMIT");
+      if (storageFull && changes() > before) storageFull = false;
       return result;
     } catch (error) {
-      sql.exec("ROLLBACK");
-      throw error;
+      // On some errors (a full disk among them) SQLite has already rolled the whole
+      // transaction back; a ROLLBACK then would fail and hide the cause.
+      if (sql.isTransaction) sql.exec("ROLLBACK");
+      throw storageError(error);
     } finally {
       depth--;
     }
@@ -75,40 +137,61 @@ function createDatabase(sql: DatabaseSync): Database {
       sql.exec(`RELEASE ${name}`);
       return result;
     } catch (error) {
-      sql.exec(`ROLLBACK TO ${name}`);
-      sql.exec(`RELEASE ${name}`);
-      throw error;
+      if (sql.isTransaction) {
+        sql.exec(`ROLLBACK TO ${name}`);
+        sql.exec(`RELEASE ${name}`);
+      } else {
+        // SQLite rolled back the whole transaction: the savepoint is gone, and so is
+        // everything the enclosing transaction did.
+        lost ??= storageError(error);
+      }
+      throw storageError(error);
     } finally {
       depth--;
     }
+  }
+
+  type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+  /**
+   * Runs the jobs of `batch` from `start` in one transaction and settles them; returns
+   * where the next transaction must start (before the end when a job's failure made
+   * SQLite roll back the whole transaction, undoing the jobs before it too).
+   */
+  function commitFrom(batch: Job[], start: number): number {
+    const outcomes: Outcome[] = [];
+    let end = batch.length;
+    try {
+      tx(() => {
+        for (let i = start; i < batch.length; i++) {
+          try {
+            outcomes.push({ ok: true, value: savepoint(batch[i]!.fn) });
+          } catch (error) {
+            outcomes.push({ ok: false, error });
+            if (!sql.isTransaction) {
+              end = i + 1;
+              throw error;
+            }
+          }
+        }
+      });
+    } catch (error) {
+      // The commit itself failed: nothing of these jobs is durable.
+      for (let i = start; i < end; i++) batch[i]!.reject(error);
+      return end;
+    }
+    outcomes.forEach((outcome, i) => {
+      if (outcome.ok) batch[start + i]!.resolve(outcome.value);
+      else batch[start + i]!.reject(outcome.error);
+    });
+    return end;
   }
 
   function flush(): void {
     scheduled = undefined;
     const batch = queue;
     queue = [];
-    const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
-    try {
-      tx(() => {
-        for (const job of batch) {
-          try {
-            outcomes.push({ ok: true, value: savepoint(job.fn) });
-          } catch (error) {
-            outcomes.push({ ok: false, error });
-          }
-        }
-      });
-    } catch (error) {
-      // The commit itself failed: nothing of the batch is durable.
-      for (const job of batch) job.reject(error);
-      markIdle();
-      return;
-    }
-    batch.forEach((job, i) => {
-      const outcome = outcomes[i]!;
-      if (outcome.ok) job.resolve(outcome.value);
-      else job.reject(outcome.error);
-    });
+    for (let next = 0; next < batch.length;) next = commitFrom(batch, next);
     markIdle();
   }
 
@@ -124,17 +207,29 @@ function createDatabase(sql: DatabaseSync): Database {
     });
   }
 
-  async function close(): Promise<void> {
-    if (closed) return;
+  function noteStorageFull(): boolean {
+    const first = !storageFull;
+    storageFull = true;
+    return first;
+  }
+
+  async function close(): Promise<{ checkpointError: Error | null }> {
+    if (closed) return { checkpointError: null };
     closed = true;
     if (scheduled !== undefined) {
       clearTimeout(scheduled);
       flush();
     }
     await idle;
-    sql.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+    let checkpointError: Error | null = null;
+    try {
+      sql.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+    } catch (error) {
+      checkpointError = error instanceof Error ? error : new Error(String(error));
+    }
     sql.close();
+    return { checkpointError };
   }
 
-  return { sql, tx, commit, close };
+  return { sql, tx, commit, noteStorageFull, close };
 }

@@ -1,4 +1,5 @@
 /** The typed errors domain code throws; routes map them to HTTP, `soap/` to faults. */
+import { StorageFullError } from "../db/sqlite.ts";
 
 /** The kinds of failure a domain operation reports. */
 export type ErrorCode =
@@ -35,4 +36,17 @@ export class DomainError extends Error {
 /** A `validation` error for one field. */
 export function invalid(field: string, message: string): DomainError {
   return new DomainError("validation", message, { details: { [field]: message } });
+}
+
+/** What a caller is told when a write failed because the server's disk is full. */
+export const STORAGE_FULL_MESSAGE = "Cannot save: the server's disk is full";
+
+/**
+ * Whether `error` means the disk is full: SQLite's (`StorageFullError`) or the operating
+ * system's when file bytes are written (ENOSPC, or EDQUOT for a quota).
+ */
+export function isStorageFull(error: unknown): boolean {
+  if (error instanceof StorageFullError) return true;
+  const code = (error as { code?: unknown } | null)?.code;
+  return error instanceof Error && (code === "ENOSPC" || code === "EDQUOT");
 }

@@ -5,6 +5,7 @@ import type { Clock } from "../domain/clock.ts";
 import type { Config } from "../domain/config.ts";
 import type { CreditScoreLookup } from "../domain/loan.ts";
 import type { PasswordHasher } from "../domain/passwords.ts";
+import { isStorageFull } from "../domain/errors.ts";
 import { createServices, type Services } from "../domain/services.ts";
 import { soapEndpoints } from "../soap/endpoint.ts";
 import { activityRoutes } from "./api/activity.ts";
@@ -30,6 +31,7 @@ import { headWithoutBody } from "./middleware/head.ts";
 import { UnreadableForm } from "./pages/forms.ts";
 import { securityHeaders } from "./middleware/security_headers.ts";
 import { pageCtx } from "./pages/context.ts";
+import { storageFullPage } from "./pages/error_pages.tsx";
 import { pages } from "./pages/pages.ts";
 import { notFound } from "./pages/project_pages.tsx";
 import { requireApiSession, session } from "./middleware/session.ts";
@@ -78,10 +80,23 @@ export function createApp(deps: AppDeps): App {
     ...(deps.hasher ? { hasher: deps.hasher } : {}),
     ...(deps.creditScore ? { creditScore: deps.creditScore } : {}),
   });
+  /**
+   * Logs an unexpected error. A full disk fails every write until space is freed: its cause
+   * is logged when writes start failing, not once per failed request.
+   */
+  const report = (error: unknown) => {
+    if (isStorageFull(error)) {
+      if (deps.db.noteStorageFull()) {
+        log(`error: the disk is full, writes fail until space is freed: ${describe(error)}`);
+      }
+      return;
+    }
+    log(`error: ${describe(error)}`);
+  };
   const soap = soapEndpoints(services.loan, {
     namespace: deps.config.soapNamespace,
     baseUrl: deps.config.baseUrl,
-    onError: (error) => log(`error: ${error instanceof Error ? error.message : String(error)}`),
+    onError: report,
   });
 
   const app = new OpenAPIHono<AppEnv>();
@@ -142,7 +157,7 @@ export function createApp(deps: AppDeps): App {
     return notFound(c, pageCtx(c, services));
   });
   app.onError((error, c) => {
-    if (c.req.path.startsWith("/api/")) return errorResponse(c, error, log);
+    if (c.req.path.startsWith("/api/")) return errorResponse(c, error, report);
     if (error instanceof UnreadableForm) {
       // A client's mistake (or probe), not the server's: 400, and no error log line.
       return c.html(
@@ -150,7 +165,8 @@ export function createApp(deps: AppDeps): App {
         400,
       );
     }
-    log(`error: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`);
+    report(error);
+    if (isStorageFull(error)) return storageFullPage(c, pageCtx(c, services));
     return c.html("<!DOCTYPE html><title>Error</title><h1>Something went wrong.</h1>", 500);
   });
   // /hello and /loan skip the router (same log line, same security headers).
@@ -161,4 +177,9 @@ export function createApp(deps: AppDeps): App {
     hsts: deps.config.baseUrl?.startsWith("https:") ?? false,
   });
   return { fetch, request: requestVia(fetch), services };
+}
+
+/** An error's log text. */
+function describe(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }

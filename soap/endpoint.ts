@@ -2,7 +2,7 @@
  * The HTTP side of the SOAP services: documents on GET, envelopes on POST. Works on plain
  * `Request`/`Response`, so the router only mounts it.
  */
-import { DomainError } from "../domain/errors.ts";
+import { DomainError, isStorageFull, STORAGE_FULL_MESSAGE } from "../domain/errors.ts";
 import { greet } from "../domain/greeting.ts";
 import type { LoanService } from "../domain/loan.ts";
 import {
@@ -138,6 +138,7 @@ export function soapEndpoint(
     } else if (error instanceof DomainError) {
       message = error.message;
     } else {
+      if (isStorageFull(error)) message = STORAGE_FULL_MESSAGE;
       options.onError?.(error);
     }
     return xml(encodeFault(code, message), 500);

@@ -2,7 +2,12 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { DomainError, type ErrorCode } from "../../domain/errors.ts";
+import {
+  DomainError,
+  type ErrorCode,
+  isStorageFull,
+  STORAGE_FULL_MESSAGE,
+} from "../../domain/errors.ts";
 
 /** The JSON error body. */
 export interface ErrorBody {
@@ -29,8 +34,15 @@ export function errorBody(
   return { error: { code, message, ...(details ? { details } : {}) } };
 }
 
-/** Answers `error` as JSON; unexpected errors are logged and become a bare 500. */
-export function errorResponse(c: Context, error: unknown, log: (line: string) => void): Response {
+/**
+ * Answers `error` as JSON. A full disk is 507 `insufficient_storage`; other unexpected
+ * errors become a bare 500. Both go to `report` (which logs them).
+ */
+export function errorResponse(
+  c: Context,
+  error: unknown,
+  report: (error: unknown) => void,
+): Response {
   if (error instanceof DomainError) {
     if (error.retryAfter !== undefined) c.header("Retry-After", String(error.retryAfter));
     return c.json(errorBody(error.code, error.message, error.details), STATUS[error.code]);
@@ -45,6 +57,9 @@ export function errorResponse(c: Context, error: unknown, log: (line: string) =>
     const message = error.message || "Bad request";
     return c.json(errorBody("validation", message, { body: message }), 400);
   }
-  log(`error: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`);
+  report(error);
+  if (isStorageFull(error)) {
+    return c.json(errorBody("insufficient_storage", STORAGE_FULL_MESSAGE), 507);
+  }
   return c.json(errorBody("internal", "Internal server error"), 500);
 }

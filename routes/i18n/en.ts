@@ -403,6 +403,9 @@ export const en = {
   "error.notFoundTitle": "Page not found",
   "error.conflict": "This conflicts with the current state.",
   "error.generic": "Something went wrong.",
+  "error.storageFullTitle": "The server's disk is full",
+  "error.storageFull":
+    "Your change was not saved because the server has run out of disk space. Reading still works; please try again once an administrator has freed space.",
   "common.created": "Created",
   "common.cancel": "Cancel",
   "common.back": "Back",

@@ -405,6 +405,9 @@ export const ja: Messages = {
   "error.notFoundTitle": "ページが見つかりません",
   "error.conflict": "現在の状態と矛盾するため実行できません。",
   "error.generic": "問題が発生しました。",
+  "error.storageFullTitle": "サーバーのディスクがいっぱいです",
+  "error.storageFull":
+    "サーバーのディスク容量が不足しているため、変更は保存されませんでした。閲覧は引き続き可能です。管理者が空き容量を確保した後で、もう一度お試しください。",
   "common.created": "作成日",
   "common.cancel": "キャンセル",
   "common.back": "戻る",

@@ -1,6 +1,7 @@
 /** The transaction helpers: nesting, rollback, and group commit's per-job isolation. */
 import assert from "node:assert/strict";
-import { openDatabase } from "../../db/sqlite.ts";
+import { join } from "node:path";
+import { type Database, openDatabase, quickCheck, StorageFullError } from "../../db/sqlite.ts";
 
 function memory() {
   const db = openDatabase(":memory:");
@@ -8,7 +9,7 @@ function memory() {
   return db;
 }
 
-const values = (db: ReturnType<typeof memory>) =>
+const values = (db: Database) =>
   (db.sql.prepare("SELECT x FROM t ORDER BY x").all() as Array<{ x: number }>).map((r) => r.x);
 
 Deno.test("tx commits on success and rolls back everything on a throw, nested ones too", async () => {
@@ -54,4 +55,116 @@ Deno.test("close waits for queued jobs and later writes are refused", async () =
   await db.close();
   await pending;
   await assert.rejects(db.commit(() => 1), /database is closed/);
+});
+
+/** A database file whose size is capped at its current pages: SQLite then answers SQLITE_FULL. */
+async function cappedFile() {
+  const dir = await Deno.makeTempDir({ prefix: "sqlite-test-" });
+  const db = openDatabase(join(dir, "t.db"));
+  db.sql.exec("CREATE TABLE t (x INTEGER UNIQUE, pad BLOB)");
+  const fill = (on: boolean) => {
+    const { page_count } = db.sql.prepare("PRAGMA page_count").get() as { page_count: number };
+    db.sql.exec(`PRAGMA max_page_count = ${on ? page_count : 1_000_000}`);
+  };
+  fill(true);
+  return {
+    db,
+    dir,
+    /** Caps the file at its current size (true) or lifts the cap (false). */
+    fill,
+    async close() {
+      await db.close();
+      await Deno.remove(dir, { recursive: true });
+    },
+  };
+}
+
+const big = "INSERT INTO t VALUES (?, randomblob(100000))";
+const small = "INSERT INTO t (x) VALUES (?)";
+
+Deno.test("a full disk inside tx throws the real cause, rolls back and leaves the database usable", async () => {
+  const f = await cappedFile();
+  try {
+    const { db } = f;
+    assert.throws(
+      () => db.tx(() => db.sql.prepare(big).run(1)),
+      (error: unknown) =>
+        error instanceof StorageFullError && /database or disk is full/.test(error.message),
+    );
+    // Nested: SQLite rolls the whole transaction back, savepoint and all.
+    assert.throws(() =>
+      db.tx(() => {
+        db.sql.prepare(small).run(2);
+        db.tx(() => db.sql.prepare(big).run(3));
+      }), StorageFullError);
+    assert.deepEqual(values(db), []);
+    assert.equal(db.sql.isTransaction, false);
+    f.fill(false);
+    db.tx(() => db.sql.prepare(big).run(4));
+    assert.deepEqual(values(db), [4]);
+  } finally {
+    await f.close();
+  }
+});
+
+Deno.test("a full disk in group commit fails the jobs it undid and commits the later ones apart", async () => {
+  const f = await cappedFile();
+  try {
+    const { db } = f;
+    const results = await Promise.allSettled([
+      db.commit(() => db.sql.prepare(small).run(10)),
+      db.commit(() => db.sql.prepare(big).run(11)),
+      db.commit(() => db.sql.prepare(small).run(12)),
+    ]);
+    assert.deepEqual(results.map((r) => r.status), ["rejected", "rejected", "fulfilled"]);
+    for (const r of results.slice(0, 2)) {
+      assert.ok((r as PromiseRejectedResult).reason instanceof StorageFullError);
+    }
+    // The first job's row went with the transaction the second one's failure undid.
+    assert.deepEqual(values(db), [12]);
+  } finally {
+    await f.close();
+  }
+});
+
+Deno.test("noteStorageFull is true once per episode: again only after a write succeeded", async () => {
+  const f = await cappedFile();
+  try {
+    const { db } = f;
+    assert.equal(db.noteStorageFull(), true);
+    assert.equal(db.noteStorageFull(), false);
+    db.tx(() => db.sql.prepare("SELECT count(*) FROM t").get()); // a read is not a write
+    assert.equal(db.noteStorageFull(), false);
+    await db.commit(() => db.sql.prepare(small).run(20));
+    assert.equal(db.noteStorageFull(), true);
+    db.tx(() => db.sql.prepare(small).run(21));
+    assert.equal(db.noteStorageFull(), true);
+  } finally {
+    await f.close();
+  }
+});
+
+Deno.test("close reports a failed checkpoint instead of throwing, and the WAL keeps every write", async () => {
+  const f = await cappedFile();
+  const path = join(f.dir, "t.db");
+  try {
+    const { db } = f;
+    db.tx(() => db.sql.prepare(small).run(30));
+    // An open read keeps the checkpoint from running, as a full disk would.
+    const reading = db.sql.prepare("SELECT x FROM t").iterate();
+    reading.next();
+    const { checkpointError } = await db.close();
+    assert.match(checkpointError?.message ?? "", /locked/);
+    const again = openDatabase(path);
+    assert.deepEqual(values(again), [30]);
+    await again.close();
+  } finally {
+    await Deno.remove(f.dir, { recursive: true });
+  }
+});
+
+Deno.test("quickCheck finds nothing in a sound database", async () => {
+  const db = memory();
+  assert.deepEqual(quickCheck(db), []);
+  await db.close();
 });

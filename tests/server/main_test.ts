@@ -10,21 +10,40 @@ interface Running {
   child: Deno.ChildProcess;
   baseUrl: string;
   lines: string[];
+  /** Resolves with the first output line (past or future) matching `pattern`. */
+  waitFor(pattern: RegExp): Promise<string>;
   /** Resolves with all stdout+stderr lines and the status once the process ends. */
   done: Promise<{ code: number; lines: string[] }>;
 }
 
-function spawn(env: Record<string, string>): Deno.ChildProcess {
-  return new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--allow-net",
-      "--allow-read",
-      "--allow-write",
-      "--allow-env",
-      "--allow-sys",
-      MAIN,
-    ],
+const DENO_RUN = [
+  "run",
+  "--allow-net",
+  "--allow-read",
+  "--allow-write",
+  "--allow-env",
+  "--allow-sys",
+  MAIN,
+];
+
+/**
+ * Runs main.ts; with `maxFileBytes`, no file it writes may grow past that size (as on a full
+ * disk: writes beyond it fail). The limit is set by `prlimit` in a shell that ignores
+ * SIGXFSZ, so a write past it fails instead of killing the process.
+ */
+function spawn(env: Record<string, string>, maxFileBytes?: number): Deno.ChildProcess {
+  const deno = [Deno.execPath(), ...DENO_RUN];
+  const [command, ...args] = maxFileBytes === undefined ? deno : [
+    "sh",
+    "-c",
+    `trap '' XFSZ; exec prlimit --fsize=${maxFileBytes} "$@"`,
+    "sh",
+    ...deno.slice(0, 2),
+    "--no-code-cache", // Deno's own cache files must not meet the limit
+    ...deno.slice(2),
+  ];
+  return new Deno.Command(command!, {
+    args,
     env: { HOST: "127.0.0.1", PORT: "0", NO_COLOR: "1", ...env },
     stdout: "piped",
     stderr: "piped",
@@ -49,37 +68,37 @@ async function collect(
   if (rest) lines.push(rest);
 }
 
-async function start(env: Record<string, string>): Promise<Running> {
-  const child = spawn(env);
+async function start(env: Record<string, string>, maxFileBytes?: number): Promise<Running> {
+  const child = spawn(env, maxFileBytes);
   const lines: string[] = [];
-  let listening: (url: string) => void = () => {};
-  const ready = new Promise<string>((resolve) => listening = resolve);
-  const out = collect(child.stdout, lines, (line) => {
-    const m = /^listening on (http:\/\/\S+)/.exec(line);
-    if (m) listening(m[1]!);
-  });
-  const err = collect(child.stderr, lines);
+  const waiters: Array<{ pattern: RegExp; resolve: (line: string) => void }> = [];
+  const onLine = (line: string) => {
+    for (const w of waiters.filter((w) => w.pattern.test(line))) {
+      waiters.splice(waiters.indexOf(w), 1);
+      w.resolve(line);
+    }
+  };
+  const waitFor = (pattern: RegExp) => {
+    const seen = lines.find((line) => pattern.test(line));
+    if (seen !== undefined) return Promise.resolve(seen);
+    return new Promise<string>((resolve) => waiters.push({ pattern, resolve }));
+  };
+  const ready = waitFor(/^listening on http:\/\/\S+/);
+  const out = collect(child.stdout, lines, onLine);
+  const err = collect(child.stderr, lines, onLine);
   const done = (async () => {
     const status = await child.status;
     await Promise.all([out, err]);
-    listening("");
+    for (const w of waiters.splice(0)) w.resolve("");
     return { code: status.code, lines };
   })();
-  const baseUrl = await ready;
-  return { child, baseUrl, lines, done };
+  const baseUrl = (await ready).replace(/^listening on /, "");
+  return { child, baseUrl, lines, waitFor, done };
 }
 
 async function run(env: Record<string, string>): Promise<{ code: number; output: string }> {
   const result = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--allow-net",
-      "--allow-read",
-      "--allow-write",
-      "--allow-env",
-      "--allow-sys",
-      MAIN,
-    ],
+    args: DENO_RUN,
     env: { HOST: "127.0.0.1", PORT: "0", NO_COLOR: "1", ...env },
   }).output();
   const decode = (b: Uint8Array) => new TextDecoder().decode(b);
@@ -233,6 +252,293 @@ Deno.test("SIGTERM with event streams open ends the streams and exits 0", async 
     const { code, lines } = await server.done;
     assert.equal(code, 0, lines.join("\n"));
     assert.ok(lines.includes("stopped"), lines.join("\n"));
+  } finally {
+    await Deno.remove(dataDir, { recursive: true });
+  }
+});
+
+/** Registers an account on a running server and returns its `Cookie` header. */
+async function registerAt(baseUrl: string, email = "ann@example.com"): Promise<string> {
+  const res = await fetch(`${baseUrl}/api/auth/register`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ email, password: "correct horse battery", displayName: "Ann" }),
+  });
+  assert.equal(res.status, 201, await res.text());
+  return res.headers.getSetCookie()[0]!.split(";")[0]!;
+}
+
+/** Creates a project on a running server; returns the response's status and body. */
+async function createProjectAt(
+  baseUrl: string,
+  cookie: string,
+  body: { name: string; description?: string },
+): Promise<{ status: number; json: { project: { id: number } } }> {
+  const res = await fetch(`${baseUrl}/api/projects`, {
+    method: "POST",
+    headers: { "content-type": "application/json", cookie },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, json: await res.json() };
+}
+
+/** Concatenates byte arrays. */
+function concat(...parts: Array<Uint8Array | string>): Uint8Array {
+  const chunks = parts.map((p) => typeof p === "string" ? new TextEncoder().encode(p) : p);
+  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.length;
+  }
+  return out;
+}
+
+/**
+ * A request sent by hand over TCP: the head with `Expect: 100-continue`, then the body in
+ * two parts, so a test can act between them.
+ */
+class SlowRequest {
+  readonly #conn: Deno.Conn;
+  readonly #body: Uint8Array;
+
+  private constructor(conn: Deno.Conn, body: Uint8Array) {
+    this.#conn = conn;
+    this.#body = body;
+  }
+
+  /** Sends the head and the first `sent` bytes of `body` once the server asks for it. */
+  static async begin(
+    baseUrl: string,
+    head: string,
+    body: Uint8Array,
+    sent: number,
+  ): Promise<SlowRequest> {
+    const { hostname, port } = new URL(baseUrl);
+    const conn = await Deno.connect({ hostname, port: Number(port) });
+    await conn.write(new TextEncoder().encode(
+      `${head}\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\n` +
+        "Connection: close\r\n\r\n",
+    ));
+    // "100 Continue" comes once the handler reads the body: the request is in flight.
+    const buf = new Uint8Array(256);
+    const n = await conn.read(buf);
+    assert.match(new TextDecoder().decode(buf.subarray(0, n ?? 0)), /^HTTP\/1\.1 100 Continue/);
+    await conn.write(body.subarray(0, sent));
+    const request = new SlowRequest(conn, body);
+    request.#sent = sent;
+    return request;
+  }
+
+  #sent = 0;
+
+  /** Sends the rest of the body and reads the whole answer. */
+  async finish(): Promise<string> {
+    await this.#conn.write(this.#body.subarray(this.#sent));
+    let text = "";
+    const buf = new Uint8Array(16384);
+    for (;;) {
+      const n = await this.#conn.read(buf);
+      if (n === null) break;
+      text += new TextDecoder().decode(buf.subarray(0, n));
+    }
+    this.#conn.close();
+    return text;
+  }
+}
+
+/** A one-pixel PNG. */
+const PNG = Uint8Array.from(
+  atob(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+  ),
+  (c) => c.charCodeAt(0),
+);
+
+Deno.test("SIGTERM while request bodies are still arriving: each is answered as usual, then exit 0", async () => {
+  const dataDir = await Deno.makeTempDir({ prefix: "main-test-" });
+  try {
+    const server = await start({ DATA_DIR: dataDir });
+    const { baseUrl } = server;
+    const cookie = await registerAt(baseUrl);
+    const project = await createProjectAt(baseUrl, cookie, { name: "Files" });
+    assert.equal(project.status, 201);
+    const head = (path: string, type: string) =>
+      `POST ${path} HTTP/1.1\r\nHost: ${new URL(baseUrl).host}\r\nOrigin: ${baseUrl}\r\n` +
+      `Cookie: ${cookie}\r\nContent-Type: ${type}`;
+    const json = new TextEncoder().encode(JSON.stringify({ name: "Slow" }));
+    const post = await SlowRequest.begin(
+      baseUrl,
+      head("/api/projects", "application/json"),
+      json,
+      5,
+    );
+    const boundary = "slow-boundary";
+    const multipart = concat(
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\n`,
+      "Content-Type: image/png\r\n\r\n",
+      PNG,
+      `\r\n--${boundary}--\r\n`,
+    );
+    const upload = await SlowRequest.begin(
+      baseUrl,
+      head(
+        `/api/projects/${project.json.project.id}/files`,
+        `multipart/form-data; boundary=${boundary}`,
+      ),
+      multipart,
+      60,
+    );
+    server.child.kill("SIGTERM");
+    await server.waitFor(/^SIGTERM: shutting down$/);
+    // A request that comes now is refused, as a closed listener would refuse it.
+    const late = await fetch(`${baseUrl}/api/projects`, { headers: { cookie } });
+    assert.equal(late.status, 503);
+    assert.equal((await late.json()).error.code, "unavailable");
+
+    const posted = await post.finish();
+    assert.match(posted, /^HTTP\/1\.1 201 /, posted);
+    assert.match(posted, /"name":"Slow"/);
+    const uploaded = await upload.finish();
+    assert.match(uploaded, /^HTTP\/1\.1 201 /, uploaded);
+    assert.match(uploaded, /"name":"a\.png"/);
+    const { code, lines } = await server.done;
+    assert.equal(code, 0, lines.join("\n"));
+    assert.ok(!lines.some((l) => l.startsWith("error")), lines.join("\n"));
+    assert.ok(lines.includes("stopped"), lines.join("\n"));
+  } finally {
+    await Deno.remove(dataDir, { recursive: true });
+  }
+});
+
+Deno.test("SIGTERM on a full disk: the failed checkpoint is one line, exit 0, and every write is there next start", async () => {
+  const dataDir = await Deno.makeTempDir({ prefix: "main-test-" });
+  const path = join(dataDir, "collab.db");
+  try {
+    const first = await start({ DATA_DIR: dataDir });
+    const cookie = await registerAt(first.baseUrl);
+    first.child.kill("SIGTERM");
+    assert.equal((await first.done).code, 0);
+    // Room for the WAL to take new writes, none for the database file to grow into when
+    // the checkpoint copies them over.
+    const { size } = await Deno.stat(path);
+    const full = await start({ DATA_DIR: dataDir }, size + 8192);
+    assert.ok(full.baseUrl, full.lines.join("\n"));
+    for (const name of ["One", "Two", "Three"]) {
+      const res = await createProjectAt(full.baseUrl, cookie, {
+        name,
+        description: "x".repeat(10_000),
+      });
+      assert.equal(res.status, 201);
+    }
+    full.child.kill("SIGTERM");
+    const { code, lines } = await full.done;
+    assert.equal(code, 0, lines.join("\n"));
+    const warnings = lines.filter((l) => l.startsWith("cannot checkpoint the database"));
+    assert.equal(warnings.length, 1, lines.join("\n"));
+    assert.match(warnings[0]!, /nothing is lost/);
+    assert.ok(lines.includes("stopped"), lines.join("\n"));
+    assert.ok(!lines.some((l) => /^\s+at /.test(l)), "no stack trace");
+
+    // With room again, the next start replays the WAL: every acknowledged write is there.
+    const again = await start({ DATA_DIR: dataDir });
+    const list = await fetch(`${again.baseUrl}/api/projects`, { headers: { cookie } });
+    const names = (await list.json()).items.map((p: { name: string }) => p.name).sort();
+    assert.deepEqual(names, ["One", "Three", "Two"]);
+    again.child.kill("SIGTERM");
+    assert.equal((await again.done).code, 0);
+    const db = new DatabaseSync(path);
+    assert.deepEqual({ ...db.prepare("PRAGMA integrity_check").get() }, { integrity_check: "ok" });
+    db.close();
+  } finally {
+    await Deno.remove(dataDir, { recursive: true });
+  }
+});
+
+Deno.test("a damaged database stops start-up with one line, exit 1, and is not written to", async () => {
+  const dataDir = await Deno.makeTempDir({ prefix: "main-test-" });
+  const path = join(dataDir, "collab.db");
+  try {
+    const first = await start({ DATA_DIR: dataDir });
+    const cookie = await registerAt(first.baseUrl);
+    for (const name of ["One", "Two", "Three", "Four"]) {
+      assert.equal((await createProjectAt(first.baseUrl, cookie, { name })).status, 201);
+    }
+    first.child.kill("SIGTERM");
+    assert.equal((await first.done).code, 0);
+    // Bytes overwritten in the middle of the file, as a bad disk or a stray write would.
+    const bytes = await Deno.readFile(path);
+    const middle = Math.floor(bytes.length / 2 / 4096) * 4096;
+    bytes.fill(0xa5, middle - 4 * 4096, middle + 4 * 4096);
+    await Deno.writeFile(path, bytes);
+    const check = new DatabaseSync(path, { readOnly: true });
+    let verdict;
+    try {
+      verdict = check.prepare("PRAGMA integrity_check").all().map((r) => r.integrity_check);
+    } catch (error) {
+      verdict = [(error as Error).message];
+    }
+    check.close();
+    assert.notDeepEqual(verdict, ["ok"]);
+
+    const { code, output } = await run({ DATA_DIR: dataDir });
+    assert.equal(code, 1, output);
+    assert.match(output, /^Cannot start: database is damaged: restore from a backup \(/);
+    assert.equal(output.trim().split("\n").length, 1, output);
+    assert.deepEqual(await Deno.readFile(path), bytes);
+  } finally {
+    await Deno.remove(dataDir, { recursive: true });
+  }
+});
+
+Deno.test("a DATA_DIR that cannot be created or written stops start-up with one line and exit 1", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "main-test-" });
+  try {
+    const file = join(dir, "a-file");
+    await Deno.writeTextFile(file, "not a directory");
+    // Below a plain file nothing can be created; in /proc no file can be (root included).
+    for (const dataDir of [join(file, "data"), "/proc"]) {
+      const { code, output } = await run({ DATA_DIR: dataDir });
+      assert.equal(code, 1, output);
+      assert.match(output, /^Cannot start: DATA_DIR \S+ cannot be created or written: /);
+      assert.equal(output.trim().split("\n").length, 1, output);
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("an empty or short session-secret file stops start-up with one line saying what to do", async () => {
+  for (const [content, problem] of [["", "is empty"], ["abc\n", "is shorter than 32"]]) {
+    const dataDir = await Deno.makeTempDir({ prefix: "main-test-" });
+    try {
+      await Deno.writeTextFile(join(dataDir, "session_secret"), content!);
+      const { code, output } = await run({ DATA_DIR: dataDir });
+      assert.equal(code, 1, output);
+      assert.match(output, new RegExp(`^Cannot start: the session secret \\S+ ${problem}`));
+      assert.match(output, /restore it from a backup, or delete it/);
+      assert.equal(output.trim().split("\n").length, 1, output);
+      // Refused before anything was written: no database, the file as it was.
+      assert.deepEqual([...Deno.readDirSync(dataDir)].map((e) => e.name), ["session_secret"]);
+      assert.equal(await Deno.readTextFile(join(dataDir, "session_secret")), content);
+    } finally {
+      await Deno.remove(dataDir, { recursive: true });
+    }
+  }
+});
+
+Deno.test("the generated session secret is written whole, kept across restarts, with no temporary left", async () => {
+  const dataDir = await Deno.makeTempDir({ prefix: "main-test-" });
+  try {
+    for (let i = 0; i < 2; i++) {
+      const server = await start({ DATA_DIR: dataDir });
+      server.child.kill("SIGTERM");
+      assert.equal((await server.done).code, 0);
+    }
+    const secret = await Deno.readTextFile(join(dataDir, "session_secret"));
+    assert.match(secret, /^[0-9a-f]{64}\n$/);
+    const names = [...Deno.readDirSync(dataDir)].map((e) => e.name).sort();
+    assert.deepEqual(names, ["collab.db", "session_secret"]);
   } finally {
     await Deno.remove(dataDir, { recursive: true });
   }

@@ -841,3 +841,29 @@ Deno.test("POST /api/auth/login while the hasher is busy is 429 and does not cou
     await t.close();
   }
 });
+
+Deno.test("every answer that sets or clears the session cookie is Cache-Control: no-store", async () => {
+  const t = await testApp();
+  try {
+    const registered = await api(t, "POST", "/api/auth/register", {
+      body: { email: "ada@example.com", password: PASSWORD, displayName: "Ada" },
+    });
+    const loggedIn = await api(t, "POST", "/api/auth/login", {
+      body: { email: "ada@example.com", password: PASSWORD },
+    });
+    const loggedOut = await api(t, "POST", "/api/auth/logout", {
+      cookie: sessionFrom(loggedIn),
+    });
+    for (
+      const [what, res] of [["register", registered], ["login", loggedIn], [
+        "logout",
+        loggedOut,
+      ]] as const
+    ) {
+      assert.ok(cookieNamed(res, "session"), `${what} sets the session cookie`);
+      assert.equal(res.headers.get("cache-control"), "no-store", what);
+    }
+  } finally {
+    await t.close();
+  }
+});

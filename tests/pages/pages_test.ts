@@ -289,3 +289,36 @@ Deno.test("static files are served with a type and an ETag", async () => {
     await t.close();
   }
 });
+
+Deno.test("the register, login and logout forms answer Cache-Control: no-store with the session cookie", async () => {
+  const t = await testApp();
+  try {
+    const registered = await t.app.request(
+      "/register",
+      form({ displayName: "Ann", email: "ann@example.com", password: "password-ann" }),
+    );
+    const loggedIn = await t.app.request(
+      "/login",
+      form({ email: "ann@example.com", password: "password-ann", next: "/" }),
+    );
+    const loggedOut = await t.app.request("/logout", {
+      ...form({}),
+      headers: {
+        "content-type": "application/x-www-form-urlencoded",
+        cookie: cookiesOf(loggedIn),
+      },
+    });
+    for (
+      const [what, res] of [["register", registered], ["login", loggedIn], [
+        "logout",
+        loggedOut,
+      ]] as const
+    ) {
+      assert.equal(res.status, 303, what);
+      assert.ok(res.headers.getSetCookie().some((c) => c.startsWith("session=")), what);
+      assert.equal(res.headers.get("cache-control"), "no-store", what);
+    }
+  } finally {
+    await t.close();
+  }
+});

@@ -71,10 +71,10 @@ export const ProfileSchema = z.object({
   locale: z.enum(["en", "ja"]).optional(),
 }).openapi("ProfileInput");
 
-/** Project creation input. */
+/** Project creation input; a `null` description is an empty one. */
 export const ProjectInputSchema = z.object({
   name: z.string().trim().min(1, "Cannot be blank").max(200),
-  description: z.string().max(10_000).optional(),
+  description: z.string().max(10_000).nullable().optional(),
 }).openapi("ProjectInput");
 
 /** A member to add. */

@@ -15,7 +15,7 @@ import type { Clock } from "./clock.ts";
 import { DomainError, invalid } from "./errors.ts";
 import type { PasswordHasher } from "./passwords.ts";
 import type { Sessions } from "./sessions.ts";
-import type { LoginThrottle } from "./throttle.ts";
+import type { LoginThrottle, RegistrationThrottle } from "./throttle.ts";
 
 /** A user as the API shows it: never a hash. */
 export interface PublicUser {
@@ -60,6 +60,7 @@ export interface AccountDeps {
   clock: Clock;
   hasher: PasswordHasher;
   throttle: LoginThrottle;
+  registrations: RegistrationThrottle;
   sessions: Sessions;
   /** Called when a user's sessions end (to close their event streams). */
   onSessionsEnded?: (userId: number) => void;
@@ -86,27 +87,42 @@ export function createAccounts(deps: AccountDeps) {
   }
 
   return {
-    /** Creates an account (the very first one is an admin) and logs it in. */
+    /**
+     * Creates an account (the very first one is an admin) and logs it in. Accepted
+     * registrations are limited per client `address` (checked before any hashing).
+     */
     async register(
       input: { email: string; password: string; displayName: string },
+      address: string,
     ): Promise<LoggedIn> {
       const email = normaliseEmail(input.email);
       const displayName = input.displayName.trim();
       if (!displayName) throw invalid("displayName", "Display name cannot be blank");
-      if (findUserByEmail(db, email)) {
+      const attempt = deps.registrations.begin(address);
+      let user: UserRow | null;
+      try {
+        if (findUserByEmail(db, email)) {
+          throw new DomainError("conflict", "An account with this email already exists");
+        }
+        const passwordHash = await deps.hasher.hash(input.password);
+        user = db.tx(() =>
+          insertUser(db, {
+            email,
+            displayName,
+            passwordHash,
+            role: countUsers(db) === 0 ? "admin" : "member",
+            createdAt: clock.now().toISOString(),
+          })
+        );
+      } catch (error) {
+        attempt.abandoned();
+        throw error;
+      }
+      if (!user) {
+        attempt.abandoned();
         throw new DomainError("conflict", "An account with this email already exists");
       }
-      const passwordHash = await deps.hasher.hash(input.password);
-      const user = db.tx(() =>
-        insertUser(db, {
-          email,
-          displayName,
-          passwordHash,
-          role: countUsers(db) === 0 ? "admin" : "member",
-          createdAt: clock.now().toISOString(),
-        })
-      );
-      if (!user) throw new DomainError("conflict", "An account with this email already exists");
+      attempt.accepted();
       return { user: publicUser(user), cookie: await deps.sessions.issue(user.id) };
     },
 

@@ -20,6 +20,8 @@ export interface Config {
   /** Event streams allowed in all, and per user. */
   sseMaxStreams: number;
   sseMaxStreamsPerUser: number;
+  /** Registrations accepted from one client address within any hour. */
+  registerLimitPerHour: number;
 }
 
 /** The configuration variables, their defaults and meanings (the README lists them). */
@@ -35,6 +37,11 @@ export const CONFIG_VARIABLES = [
   ["SSE_HEARTBEAT_MS", "15000", "event-stream heartbeat interval"],
   ["SSE_MAX_STREAMS", "1000", "open event streams allowed in all (then 429)"],
   ["SSE_MAX_STREAMS_PER_USER", "10", "open event streams allowed per user (then 429)"],
+  [
+    "REGISTER_LIMIT_PER_HOUR",
+    "20",
+    "registrations accepted from one client address per hour (then 429)",
+  ],
 ] as const;
 
 /** Thrown when the environment holds invalid values; lists every problem. */
@@ -104,6 +111,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   const sseHeartbeatMs = integer("SSE_HEARTBEAT_MS", 15000, 10, 3_600_000);
   const sseMaxStreams = integer("SSE_MAX_STREAMS", 1000, 1, 100_000);
   const sseMaxStreamsPerUser = integer("SSE_MAX_STREAMS_PER_USER", 10, 1, 100_000);
+  const registerLimitPerHour = integer("REGISTER_LIMIT_PER_HOUR", 20, 1, 1_000_000);
 
   if (problems.length > 0) throw new ConfigError(problems);
   return {
@@ -118,5 +126,6 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     sseHeartbeatMs,
     sseMaxStreams,
     sseMaxStreamsPerUser,
+    registerLimitPerHour,
   };
 }

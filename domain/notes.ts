@@ -60,7 +60,7 @@ export function createNotes(ctx: DomainContext) {
       input: {
         title: string;
         body: string;
-        tags?: string[] | undefined;
+        tags?: string[] | null | undefined;
         pinned?: boolean | undefined;
       },
     ): Note {

@@ -86,7 +86,10 @@ export function createProjects(deps: {
     },
 
     /** Creates a project with the caller as its owner. */
-    create(actor: Actor, input: { name: string; description?: string | undefined }): Project {
+    create(
+      actor: Actor,
+      input: { name: string; description?: string | null | undefined },
+    ): Project {
       const name = cleanName(input.name);
       return db.tx(() => {
         const at = now();
@@ -111,7 +114,7 @@ export function createProjects(deps: {
     update(
       actor: Actor,
       projectId: number,
-      changes: { name?: string | undefined; description?: string | undefined },
+      changes: { name?: string | undefined; description?: string | null | undefined },
     ): Project {
       return db.tx(() => {
         const a = access(actor, projectId);
@@ -121,8 +124,9 @@ export function createProjects(deps: {
           a,
           updateProject(db, projectId, {
             ...(name !== undefined ? { name } : {}),
+            // The description is never absent: `null` clears it to "".
             ...(changes.description !== undefined
-              ? { description: changes.description.trim() }
+              ? { description: changes.description?.trim() ?? "" }
               : {}),
           }, now()),
         );

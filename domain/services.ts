@@ -24,7 +24,7 @@ import { type PasswordHasher, scryptHasher } from "./passwords.ts";
 import { createProjects } from "./projects.ts";
 import { createTodos } from "./todos.ts";
 import { Sessions } from "./sessions.ts";
-import { LoginThrottle } from "./throttle.ts";
+import { LoginThrottle, RegistrationThrottle } from "./throttle.ts";
 
 /** What the services are built from. */
 export interface ServiceDeps {
@@ -81,6 +81,7 @@ export function createServices(deps: ServiceDeps) {
       clock,
       hasher: deps.hasher ?? scryptHasher(),
       throttle: new LoginThrottle(clock),
+      registrations: new RegistrationThrottle(clock, config.registerLimitPerHour),
       sessions,
       // Event streams end with the sessions they were opened with.
       onSessionsEnded: (userId) => hub.closeUser(userId),

@@ -1,7 +1,8 @@
 /**
- * Login throttling, checked before any hashing: per account (5 failures within 15 minutes
- * lock that email for 15 minutes) and per client address (20 failures within a minute lock
- * that address for a minute). Kept in memory, bounded in size.
+ * Throttles checked before any hashing, kept in memory and bounded in size. Logins: per
+ * account (5 failures within 15 minutes lock that email for 15 minutes) and per client address
+ * (20 failures within a minute lock that address for a minute). Registrations: per client
+ * address, a configured number of accepted registrations within any hour.
  */
 import type { Clock } from "./clock.ts";
 import { DomainError } from "./errors.ts";
@@ -9,6 +10,7 @@ import { DomainError } from "./errors.ts";
 interface Rule {
   limit: number;
   windowMs: number;
+  /** How long reaching the limit locks the key; 0: no lock, a sliding window of `windowMs`. */
   lockMs: number;
 }
 
@@ -17,6 +19,7 @@ const ADDRESS_RULE: Rule = { limit: 20, windowMs: 60_000, lockMs: 60_000 };
 const MAX_TRACKED = 100_000;
 
 interface Entry {
+  /** When the counted events (failed logins, accepted registrations) happened. */
   failures: number[];
   lockedUntil: number;
   /** Attempts being checked right now; they count against the limit until they end. */
@@ -38,18 +41,21 @@ class Counter {
   reserve(key: string, now: number): number {
     const entry = this.#entry(key, now);
     if (entry.lockedUntil > now) return entry.lockedUntil - now;
+    // Without a lock, a full window reopens when its oldest counted event leaves it.
+    const full = entry.failures.length - this.rule.limit;
+    if (full >= 0) return entry.failures[full]! + this.rule.windowMs - now;
     if (entry.failures.length + entry.pending >= this.rule.limit) return PENDING_WAIT_MS;
     entry.pending++;
     return 0;
   }
 
-  /** Ends a reserved attempt; a failure may lock the key. */
-  release(key: string, now: number, failed: boolean): void {
+  /** Ends a reserved attempt; a counted one may lock the key. */
+  release(key: string, now: number, counted: boolean): void {
     const entry = this.#entry(key, now);
     entry.pending = Math.max(0, entry.pending - 1);
-    if (failed) {
+    if (counted) {
       entry.failures.push(now);
-      if (entry.failures.length >= this.rule.limit) {
+      if (this.rule.lockMs > 0 && entry.failures.length >= this.rule.limit) {
         entry.lockedUntil = now + this.rule.lockMs;
         entry.failures = [];
       }
@@ -156,5 +162,44 @@ export class LoginThrottle {
       succeeded: () => end("succeeded"),
       abandoned: () => end("abandoned"),
     };
+  }
+}
+
+/** A registration that passed the throttle; say how it ended, once. */
+export interface RegistrationAttempt {
+  /** The account was created: the registration counts against the address. */
+  accepted(): void;
+  /** Nothing was created (refused, or the server was busy): counts nothing. */
+  abandoned(): void;
+}
+
+/**
+ * Limits accepted registrations per client address within any hour (each costs a password
+ * hash). Refused registrations do not count; registrations in flight do until they end.
+ */
+export class RegistrationThrottle {
+  readonly #clock: Clock;
+  readonly #addresses: Counter;
+
+  constructor(clock: Clock, limitPerHour: number) {
+    this.#clock = clock;
+    this.#addresses = new Counter({ limit: limitPerHour, windowMs: 3_600_000, lockMs: 0 });
+  }
+
+  /** Admits one registration from `address`, or throws `rate_limited` (with seconds to wait). */
+  begin(address: string): RegistrationAttempt {
+    const wait = this.#addresses.reserve(address, this.#clock.now().getTime());
+    if (wait > 0) {
+      throw new DomainError("rate_limited", "Too many registrations; try again later", {
+        retryAfter: Math.ceil(wait / 1000),
+      });
+    }
+    let ended = false;
+    const end = (accepted: boolean) => {
+      if (ended) return;
+      ended = true;
+      this.#addresses.release(address, this.#clock.now().getTime(), accepted);
+    };
+    return { accepted: () => end(true), abandoned: () => end(false) };
   }
 }

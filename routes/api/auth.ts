@@ -16,7 +16,7 @@ const register = createRoute({
   request: jsonRequest(RegisterSchema),
   responses: {
     201: jsonResponse(UserBody, "Created and logged in; sets the session cookie"),
-    ...errors(400, 403, 409),
+    ...errors(400, 403, 409, 429),
   },
 });
 
@@ -59,7 +59,10 @@ export function authRoutes(services: Services, options: { baseUrl: string | null
   const maxAge = services.sessions.maxAgeSeconds;
   return apiApp()
     .openapi(register, async (c) => {
-      const { user, cookie } = await services.accounts.register(c.req.valid("json"));
+      const { user, cookie } = await services.accounts.register(
+        c.req.valid("json"),
+        clientAddress(c),
+      );
       const secure = isHttps(c, options.baseUrl);
       setSessionCookie(c, cookie, { secure, maxAge });
       setPreferenceCookies(c, user, { secure });

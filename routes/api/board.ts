@@ -59,7 +59,10 @@ const create = createRoute({
     ),
   },
   responses: {
-    201: jsonResponse(z.object({ thread: ThreadSchema }), "Posted"),
+    201: jsonResponse(
+      z.object({ thread: ThreadSchema, attachments: z.array(FileSchema) }),
+      "Posted",
+    ),
     ...errors(400, 401, 403, 404),
   },
 });
@@ -184,7 +187,7 @@ export function boardRoutes(services: Services) {
     })
     .openapi(create, (c) => {
       const thread = board.create(actorOf(c), c.req.valid("param").projectId, c.req.valid("json"));
-      return c.json({ thread }, 201);
+      return c.json({ thread, attachments: thread.attachments }, 201);
     })
     .openapi(get, (c) => {
       const { projectId, threadId } = c.req.valid("param");

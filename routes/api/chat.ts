@@ -1,6 +1,8 @@
 /** Chat messages: history, send, edit, delete. */
 import { createRoute, z } from "@hono/zod-openapi";
-import { HISTORY_DEFAULT } from "../../domain/chat.ts";
+import { HISTORY_DEFAULT, HISTORY_MAX } from "../../domain/chat.ts";
+import { invalid } from "../../domain/errors.ts";
+import { wholeNumber } from "../../domain/paging.ts";
 import type { Services } from "../../domain/services.ts";
 import { actorOf, apiApp, errors, Id, jsonRequest, jsonResponse } from "./openapi.ts";
 import { FileIdsSchema, FileSchema, MessageSchema } from "./schemas.ts";
@@ -25,7 +27,7 @@ const history = createRoute({
   },
   responses: {
     200: jsonResponse(z.object({ items: z.array(MessageSchema), hasMore: z.boolean() }), "History"),
-    ...errors(401, 404),
+    ...errors(400, 401, 404),
   },
 });
 
@@ -76,8 +78,19 @@ const remove = createRoute({
   responses: { 204: { description: "Deleted" }, ...errors(400, 401, 403, 404) },
 });
 
-function positive(raw: string | undefined): number | null {
-  return raw !== undefined && /^\d{1,15}$/.test(raw) && Number(raw) > 0 ? Number(raw) : null;
+/** `before`: a message id; non-numeric or zero means none, beyond the safe range is 400. */
+function beforeOf(raw: string | undefined): number | null {
+  const n = wholeNumber(raw);
+  if (n === Infinity) {
+    throw invalid("before", `Use a message id from 1 to ${Number.MAX_SAFE_INTEGER}`);
+  }
+  return n === null || n < 1 ? null : n;
+}
+
+/** `limit`: below 1 or non-numeric means the default; any larger number is clamped later. */
+function limitOf(raw: string | undefined): number {
+  const n = wholeNumber(raw);
+  return n === null || n < 1 ? HISTORY_DEFAULT : Math.min(n, HISTORY_MAX);
 }
 
 /** The chat routes. */
@@ -88,8 +101,8 @@ export function chatRoutes(services: Services) {
       const query = c.req.valid("query");
       return c.json(
         chat.history(actorOf(c), c.req.valid("param").projectId, {
-          before: positive(query.before),
-          limit: positive(query.limit) ?? HISTORY_DEFAULT,
+          before: beforeOf(query.before),
+          limit: limitOf(query.limit),
         }),
         200,
       );

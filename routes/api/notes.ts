@@ -40,7 +40,7 @@ const create = createRoute({
       z.object({
         title: z.string().trim().min(1, "Cannot be blank").max(200),
         body: z.string().max(100_000),
-        tags: TagsSchema.optional(),
+        tags: TagsSchema.nullable().optional(),
         pinned: z.boolean().optional(),
       }).openapi("NoteInput"),
     ),

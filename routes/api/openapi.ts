@@ -79,10 +79,22 @@ export function jsonResponse<T extends z.ZodType>(schema: T, description: string
 /** A positive integer id in the path. */
 export const Id = z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 
+/** A positive integer id in a query string, kept as text (400 for anything else). */
+export const IdQuery = z.string().regex(/^\d+$/, "Use a number").refine(
+  (raw) => Number(raw) >= 1 && Number.isSafeInteger(Number(raw)),
+  `Use an id from 1 to ${Number.MAX_SAFE_INTEGER}`,
+);
+
 /** Page query parameters (read leniently: bad values fall back, as the contract says). */
 export const PageQuery = z.object({
-  page: z.string().optional().openapi({ description: "1-based; invalid values mean 1" }),
-  pageSize: z.string().optional().openapi({ description: "default 20, at most 100" }),
+  page: z.string().optional().openapi({
+    description: "1-based; a non-numeric, zero or negative value means 1; a number beyond " +
+      "2^53 - 1 is 400",
+  }),
+  pageSize: z.string().optional().openapi({
+    description: "default 20 (also for non-numeric, zero or negative values); larger than " +
+      "100 means 100",
+  }),
 });
 
 /** A page object of `item`. */

@@ -1,7 +1,7 @@
 /** Planning: milestones, calendar events, the project calendar, meetings and their conflicts. */
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Services } from "../../domain/services.ts";
-import { actorOf, apiApp, errors, Id, jsonRequest, jsonResponse } from "./openapi.ts";
+import { actorOf, apiApp, errors, Id, IdQuery, jsonRequest, jsonResponse } from "./openapi.ts";
 
 const ProjectParam = z.object({ projectId: Id });
 const base = "/api/projects/{projectId}";
@@ -289,7 +289,6 @@ const IdList = z.string().max(2000).regex(
   /^\s*(\d{1,15}\s*(,\s*\d{1,15}\s*)*)?$/,
   "Use comma-separated user ids",
 );
-const OptionalId = z.string().regex(/^\d{1,15}$/, "Use a meeting id");
 
 const checkMeeting = createRoute({
   method: "get",
@@ -302,7 +301,7 @@ const checkMeeting = createRoute({
       startAt: Timestamp.optional().openapi({ description: "required" }),
       endAt: Timestamp.optional().openapi({ description: "required" }),
       inviteeIds: IdList.optional().openapi({ example: "1,2" }),
-      excludeMeetingId: OptionalId.optional(),
+      excludeMeetingId: IdQuery.optional(),
     }),
   },
   responses: {

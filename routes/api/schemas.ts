@@ -51,9 +51,17 @@ export const NotificationSchema = z.object({
   createdAt: z.string(),
 }).openapi("Notification");
 
+/** An email address to register: white space around it is dropped, case is not significant. */
+const NewEmailSchema = z.string().trim().max(254).pipe(z.email()).openapi({
+  type: "string",
+  format: "email",
+  maxLength: 254,
+  description: "Trimmed and lower-cased before use",
+});
+
 /** Registration input. */
 export const RegisterSchema = z.object({
-  email: z.email().max(254),
+  email: NewEmailSchema,
   password: z.string().min(8, "Use at least 8 characters").max(128, "Use at most 128 characters"),
   displayName: z.string().trim().min(1, "Cannot be blank").max(100),
 }).openapi("RegisterInput");
@@ -71,10 +79,10 @@ export const ProfileSchema = z.object({
   locale: z.enum(["en", "ja"]).optional(),
 }).openapi("ProfileInput");
 
-/** Project creation input. */
+/** Project creation input; a `null` description is an empty one. */
 export const ProjectInputSchema = z.object({
   name: z.string().trim().min(1, "Cannot be blank").max(200),
-  description: z.string().max(10_000).optional(),
+  description: z.string().max(10_000).nullable().optional(),
 }).openapi("ProjectInput");
 
 /** A member to add. */

@@ -1,6 +1,8 @@
 /** The per-project event stream (server-sent events). */
 import { createRoute, z } from "@hono/zod-openapi";
+import { invalid } from "../../domain/errors.ts";
 import { encodeEvent } from "../../domain/event_hub.ts";
+import { wholeNumber } from "../../domain/paging.ts";
 import type { Services } from "../../domain/services.ts";
 import { openStream } from "../../domain/stream.ts";
 import { actorOf, apiApp, errors, Id } from "./openapi.ts";
@@ -38,8 +40,16 @@ const stream = createRoute({
   },
 });
 
-function eventId(raw: string | undefined): number | null {
-  return raw !== undefined && /^\d{1,15}$/.test(raw.trim()) ? Number(raw.trim()) : null;
+/**
+ * An event id to resume after; anything else means none (as EventSource clients expect), but
+ * a `lastEventId` query parameter beyond the safe integer range is 400 like any id in a query.
+ */
+function eventId(raw: string | undefined, name?: string): number | null {
+  const n = wholeNumber(raw);
+  if (n === Infinity && name) {
+    throw invalid(name, `Use an event id from 1 to ${Number.MAX_SAFE_INTEGER}`);
+  }
+  return n === null || n === Infinity ? null : n;
 }
 
 /** The stream route. */
@@ -47,7 +57,7 @@ export function streamRoutes(services: Services) {
   return apiApp().openapi(stream, (c) => {
     const projectId = c.req.valid("param").projectId;
     const lastEventId = eventId(c.req.valid("header")["last-event-id"]) ??
-      eventId(c.req.valid("query").lastEventId);
+      eventId(c.req.valid("query").lastEventId, "lastEventId");
     // One ReadableStream per client is the response body. Events arrive encoded once for
     // every subscriber and are enqueued synchronously (no promise per write); a client too far
     // behind is disconnected. Not Hono's streamSSE: its TransformStream and second

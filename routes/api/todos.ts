@@ -2,7 +2,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Services } from "../../domain/services.ts";
 import type { Item } from "../../domain/todos.ts";
-import { actorOf, apiApp, errors, Id, jsonRequest, jsonResponse } from "./openapi.ts";
+import { actorOf, apiApp, errors, Id, IdQuery, jsonRequest, jsonResponse } from "./openapi.ts";
 import {
   ColumnSchema,
   FileIdsSchema,
@@ -20,7 +20,6 @@ const base = "/api/projects/{projectId}/todos";
 const ItemBody = z.object({ item: ItemSchema, attachments: z.array(FileSchema) });
 const ColumnName = z.object({ name: z.string().trim().min(1, "Cannot be blank").max(100) });
 const DateField = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "Use a date like 2026-11-22");
-const IdQuery = z.string().regex(/^\d+$/, "Use a number").optional();
 
 const fields = {
   description: z.string().max(100_000).nullable().optional(),
@@ -84,7 +83,11 @@ const list = createRoute({
   summary: "Items by column position, then order",
   request: {
     params: ProjectParam,
-    query: z.object({ columnId: IdQuery, assigneeId: IdQuery, milestoneId: IdQuery }),
+    query: z.object({
+      columnId: IdQuery.optional(),
+      assigneeId: IdQuery.optional(),
+      milestoneId: IdQuery.optional(),
+    }),
   },
   responses: {
     200: jsonResponse(z.object({ items: z.array(ItemSchema) }), "The items"),

@@ -19,6 +19,8 @@ export const en = {
   "register.submit": "Create account",
   "register.haveAccount": "Already have an account?",
   "register.taken": "An account with this email already exists.",
+  "register.throttled":
+    "Too many accounts were created from your network. Try again in {seconds} seconds.",
   "field.email": "Email",
   "field.password": "Password",
   "field.passwordHint": "At least 8 characters.",

@@ -21,6 +21,8 @@ export const ja: Messages = {
   "register.submit": "アカウントを作成",
   "register.haveAccount": "アカウントをお持ちの方は",
   "register.taken": "このメールアドレスのアカウントはすでに存在します。",
+  "register.throttled":
+    "お使いのネットワークから作成されたアカウントが多すぎます。{seconds} 秒後に再度お試しください。",
   "field.email": "メールアドレス",
   "field.password": "パスワード",
   "field.passwordHint": "8 文字以上で入力してください。",

@@ -2,15 +2,21 @@
 import type { MiddlewareHandler } from "hono";
 import type { Sessions } from "../../domain/sessions.ts";
 import type { AppEnv } from "../api/openapi.ts";
-import { sessionCookie } from "../cookies.ts";
+import { SESSION_COOKIE, sessionCookie } from "../cookies.ts";
 
-/** Resolves the session (if any) into `c.var.session`; marks authenticated answers no-store. */
+/**
+ * Resolves the session (if any) into `c.var.session`. Answers to a signed-in caller, and every
+ * answer that sets or clears the session cookie (login, register, logout), are `no-store`: no
+ * cache may keep a session or a private page.
+ */
 export function session(sessions: Sessions): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const active = await sessions.resolve(sessionCookie(c));
     c.set("session", active);
     await next();
-    if (active) c.res.headers.set("cache-control", "no-store");
+    const setsSession = c.res.headers.getSetCookie()
+      .some((line) => line.startsWith(`${SESSION_COOKIE}=`));
+    if (active || setsSession) c.res.headers.set("cache-control", "no-store");
   };
 }
 

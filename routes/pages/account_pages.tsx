@@ -194,7 +194,7 @@ export function accountPages(services: Services, options: { baseUrl: string | nu
     const form = validateForm(RegisterSchema, fields);
     if (!form.ok) return show(400, { errors: form.errors, message: ctx.t("form.invalid") });
     try {
-      const { user, cookie } = await services.accounts.register(form.data);
+      const { user, cookie } = await services.accounts.register(form.data, clientAddress(c));
       const secure = isHttps(c, options.baseUrl);
       setSessionCookie(c, cookie, { secure, maxAge });
       // Keep the language and theme chosen before registering.
@@ -207,6 +207,12 @@ export function accountPages(services: Services, options: { baseUrl: string | nu
     } catch (error) {
       if (error instanceof DomainError && error.code === "conflict") {
         return show(409, { errors: { email: ctx.t("register.taken") } });
+      }
+      if (error instanceof DomainError && error.code === "rate_limited") {
+        c.header("Retry-After", String(error.retryAfter ?? 60));
+        return show(429, {
+          message: ctx.t("register.throttled", { seconds: error.retryAfter ?? 60 }),
+        });
       }
       throw error;
     }

@@ -80,7 +80,7 @@ export function activityPage(services: Services) {
     run(c, (frame) => {
       const entries = projectActivity(services.db, frame.ctx.actor!, {
         projectId: frame.project.id,
-        page: pageRequest({ page: c.req.query("page"), pageSize: "50" }),
+        page: pageRequest({ page: c.req.query("page"), pageSize: "50" }, { clampPage: true }),
       });
       return renderArea(c, frame, {
         area: "activity",

@@ -444,7 +444,7 @@ export function boardPages(services: Services) {
     const category = categoryOf(c.req.query("category"));
     const threads = board.list(actor!, frame.project.id, {
       category,
-      page: pageRequest({ page: c.req.query("page") }),
+      page: pageRequest({ page: c.req.query("page") }, { clampPage: true }),
     });
     return renderArea(c, frame, {
       area: "board",

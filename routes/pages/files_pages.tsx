@@ -161,7 +161,7 @@ export function filesPages(services: Services) {
     const source = SOURCES.includes(raw as Source) ? raw as Source : null;
     const page = files.list(frame.ctx.actor!, frame.project.id, {
       source,
-      page: pageRequest({ page: c.req.query("page") }),
+      page: pageRequest({ page: c.req.query("page") }, { clampPage: true }),
     });
     const fileError = failure && failure.status !== 403 ? failure.message : undefined;
     return renderArea(c, frame, {

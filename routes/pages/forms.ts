@@ -6,9 +6,18 @@ import type { Translate } from "../i18n/i18n.ts";
 
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
 
-/** A form that cannot be read: answered 400 (see `app.onError`), nothing changed. */
+/**
+ * A form that cannot be read: answered 400 (see `app.onError`), nothing changed. `field`
+ * names the field at fault, when one is.
+ */
 export class UnreadableForm extends Error {
   override name = "UnreadableForm";
+  readonly field: string | undefined;
+
+  constructor(message: string, field?: string) {
+    super(message);
+    this.field = field;
+  }
 }
 
 /**
@@ -94,6 +103,7 @@ export async function parseForm(
         const eq = pair.indexOf("=");
         const name = decodeFormComponent(eq < 0 ? pair : pair.slice(0, eq));
         const value = eq < 0 ? "" : decodeFormComponent(pair.slice(eq + 1));
+        refuseNul(name, value);
         addField(fields, name, value, options.all);
       }
       return fields;
@@ -113,6 +123,7 @@ export async function parseForm(
     }
     return await c.req.parseBody(options.all ? { all: true } : {});
   } catch (error) {
+    if (error instanceof UnreadableForm) throw error;
     throw new UnreadableForm(error instanceof Error ? error.message : String(error));
   }
 }
@@ -158,5 +169,16 @@ export function pageError(error: unknown, t: Translate): { status: number; messa
       return { status: 400, message: t("form.invalid") };
     default:
       return { status: 400, message: t("error.generic") };
+  }
+}
+
+/**
+ * Refuses U+0000 in a urlencoded field's name or value: the database would keep it but read
+ * the text back cut short at it.
+ */
+function refuseNul(name: string, value: string): void {
+  if (name.includes("\0") || value.includes("\0")) {
+    const field = name.replaceAll("\0", "\\u0000");
+    throw new UnreadableForm(`Cannot read the form: ${field} holds U+0000`, field);
   }
 }

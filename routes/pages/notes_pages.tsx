@@ -244,7 +244,7 @@ export function notesPages(services: Services) {
     const tag = c.req.query("tag")?.trim() || null;
     const page = notes.list(frame.ctx.actor!, frame.project.id, {
       tag,
-      page: pageRequest({ page: c.req.query("page") }),
+      page: pageRequest({ page: c.req.query("page") }, { clampPage: true }),
     });
     return renderArea(c, frame, {
       area: "notes",

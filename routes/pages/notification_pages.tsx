@@ -71,7 +71,7 @@ export function notificationPages(services: Services) {
     const ctx = pageCtx(c, services);
     const page = services.notifications.listUnread(
       ctx.actor!,
-      pageRequest({ page: c.req.query("page"), pageSize: "50" }),
+      pageRequest({ page: c.req.query("page"), pageSize: "50" }, { clampPage: true }),
     );
     return renderPage(c, ctx, {
       title: ctx.t("notifications.title"),

@@ -163,7 +163,7 @@ export function searchPage(services: Services) {
             projectId: frame.project.id,
             q,
             type: type === "" ? null : type,
-            page: pageRequest({ page: c.req.query("page"), pageSize: "20" }),
+            page: pageRequest({ page: c.req.query("page"), pageSize: "20" }, { clampPage: true }),
           });
         } catch (error) {
           if (!(error instanceof DomainError) || error.code !== "validation") throw error;

@@ -841,3 +841,68 @@ Deno.test("POST /api/auth/login while the hasher is busy is 429 and does not cou
     await t.close();
   }
 });
+
+Deno.test("every answer that sets or clears the session cookie is Cache-Control: no-store", async () => {
+  const t = await testApp();
+  try {
+    const registered = await api(t, "POST", "/api/auth/register", {
+      body: { email: "ada@example.com", password: PASSWORD, displayName: "Ada" },
+    });
+    const loggedIn = await api(t, "POST", "/api/auth/login", {
+      body: { email: "ada@example.com", password: PASSWORD },
+    });
+    const loggedOut = await api(t, "POST", "/api/auth/logout", {
+      cookie: sessionFrom(loggedIn),
+    });
+    for (
+      const [what, res] of [["register", registered], ["login", loggedIn], [
+        "logout",
+        loggedOut,
+      ]] as const
+    ) {
+      assert.ok(cookieNamed(res, "session"), `${what} sets the session cookie`);
+      assert.equal(res.headers.get("cache-control"), "no-store", what);
+    }
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("emails are trimmed and compared case-insensitively in register, login and member-add", async () => {
+  const t = await testApp();
+  try {
+    const padded = " USER@EXAMPLE.COM ";
+    const res = await api(t, "POST", "/api/auth/register", {
+      body: { email: padded, password: PASSWORD, displayName: "User" },
+    });
+    assert.equal(expectJson(res, 201).user.email, "user@example.com");
+    const taken = await api(t, "POST", "/api/auth/register", {
+      body: { email: "\tuser@example.com\n", password: PASSWORD, displayName: "Again" },
+    });
+    expectError(taken, 409, "conflict");
+    const loggedIn = await api(t, "POST", "/api/auth/login", {
+      body: { email: "  User@Example.Com\t", password: PASSWORD },
+    });
+    assert.equal(expectJson(loggedIn, 200).user.email, "user@example.com");
+
+    const owner = await register(t, "owner@example.com");
+    const project = expectJson(
+      await api(t, "POST", "/api/projects", { cookie: owner, body: { name: "Apollo" } }),
+      201,
+    ).project;
+    const added = await api(t, "POST", `/api/projects/${project.id}/members`, {
+      cookie: owner,
+      body: { email: padded, role: "member" },
+    });
+    assert.equal(expectJson(added, 201).member.email, "user@example.com");
+    // A padded address is still an address: blanks inside or nothing but blanks are refused.
+    for (const email of ["   ", "us er@example.com", " @example.com "]) {
+      const bad = await api(t, "POST", "/api/auth/register", {
+        body: { email, password: PASSWORD, displayName: "X" },
+      });
+      assert.ok(expectError(bad, 400, "validation").details.email, email);
+    }
+  } finally {
+    await t.close();
+  }
+});

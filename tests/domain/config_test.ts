@@ -28,6 +28,7 @@ Deno.test("CONFIG_VARIABLES names exactly the variables parseConfig reads (main.
   assert.equal(String(config.sseHeartbeatMs), stated.get("SSE_HEARTBEAT_MS"));
   assert.equal(String(config.sseMaxStreams), stated.get("SSE_MAX_STREAMS"));
   assert.equal(String(config.sseMaxStreamsPerUser), stated.get("SSE_MAX_STREAMS_PER_USER"));
+  assert.equal(String(config.registerLimitPerHour), stated.get("REGISTER_LIMIT_PER_HOUR"));
   assert.equal(config.baseUrl, null);
   assert.equal(config.sessionSecret, null);
   // main.ts hands parseConfig the environment and reads nothing else from it.
@@ -65,4 +66,19 @@ Deno.test("the stream limits are read from the environment and checked", () => {
       return true;
     },
   );
+});
+
+Deno.test("REGISTER_LIMIT_PER_HOUR defaults to 20, is read from the environment and checked", () => {
+  assert.equal(parseConfig({}).registerLimitPerHour, 20);
+  assert.equal(parseConfig({ REGISTER_LIMIT_PER_HOUR: "500" }).registerLimitPerHour, 500);
+  for (const bad of ["0", "-1", "ten", "2.5"]) {
+    assert.throws(
+      () => parseConfig({ REGISTER_LIMIT_PER_HOUR: bad }),
+      (error: unknown) =>
+        error instanceof ConfigError &&
+        error.problems.length === 1 &&
+        error.problems[0]!.startsWith(`REGISTER_LIMIT_PER_HOUR=${JSON.stringify(bad)}`),
+      bad,
+    );
+  }
 });

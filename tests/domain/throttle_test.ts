@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { FixedClock } from "../../domain/clock.ts";
 import { DomainError } from "../../domain/errors.ts";
-import { LoginThrottle } from "../../domain/throttle.ts";
+import { LoginThrottle, RegistrationThrottle } from "../../domain/throttle.ts";
 
 const isRateLimited = (error: unknown) =>
   error instanceof DomainError && error.code === "rate_limited";
@@ -46,4 +46,34 @@ Deno.test("a full table makes room from expired and unlocked keys, never from a 
     if (i % 10_000 === 9_999) clock.advance(1_000);
   }
   assert.throws(() => throttle.begin("victim@example.com", "10.9.9.9"), isRateLimited);
+});
+
+Deno.test("registrations: a limit per address within a sliding hour; addresses are counted apart", () => {
+  const clock = new FixedClock("2026-11-23T00:00:00Z");
+  const throttle = new RegistrationThrottle(clock, 2);
+  throttle.begin("a").accepted();
+  clock.advance(60_000);
+  throttle.begin("a").accepted();
+  assert.throws(() => throttle.begin("a"), (error: unknown) => {
+    assert.ok(isRateLimited(error));
+    assert.equal((error as DomainError).retryAfter, 3600 - 60);
+    return true;
+  });
+  throttle.begin("b").accepted();
+  clock.advance(3600_000 - 60_000);
+  throttle.begin("a").accepted();
+  assert.throws(() => throttle.begin("a"), isRateLimited);
+});
+
+Deno.test("registrations in flight hold a place; abandoned ones give it back and count nothing", () => {
+  const throttle = new RegistrationThrottle(new FixedClock("2026-11-23T00:00:00Z"), 2);
+  const first = throttle.begin("a");
+  const second = throttle.begin("a");
+  assert.throws(() => throttle.begin("a"), isRateLimited);
+  first.abandoned();
+  first.accepted(); // ending twice changes nothing
+  const third = throttle.begin("a");
+  second.accepted();
+  third.accepted();
+  assert.throws(() => throttle.begin("a"), isRateLimited);
 });

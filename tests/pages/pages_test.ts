@@ -289,3 +289,66 @@ Deno.test("static files are served with a type and an ETag", async () => {
     await t.close();
   }
 });
+
+Deno.test("the register, login and logout forms answer Cache-Control: no-store with the session cookie", async () => {
+  const t = await testApp();
+  try {
+    const registered = await t.app.request(
+      "/register",
+      form({ displayName: "Ann", email: "ann@example.com", password: "password-ann" }),
+    );
+    const loggedIn = await t.app.request(
+      "/login",
+      form({ email: "ann@example.com", password: "password-ann", next: "/" }),
+    );
+    const loggedOut = await t.app.request("/logout", {
+      ...form({}),
+      headers: {
+        "content-type": "application/x-www-form-urlencoded",
+        cookie: cookiesOf(loggedIn),
+      },
+    });
+    for (
+      const [what, res] of [["register", registered], ["login", loggedIn], [
+        "logout",
+        loggedOut,
+      ]] as const
+    ) {
+      assert.equal(res.status, 303, what);
+      assert.ok(res.headers.getSetCookie().some((c) => c.startsWith("session=")), what);
+      assert.equal(res.headers.get("cache-control"), "no-store", what);
+    }
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("the register, login and add-member forms accept an email with blanks around it, in any case", async () => {
+  const t = await testApp();
+  try {
+    const owner = await signUp(t, " ANN@Example.com ");
+    const loggedIn = await t.app.request(
+      "/login",
+      form({ email: "\tann@EXAMPLE.com ", password: "password-ann", next: "/" }),
+    );
+    assert.equal(loggedIn.status, 303);
+    await signUp(t, "bo@example.com");
+    const created = await t.app.request("/projects", {
+      ...form({ name: "Launch", description: "" }),
+      headers: { "content-type": "application/x-www-form-urlencoded", cookie: owner },
+    });
+    assert.equal(created.status, 303);
+    const base = created.headers.get("location")!;
+    const added = await t.app.request(`${base}/members`, {
+      ...form({ email: "  BO@example.COM  ", role: "member" }),
+      headers: { "content-type": "application/x-www-form-urlencoded", cookie: owner },
+    });
+    assert.equal(added.status, 303, await added.text());
+    const members = t.db.sql.prepare(
+      "SELECT u.email FROM project_members m JOIN users u ON u.id = m.user_id ORDER BY u.email",
+    ).all().map((r) => r.email);
+    assert.deepEqual(members, ["ann@example.com", "bo@example.com"]);
+  } finally {
+    await t.close();
+  }
+});

@@ -1,6 +1,13 @@
 /** Files: upload (type-checked, size-limited, atomic), list, download and delete. */
 import { TooLargeError } from "../db/file_store.ts";
-import { deleteFile, type FileRow, findFile, insertFile, listFiles } from "../db/files.ts";
+import {
+  type AttachableType,
+  deleteFile,
+  type FileRow,
+  findFile,
+  insertFile,
+  listFiles,
+} from "../db/files.ts";
 import { memberIds } from "../db/projects.ts";
 import { type ProjectAccess, projectAccess, requireAuthor, requireWrite } from "./access.ts";
 import type { Actor } from "./accounts.ts";
@@ -51,13 +58,15 @@ export function createFiles(ctx: DomainContext) {
 
   /**
    * Stores an upload's bytes and, in `record`'s transaction, its row. On any failure the
-   * bytes are removed, so nothing is left behind.
+   * bytes are removed, so nothing is left behind. An attachment upload names the subject it
+   * is uploaded to (null when that subject is created just after, see `claimUploads`).
    */
   async function store<T>(
     access: ProjectAccess,
     upload: Upload,
     record: (fx: Effects, file: FileRow) => T,
     source: "upload" | "attachment",
+    uploadedTo: { type: AttachableType; id: number } | null = null,
   ): Promise<T> {
     // Control characters and path separators never reach a stored name or a header.
     // deno-lint-ignore no-control-regex
@@ -100,6 +109,7 @@ export function createFiles(ctx: DomainContext) {
           contentType: type.contentType,
           size: bytes.size,
           source,
+          uploadedTo: source === "attachment" ? uploadedTo : null,
           createdAt: fx.now,
         });
         fx.activity({

@@ -358,7 +358,11 @@ export function chatPages(services: Services) {
           fileIds = [stored];
         }
         try {
-          const sent = chat.send(actor!, projectId, { text: fields.text!, fileIds });
+          const sent = chat.send(actor!, projectId, {
+            text: fields.text!,
+            fileIds,
+            uploadedFileIds: fileIds,
+          });
           return `/projects/${projectId}/chat#message-${sent.id}`;
         } catch (error) {
           for (const id of fileIds) services.files.remove(actor!, projectId, id);

@@ -50,7 +50,34 @@ export interface Upload {
   stream: ReadableStream<Uint8Array>;
 }
 
-const MAX_NAME = 255;
+/** The longest stored file name, in characters (code points). */
+export const MAX_NAME = 255;
+/** The longest tail after the last dot that is kept as the extension when a name is cut. */
+const MAX_EXT = 16;
+
+const graphemes = new Intl.Segmenter("en", { granularity: "grapheme" });
+
+/**
+ * A name at most `max` characters long. A longer one keeps its extension and loses the end of
+ * its base name, cut between user-perceived characters: never inside a surrogate pair, nor
+ * between a letter and its combining marks or the parts of an emoji.
+ */
+export function shortenName(name: string, max = MAX_NAME): string {
+  const length = (text: string) => [...text].length;
+  if (length(name) <= max) return name;
+  const dot = name.lastIndexOf(".");
+  const ext = dot > 0 && length(name.slice(dot)) <= MAX_EXT + 1 ? name.slice(dot) : "";
+  const room = max - length(ext);
+  let base = "";
+  let used = 0;
+  for (const { segment } of graphemes.segment(name.slice(0, name.length - ext.length))) {
+    const size = length(segment);
+    if (used + size > room) break;
+    base += segment;
+    used += size;
+  }
+  return base + ext;
+}
 
 /** The file operations. */
 export function createFiles(ctx: DomainContext) {
@@ -70,7 +97,7 @@ export function createFiles(ctx: DomainContext) {
   ): Promise<T> {
     // Control characters and path separators never reach a stored name or a header.
     // deno-lint-ignore no-control-regex
-    const name = upload.name.replace(/[\u0000-\u001f\u007f/\\]/g, "_").trim().slice(0, MAX_NAME);
+    const name = shortenName(upload.name.replace(/[\u0000-\u001f\u007f/\\]/g, "_").trim());
     if (!name) throw invalid("file", "The file needs a name");
     const type = allowedType(name);
     if (!type) {

@@ -231,6 +231,54 @@ Deno.test("A file name with path parts is stored under a generated name inside t
   }
 });
 
+Deno.test("A name over 255 characters keeps its extension and type; no character is cut in half", async () => {
+  const t = await testApp();
+  try {
+    const { alice, project } = await team(t);
+    const plain = await uploadFile(
+      t,
+      alice.cookie,
+      project.id,
+      `${"a".repeat(300)}.pdf`,
+      PDF_BYTES,
+    );
+    assert.equal(plain.name, `${"a".repeat(251)}.pdf`);
+    assert.equal(plain.contentType, "application/pdf");
+    // Japanese (3 bytes each in UTF-8) and emoji (surrogate pairs, skin-tone sequences).
+    const cases: Array<[string, string]> = [
+      ["資", "txt"],
+      ["😀", "png"],
+      ["👍🏽", "md"],
+      ["e\u0301", "csv"],
+    ];
+    for (const [unit, ext] of cases) {
+      const bytes = ext === "png" ? PNG_BYTES : "text";
+      const file = await uploadFile(
+        t,
+        alice.cookie,
+        project.id,
+        `${unit.repeat(300)}.${ext}`,
+        bytes,
+      );
+      const chars = [...file.name];
+      assert.ok(chars.length <= 255, `${chars.length} characters`);
+      assert.ok(file.name.endsWith(`.${ext}`), file.name.slice(-10));
+      assert.ok(file.name.isWellFormed(), "no lone surrogate");
+      const base = file.name.slice(0, -ext.length - 1);
+      assert.equal(base, unit.repeat(base.length / unit.length), "whole characters only");
+      assert.ok(
+        [...base].length > 255 - ext.length - 1 - [...unit].length,
+        `${[...base].length}`,
+      );
+    }
+    const name = "名".repeat(255);
+    const exact = await uploadFile(t, alice.cookie, project.id, `${name.slice(0, 251)}.txt`, "x");
+    assert.equal(exact.name, `${name.slice(0, 251)}.txt`, "255 characters are kept as they are");
+  } finally {
+    await t.close();
+  }
+});
+
 Deno.test("A chunked upload over MAX_UPLOAD_MB is 413 while reading and stores nothing", async () => {
   const t = await testServer({ env: { MAX_UPLOAD_MB: "1" } });
   try {

@@ -50,6 +50,13 @@ export interface Upload {
   stream: ReadableStream<Uint8Array>;
 }
 
+const MIB = 1024 * 1024;
+
+/** The refusal of an upload over the limit; `MAX_UPLOAD_MB` counts mebibytes (MiB). */
+export function tooLarge(maxUploadBytes: number): DomainError {
+  return new DomainError("too_large", `Files may be at most ${maxUploadBytes / MIB} MiB`);
+}
+
 /** The longest stored file name, in characters (code points). */
 export const MAX_NAME = 255;
 /** The longest tail after the last dot that is kept as the extension when a name is cut. */
@@ -114,7 +121,7 @@ export function createFiles(ctx: DomainContext) {
       );
     } catch (error) {
       if (error instanceof TooLargeError) {
-        throw new DomainError("too_large", `Files may be at most ${ctx.maxUploadBytes} bytes`);
+        throw tooLarge(ctx.maxUploadBytes);
       }
       throw error;
     }

@@ -7,7 +7,16 @@ import { DomainError, invalid } from "../../domain/errors.ts";
 import { pageRequest } from "../../domain/paging.ts";
 import type { Services } from "../../domain/services.ts";
 import { errorBody } from "./errors.ts";
-import { actorOf, apiApp, errors, Id, jsonResponse, PageQuery, pageSchema } from "./openapi.ts";
+import {
+  actorOf,
+  apiApp,
+  errors,
+  ErrorSchema,
+  Id,
+  jsonResponse,
+  PageQuery,
+  pageSchema,
+} from "./openapi.ts";
 import { FileIdsSchema, FileSchema } from "./schemas.ts";
 
 const tags = ["files"];
@@ -21,12 +30,21 @@ const UploadSchema = z.object({ file: UploadField }).openapi("Upload");
 /** Multipart overhead allowed on top of the file size limit. */
 const MULTIPART_SLACK = 64 * 1024;
 
-const upload = (limit: MiddlewareHandler) =>
+/** The 413 answer of an upload route, with the configured limit in MiB. */
+const tooLargeResponse = (maxUploadMb: number) => ({
+  413: {
+    description: `The file is larger than ${maxUploadMb} MiB (\`MAX_UPLOAD_MB\`, in mebibytes)`,
+    content: { "application/json": { schema: ErrorSchema } },
+  },
+});
+
+const upload = (limit: MiddlewareHandler, maxUploadMb: number) =>
   createRoute({
     method: "post",
     path: "/api/projects/{projectId}/files",
     tags,
-    summary: "Upload a file (multipart field `file`); members of the project are notified",
+    summary: `Upload a file (multipart field \`file\`, at most ${maxUploadMb} MiB); ` +
+      "members of the project are notified",
     middleware: [limit] as const,
     request: {
       params: ProjectParam,
@@ -35,6 +53,7 @@ const upload = (limit: MiddlewareHandler) =>
     responses: {
       201: jsonResponse(z.object({ file: FileSchema }), "Stored"),
       ...errors(400, 401, 403, 404, 413, 415),
+      ...tooLargeResponse(maxUploadMb),
     },
   });
 
@@ -81,12 +100,13 @@ const ATTACHABLE: Array<[string, AttachableType, string]> = [
   ["todos/items", "item", "itemId"],
 ];
 
-const attach = (path: string, param: string, limit: MiddlewareHandler) =>
+const attach = (path: string, param: string, limit: MiddlewareHandler, maxUploadMb: number) =>
   createRoute({
     method: "post",
     path: `/api/projects/{projectId}/${path}/{${param}}/attachments`,
     tags,
-    summary: "Attach files: JSON `{fileIds}` or a multipart `file` (stored with source attachment)",
+    summary: "Attach files: JSON `{fileIds}` or a multipart `file` of at most " +
+      `${maxUploadMb} MiB (stored with source attachment)`,
     middleware: [limit] as const,
     request: {
       params: z.object({ projectId: Id, [param]: Id }),
@@ -103,6 +123,7 @@ const attach = (path: string, param: string, limit: MiddlewareHandler) =>
     responses: {
       200: jsonResponse(z.object({ attachments: z.array(FileSchema) }), "All attachments now"),
       ...errors(400, 401, 403, 404, 413, 415),
+      ...tooLargeResponse(maxUploadMb),
     },
   });
 
@@ -126,7 +147,7 @@ export function fileRoutes(services: Services, options: { maxUploadMb: number })
   const uploadLimit = bodyLimit({
     maxSize: options.maxUploadMb * 1024 * 1024 + MULTIPART_SLACK,
     onError: (c) =>
-      c.json(errorBody("too_large", `Files may be at most ${options.maxUploadMb} MB`), 413),
+      c.json(errorBody("too_large", `Files may be at most ${options.maxUploadMb} MiB`), 413),
   });
   // JSON bodies were already read and limited by the API's JSON middleware.
   const limit: MiddlewareHandler = (c, next) =>
@@ -134,7 +155,7 @@ export function fileRoutes(services: Services, options: { maxUploadMb: number })
       ? uploadLimit(c, next)
       : next();
   const app = apiApp()
-    .openapi(upload(limit), async (c) => {
+    .openapi(upload(limit, options.maxUploadMb), async (c) => {
       const { file } = c.req.valid("form");
       const stored = await services.files.upload(actorOf(c), c.req.valid("param").projectId, {
         name: file.name,
@@ -172,7 +193,7 @@ export function fileRoutes(services: Services, options: { maxUploadMb: number })
       return new Response(handle.readable, { headers });
     });
   for (const [path, type, param] of ATTACHABLE) {
-    app.openapi(attach(path, param, limit), async (c) => {
+    app.openapi(attach(path, param, limit, options.maxUploadMb), async (c) => {
       const params = c.req.valid("param") as Record<string, number>;
       const target = { projectId: params.projectId!, type, id: params[param]! };
       const form = c.req.valid("form") as { file?: File };

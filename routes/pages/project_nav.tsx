@@ -225,7 +225,7 @@ export function fileErrors(failure: Failure): Record<string, string> {
   return failure.status === 413 || failure.status === 415 ? { file: failure.message } : {};
 }
 
-/** The largest upload in MB, for messages. */
+/** The largest upload in MiB (`MAX_UPLOAD_MB` counts mebibytes), for messages. */
 export function uploadLimitMb(services: Services): number {
   return Math.round(services.hubContext.maxUploadBytes / (1024 * 1024));
 }

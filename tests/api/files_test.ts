@@ -167,11 +167,12 @@ Deno.test("An upload over MAX_UPLOAD_MB is 413 and stores nothing; one under it 
     const { alice, project } = await team(t);
     const big = new Uint8Array(1_500_000).fill(0x61);
     const res = await postFile(t, alice.cookie, files(project.id), "big.txt", big);
-    expectError(res, 413, "too_large");
+    // MAX_UPLOAD_MB counts mebibytes, and the message says so.
+    assert.equal(expectError(res, 413, "too_large").message, "Files may be at most 1 MiB");
     // Just over the limit, within any multipart slack: still too large.
     const over = new Uint8Array(1024 * 1024 + 1).fill(0x62);
     const res2 = await postFile(t, alice.cookie, files(project.id), "over.txt", over);
-    expectError(res2, 413, "too_large");
+    assert.equal(expectError(res2, 413, "too_large").message, "Files may be at most 1 MiB");
     assert.equal((await listed(t, alice.cookie, project.id)).total, 0);
     assert.deepEqual(await storedFiles(t), []);
 
@@ -179,6 +180,36 @@ Deno.test("An upload over MAX_UPLOAD_MB is 413 and stores nothing; one under it 
     const file = await uploadFile(t, alice.cookie, project.id, "fits.txt", fits);
     assert.equal(file.size, 1_000_000);
     assert.equal((await storedFiles(t)).length, 1);
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("The upload limit is stated in MiB in the OpenAPI document, the README and the pages", async () => {
+  const t = await testApp({ env: { MAX_UPLOAD_MB: "3" } });
+  try {
+    const { alice, project } = await team(t);
+    const doc = await getJson(t, alice.cookie, "/api/openapi.json");
+    const upload = doc.paths["/api/projects/{projectId}/files"].post;
+    assert.match(upload.summary, /at most 3 MiB/);
+    assert.match(upload.responses["413"].description, /3 MiB/);
+    const attach = doc.paths["/api/projects/{projectId}/todos/items/{itemId}/attachments"].post;
+    assert.match(attach.summary, /at most 3 MiB/);
+    assert.doesNotMatch(JSON.stringify(doc), /\d MB\b/);
+    const readme = await Deno.readTextFile(new URL("../../README.md", import.meta.url));
+    assert.match(readme, /^\| `MAX_UPLOAD_MB` .*MiB/m);
+    for (const locale of ["en", "ja"]) {
+      expectJson(
+        await api(t, "PATCH", "/api/users/me", { cookie: alice.cookie, body: { locale } }),
+        200,
+      );
+      const res = await t.app.request(`/projects/${project.id}/files`, {
+        headers: { cookie: alice.cookie },
+      });
+      const html = await res.text();
+      assert.match(html, locale === "ja" ? /3 MiB まで/ : /up to 3 MiB/, locale);
+      assert.doesNotMatch(html, /3 MB/, locale);
+    }
   } finally {
     await t.close();
   }

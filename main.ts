@@ -4,6 +4,7 @@
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { filesRoot, removeLeftoverParts } from "./db/file_store.ts";
 import { migrate, MigrationError, MIGRATIONS_DIR } from "./db/migrate.ts";
 import { loadOrCreateSecret } from "./db/secret.ts";
 import { type Database, openDatabase } from "./db/sqlite.ts";
@@ -43,6 +44,7 @@ try {
   throw error;
 }
 const sessionSecret = config.sessionSecret ?? loadOrCreateSecret(config.dataDir);
+await removeLeftoverParts(filesRoot(config.dataDir)); // uploads a crash cut short
 
 const lifecycle: Lifecycle = { shuttingDown: false };
 const app = createApp({ db, config, clock, lifecycle, sessionSecret });

@@ -13,12 +13,44 @@ export interface StoredBytes {
   head: Uint8Array;
 }
 
+/** Where uploaded files are stored under the data directory. */
+export function filesRoot(dataDir: string): string {
+  return join(dataDir, "files");
+}
+
+/**
+ * Removes the temporary `.part` files that uploads cut short by a crash (kill -9, power loss)
+ * left in `<root>/tmp`; called at start-up, before serving, when no upload is in flight.
+ * Returns the names removed.
+ */
+export async function removeLeftoverParts(root: string): Promise<string[]> {
+  const tmpDir = join(root, TMP_DIR);
+  const removed: string[] = [];
+  let entries: Deno.DirEntry[];
+  try {
+    entries = await Array.fromAsync(Deno.readDir(tmpDir));
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return removed;
+    throw error;
+  }
+  for (const entry of entries) {
+    if (!entry.isFile || !entry.name.endsWith(".part")) continue;
+    await Deno.remove(join(tmpDir, entry.name)).catch((error) => {
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+    });
+    removed.push(entry.name);
+  }
+  return removed;
+}
+
 /** Too many bytes for the configured limit. */
 export class TooLargeError extends Error {
   override name = "TooLargeError";
 }
 
 const HEAD_BYTES = 8192;
+/** The folder under the root where uploads are written before they are renamed into place. */
+const TMP_DIR = "tmp";
 
 /** Stores and removes file bytes under `root` (`DATA_DIR/files`). */
 export class FileStore {
@@ -44,7 +76,7 @@ export class FileStore {
     maxBytes: number,
   ): Promise<StoredBytes> {
     const dir = join(this.root, String(projectId));
-    const tmpDir = join(this.root, "tmp");
+    const tmpDir = join(this.root, TMP_DIR);
     await Deno.mkdir(dir, { recursive: true });
     await Deno.mkdir(tmpDir, { recursive: true });
     const storedName = `${projectId}/${crypto.randomUUID()}${ext}`;

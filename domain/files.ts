@@ -1,5 +1,5 @@
 /** Files: upload (type-checked, size-limited, atomic), list, download and delete. */
-import { TooLargeError } from "../db/file_store.ts";
+import type { SpooledBytes } from "../db/file_store.ts";
 import {
   type AttachableType,
   deleteFile,
@@ -44,10 +44,10 @@ export function fileInfo(f: FileRow): FileInfo {
   };
 }
 
-/** An upload as received: the original name and the byte stream. */
+/** An upload as received: the original name and its bytes, spooled to a temporary file. */
 export interface Upload {
   name: string;
-  stream: ReadableStream<Uint8Array>;
+  bytes: SpooledBytes;
 }
 
 const MIB = 1024 * 1024;
@@ -91,8 +91,9 @@ export function createFiles(ctx: DomainContext) {
   const { db } = ctx;
 
   /**
-   * Stores an upload's bytes and, in `record`'s transaction, its row. On any failure the
-   * bytes are removed, so nothing is left behind. An attachment upload names the subject it
+   * Moves an upload's spooled bytes into place and records, in `record`'s transaction, its
+   * row. On any failure the placed bytes are removed (a refused upload's spooled bytes are
+   * the caller's to discard), so nothing is left behind. An attachment upload names the subject it
    * is uploaded to (null when that subject is created just after, see `claimUploads`).
    */
   async function store<T>(
@@ -107,31 +108,13 @@ export function createFiles(ctx: DomainContext) {
     const name = shortenName(upload.name.replace(/[\u0000-\u001f\u007f/\\]/g, "_").trim());
     if (!name) throw invalid("file", "The file needs a name");
     const type = allowedType(name);
-    if (!type) {
-      await upload.stream.cancel().catch(() => {});
-      throw new DomainError("unsupported_media_type", "This file type is not allowed");
+    if (!type) throw new DomainError("unsupported_media_type", "This file type is not allowed");
+    if (upload.bytes.size > ctx.maxUploadBytes) throw tooLarge(ctx.maxUploadBytes);
+    if (!headMatches(type.ext, upload.bytes.head)) {
+      throw new DomainError("unsupported_media_type", "The file's content does not match its type");
     }
-    let bytes;
+    const bytes = await ctx.files.place(upload.bytes, access.project.id, `.${type.ext}`);
     try {
-      bytes = await ctx.files.write(
-        access.project.id,
-        `.${type.ext}`,
-        upload.stream,
-        ctx.maxUploadBytes,
-      );
-    } catch (error) {
-      if (error instanceof TooLargeError) {
-        throw tooLarge(ctx.maxUploadBytes);
-      }
-      throw error;
-    }
-    try {
-      if (!headMatches(type.ext, bytes.head)) {
-        throw new DomainError(
-          "unsupported_media_type",
-          "The file's content does not match its type",
-        );
-      }
       return runAction(ctx, (fx) => {
         // Re-check inside the transaction: the project may have changed meanwhile.
         requireWrite(projectAccess(db, access.actor, access.project.id));

@@ -351,7 +351,7 @@ export function chatPages(services: Services) {
           requireWrite(access);
           const stored = await services.files.store(
             access,
-            { name: file.name, stream: file.stream() },
+            file,
             (_fx, row) => row.id,
             "attachment",
           );

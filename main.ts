@@ -4,6 +4,7 @@
  */
 import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { filesRoot, removeLeftoverParts } from "./db/file_store.ts";
 import { migrate, MigrationError, MIGRATIONS_DIR } from "./db/migrate.ts";
 import { loadOrCreateSecret, SecretError } from "./db/secret.ts";
 import { type Database, isDamaged, openDatabase, quickCheck } from "./db/sqlite.ts";
@@ -76,6 +77,7 @@ try {
   if (error instanceof MigrationError) fail(error.message);
   throw error;
 }
+await removeLeftoverParts(filesRoot(config.dataDir)); // uploads a crash cut short
 
 const lifecycle: Lifecycle = { shuttingDown: false };
 const app = createApp({ db, config, clock, lifecycle, sessionSecret });

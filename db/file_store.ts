@@ -1,9 +1,19 @@
 /**
- * The bytes of uploaded files: `DATA_DIR/files/<projectId>/<uuid><ext>`. A file is written
- * to a temporary name, flushed to disk, then renamed into place; only then is its row
- * recorded, so a failed or cut-off upload leaves neither bytes nor a row.
+ * The bytes of uploaded files: `DATA_DIR/files/<projectId>/<uuid><ext>`. An upload is written
+ * to a temporary file in `tmp/` as it arrives (never held whole in memory), flushed to disk,
+ * then renamed into place; only then is its row recorded, so a failed or cut-off upload
+ * leaves neither bytes nor a row.
  */
 import { join } from "node:path";
+
+/** Bytes written to a temporary file as they arrived, not yet in their place. */
+export interface SpooledBytes {
+  /** The temporary file. */
+  path: string;
+  size: number;
+  /** The first bytes, for checking the type. */
+  head: Uint8Array;
+}
 
 /** A file written to its final place, not yet recorded. */
 export interface StoredBytes {
@@ -13,12 +23,44 @@ export interface StoredBytes {
   head: Uint8Array;
 }
 
+const HEAD_BYTES = 8192;
+/** The folder under the root where uploads are written before they are renamed into place. */
+const TMP_DIR = "tmp";
+
+/** Where uploaded files are stored under the data directory. */
+export function filesRoot(dataDir: string): string {
+  return join(dataDir, "files");
+}
+
+/**
+ * Removes the temporary `.part` files that uploads cut short by a crash (kill -9, power loss)
+ * left in `<root>/tmp`; called at start-up, before serving, when no upload is in flight.
+ * Returns the names removed.
+ */
+export async function removeLeftoverParts(root: string): Promise<string[]> {
+  const tmpDir = join(root, TMP_DIR);
+  const removed: string[] = [];
+  let entries: Deno.DirEntry[];
+  try {
+    entries = await Array.fromAsync(Deno.readDir(tmpDir));
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return removed;
+    throw error;
+  }
+  for (const entry of entries) {
+    if (!entry.isFile || !entry.name.endsWith(".part")) continue;
+    await Deno.remove(join(tmpDir, entry.name)).catch((error) => {
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+    });
+    removed.push(entry.name);
+  }
+  return removed;
+}
+
 /** Too many bytes for the configured limit. */
 export class TooLargeError extends Error {
   override name = "TooLargeError";
 }
-
-const HEAD_BYTES = 8192;
 
 /** Stores and removes file bytes under `root` (`DATA_DIR/files`). */
 export class FileStore {
@@ -34,27 +76,19 @@ export class FileStore {
   }
 
   /**
-   * Streams `body` to `<projectId>/<uuid><ext>` through a temporary file, enforcing
-   * `maxBytes` while writing. On any failure nothing is left behind.
+   * Writes `chunks` to a new temporary file as they come, enforcing `maxBytes` while writing,
+   * and flushes it to disk. On any failure (too large, the body cut off) nothing is left.
    */
-  async write(
-    projectId: number,
-    ext: string,
-    body: ReadableStream<Uint8Array>,
-    maxBytes: number,
-  ): Promise<StoredBytes> {
-    const dir = join(this.root, String(projectId));
-    const tmpDir = join(this.root, "tmp");
-    await Deno.mkdir(dir, { recursive: true });
+  async spool(chunks: AsyncIterable<Uint8Array>, maxBytes: number): Promise<SpooledBytes> {
+    const tmpDir = join(this.root, TMP_DIR);
     await Deno.mkdir(tmpDir, { recursive: true });
-    const storedName = `${projectId}/${crypto.randomUUID()}${ext}`;
-    const tmp = join(tmpDir, `${crypto.randomUUID()}.part`);
-    const file = await Deno.open(tmp, { write: true, createNew: true, mode: 0o600 });
+    const path = join(tmpDir, `${crypto.randomUUID()}.part`);
+    const file = await Deno.open(path, { write: true, createNew: true, mode: 0o600 });
     let size = 0;
     const head = new Uint8Array(HEAD_BYTES);
     let headLength = 0;
     try {
-      for await (const chunk of body) {
+      for await (const chunk of chunks) {
         size += chunk.byteLength;
         if (size > maxBytes) throw new TooLargeError(`The file is larger than ${maxBytes} bytes`);
         if (headLength < HEAD_BYTES) {
@@ -67,17 +101,31 @@ export class FileStore {
       }
       await file.sync();
       file.close();
-      await Deno.rename(tmp, join(this.root, storedName));
     } catch (error) {
       try {
         file.close();
       } catch {
         // already closed
       }
-      await Deno.remove(tmp).catch(() => {});
+      await Deno.remove(path).catch(() => {});
       throw error;
     }
-    return { storedName, size, head: head.slice(0, headLength) };
+    return { path, size, head: head.slice(0, headLength) };
+  }
+
+  /** Moves spooled bytes to their place, `<projectId>/<uuid><ext>`; not yet recorded. */
+  async place(spooled: SpooledBytes, projectId: number, ext: string): Promise<StoredBytes> {
+    await Deno.mkdir(join(this.root, String(projectId)), { recursive: true });
+    const storedName = `${projectId}/${crypto.randomUUID()}${ext}`;
+    await Deno.rename(spooled.path, join(this.root, storedName));
+    return { storedName, size: spooled.size, head: spooled.head };
+  }
+
+  /** Removes spooled bytes that were not placed; already placed or gone is not an error. */
+  async discard(spooled: SpooledBytes): Promise<void> {
+    await Deno.remove(spooled.path).catch((error) => {
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+    });
   }
 
   /** Removes stored bytes; a missing file is not an error. */

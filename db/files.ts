@@ -1,5 +1,6 @@
 /** Storage of file records and attachment links (the bytes live in `file_store.ts`). */
 import type { Database } from "./sqlite.ts";
+import { subjectAlive } from "./subjects.ts";
 
 /** A stored file record. */
 export interface FileRow {
@@ -11,6 +12,8 @@ export interface FileRow {
   contentType: string;
   size: number;
   source: "upload" | "attachment";
+  /** The subject an attachment upload was uploaded to (null for uploads to the files area). */
+  uploadedTo: { type: AttachableType; id: number } | null;
   createdAt: string;
 }
 
@@ -26,11 +29,13 @@ interface RawFile {
   content_type: string;
   size: number;
   source: "upload" | "attachment";
+  uploaded_to_type: AttachableType | null;
+  uploaded_to_id: number | null;
   created_at: string;
 }
 
-const COLUMNS =
-  "f.id, f.project_id, f.uploader_id, f.name, f.stored_name, f.content_type, f.size, f.source, f.created_at";
+const COLUMNS = "f.id, f.project_id, f.uploader_id, f.name, f.stored_name, f.content_type, " +
+  "f.size, f.source, f.uploaded_to_type, f.uploaded_to_id, f.created_at";
 
 function toFile(r: RawFile): FileRow {
   return {
@@ -42,6 +47,9 @@ function toFile(r: RawFile): FileRow {
     contentType: r.content_type,
     size: r.size,
     source: r.source,
+    uploadedTo: r.uploaded_to_type !== null && r.uploaded_to_id !== null
+      ? { type: r.uploaded_to_type, id: r.uploaded_to_id }
+      : null,
     createdAt: r.created_at,
   };
 }
@@ -49,8 +57,9 @@ function toFile(r: RawFile): FileRow {
 /** Records a stored file. */
 export function insertFile(db: Database, f: Omit<FileRow, "id">): FileRow {
   const { id } = db.sql.prepare(
-    `INSERT INTO files (project_id, uploader_id, name, stored_name, content_type, size, source, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+    `INSERT INTO files (project_id, uploader_id, name, stored_name, content_type, size, source,
+       uploaded_to_type, uploaded_to_id, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
   ).get(
     f.projectId,
     f.uploaderId,
@@ -59,6 +68,8 @@ export function insertFile(db: Database, f: Omit<FileRow, "id">): FileRow {
     f.contentType,
     f.size,
     f.source,
+    f.uploadedTo?.type ?? null,
+    f.uploadedTo?.id ?? null,
     f.createdAt,
   ) as { id: number };
   return { id, ...f };
@@ -148,9 +159,29 @@ export function attachmentsOf(
 }
 
 /**
- * Removes a subject's attachment links; files uploaded as attachments (source
- * `attachment`) are soft-deleted with them. Returns those files, whose bytes the caller
- * removes after commit.
+ * Gives attachment uploads of `uploaderId` that have no subject yet (stored just before the
+ * subject existed) the subject they were uploaded for. Returns how many were claimed.
+ */
+export function claimUploads(
+  db: Database,
+  a: { uploaderId: number; subjectType: AttachableType; subjectId: number; fileIds: number[] },
+): number {
+  if (a.fileIds.length === 0) return 0;
+  return Number(
+    db.sql.prepare(
+      `UPDATE files SET uploaded_to_type = ?, uploaded_to_id = ?
+       WHERE uploader_id = ? AND source = 'attachment' AND uploaded_to_id IS NULL
+       AND deleted_at IS NULL AND id IN (${a.fileIds.map(() => "?").join(",")})`,
+    ).run(a.subjectType, a.subjectId, a.uploaderId, ...a.fileIds).changes,
+  );
+}
+
+/**
+ * Removes a subject's attachment links, and soft-deletes the attachment uploads whose time
+ * has come: those uploaded to this subject, or to a subject already gone, that no live
+ * subject links any more. A file that was only linked here by id is never removed; a file
+ * uploaded here but still linked elsewhere lives on until its last link goes. Returns the
+ * removed files, whose bytes the caller removes after commit.
  */
 export function detachAll(
   db: Database,
@@ -158,12 +189,28 @@ export function detachAll(
   subjectId: number,
   at: string,
 ): FileRow[] {
-  const owned = (db.sql.prepare(
-    `SELECT ${COLUMNS} FROM attachments a JOIN files f ON f.id = a.file_id
-     WHERE a.subject_type = ? AND a.subject_id = ? AND f.source = 'attachment' AND f.deleted_at IS NULL`,
-  ).all(subjectType, subjectId) as unknown as RawFile[]).map(toFile);
+  const candidates = (db.sql.prepare(
+    `SELECT ${COLUMNS} FROM files f WHERE f.source = 'attachment' AND f.deleted_at IS NULL
+     AND ((f.uploaded_to_type = ? AND f.uploaded_to_id = ?)
+       OR f.id IN (SELECT a.file_id FROM attachments a WHERE a.subject_type = ? AND a.subject_id = ?))`,
+  ).all(subjectType, subjectId, subjectType, subjectId) as unknown as RawFile[]).map(toFile);
   db.sql.prepare("DELETE FROM attachments WHERE subject_type = ? AND subject_id = ?")
     .run(subjectType, subjectId);
-  for (const f of owned) deleteFile(db, f.id, at);
-  return owned;
+  const linked = db.sql.prepare(
+    `SELECT 1 FROM attachments a WHERE a.file_id = ? AND ${subjectAlive("a")} LIMIT 1`,
+  );
+  const uploadSubjectAlive = db.sql.prepare(
+    `SELECT ${subjectAlive("f", "uploaded_to")} AS alive FROM files f WHERE f.id = ?`,
+  );
+  const removed: FileRow[] = [];
+  for (const f of candidates) {
+    if (linked.get(f.id)) continue;
+    const uploadedHere = f.uploadedTo?.type === subjectType && f.uploadedTo.id === subjectId;
+    // An upload without a subject never got one: it is not this subject's to remove.
+    if (!f.uploadedTo) continue;
+    if (!uploadedHere && (uploadSubjectAlive.get(f.id) as { alive: number }).alive) continue;
+    deleteFile(db, f.id, at);
+    removed.push(f);
+  }
+  return removed;
 }

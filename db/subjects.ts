@@ -3,10 +3,13 @@
  * subject (or one inside a deleted parent) makes the row invisible in lists and counts.
  */
 
-/** An SQL condition true when the subject of row `alias` (subject_type, subject_id) is live. */
-export function subjectAlive(alias: string): string {
-  const id = `${alias}.subject_id`;
-  const type = `${alias}.subject_type`;
+/**
+ * An SQL condition true when the subject of row `alias` (`<prefix>_type`, `<prefix>_id`,
+ * by default subject_type and subject_id) is live.
+ */
+export function subjectAlive(alias: string, prefix = "subject"): string {
+  const id = `${alias}.${prefix}_id`;
+  const type = `${alias}.${prefix}_type`;
   const live = (table: string) =>
     `EXISTS (SELECT 1 FROM ${table} s WHERE s.id = ${id} AND s.deleted_at IS NULL)`;
   return `(CASE ${type}

@@ -3,7 +3,13 @@
  * `fileIds` of the same project or uploaded with source `attachment`. Each attachable
  * resource registers how to find a subject and who may change it.
  */
-import { attachmentsOf, detachAll, findProjectFiles, insertAttachments } from "../db/files.ts";
+import {
+  attachmentsOf,
+  claimUploads,
+  detachAll,
+  findProjectFiles,
+  insertAttachments,
+} from "../db/files.ts";
 import type { AttachableType } from "../db/files.ts";
 import { projectAccess, requireAuthor, requireWrite } from "./access.ts";
 import type { Actor } from "./accounts.ts";
@@ -45,10 +51,20 @@ export function createAttachments(ctx: DomainContext, files: Files) {
     return new Map([...map].map(([id, rows]) => [id, rows.map(fileInfo)]));
   }
 
-  /** Links `fileIds` (live files of the same project) inside an action; 400 otherwise. */
+  /**
+   * Links `fileIds` (live files of the same project) inside an action; 400 otherwise.
+   * Linking never makes a file the subject's: only `uploadedBy` (the actor) may say that
+   * attachment uploads it stored just before the subject existed were uploaded to it.
+   */
   function link(
     fx: Effects,
-    target: { projectId: number; type: AttachableType; id: number; fileIds: number[] },
+    target: {
+      projectId: number;
+      type: AttachableType;
+      id: number;
+      fileIds: number[];
+      uploads?: { uploaderId: number; fileIds: number[] };
+    },
   ): void {
     const ids = [...new Set(target.fileIds)];
     if (ids.length === 0) return;
@@ -63,6 +79,18 @@ export function createAttachments(ctx: DomainContext, files: Files) {
       fileIds: ids,
       at: fx.now,
     });
+    const uploads = target.uploads;
+    if (uploads) {
+      const claimed = claimUploads(ctx.db, {
+        uploaderId: uploads.uploaderId,
+        subjectType: target.type,
+        subjectId: target.id,
+        fileIds: uploads.fileIds.filter((id) => ids.includes(id)),
+      });
+      if (claimed !== new Set(uploads.fileIds).size) {
+        throw invalid("fileIds", "Every upload must be a new attachment upload of yours");
+      }
+    }
   }
 
   return {
@@ -75,7 +103,10 @@ export function createAttachments(ctx: DomainContext, files: Files) {
     of,
     link,
 
-    /** Removes a subject's links inside an action; its attachment uploads go with it. */
+    /**
+     * Removes a subject's links inside an action; the files uploaded to it go with them
+     * (bytes after the commit) unless another live subject still links them.
+     */
     detach(fx: Effects, type: AttachableType, id: number): void {
       for (const file of detachAll(ctx.db, type, id, fx.now)) {
         fx.removeBytesAfterCommit(file.storedName);
@@ -107,6 +138,7 @@ export function createAttachments(ctx: DomainContext, files: Files) {
           input.upload,
           (fx, file) => attach(fx, [file.id]),
           "attachment",
+          { type: target.type, id: target.id },
         );
       }
       return runAction(ctx, (fx) => attach(fx, input.fileIds));

@@ -101,11 +101,19 @@ export function createChat(ctx: DomainContext, attachments: Attachments) {
       return { items: withFiles(page.items), hasMore: page.hasMore };
     },
 
-    /** Sends a message (members); announced as `chat.message.created`. */
+    /**
+     * Sends a message (members); announced as `chat.message.created`. `uploadedFileIds` are
+     * attachment uploads the actor stored for this message (the chat page's file): they are
+     * uploaded to it, and go when it is deleted.
+     */
     send(
       actor: Actor,
       projectId: number,
-      input: { text: string; fileIds?: number[] | undefined },
+      input: {
+        text: string;
+        fileIds?: number[] | undefined;
+        uploadedFileIds?: number[] | undefined;
+      },
     ): Message {
       return runAction(ctx, (fx) => {
         requireWrite(projectAccess(db, actor, projectId));
@@ -120,6 +128,9 @@ export function createChat(ctx: DomainContext, attachments: Attachments) {
           type: "message",
           id: row.id,
           fileIds: input.fileIds ?? [],
+          ...(input.uploadedFileIds
+            ? { uploads: { uploaderId: actor.id, fileIds: input.uploadedFileIds } }
+            : {}),
         });
         notifyMentions(fx, row, actor.id);
         const created = withFiles([row])[0]!;

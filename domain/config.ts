@@ -33,7 +33,7 @@ export const CONFIG_VARIABLES = [
   ["SOAP_NAMESPACE", "http://soap.example.com/", "the SOAP services' target namespace"],
   ["SESSION_SECRET", "generated once and kept in DATA_DIR", "cookie signing key"],
   ["SESSION_TTL_HOURS", "168", "session lifetime, checked on the server"],
-  ["MAX_UPLOAD_MB", "25", "largest accepted upload"],
+  ["MAX_UPLOAD_MB", "25", "largest accepted upload, in MiB (mebibytes)"],
   ["SSE_HEARTBEAT_MS", "15000", "event-stream heartbeat interval"],
   ["SSE_MAX_STREAMS", "1000", "open event streams allowed in all (then 429)"],
   ["SSE_MAX_STREAMS_PER_USER", "10", "open event streams allowed per user (then 429)"],

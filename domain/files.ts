@@ -1,6 +1,13 @@
 /** Files: upload (type-checked, size-limited, atomic), list, download and delete. */
-import { TooLargeError } from "../db/file_store.ts";
-import { deleteFile, type FileRow, findFile, insertFile, listFiles } from "../db/files.ts";
+import type { SpooledBytes } from "../db/file_store.ts";
+import {
+  type AttachableType,
+  deleteFile,
+  type FileRow,
+  findFile,
+  insertFile,
+  listFiles,
+} from "../db/files.ts";
 import { memberIds } from "../db/projects.ts";
 import { type ProjectAccess, projectAccess, requireAuthor, requireWrite } from "./access.ts";
 import type { Actor } from "./accounts.ts";
@@ -37,58 +44,77 @@ export function fileInfo(f: FileRow): FileInfo {
   };
 }
 
-/** An upload as received: the original name and the byte stream. */
+/** An upload as received: the original name and its bytes, spooled to a temporary file. */
 export interface Upload {
   name: string;
-  stream: ReadableStream<Uint8Array>;
+  bytes: SpooledBytes;
 }
 
-const MAX_NAME = 255;
+const MIB = 1024 * 1024;
+
+/** The refusal of an upload over the limit; `MAX_UPLOAD_MB` counts mebibytes (MiB). */
+export function tooLarge(maxUploadBytes: number): DomainError {
+  return new DomainError("too_large", `Files may be at most ${maxUploadBytes / MIB} MiB`);
+}
+
+/** The longest stored file name, in characters (code points). */
+export const MAX_NAME = 255;
+/** The longest tail after the last dot that is kept as the extension when a name is cut. */
+const MAX_EXT = 16;
+
+const graphemes = new Intl.Segmenter("en", { granularity: "grapheme" });
+
+/**
+ * A name at most `max` characters long. A longer one keeps its extension and loses the end of
+ * its base name, cut between user-perceived characters: never inside a surrogate pair, nor
+ * between a letter and its combining marks or the parts of an emoji.
+ */
+export function shortenName(name: string, max = MAX_NAME): string {
+  const length = (text: string) => [...text].length;
+  if (length(name) <= max) return name;
+  const dot = name.lastIndexOf(".");
+  const ext = dot > 0 && length(name.slice(dot)) <= MAX_EXT + 1 ? name.slice(dot) : "";
+  const room = max - length(ext);
+  let base = "";
+  let used = 0;
+  for (const { segment } of graphemes.segment(name.slice(0, name.length - ext.length))) {
+    const size = length(segment);
+    if (used + size > room) break;
+    base += segment;
+    used += size;
+  }
+  return base + ext;
+}
 
 /** The file operations. */
 export function createFiles(ctx: DomainContext) {
   const { db } = ctx;
 
   /**
-   * Stores an upload's bytes and, in `record`'s transaction, its row. On any failure the
-   * bytes are removed, so nothing is left behind.
+   * Moves an upload's spooled bytes into place and records, in `record`'s transaction, its
+   * row. On any failure the placed bytes are removed (a refused upload's spooled bytes are
+   * the caller's to discard), so nothing is left behind. An attachment upload names the subject it
+   * is uploaded to (null when that subject is created just after, see `claimUploads`).
    */
   async function store<T>(
     access: ProjectAccess,
     upload: Upload,
     record: (fx: Effects, file: FileRow) => T,
     source: "upload" | "attachment",
+    uploadedTo: { type: AttachableType; id: number } | null = null,
   ): Promise<T> {
     // Control characters and path separators never reach a stored name or a header.
     // deno-lint-ignore no-control-regex
-    const name = upload.name.replace(/[\u0000-\u001f\u007f/\\]/g, "_").trim().slice(0, MAX_NAME);
+    const name = shortenName(upload.name.replace(/[\u0000-\u001f\u007f/\\]/g, "_").trim());
     if (!name) throw invalid("file", "The file needs a name");
     const type = allowedType(name);
-    if (!type) {
-      await upload.stream.cancel().catch(() => {});
-      throw new DomainError("unsupported_media_type", "This file type is not allowed");
+    if (!type) throw new DomainError("unsupported_media_type", "This file type is not allowed");
+    if (upload.bytes.size > ctx.maxUploadBytes) throw tooLarge(ctx.maxUploadBytes);
+    if (!headMatches(type.ext, upload.bytes.head)) {
+      throw new DomainError("unsupported_media_type", "The file's content does not match its type");
     }
-    let bytes;
+    const bytes = await ctx.files.place(upload.bytes, access.project.id, `.${type.ext}`);
     try {
-      bytes = await ctx.files.write(
-        access.project.id,
-        `.${type.ext}`,
-        upload.stream,
-        ctx.maxUploadBytes,
-      );
-    } catch (error) {
-      if (error instanceof TooLargeError) {
-        throw new DomainError("too_large", `Files may be at most ${ctx.maxUploadBytes} bytes`);
-      }
-      throw error;
-    }
-    try {
-      if (!headMatches(type.ext, bytes.head)) {
-        throw new DomainError(
-          "unsupported_media_type",
-          "The file's content does not match its type",
-        );
-      }
       return runAction(ctx, (fx) => {
         // Re-check inside the transaction: the project may have changed meanwhile.
         requireWrite(projectAccess(db, access.actor, access.project.id));
@@ -100,6 +126,7 @@ export function createFiles(ctx: DomainContext) {
           contentType: type.contentType,
           size: bytes.size,
           source,
+          uploadedTo: source === "attachment" ? uploadedTo : null,
           createdAt: fx.now,
         });
         fx.activity({

@@ -1,6 +1,5 @@
 /** Wires every domain service from the app's dependencies; nothing global. */
-import { join } from "node:path";
-import { FileStore } from "../db/file_store.ts";
+import { filesRoot, FileStore } from "../db/file_store.ts";
 import { findMember } from "../db/projects.ts";
 import { findUserById } from "../db/users.ts";
 import type { Database } from "../db/sqlite.ts";
@@ -53,7 +52,7 @@ export function createServices(deps: ServiceDeps) {
     db,
     clock,
     hub,
-    files: new FileStore(join(config.dataDir, "files")),
+    files: new FileStore(filesRoot(config.dataDir)),
     maxUploadBytes: config.maxUploadMb * 1024 * 1024,
   };
   const files = createFiles(ctx);

@@ -28,11 +28,10 @@ import { csrf } from "./middleware/csrf.ts";
 import { jsonBody } from "./middleware/json_body.ts";
 import { requestLog, stdoutLog } from "./middleware/request_log.ts";
 import { headWithoutBody } from "./middleware/head.ts";
-import { UnreadableForm } from "./pages/forms.ts";
 import { securityHeaders } from "./middleware/security_headers.ts";
 import { pageCtx } from "./pages/context.ts";
 import { storageFullPage } from "./pages/error_pages.tsx";
-import { pages } from "./pages/pages.ts";
+import { formErrorPage, pages } from "./pages/pages.ts";
 import { notFound } from "./pages/project_pages.tsx";
 import { requireApiSession, session } from "./middleware/session.ts";
 import { requestVia, soapFastPath } from "./soap_fast_path.ts";
@@ -158,13 +157,9 @@ export function createApp(deps: AppDeps): App {
   });
   app.onError((error, c) => {
     if (c.req.path.startsWith("/api/")) return errorResponse(c, error, report);
-    if (error instanceof UnreadableForm) {
-      // A client's mistake (or probe), not the server's: 400, and no error log line.
-      return c.html(
-        "<!DOCTYPE html><title>Bad request</title><h1>The form could not be read.</h1>",
-        400,
-      );
-    }
+    // A form the client got wrong (or a probe), not the server's fault: no error log line.
+    const formError = formErrorPage(c, error, services);
+    if (formError) return formError;
     report(error);
     if (isStorageFull(error)) return storageFullPage(c, pageCtx(c, services));
     return c.html("<!DOCTYPE html><title>Error</title><h1>Something went wrong.</h1>", 500);

@@ -1,33 +1,54 @@
 /** Files: upload, list, delete, download, and attachments on threads, comments and more. */
 import { createRoute, z } from "@hono/zod-openapi";
-import type { MiddlewareHandler } from "hono";
-import { bodyLimit } from "hono/body-limit";
+import type { Context, MiddlewareHandler } from "hono";
 import type { AttachableType } from "../../domain/attachments.ts";
 import { DomainError, invalid } from "../../domain/errors.ts";
+import { tooLarge, type Upload } from "../../domain/files.ts";
 import { pageRequest } from "../../domain/paging.ts";
 import type { Services } from "../../domain/services.ts";
-import { errorBody } from "./errors.ts";
-import { actorOf, apiApp, errors, Id, jsonResponse, PageQuery, pageSchema } from "./openapi.ts";
+import { isMultipart, MultipartError, multipartScope, readMultipart } from "../multipart.ts";
+import {
+  actorOf,
+  apiApp,
+  errors,
+  ErrorSchema,
+  Id,
+  jsonResponse,
+  PageQuery,
+  pageSchema,
+} from "./openapi.ts";
 import { FileIdsSchema, FileSchema } from "./schemas.ts";
 
 const tags = ["files"];
 const ProjectParam = z.object({ projectId: Id });
-const UploadField = z.custom<File>((v) => v instanceof File, {
-  message: "Send the file in field `file`",
-})
-  .openapi({ type: "string", format: "binary" });
-const UploadSchema = z.object({ file: UploadField }).openapi("Upload");
+/**
+ * The multipart body, for the OpenAPI document only: it is read by `readMultipart` as it
+ * arrives (a validator would read it whole into memory first).
+ */
+const UploadSchema = {
+  type: "object" as const,
+  properties: {
+    file: { type: "string" as const, format: "binary", description: "The file, with its name" },
+  },
+  required: ["file"],
+};
 
-/** Multipart overhead allowed on top of the file size limit. */
-const MULTIPART_SLACK = 64 * 1024;
+/** The 413 answer of an upload route, with the configured limit in MiB. */
+const tooLargeResponse = (maxUploadMb: number) => ({
+  413: {
+    description: `The file is larger than ${maxUploadMb} MiB (\`MAX_UPLOAD_MB\`, in mebibytes)`,
+    content: { "application/json": { schema: ErrorSchema } },
+  },
+});
 
-const upload = (limit: MiddlewareHandler) =>
+const upload = (scope: MiddlewareHandler, maxUploadMb: number) =>
   createRoute({
     method: "post",
     path: "/api/projects/{projectId}/files",
     tags,
-    summary: "Upload a file (multipart field `file`); members of the project are notified",
-    middleware: [limit] as const,
+    summary: `Upload a file (multipart field \`file\`, at most ${maxUploadMb} MiB); ` +
+      "members of the project are notified",
+    middleware: [scope] as const,
     request: {
       params: ProjectParam,
       body: { content: { "multipart/form-data": { schema: UploadSchema } }, required: true },
@@ -35,6 +56,7 @@ const upload = (limit: MiddlewareHandler) =>
     responses: {
       201: jsonResponse(z.object({ file: FileSchema }), "Stored"),
       ...errors(400, 401, 403, 404, 413, 415),
+      ...tooLargeResponse(maxUploadMb),
     },
   });
 
@@ -81,13 +103,14 @@ const ATTACHABLE: Array<[string, AttachableType, string]> = [
   ["todos/items", "item", "itemId"],
 ];
 
-const attach = (path: string, param: string, limit: MiddlewareHandler) =>
+const attach = (path: string, param: string, scope: MiddlewareHandler, maxUploadMb: number) =>
   createRoute({
     method: "post",
     path: `/api/projects/{projectId}/${path}/{${param}}/attachments`,
     tags,
-    summary: "Attach files: JSON `{fileIds}` or a multipart `file` (stored with source attachment)",
-    middleware: [limit] as const,
+    summary: "Attach files: JSON `{fileIds}` or a multipart `file` of at most " +
+      `${maxUploadMb} MiB (stored with source attachment)`,
+    middleware: [scope] as const,
     request: {
       params: z.object({ projectId: Id, [param]: Id }),
       body: {
@@ -103,6 +126,7 @@ const attach = (path: string, param: string, limit: MiddlewareHandler) =>
     responses: {
       200: jsonResponse(z.object({ attachments: z.array(FileSchema) }), "All attachments now"),
       ...errors(400, 401, 403, 404, 413, 415),
+      ...tooLargeResponse(maxUploadMb),
     },
   });
 
@@ -121,25 +145,40 @@ export function contentDisposition(name: string): string {
   return `attachment; filename="${asciiName(name)}"; filename*=UTF-8''${encoded}`;
 }
 
+const MISSING_FILE = "Send the file in multipart field `file`";
+
 /** The file routes. */
 export function fileRoutes(services: Services, options: { maxUploadMb: number }) {
-  const uploadLimit = bodyLimit({
-    maxSize: options.maxUploadMb * 1024 * 1024 + MULTIPART_SLACK,
-    onError: (c) =>
-      c.json(errorBody("too_large", `Files may be at most ${options.maxUploadMb} MB`), 413),
-  });
-  // JSON bodies were already read and limited by the API's JSON middleware.
-  const limit: MiddlewareHandler = (c, next) =>
-    (c.req.header("content-type") ?? "").toLowerCase().startsWith("multipart/form-data")
-      ? uploadLimit(c, next)
-      : next();
+  const maxFileBytes = options.maxUploadMb * 1024 * 1024;
+  // Uploads spooled to temporary files and not stored are removed after the handler.
+  const scope = multipartScope({ store: services.fileStore, maxFileBytes });
+
+  /** The `file` of a multipart upload, read as it arrives; refusals are domain errors. */
+  async function uploadOf(c: Context): Promise<Upload> {
+    let body;
+    try {
+      body = await readMultipart(c);
+    } catch (error) {
+      if (!(error instanceof MultipartError)) throw error;
+      if (error.problem === "too_large") throw tooLarge(maxFileBytes);
+      if (error.field !== undefined) {
+        throw invalid(error.field, "Cannot read this field: it is not UTF-8 text");
+      }
+      throw invalid("body", "Cannot read the upload: the multipart body is malformed");
+    }
+    const file = body.files.find((f) => f.field === "file");
+    if (!file) throw invalid("file", MISSING_FILE);
+    return { name: file.name, bytes: file.bytes };
+  }
+
   const app = apiApp()
-    .openapi(upload(limit), async (c) => {
-      const { file } = c.req.valid("form");
-      const stored = await services.files.upload(actorOf(c), c.req.valid("param").projectId, {
-        name: file.name,
-        stream: file.stream(),
-      });
+    .openapi(upload(scope, options.maxUploadMb), async (c) => {
+      if (!isMultipart(c)) throw invalid("file", MISSING_FILE);
+      const stored = await services.files.upload(
+        actorOf(c),
+        c.req.valid("param").projectId,
+        await uploadOf(c),
+      );
       return c.json({ file: stored }, 201);
     })
     .openapi(list, (c) => {
@@ -172,13 +211,15 @@ export function fileRoutes(services: Services, options: { maxUploadMb: number })
       return new Response(handle.readable, { headers });
     });
   for (const [path, type, param] of ATTACHABLE) {
-    app.openapi(attach(path, param, limit), async (c) => {
+    app.openapi(attach(path, param, scope, options.maxUploadMb), async (c) => {
       const params = c.req.valid("param") as Record<string, number>;
       const target = { projectId: params.projectId!, type, id: params[param]! };
-      const form = c.req.valid("form") as { file?: File };
-      const json = c.req.valid("json") as { fileIds?: number[] };
-      const input = form.file
-        ? { upload: { name: form.file.name, stream: form.file.stream() } }
+      // The multipart entry is a plain schema (documented, not validated), which hides the
+      // JSON entry from the route's types; the JSON validator ran all the same.
+      const valid = c.req.valid as unknown as (target: "json") => { fileIds?: number[] };
+      const json = isMultipart(c) ? {} : valid.call(c.req, "json");
+      const input = isMultipart(c)
+        ? { upload: await uploadOf(c) }
         : json.fileIds
         ? { fileIds: json.fileIds }
         : null;

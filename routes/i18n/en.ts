@@ -362,7 +362,7 @@ export const en = {
   "files.uploadTitle": "Upload a file",
   "files.file": "File",
   "files.allowed":
-    "Images, PDF, text, Markdown, CSV, JSON, ZIP and Office documents up to {mb} MB.",
+    "Images, PDF, text, Markdown, CSV, JSON, ZIP and Office documents up to {mb} MiB.",
   "files.none": "No files yet.",
   "files.name": "Name",
   "files.size": "Size",
@@ -378,7 +378,7 @@ export const en = {
   "files.missing": "Choose a file to upload.",
   "files.unsupported":
     "This file type is not allowed, or the content does not match its extension.",
-  "files.tooLarge": "The file is too large (at most {mb} MB).",
+  "files.tooLarge": "The file is too large (at most {mb} MiB).",
   "activity.title": "Activity",
   "activity.none": "No activity yet.",
   "activity.when": "When",

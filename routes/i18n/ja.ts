@@ -365,7 +365,7 @@ export const ja: Messages = {
   "files.uploadTitle": "ファイルをアップロード",
   "files.file": "ファイル",
   "files.allowed":
-    "画像、PDF、テキスト、Markdown、CSV、JSON、ZIP、Office 文書（{mb} MB まで）を扱えます。",
+    "画像、PDF、テキスト、Markdown、CSV、JSON、ZIP、Office 文書（{mb} MiB まで）を扱えます。",
   "files.none": "ファイルはまだありません。",
   "files.name": "ファイル名",
   "files.size": "サイズ",
@@ -380,7 +380,7 @@ export const ja: Messages = {
   "files.deleteConfirm": "このファイルを削除しますか？添付先からも削除されます。",
   "files.missing": "アップロードするファイルを選んでください。",
   "files.unsupported": "このファイル形式は使えないか、内容が拡張子と一致しません。",
-  "files.tooLarge": "ファイルが大きすぎます（{mb} MB まで）。",
+  "files.tooLarge": "ファイルが大きすぎます（{mb} MiB まで）。",
   "activity.title": "アクティビティ",
   "activity.none": "アクティビティはまだありません。",
   "activity.when": "日時",

@@ -3,6 +3,7 @@
  * new-thread form, and a thread with its attachments, comments and reply form. Every form
  * works without JavaScript: POST, then 303; a refusal re-renders with its message.
  */
+import type { SpooledFile } from "../multipart.ts";
 import { parseForm } from "./forms.ts";
 import { type Context, Hono } from "hono";
 import type { Category, Comment, Thread } from "../../domain/board.ts";
@@ -490,7 +491,7 @@ export function boardPages(services: Services) {
     });
   };
 
-  const upload = (file: File) => ({ upload: { name: file.name, stream: file.stream() } });
+  const upload = (file: SpooledFile) => ({ upload: file });
 
   app.get(P, (c) => run(c, (frame) => showBoard(c, frame)));
 

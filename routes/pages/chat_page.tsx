@@ -351,14 +351,18 @@ export function chatPages(services: Services) {
           requireWrite(access);
           const stored = await services.files.store(
             access,
-            { name: file.name, stream: file.stream() },
+            file,
             (_fx, row) => row.id,
             "attachment",
           );
           fileIds = [stored];
         }
         try {
-          const sent = chat.send(actor!, projectId, { text: fields.text!, fileIds });
+          const sent = chat.send(actor!, projectId, {
+            text: fields.text!,
+            fileIds,
+            uploadedFileIds: fileIds,
+          });
           return `/projects/${projectId}/chat#message-${sent.id}`;
         } catch (error) {
           for (const id of fileIds) services.files.remove(actor!, projectId, id);

@@ -194,7 +194,7 @@ export function filesPages(services: Services) {
       return attempt(c, frame, {
         maxUploadMb,
         change: async () => {
-          await files.upload(actor!, frame.project.id, { name: file.name, stream: file.stream() });
+          await files.upload(actor!, frame.project.id, file);
           return `/projects/${frame.project.id}/files`;
         },
         fail: (failure) => show(c, frame, failure),

@@ -3,6 +3,7 @@ import type { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { DomainError } from "../../domain/errors.ts";
 import type { Translate } from "../i18n/i18n.ts";
+import { isMultipart, MultipartError, readMultipart, type SpooledFile } from "../multipart.ts";
 
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
 
@@ -20,6 +21,14 @@ export class UnreadableForm extends Error {
   }
 }
 
+/** An upload form over the size limit: answered with the 413 page, nothing changed. */
+export class FormTooLarge extends Error {
+  override name = "FormTooLarge";
+}
+
+/** A page form's value: text, or an uploaded file spooled to a temporary file. */
+export type FormValue = string | SpooledFile;
+
 /**
  * One `application/x-www-form-urlencoded` name or value. A `%` not followed by two hex digits
  * stands for itself (as with `URLSearchParams`); percent-encoded bytes that are not UTF-8
@@ -29,45 +38,6 @@ function decodeFormComponent(text: string): string {
   const plus = text.replaceAll("+", " ");
   if (!plus.includes("%")) return plus;
   return decodeURIComponent(plus.replace(/%(?![0-9A-Fa-f]{2})/g, "%25"));
-}
-
-const encoder = new TextEncoder();
-const latin1 = new TextDecoder("latin1");
-
-/** Where `needle` starts in `haystack` at or after `from`, or -1. */
-function indexOfBytes(haystack: Uint8Array, needle: Uint8Array, from: number): number {
-  const first = needle[0]!;
-  for (let i = haystack.indexOf(first, from); i !== -1; i = haystack.indexOf(first, i + 1)) {
-    if (i + needle.length > haystack.length) return -1;
-    let j = 1;
-    while (j < needle.length && haystack[i + j] === needle[j]) j++;
-    if (j === needle.length) return i;
-  }
-  return -1;
-}
-
-/**
- * Throws when a text part (one without a file name) of a multipart body is not UTF-8: the
- * platform's parser would replace the bad bytes. A body too malformed to split is left to it.
- */
-function requireUtf8TextParts(bytes: Uint8Array, boundary: string): void {
-  const delimiter = encoder.encode(`\r\n--${boundary}`);
-  const blank = encoder.encode("\r\n\r\n");
-  // The first delimiter may open the body without the line break before it.
-  let at = indexOfBytes(bytes, delimiter.subarray(2), 0);
-  while (at !== -1) {
-    const start = at + delimiter.length - 2;
-    if (bytes[start] === 0x2d && bytes[start + 1] === 0x2d) return; // the closing delimiter
-    const headersEnd = indexOfBytes(bytes, blank, start);
-    if (headersEnd === -1) return;
-    const next = indexOfBytes(bytes, delimiter, headersEnd + blank.length);
-    if (next === -1) return;
-    const headers = latin1.decode(bytes.subarray(start, headersEnd));
-    if (!/;\s*filename\*?\s*=/i.test(headers)) {
-      strictUtf8.decode(bytes.subarray(headersEnd + blank.length, next));
-    }
-    at = next + 2;
-  }
 }
 
 /** As `parseBody`: the last value of a repeated name, or all of them with `all`. */
@@ -83,16 +53,33 @@ function addField<V>(
 }
 
 /**
- * The body of a page form (urlencoded or multipart), as Hono's `parseBody` gives it. A body
- * that cannot be parsed, or text that is not UTF-8 (a urlencoded value, raw or
+ * The body of a page form (urlencoded or multipart), as Hono's `parseBody` gives it, except
+ * that a multipart file is spooled to a temporary file as it arrives (see `multipart.ts`).
+ * A body that cannot be parsed, or text that is not UTF-8 (a urlencoded value, raw or
  * percent-encoded, or a multipart text field), throws `UnreadableForm`: invalid UTF-8 is
- * refused, never replaced.
+ * refused, never replaced; so is a multipart text field holding U+0000. An upload over the
+ * limit throws `FormTooLarge`.
  */
 export async function parseForm(
   c: Context,
   options: { all?: boolean } = {},
-): Promise<Record<string, string | File | (string | File)[]>> {
+): Promise<Record<string, FormValue | FormValue[]>> {
   const type = c.req.header("content-type") ?? "";
+  if (isMultipart(c)) {
+    let body;
+    try {
+      body = await readMultipart(c);
+    } catch (error) {
+      if (!(error instanceof MultipartError)) throw error;
+      if (error.problem === "too_large") throw new FormTooLarge(error.message);
+      throw new UnreadableForm(error.message, error.field);
+    }
+    // No prototype: a field named `constructor` is a field like any other.
+    const fields: Record<string, FormValue | FormValue[]> = Object.create(null);
+    for (const [name, value] of body.fields) addField(fields, name, value, options.all);
+    for (const file of body.files) addField(fields, file.field, file, options.all);
+    return fields;
+  }
   try {
     if (/^application\/x-www-form-urlencoded\b/i.test(type)) {
       const text = strictUtf8.decode(await c.req.arrayBuffer());
@@ -108,20 +95,10 @@ export async function parseForm(
       }
       return fields;
     }
-    const boundary = /^multipart\/form-data\b.*?;\s*boundary=(?:"([^"]+)"|([^;\s]+))/i.exec(type);
-    if (boundary) {
-      const bytes = new Uint8Array(await c.req.arrayBuffer());
-      requireUtf8TextParts(bytes, boundary[1] ?? boundary[2]!);
-      const form = await new Request("http://form.invalid/", {
-        method: "POST",
-        headers: { "content-type": type },
-        body: bytes,
-      }).formData();
-      const fields: Record<string, string | File | (string | File)[]> = Object.create(null);
-      for (const [name, value] of form) addField(fields, name, value, options.all);
-      return fields;
-    }
-    return await c.req.parseBody(options.all ? { all: true } : {});
+    return await c.req.parseBody(options.all ? { all: true } : {}) as Record<
+      string,
+      string | string[]
+    >;
   } catch (error) {
     if (error instanceof UnreadableForm) throw error;
     throw new UnreadableForm(error instanceof Error ? error.message : String(error));

@@ -1,8 +1,10 @@
 /** All server-rendered pages, behind the login guard, plus static files. */
-import { Hono, type MiddlewareHandler } from "hono";
+import { type Context, Hono, type MiddlewareHandler } from "hono";
+import { html } from "hono/html";
 import { bodyLimit } from "hono/body-limit";
 import type { Services } from "../../domain/services.ts";
 import type { AppEnv } from "../api/openapi.ts";
+import { isMultipart, multipartScope } from "../multipart.ts";
 import { accountPages } from "./account_pages.tsx";
 import { activityPage } from "./activity_page.tsx";
 import { adminPages } from "./admin_page.tsx";
@@ -10,6 +12,7 @@ import { chatPages } from "./chat_page.tsx";
 import { boardPages } from "./board_pages.tsx";
 import { calendarPages } from "./calendar_page.tsx";
 import { filesPages, tooLargePage } from "./files_pages.tsx";
+import { FormTooLarge, UnreadableForm } from "./forms.ts";
 import { meetingsPages } from "./meetings_page.tsx";
 import { milestonesPages } from "./milestones_page.tsx";
 import { notesPages } from "./notes_pages.tsx";
@@ -25,9 +28,6 @@ const PUBLIC = new Set(["/login", "/register"]);
 const UPLOAD_FORM =
   /^\/projects\/\d+\/(files|chat|todos\/\d+\/attachments|board(\/\d+(\/comments)?)?)$/;
 
-/** Multipart overhead allowed on top of the file size limit. */
-const MULTIPART_SLACK = 64 * 1024;
-
 /** Sends a visitor without a session to `/login?next=<path>` (302). */
 function requireLogin(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
@@ -35,6 +35,27 @@ function requireLogin(): MiddlewareHandler<AppEnv> {
     const url = new URL(c.req.url);
     return c.redirect(`/login?next=${encodeURIComponent(url.pathname + url.search)}`, 302);
   };
+}
+
+/**
+ * The answer to a page form that could not be accepted (see `parseForm`): 400 naming the
+ * field at fault, or the 413 page for an upload over the limit; null for any other error.
+ * Neither is the server's fault, so neither is logged as an error.
+ */
+export function formErrorPage(
+  c: Context<AppEnv>,
+  error: unknown,
+  services: Services,
+): Response | Promise<Response> | null {
+  if (error instanceof FormTooLarge) return tooLargePage(c, services);
+  if (!(error instanceof UnreadableForm)) return null;
+  const field = error.field === undefined
+    ? ""
+    : html`<p>The field <code>${error.field}</code> holds text that cannot be accepted.</p>`;
+  return c.html(
+    html`<!DOCTYPE html><title>Bad request</title><h1>The form could not be read.</h1>${field}`,
+    400,
+  );
 }
 
 /** The page application. */
@@ -45,16 +66,27 @@ export function pages(services: Services, options: { baseUrl: string | null }) {
     maxSize: 1024 * 1024,
     onError: (c) => c.text("Payload Too Large", 413),
   });
-  // Upload forms may be as large as an upload; the limit is enforced while reading.
-  const uploadLimit = bodyLimit({
-    maxSize: services.hubContext.maxUploadBytes + MULTIPART_SLACK,
-    onError: (c) => tooLargePage(c, services),
+  // Multipart bodies are read as they arrive, files spooled to temporary files; upload forms
+  // may carry a file as large as an upload, other forms 1 MiB in all.
+  const store = services.fileStore;
+  const uploadScope = multipartScope({
+    store,
+    maxFileBytes: services.hubContext.maxUploadBytes,
+    refuseNul: true,
   });
+  const formScope = multipartScope({ store, maxFileBytes: 1024 * 1024, refuseNul: true });
   const guard = requireLogin();
   // The API has its own body handling and answers 401/404 itself.
   app.use(async (c, next) => {
     if (c.req.path === "/api" || c.req.path.startsWith("/api/")) return await next();
-    const limited = c.req.method === "POST" && UPLOAD_FORM.test(c.req.path) ? uploadLimit : limit;
+    const upload = c.req.method === "POST" && UPLOAD_FORM.test(c.req.path);
+    // An upload form's multipart body is limited while it is read (see `multipart.ts`).
+    const limited: MiddlewareHandler<AppEnv> = upload && isMultipart(c)
+      ? uploadScope
+      : (c, next) =>
+        limit(c, async () => {
+          await formScope(c, next);
+        });
     return await limited(c, async () => {
       const redirect = await guard(c, next);
       if (redirect instanceof Response) c.res = redirect;

@@ -14,7 +14,8 @@ import type { MessageKey } from "../i18n/en.ts";
 import { formatDateTime, type Translate } from "../i18n/i18n.ts";
 import { renderMarkdown } from "../markdown.ts";
 import { type PageCtx, pageCtx } from "./context.ts";
-import { pageError } from "./forms.ts";
+import type { SpooledFile } from "../multipart.ts";
+import { type FormValue, pageError } from "./forms.ts";
 import { renderPage } from "./layout.tsx";
 
 /** A project section: its path below `/projects/{id}` and its tab label. */
@@ -225,7 +226,7 @@ export function fileErrors(failure: Failure): Record<string, string> {
   return failure.status === 413 || failure.status === 415 ? { file: failure.message } : {};
 }
 
-/** The largest upload in MB, for messages. */
+/** The largest upload in MiB (`MAX_UPLOAD_MB` counts mebibytes), for messages. */
 export function uploadLimitMb(services: Services): number {
   return Math.round(services.hubContext.maxUploadBytes / (1024 * 1024));
 }
@@ -270,18 +271,19 @@ export function checkText(
   }
 }
 
-/** The text fields of a parsed form body and its non-empty file field, if any. */
+/** The text fields of a parsed form body and its file field, if any. */
 export function splitBody(
-  body: Record<string, string | File | (string | File)[]>,
+  body: Record<string, FormValue | FormValue[]>,
   fileField = "file",
-): { fields: Record<string, string>; file: File | null } {
+): { fields: Record<string, string>; file: SpooledFile | null } {
   const fields: Record<string, string> = {};
   for (const [key, value] of Object.entries(body)) {
     if (typeof value === "string") fields[key] = value;
   }
   const file = body[fileField];
-  // A file input left empty still sends a part with no name and no bytes.
-  return { fields, file: file instanceof File && file.name !== "" ? file : null };
+  // A file input left empty sends a part with no name and no bytes: it is not listed.
+  const single = Array.isArray(file) ? undefined : file;
+  return { fields, file: single !== undefined && typeof single !== "string" ? single : null };
 }
 
 /** A textarea whose content survives the parser's dropping of one leading newline. */

@@ -850,7 +850,7 @@ export function todoPages(services: Services) {
           await attachments.add(
             actor!,
             { projectId: frame.project.id, type: "item", id: itemId },
-            { upload: { name: file.name, stream: file.stream() } },
+            { upload: file },
           );
           return `/projects/${frame.project.id}/todos/${itemId}`;
         },

@@ -7,6 +7,7 @@ import {
   attachIds,
   createComment,
   createThread,
+  createTodo,
   download,
   expectError,
   expectJson,
@@ -18,6 +19,7 @@ import {
   PDF_BYTES,
   PNG_BYTES,
   postFile,
+  sendChat,
   storedFiles,
   team,
   uploadFile,
@@ -408,6 +410,224 @@ Deno.test("Attaching to a deleted or unknown thread or comment is 404", async ()
     }
     assert.equal((await getJson(t, alice.cookie, `${base(project.id)}/files`)).total, 1);
     assert.equal((await storedFiles(t)).length, 1);
+  } finally {
+    await t.close();
+  }
+});
+
+// ---------------------------------------------------------------------------------------
+// Linking a file by id never makes it the linker's: deleting the linking item leaves it.
+
+/** Alice's thread carrying `contract.pdf`, uploaded to it as an attachment. */
+async function aliceContract(t: TestApp, cookie: string, projectId: number) {
+  const post = await createThread(t, cookie, projectId, { title: "Contract" });
+  const res = await postFile(
+    t,
+    cookie,
+    threadAttach(projectId, post.id),
+    "contract.pdf",
+    PDF_BYTES,
+  );
+  const [file] = expectJson(res, 200).attachments;
+  return { post, file };
+}
+
+/** The file is still live, downloadable, on disk and on Alice's thread. */
+async function assertIntact(
+  t: TestApp,
+  cookie: string,
+  projectId: number,
+  contract: { post: Json; file: Json },
+) {
+  const got = await download(t, cookie, contract.file.id);
+  assert.equal(got.status, 200, "the file is still downloadable");
+  assert.deepEqual(got.bytes, PDF_BYTES);
+  assert.deepEqual((await thread(t, cookie, projectId, contract.post.id)).attachments, [
+    contract.file,
+  ]);
+  assert.equal((await storedFiles(t)).length, 1, "the bytes are still stored");
+}
+
+Deno.test("A member who links someone else's attachment to their own to-do, message, comment or thread and deletes it leaves the file whole", async () => {
+  const t = await testApp();
+  try {
+    const { alice, bob, project } = await team(t);
+    const contract = await aliceContract(t, alice.cookie, project.id);
+    const fileId = contract.file.id;
+    // Deleting the file itself is rightly refused to Bob.
+    expectError(
+      await api(t, "DELETE", `${base(project.id)}/files/${fileId}`, { cookie: bob.cookie }),
+      403,
+      "forbidden",
+    );
+
+    const item = await createTodo(t, bob.cookie, project.id, { fileIds: [fileId] });
+    assert.deepEqual(ids(item.attachments), [fileId]);
+    expectNoContent(
+      await api(t, "DELETE", `${base(project.id)}/todos/items/${item.id}`, { cookie: bob.cookie }),
+    );
+    await assertIntact(t, bob.cookie, project.id, contract);
+
+    const message = await sendChat(t, bob.cookie, project.id, "see this", { fileIds: [fileId] });
+    expectNoContent(
+      await api(t, "DELETE", `${base(project.id)}/chat/messages/${message.id}`, {
+        cookie: bob.cookie,
+      }),
+    );
+    await assertIntact(t, bob.cookie, project.id, contract);
+
+    const comment = await createComment(t, bob.cookie, project.id, contract.post.id, {
+      fileIds: [fileId],
+    });
+    expectNoContent(
+      await api(t, "DELETE", `${base(project.id)}/board/comments/${comment.id}`, {
+        cookie: bob.cookie,
+      }),
+    );
+    await assertIntact(t, bob.cookie, project.id, contract);
+
+    const own = await createThread(t, bob.cookie, project.id, { fileIds: [fileId] });
+    const later = await createTodo(t, bob.cookie, project.id);
+    expectJson(
+      await attachIds(t, bob.cookie, `${base(project.id)}/todos/items/${later.id}/attachments`, [
+        fileId,
+      ]),
+      200,
+    );
+    expectNoContent(
+      await api(t, "DELETE", `${base(project.id)}/board/threads/${own.id}`, {
+        cookie: bob.cookie,
+      }),
+    );
+    expectNoContent(
+      await api(t, "DELETE", `${base(project.id)}/todos/items/${later.id}`, { cookie: bob.cookie }),
+    );
+    await assertIntact(t, bob.cookie, project.id, contract);
+
+    // Alice deleting her own thread still removes her upload and its bytes.
+    expectNoContent(
+      await api(t, "DELETE", `${base(project.id)}/board/threads/${contract.post.id}`, {
+        cookie: alice.cookie,
+      }),
+    );
+    assert.equal((await download(t, alice.cookie, fileId)).status, 404);
+    assert.deepEqual(await storedFiles(t), []);
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("Deleting the item a file was uploaded to keeps it for an item that still links it; the last link takes it", async () => {
+  const t = await testApp();
+  try {
+    const { alice, bob, project } = await team(t);
+    const contract = await aliceContract(t, alice.cookie, project.id);
+    const item = await createTodo(t, bob.cookie, project.id, { fileIds: [contract.file.id] });
+    expectNoContent(
+      await api(t, "DELETE", `${base(project.id)}/board/threads/${contract.post.id}`, {
+        cookie: alice.cookie,
+      }),
+    );
+    // Bob's to-do keeps showing the attachment, and it still downloads.
+    const got = await getJson(t, bob.cookie, `${base(project.id)}/todos/items/${item.id}`);
+    assert.deepEqual(got.attachments, [contract.file]);
+    assert.equal((await download(t, bob.cookie, contract.file.id)).status, 200);
+    assert.equal((await storedFiles(t)).length, 1);
+    // Once nothing links it, it goes with its bytes.
+    expectNoContent(
+      await api(t, "DELETE", `${base(project.id)}/todos/items/${item.id}`, { cookie: bob.cookie }),
+    );
+    assert.equal((await download(t, bob.cookie, contract.file.id)).status, 404);
+    assert.deepEqual(await storedFiles(t), []);
+    assert.equal((await getJson(t, bob.cookie, `${base(project.id)}/files`)).total, 0);
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("A thread's deletion takes its comments' uploads, except one another thread still links", async () => {
+  const t = await testApp();
+  try {
+    const { alice, bob, project } = await team(t);
+    const post = await createThread(t, alice.cookie, project.id);
+    const comment = await createComment(t, bob.cookie, project.id, post.id);
+    const first = expectJson(
+      await postFile(t, bob.cookie, commentAttach(project.id, comment.id), "kept.txt", "kept"),
+      200,
+    ).attachments[0];
+    const second = expectJson(
+      await postFile(t, bob.cookie, commentAttach(project.id, comment.id), "gone.txt", "gone"),
+      200,
+    ).attachments[1];
+    const elsewhere = await createThread(t, alice.cookie, project.id, { fileIds: [first.id] });
+    assert.equal((await storedFiles(t)).length, 2);
+
+    expectNoContent(
+      await api(t, "DELETE", `${base(project.id)}/board/threads/${post.id}`, {
+        cookie: alice.cookie,
+      }),
+    );
+    assert.equal((await download(t, alice.cookie, first.id)).status, 200);
+    assert.equal((await download(t, alice.cookie, second.id)).status, 404);
+    assert.deepEqual((await thread(t, alice.cookie, project.id, elsewhere.id)).attachments, [
+      first,
+    ]);
+    assert.equal((await storedFiles(t)).length, 1);
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("A chat message's own upload goes with it; an upload it only links stays", async () => {
+  const t = await testApp();
+  try {
+    const { alice, bob, project } = await team(t);
+    const contract = await aliceContract(t, alice.cookie, project.id);
+    const message = await sendChat(t, bob.cookie, project.id, "two files", {
+      fileIds: [contract.file.id],
+    });
+    const own = expectJson(
+      await postFile(
+        t,
+        bob.cookie,
+        `${base(project.id)}/chat/messages/${message.id}/attachments`,
+        "mine.txt",
+        "mine",
+      ),
+      200,
+    ).attachments.find((f: Json) => f.name === "mine.txt");
+    assert.equal((await storedFiles(t)).length, 2);
+    expectNoContent(
+      await api(t, "DELETE", `${base(project.id)}/chat/messages/${message.id}`, {
+        cookie: bob.cookie,
+      }),
+    );
+    assert.equal((await download(t, bob.cookie, own.id)).status, 404);
+    await assertIntact(t, bob.cookie, project.id, contract);
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("Deleting a project removes no stored bytes: its files stay on disk, other projects' files stay whole", async () => {
+  const t = await testApp();
+  try {
+    const { owner, alice, project } = await team(t);
+    const other = expectJson(
+      await api(t, "POST", "/api/projects", { cookie: owner.cookie, body: { name: "Other" } }),
+      201,
+    ).project;
+    const kept = await uploadFile(t, owner.cookie, other.id, "kept.pdf", PDF_BYTES);
+    const contract = await aliceContract(t, alice.cookie, project.id);
+    await createTodo(t, alice.cookie, project.id, { fileIds: [contract.file.id] });
+    assert.equal((await storedFiles(t)).length, 2);
+    expectNoContent(
+      await api(t, "DELETE", `/api/projects/${project.id}`, { cookie: owner.cookie }),
+    );
+    assert.equal((await storedFiles(t)).length, 2, "a soft delete keeps the bytes");
+    const got = await download(t, owner.cookie, kept.id);
+    assert.equal(got.status, 200);
+    assert.deepEqual(got.bytes, PDF_BYTES);
   } finally {
     await t.close();
   }

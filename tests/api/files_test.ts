@@ -167,11 +167,12 @@ Deno.test("An upload over MAX_UPLOAD_MB is 413 and stores nothing; one under it 
     const { alice, project } = await team(t);
     const big = new Uint8Array(1_500_000).fill(0x61);
     const res = await postFile(t, alice.cookie, files(project.id), "big.txt", big);
-    expectError(res, 413, "too_large");
+    // MAX_UPLOAD_MB counts mebibytes, and the message says so.
+    assert.equal(expectError(res, 413, "too_large").message, "Files may be at most 1 MiB");
     // Just over the limit, within any multipart slack: still too large.
     const over = new Uint8Array(1024 * 1024 + 1).fill(0x62);
     const res2 = await postFile(t, alice.cookie, files(project.id), "over.txt", over);
-    expectError(res2, 413, "too_large");
+    assert.equal(expectError(res2, 413, "too_large").message, "Files may be at most 1 MiB");
     assert.equal((await listed(t, alice.cookie, project.id)).total, 0);
     assert.deepEqual(await storedFiles(t), []);
 
@@ -179,6 +180,36 @@ Deno.test("An upload over MAX_UPLOAD_MB is 413 and stores nothing; one under it 
     const file = await uploadFile(t, alice.cookie, project.id, "fits.txt", fits);
     assert.equal(file.size, 1_000_000);
     assert.equal((await storedFiles(t)).length, 1);
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("The upload limit is stated in MiB in the OpenAPI document, the README and the pages", async () => {
+  const t = await testApp({ env: { MAX_UPLOAD_MB: "3" } });
+  try {
+    const { alice, project } = await team(t);
+    const doc = await getJson(t, alice.cookie, "/api/openapi.json");
+    const upload = doc.paths["/api/projects/{projectId}/files"].post;
+    assert.match(upload.summary, /at most 3 MiB/);
+    assert.match(upload.responses["413"].description, /3 MiB/);
+    const attach = doc.paths["/api/projects/{projectId}/todos/items/{itemId}/attachments"].post;
+    assert.match(attach.summary, /at most 3 MiB/);
+    assert.doesNotMatch(JSON.stringify(doc), /\d MB\b/);
+    const readme = await Deno.readTextFile(new URL("../../README.md", import.meta.url));
+    assert.match(readme, /^\| `MAX_UPLOAD_MB` .*MiB/m);
+    for (const locale of ["en", "ja"]) {
+      expectJson(
+        await api(t, "PATCH", "/api/users/me", { cookie: alice.cookie, body: { locale } }),
+        200,
+      );
+      const res = await t.app.request(`/projects/${project.id}/files`, {
+        headers: { cookie: alice.cookie },
+      });
+      const html = await res.text();
+      assert.match(html, locale === "ja" ? /3 MiB まで/ : /up to 3 MiB/, locale);
+      assert.doesNotMatch(html, /3 MB/, locale);
+    }
   } finally {
     await t.close();
   }
@@ -226,6 +257,54 @@ Deno.test("A file name with path parts is stored under a generated name inside t
     }
     const top = await Array.fromAsync(Deno.readDir(t.dataDir));
     assert.ok(!top.some((e) => e.name.includes("evil")));
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("A name over 255 characters keeps its extension and type; no character is cut in half", async () => {
+  const t = await testApp();
+  try {
+    const { alice, project } = await team(t);
+    const plain = await uploadFile(
+      t,
+      alice.cookie,
+      project.id,
+      `${"a".repeat(300)}.pdf`,
+      PDF_BYTES,
+    );
+    assert.equal(plain.name, `${"a".repeat(251)}.pdf`);
+    assert.equal(plain.contentType, "application/pdf");
+    // Japanese (3 bytes each in UTF-8) and emoji (surrogate pairs, skin-tone sequences).
+    const cases: Array<[string, string]> = [
+      ["資", "txt"],
+      ["😀", "png"],
+      ["👍🏽", "md"],
+      ["e\u0301", "csv"],
+    ];
+    for (const [unit, ext] of cases) {
+      const bytes = ext === "png" ? PNG_BYTES : "text";
+      const file = await uploadFile(
+        t,
+        alice.cookie,
+        project.id,
+        `${unit.repeat(300)}.${ext}`,
+        bytes,
+      );
+      const chars = [...file.name];
+      assert.ok(chars.length <= 255, `${chars.length} characters`);
+      assert.ok(file.name.endsWith(`.${ext}`), file.name.slice(-10));
+      assert.ok(file.name.isWellFormed(), "no lone surrogate");
+      const base = file.name.slice(0, -ext.length - 1);
+      assert.equal(base, unit.repeat(base.length / unit.length), "whole characters only");
+      assert.ok(
+        [...base].length > 255 - ext.length - 1 - [...unit].length,
+        `${[...base].length}`,
+      );
+    }
+    const name = "名".repeat(255);
+    const exact = await uploadFile(t, alice.cookie, project.id, `${name.slice(0, 251)}.txt`, "x");
+    assert.equal(exact.name, `${name.slice(0, 251)}.txt`, "255 characters are kept as they are");
   } finally {
     await t.close();
   }

@@ -132,6 +132,7 @@ Deno.test("the server's own migrations are numbered from 001 with their fixed me
     "006_search.sql",
     "007_dashboard_indexes.sql",
     "008_search_order.sql",
+    "009_file_upload_subject.sql",
   ]);
 });
 
@@ -188,6 +189,42 @@ Deno.test("the schema holds the contract's tables and the spec's loan record fie
     assert.equal(pragma("journal_mode"), "wal");
     assert.equal(pragma("foreign_keys"), 1);
     assert.equal(pragma("synchronous"), 2);
+    await db.close();
+  });
+});
+
+Deno.test("009 gives existing attachment uploads the subject of their first link, and uploads none", async () => {
+  await withDir({}, async (dir, path) => {
+    for (const file of readMigrations(MIGRATIONS_DIR).filter((f) => f.version < 9)) {
+      await Deno.copyFile(join(MIGRATIONS_DIR, file.fileName), join(dir, file.fileName));
+    }
+    const db = openDatabase(path);
+    migrate(db, dir, now);
+    const at = "2026-01-01T00:00:00.000Z";
+    db.sql.exec(`
+      INSERT INTO users (id, email, display_name, password_hash, created_at, updated_at)
+        VALUES (1, 'a@example.com', 'A', 'x', '${at}', '${at}');
+      INSERT INTO projects (id, name, created_by, created_at, updated_at)
+        VALUES (1, 'P', 1, '${at}', '${at}');
+      INSERT INTO files (id, project_id, uploader_id, name, stored_name, content_type, size,
+        source, created_at) VALUES
+        (1, 1, 1, 'up.txt', '1/a.txt', 'text/plain', 1, 'upload', '${at}'),
+        (2, 1, 1, 'att.txt', '1/b.txt', 'text/plain', 1, 'attachment', '${at}');
+      INSERT INTO attachments (id, project_id, file_id, subject_type, subject_id, created_at) VALUES
+        (1, 1, 2, 'comment', 7, '${at}'),
+        (2, 1, 2, 'item', 3, '${at}'),
+        (3, 1, 1, 'thread', 5, '${at}');
+    `);
+    const file = readMigrations(MIGRATIONS_DIR).find((f) => f.version === 9)!;
+    await Deno.copyFile(join(MIGRATIONS_DIR, file.fileName), join(dir, file.fileName));
+    assert.deepEqual(migrate(db, dir, now), [9]);
+    const rows = db.sql.prepare(
+      "SELECT id, uploaded_to_type, uploaded_to_id FROM files ORDER BY id",
+    ).all();
+    assert.deepEqual(rows.map((r) => ({ ...r })), [
+      { id: 1, uploaded_to_type: null, uploaded_to_id: null },
+      { id: 2, uploaded_to_type: "comment", uploaded_to_id: 7 },
+    ]);
     await db.close();
   });
 });

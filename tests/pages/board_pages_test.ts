@@ -491,7 +491,7 @@ Deno.test("an upload larger than the limit is stopped with a 413 page", async ()
       multipart(w.ann, {}, { name: "big.txt", bytes: big }),
     );
     assert.equal(res.status, 413);
-    assert.match(res.html, /The file is too large \(at most 1 MB\)\./);
+    assert.match(res.html, /The file is too large \(at most 1 MiB\)\./);
     const page = await get(t, `${w.base}/files`, w.ann);
     assert.match(page.html, /No files yet\./);
   } finally {

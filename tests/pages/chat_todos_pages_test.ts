@@ -541,3 +541,28 @@ Deno.test("the item page edits every field and uploads attachments with download
     assert.equal((await page(t, alice.cookie, path)).status, 404);
   });
 });
+
+Deno.test("a file sent with the chat form is the message's own: deleting the message removes it", async () => {
+  await withTeam(async (t, { alice, bob, project }) => {
+    const path = `/projects/${project.id}/chat`;
+    const res = await postMultipart(t, alice.cookie, path, { text: "the chart" }, {
+      name: "chart.png",
+      bytes: PNG_BYTES,
+    });
+    assert.equal(res.status, 303, res.html);
+    const [message] = await messages(t, alice.cookie, project.id);
+    const file = message.attachments[0];
+    // Bob links it to his to-do, deletes that: the file is not his to remove.
+    const item = await createItem(t, bob.cookie, project.id, { title: "t", fileIds: [file.id] });
+    const gone = await api(t, "DELETE", `/api/projects/${project.id}/todos/items/${item.id}`, {
+      cookie: bob.cookie,
+    });
+    assert.equal(gone.status, 204);
+    const files = `/api/projects/${project.id}/files`;
+    assert.equal((await getJson(t, alice.cookie, files)).total, 1);
+    assert.equal((await post(t, alice.cookie, `${path}/${message.id}/delete`, {})).status, 303);
+    assert.equal((await getJson(t, alice.cookie, files)).total, 0);
+    const stored = await Array.fromAsync(Deno.readDir(`${t.dataDir}/files/${project.id}`));
+    assert.deepEqual(stored, []);
+  });
+});

@@ -149,3 +149,66 @@ Deno.test("a multipart page form with a text field that is not UTF-8 is 400; fil
     await t.close();
   }
 });
+
+Deno.test("a multipart page form with U+0000 in a text field is 400 naming the field; nothing changes", async () => {
+  const t = await testApp();
+  try {
+    const ann = await signUp(t, "ann@example.com");
+    const project = (await api(t, "POST", "/api/projects", {
+      cookie: ann.cookie,
+      body: { name: "Chat" },
+    })).json.project;
+    const enc = new TextEncoder();
+    const cases: Array<[string, Array<[string, Uint8Array, string?]>, string]> = [
+      // An upload form (read as it arrives) and an ordinary one.
+      [`/projects/${project.id}/chat`, [["text", enc.encode("hi\u0000there")]], "text"],
+      [
+        `/projects/${project.id}/chat`,
+        [["text", enc.encode("fine")], ["file", PNG_BYTES, "logo.png"], [
+          "note",
+          enc.encode("\u0000"),
+        ]],
+        "note",
+      ],
+      ["/projects", [["name", enc.encode("Evil\u0000Corp")]], "name"],
+    ];
+    for (const [path, parts, field] of cases) {
+      const res = await api(t, "POST", path, {
+        cookie: ann.cookie,
+        raw: multipart("b0undary", parts),
+        headers: { "content-type": "multipart/form-data; boundary=b0undary" },
+      });
+      assert.equal(res.status, 400, `${path}: ${res.text}`);
+      assert.match(res.text, new RegExp(`The field <code>${field}</code>`));
+    }
+    const messages = await api(t, "GET", `/api/projects/${project.id}/chat/messages`, {
+      cookie: ann.cookie,
+    });
+    assert.deepEqual(messages.json.items, []);
+    const projects = await api(t, "GET", "/api/projects", { cookie: ann.cookie });
+    assert.equal(projects.json.items.length, 1);
+    const files = await api(t, "GET", `/api/projects/${project.id}/files`, { cookie: ann.cookie });
+    assert.equal(files.json.total, 0);
+    const left = await Array.fromAsync(Deno.readDir(`${t.dataDir}/files/tmp`)).catch(() => []);
+    assert.deepEqual(left, [], "no temporary file is left");
+    assert.deepEqual(t.logs.filter((line) => line.startsWith("error")), []);
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("the 400 page escapes the name of the field it names", async () => {
+  const t = await testApp();
+  try {
+    const ann = await signUp(t, "ann@example.com");
+    const res = await api(t, "POST", "/projects", {
+      cookie: ann.cookie,
+      raw: multipart("b0undary", [["<b>x</b>", Uint8Array.from([0xff])]]),
+      headers: { "content-type": "multipart/form-data; boundary=b0undary" },
+    });
+    assert.equal(res.status, 400);
+    assert.match(res.text, /<code>&lt;b&gt;x&lt;\/b&gt;<\/code>/);
+  } finally {
+    await t.close();
+  }
+});

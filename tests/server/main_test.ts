@@ -117,7 +117,7 @@ Deno.test("the server starts, applies migrations, answers /healthz, logs request
     server.child.kill("SIGTERM");
     const { code, lines } = await server.done;
     assert.equal(code, 0, lines.join("\n"));
-    assert.ok(lines.includes("migrations applied: 1, 2, 3, 4, 5, 6, 7, 8"), lines.join("\n"));
+    assert.ok(lines.includes("migrations applied: 1, 2, 3, 4, 5, 6, 7, 8, 9"), lines.join("\n"));
     const log = lines.find((l) => l.startsWith("GET /healthz "));
     assert.match(log ?? "", /^GET \/healthz 200 \d+\.\dms$/);
     assert.ok(!lines.some((l) => l.includes("secret-value")), "no query strings in logs");
@@ -539,6 +539,32 @@ Deno.test("the generated session secret is written whole, kept across restarts, 
     assert.match(secret, /^[0-9a-f]{64}\n$/);
     const names = [...Deno.readDirSync(dataDir)].map((e) => e.name).sort();
     assert.deepEqual(names, ["collab.db", "session_secret"]);
+  } finally {
+    await Deno.remove(dataDir, { recursive: true });
+  }
+});
+
+Deno.test("start-up removes the temporary files of uploads a crash cut short, and nothing else", async () => {
+  const dataDir = await Deno.makeTempDir({ prefix: "main-test-" });
+  try {
+    const tmp = join(dataDir, "files", "tmp");
+    await Deno.mkdir(tmp, { recursive: true });
+    await Deno.mkdir(join(dataDir, "files", "1"));
+    await Deno.writeTextFile(join(tmp, "0b8e-left-by-kill.part"), "half an upload");
+    await Deno.writeTextFile(join(tmp, "another.part"), "");
+    await Deno.writeTextFile(join(dataDir, "files", "1", "kept.txt"), "a stored file");
+    const server = await start({ DATA_DIR: dataDir });
+    try {
+      assert.ok(server.baseUrl, server.lines.join("\n"));
+      assert.deepEqual([...Deno.readDirSync(tmp)], []);
+      assert.equal(
+        await Deno.readTextFile(join(dataDir, "files", "1", "kept.txt")),
+        "a stored file",
+      );
+    } finally {
+      server.child.kill("SIGTERM");
+      assert.equal((await server.done).code, 0);
+    }
   } finally {
     await Deno.remove(dataDir, { recursive: true });
   }

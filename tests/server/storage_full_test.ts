@@ -133,10 +133,10 @@ Deno.test("an upload whose bytes meet a full disk (ENOSPC) answers 507 and leave
     const { cookie } = await signUp(t, "ann@example.com");
     const project = await createProject(t, cookie, "Files");
     // The file store's writes fail as on a full disk: /dev/full answers every write ENOSPC.
-    t.app.services.fileStore.write = async (_projectId, _ext, body) => {
+    t.app.services.fileStore.spool = async (chunks) => {
       const file = await Deno.open("/dev/full", { write: true });
       try {
-        for await (const chunk of body) await file.write(chunk);
+        for await (const chunk of chunks) await file.write(chunk);
       } finally {
         file.close();
       }

@@ -216,6 +216,26 @@ export function cpuSeconds(pid: number | "self"): number {
 }
 
 /**
+ * CPU nanoseconds used so far by all threads of `pid` (from each thread's
+ * /proc/<pid>/task/<tid>/schedstat: nanosecond resolution, unlike /proc/<pid>/stat's clock
+ * ticks), or NaN. Threads that have ended are not counted.
+ */
+export function cpuNanos(pid: number): number {
+  let total = 0;
+  try {
+    for (const task of Deno.readDirSync(`/proc/${pid}/task`)) {
+      try {
+        const stat = Deno.readTextFileSync(`/proc/${pid}/task/${task.name}/schedstat`);
+        total += Number(stat.slice(0, stat.indexOf(" ")));
+      } catch { /* the thread ended meanwhile */ }
+    }
+  } catch {
+    return NaN;
+  }
+  return total;
+}
+
+/**
  * The `deno` arguments of `deno task start` (from deno.json), with `main.ts` made absolute:
  * the benchmark measures the server as it is started in production, V8 flags included.
  */

@@ -2,19 +2,19 @@
  * Hardened, namespace-aware XML reading for SOAP envelopes (saxes with `xmlns: true`).
  *
  * Refused: any DOCTYPE (so no entity can ever be declared or expanded), processing
- * instructions other than the XML declaration, undefined entities, nesting deeper than
- * `maxDepth`, names longer than `maxName`, texts, comments and attribute values longer
- * than `maxText`, too many elements or attributes, and anything malformed or truncated.
- * Nothing is fetched.
+ * instructions other than the XML declaration, undefined entities, and anything malformed
+ * or truncated; past the `XmlLimits`: deep nesting, long names, long texts, attribute
+ * values, comments or references, and too many elements, attributes, comments and CDATA
+ * sections, or references. Nothing is fetched.
  *
  * Every limit stops the parse as soon as it is crossed, whatever the shape of the input.
- * saxes gathers a whole token (a start tag with all its attributes, a text, a comment)
- * before it calls a handler, so a handler alone would see a 1 MiB start tag only after
- * saxes had read all of it (95,000 attributes took a quarter of a second). So a document
- * longer than `FEED_CHARS` is given to saxes in stretches of that many characters, and
- * between two stretches the token saxes is in the middle of is checked against the limits
- * (`checkToken`): a parse goes at most `FEED_CHARS` characters past the point where a limit
- * was crossed. Short documents (every real envelope) are parsed in one call, as before.
+ * A limit on a count is checked by the handler of each thing counted. A limit on a length
+ * cannot wait for a handler: saxes gathers a whole token (a start tag's name, an attribute,
+ * a text, a comment) before it reports it, so a 1 MiB token would be read whole first. So
+ * a document longer than `FEED_CHARS` is given to saxes in stretches of that many
+ * characters, and between two stretches the token saxes is in the middle of is checked
+ * (`checkToken`): a parse goes at most `FEED_CHARS` characters past the point where a
+ * limit was crossed. Short documents (every real envelope) are parsed in one call.
  *
  * One saxes parser is reused from document to document: saxes resets itself at the end
  * of every well-formed document (`close()`), and its handlers are installed once and read
@@ -48,9 +48,19 @@ export class XmlError extends Error {
 export interface XmlLimits {
   maxDepth: number;
   maxName: number;
-  /** Longest text of an element, attribute value or comment, in UTF-16 code units. */
+  /**
+   * Longest text of an element (its character data and CDATA sections together), attribute
+   * value, comment or reference, in UTF-16 code units.
+   */
   maxText: number;
   maxElements: number;
+  /**
+   * Most comments and CDATA sections in a document, together. With the elements, this
+   * bounds the texts too: a text lies between two of these or two tags.
+   */
+  maxSections: number;
+  /** Most entity and character references (`&amp;`, `&#x41;`) in a document. */
+  maxReferences: number;
   /** Most attributes (namespace declarations included) on one element. */
   maxAttributes: number;
   /** Most attributes (namespace declarations included) in the whole document. */
@@ -63,15 +73,17 @@ export const SOAP_XML_LIMITS: XmlLimits = {
   maxName: 256,
   maxText: 64 * 1024,
   maxElements: 10_000,
+  maxSections: 10_000,
+  maxReferences: 20_000,
   maxAttributes: 64,
   maxDocumentAttributes: 1024,
 };
 
 /**
  * A document longer than this is given to saxes in stretches of this many characters, with
- * the limits checked in between: no parse reads more than this past a crossed limit. (A
- * stretch of the costliest shape takes saxes well under a millisecond; envelopes are
- * shorter than one.)
+ * the token in progress checked in between: no parse reads more than this past a crossed
+ * limit. (saxes reads a stretch of the costliest shape in well under a millisecond;
+ * envelopes are shorter than one.)
  */
 export const FEED_CHARS = 4096;
 
@@ -84,7 +96,11 @@ let limits: XmlLimits = SOAP_XML_LIMITS;
 let stack: XmlElement[] = [];
 let root: XmlElement | undefined;
 let elements = 0;
-let attributesSeen = 0;
+let sections = 0;
+let references = 0;
+let attributes = 0;
+/** Attributes of the start tag being read (saxes reports each before the tag). */
+let tagAttributes = 0;
 
 type Parser = SaxesParser<{ xmlns: true; position: false }>;
 
@@ -93,19 +109,42 @@ let shared: Parser | undefined;
 
 function createParser(): Parser {
   const parser = new SaxesParser({ xmlns: true, position: false });
-  // Six handlers at most: saxes stores each one as a new property of the parser, and V8
-  // turns an object that gains more properties this way into a slow dictionary object
-  // (with the seventh, parsing took three times as long). So the checks saxes offers
-  // separate events for (the start of a tag, each attribute) are made in "opentag", and
-  // between stretches of a long document by `checkToken`.
+  // saxes stores each handler in a property that `on()` adds under a computed name, and V8
+  // turns an object that gains a seventh property that way into a slow dictionary object
+  // (parsing then took three times as long). Added first by plain assignments, the same
+  // properties keep the parser a fast object, however many handlers there are.
+  const slots = parser as unknown as Record<string, unknown>;
+  slots.doctypeHandler = undefined;
+  slots.piHandler = undefined;
+  slots.attributeHandler = undefined;
+  slots.openTagHandler = undefined;
+  slots.closeTagHandler = undefined;
+  slots.textHandler = undefined;
+  slots.cdataHandler = undefined;
+  slots.commentHandler = undefined;
+  // saxes has no event for a reference: its own method that resolves one is wrapped.
+  slots.parseEntity = parseCountedReference;
   parser.on("doctype", onDoctype);
   parser.on("processinginstruction", onProcessingInstruction);
+  parser.on("attribute", onAttribute);
   parser.on("opentag", onOpenTag);
   parser.on("closetag", onCloseTag);
   parser.on("text", onText);
-  parser.on("cdata", onText);
+  parser.on("cdata", onCData);
+  parser.on("comment", onComment);
   // No "error" handler: saxes then throws its error from `write`/`close`.
   return parser;
+}
+
+const parseReference = (SaxesParser.prototype as unknown as {
+  parseEntity: (this: Parser, entity: string) => string;
+}).parseEntity;
+
+function parseCountedReference(this: Parser, entity: string): string {
+  if (++references > limits.maxReferences) {
+    throw new XmlError(`the document has more than ${limits.maxReferences} references`);
+  }
+  return parseReference.call(this, entity);
 }
 
 function onDoctype(): void {
@@ -124,33 +163,37 @@ function processingInstructionError(target: string): XmlError {
   return new XmlError(`the processing instruction <?${target.slice(0, 32)}?> is not allowed`);
 }
 
-function onOpenTag(tag: SaxesTagNS): void {
-  if (tag.name.length > limits.maxName) {
-    throw new XmlError(`an element name is longer than ${limits.maxName} characters`);
+function onAttribute(attribute: { name: string; value: string }): void {
+  if (++tagAttributes > limits.maxAttributes) {
+    throw new XmlError(`an element has more than ${limits.maxAttributes} attributes`);
   }
+  if (++attributes > limits.maxDocumentAttributes) {
+    throw new XmlError(`the document has more than ${limits.maxDocumentAttributes} attributes`);
+  }
+  if (attribute.name.length > limits.maxName) throw tooLong("an attribute name", limits.maxName);
+  if (attribute.value.length > limits.maxText) {
+    throw tooLong("an attribute value", limits.maxText);
+  }
+}
+
+function onOpenTag(tag: SaxesTagNS): void {
+  tagAttributes = 0;
+  if (tag.name.length > limits.maxName) throw tooLong("an element name", limits.maxName);
   if (stack.length >= limits.maxDepth) {
     throw new XmlError(`elements are nested deeper than ${limits.maxDepth} levels`);
   }
   if (++elements > limits.maxElements) {
     throw new XmlError(`the document has more than ${limits.maxElements} elements`);
   }
-  let attributes = NO_ATTRIBUTES;
-  let count = 0;
-  // saxes keeps the attributes in a null-prototype object keyed by qualified name.
+  // Every attribute passed `onAttribute`. saxes keeps them in a null-prototype object keyed
+  // by qualified name.
+  let map = NO_ATTRIBUTES;
   for (const name in tag.attributes) {
     const attribute = tag.attributes[name] as SaxesAttributeNS;
-    if (++count > limits.maxAttributes) throw tooManyAttributes();
-    if (++attributesSeen > limits.maxDocumentAttributes) throw tooManyDocumentAttributes();
-    if (name.length > limits.maxName) {
-      throw new XmlError(`an attribute name is longer than ${limits.maxName} characters`);
-    }
-    if (attribute.value.length > limits.maxText) {
-      throw new XmlError(`an attribute value is longer than ${limits.maxText} characters`);
-    }
     const uri = attribute.uri;
     if (uri === XMLNS_NS) continue;
-    if (attributes === NO_ATTRIBUTES) attributes = new Map<string, string>();
-    (attributes as Map<string, string>).set(
+    if (map === NO_ATTRIBUTES) map = new Map<string, string>();
+    (map as Map<string, string>).set(
       uri ? `{${uri}}${attribute.local}` : attribute.local,
       attribute.value,
     );
@@ -158,7 +201,7 @@ function onOpenTag(tag: SaxesTagNS): void {
   const element: XmlElement = {
     ns: tag.uri ?? "",
     local: tag.local ?? tag.name,
-    attributes,
+    attributes: map,
     children: [],
     text: "",
   };
@@ -168,14 +211,6 @@ function onOpenTag(tag: SaxesTagNS): void {
   stack.push(element);
 }
 
-function tooManyAttributes(): XmlError {
-  return new XmlError(`an element has more than ${limits.maxAttributes} attributes`);
-}
-
-function tooManyDocumentAttributes(): XmlError {
-  return new XmlError(`the document has more than ${limits.maxDocumentAttributes} attributes`);
-}
-
 function onCloseTag(): void {
   stack.pop();
 }
@@ -183,12 +218,30 @@ function onCloseTag(): void {
 function onText(data: string): void {
   const top = stack[stack.length - 1];
   if (!top) return; // whitespace around the root element
-  if (top.text.length + data.length > limits.maxText) throw textTooLong();
+  if (top.text.length + data.length > limits.maxText) throw tooLong("a text", limits.maxText);
   top.text += data;
 }
 
-function textTooLong(): XmlError {
-  return new XmlError(`a text is longer than ${limits.maxText} characters`);
+function onCData(data: string): void {
+  countSection();
+  onText(data);
+}
+
+function onComment(text: string): void {
+  countSection();
+  if (text.length > limits.maxText) throw tooLong("a comment", limits.maxText);
+}
+
+function countSection(): void {
+  if (++sections > limits.maxSections) {
+    throw new XmlError(
+      `the document has more than ${limits.maxSections} comments and CDATA sections`,
+    );
+  }
+}
+
+function tooLong(what: string, limit: number): XmlError {
+  return new XmlError(`${what} is longer than ${limit} characters`);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -202,10 +255,9 @@ function textTooLong(): XmlError {
 interface SaxesToken {
   state: number;
   stateTable: readonly unknown[];
+  /** In a reference, the state to return to after it. */
   entityReturnState: number | undefined;
-  /** The attributes of the start tag being read. */
-  attribList: readonly unknown[];
-  /** The element or attribute name being read (or just read). */
+  /** The element or attribute name being read (or, in an attribute value, just read). */
   name: string;
   /** The text, attribute value, comment, CDATA section, PI or DOCTYPE being read. */
   text: string;
@@ -251,11 +303,15 @@ const XML_DECLARATION_STATES = saxesStates(
 const ELEMENT_NAME_STATES = saxesStates("sOpenTag", "sCloseTag", "sCloseTagSawWhite");
 const ATTRIBUTE_VALUE_STATES = saxesStates("sAttribValueQuoted", "sAttribValueUnquoted");
 const COMMENT_STATES = saxesStates("sComment", "sCommentEnding", "sCommentEnded");
-/** States whose text goes to the current element's text (with the element's text so far). */
+/** States whose text joins the current element's text. */
 const TEXT_STATES = saxesStates("sText", "sCData", "sCDataEnding", "sCDataEnding2");
 const ENTITY_STATE = saxesStates("sEntity");
 
-/** Throws the `XmlError` of a limit that the token saxes is reading has crossed, if any. */
+/**
+ * Throws the `XmlError` of a limit that the token saxes is in the middle of has crossed,
+ * if any: what the handlers check once a token is complete, checked on its start. (A
+ * reference or the XML declaration has no handler: only this bounds them.)
+ */
 function checkToken(parser: Parser): void {
   const token = parser as unknown as SaxesToken;
   let state = token.stateTable[token.state];
@@ -265,28 +321,22 @@ function checkToken(parser: Parser): void {
   if (PI_TARGET_STATES.has(state) && token.piTarget.length > 3) {
     throw processingInstructionError(token.piTarget);
   }
-  const pending = token.attribList.length;
-  if (pending > limits.maxAttributes) throw tooManyAttributes();
-  if (attributesSeen + pending > limits.maxDocumentAttributes) throw tooManyDocumentAttributes();
   if (token.name.length > limits.maxName) {
     const what = ELEMENT_NAME_STATES.has(state)
       ? "an element name"
       : XML_DECLARATION_STATES.has(state)
       ? "a name in the XML declaration"
       : "an attribute name";
-    throw new XmlError(`${what} is longer than ${limits.maxName} characters`);
+    throw tooLong(what, limits.maxName);
   }
-  if (token.entity.length > limits.maxText) {
-    throw new XmlError(`a reference is longer than ${limits.maxText} characters`);
-  }
-  // A reference in a text or attribute value adds to the text of the state it returns to.
+  if (token.entity.length > limits.maxText) throw tooLong("a reference", limits.maxText);
+  // A reference in a text or attribute value is part of the text it returns to.
   if (ENTITY_STATE.has(state) && token.entityReturnState !== undefined) {
     state = token.stateTable[token.entityReturnState];
   }
   let length = token.text.length;
   if (TEXT_STATES.has(state)) length += stack[stack.length - 1]?.text.length ?? 0;
   if (length > limits.maxText) {
-    if (TEXT_STATES.has(state)) throw textTooLong();
     const what = ATTRIBUTE_VALUE_STATES.has(state)
       ? "an attribute value"
       : COMMENT_STATES.has(state)
@@ -294,7 +344,7 @@ function checkToken(parser: Parser): void {
       : XML_DECLARATION_STATES.has(state)
       ? "the XML declaration"
       : "a text";
-    throw new XmlError(`${what} is longer than ${limits.maxText} characters`);
+    throw tooLong(what, limits.maxText);
   }
 }
 
@@ -306,7 +356,10 @@ export function parseXml(text: string, parseLimits: XmlLimits = SOAP_XML_LIMITS)
   stack = [];
   root = undefined;
   elements = 0;
-  attributesSeen = 0;
+  sections = 0;
+  references = 0;
+  attributes = 0;
+  tagAttributes = 0;
   try {
     if (text.length <= FEED_CHARS) {
       parser.write(text);

@@ -75,6 +75,8 @@ export function hostileShapes(): HostileShape[] {
   const add = (name: string, body: string, crossing: number | null, message: RegExp | null) =>
     shapes.push({ name, body, crossing, message });
   const tooLong = (what: string) => new RegExp(`^${what} is longer than`);
+  const SECTIONS = /more than 10000 comments and CDATA sections/;
+  const REFERENCES = /more than 20000 references/;
 
   // Attributes and namespace declarations: the 65th on one element, the 1025th in all.
   {
@@ -117,8 +119,8 @@ export function hostileShapes(): HostileShape[] {
   add(
     "a huge attribute value of references",
     huge(`<a b="`, "&amp;", `"/>`),
-    HEAD.length + 6 + (maxText + 1) * 5,
-    tooLong("an attribute value"),
+    HEAD.length + 6 + 20_001 * 5,
+    REFERENCES,
   );
   add(
     "a huge element name",
@@ -163,12 +165,20 @@ export function hostileShapes(): HostileShape[] {
     tooLong("a text"),
   );
   {
+    const { body, starts } = fill("<arg0>", () => "x<b/>", "</arg0>");
+    const crossing = start(starts, 10_000 - HEAD_DEPTH - 1) + "x<b/>".length;
+    add("tiny texts between elements", body, crossing, /more than 10000 elements/);
+  }
+  // saxes reports a comment on the second "-" of "-->", a CDATA section on its ">".
+  {
     const { body, starts } = fill("<arg0>", () => "x<!---->", "</arg0>");
-    add("tiny texts between comments", body, start(starts, maxText) + 1, tooLong("a text"));
+    const crossing = start(starts, 10_000) + "x<!---".length;
+    add("tiny texts between comments", body, crossing, SECTIONS);
   }
   {
     const { body, starts } = fill("<arg0>", () => "<![CDATA[x]]>", "</arg0>");
-    add("many tiny CDATA sections", body, start(starts, maxText) + 10, tooLong("a text"));
+    const crossing = start(starts, 10_000) + "<![CDATA[x]]>".length;
+    add("many tiny CDATA sections", body, crossing, SECTIONS);
   }
   add(
     "one huge CDATA section",
@@ -179,15 +189,21 @@ export function hostileShapes(): HostileShape[] {
   add(
     "a flood of &amp;",
     huge("<arg0>", "&amp;", "</arg0>"),
-    HEAD.length + 6 + (maxText + 1) * 5,
-    tooLong("a text"),
+    HEAD.length + 6 + 20_001 * 5,
+    REFERENCES,
   );
   add(
     "a flood of character references",
     huge("<arg0>", "&#x41;", "</arg0>"),
-    HEAD.length + 6 + (maxText + 1) * 6,
-    tooLong("a text"),
+    HEAD.length + 6 + 20_001 * 6,
+    REFERENCES,
   );
+  {
+    // Each text well under the text limit.
+    const { body, starts } = fill("", () => `<a>${"&lt;".repeat(1000)}</a>`);
+    const crossing = start(starts, 20) + "<a>".length + 1 * 4;
+    add("references spread over many texts", body, crossing, REFERENCES);
+  }
   add(
     "a run of spaces in a text",
     huge("<arg0>", " ", "</arg0>"),
@@ -220,6 +236,8 @@ export function hostileShapes(): HostileShape[] {
     tooLong("a text"),
   );
   add("a run of spaces inside a start tag", huge("<a", " ", "/>"), null, null);
+  add("a run of spaces inside an end tag", huge("<a></a", " ", ">"), null, null);
+  add("a run of spaces before the root element", huge("", " ", "", "", HEAD + TAIL), null, null);
   // Comments, declarations, processing instructions.
   add(
     "one huge comment",
@@ -228,8 +246,8 @@ export function hostileShapes(): HostileShape[] {
     tooLong("a comment"),
   );
   {
-    const { body } = fill("", () => "<!---->");
-    add("many comments", body, null, null);
+    const { body, starts } = fill("", () => "<!---->");
+    add("many comments", body, start(starts, 10_000) + "<!---".length, SECTIONS);
   }
   add(
     "a huge XML declaration",

@@ -175,10 +175,17 @@ function xmlCharset(contentType: string | null): string | null {
 /** A strict UTF-8 decoder; without `stream` a decoder keeps no state between calls. */
 const UTF8 = new TextDecoder("utf-8", { fatal: true });
 
+/**
+ * Decodes a body strictly. A byte order mark decides the encoding whatever the charset
+ * parameter says (as the reference does, and as XML 1.0 appendix F has it): FE FF is
+ * UTF-16BE, FF FE UTF-16LE, EF BB BF UTF-8. Without one, `utf-16` is big-endian (RFC 2781,
+ * and what Java writes; the WHATWG label would mean little-endian).
+ */
 function decode(bytes: Uint8Array, charset: string): string {
+  const encoding = byteOrderMark(bytes) ?? (charset === "utf-16" ? "utf-16be" : charset);
   let decoder: TextDecoder;
   try {
-    decoder = charset === "utf-8" ? UTF8 : new TextDecoder(charset, { fatal: true });
+    decoder = encoding === "utf-8" ? UTF8 : new TextDecoder(encoding, { fatal: true });
   } catch {
     throw new SoapFault(
       "Client",
@@ -186,6 +193,7 @@ function decode(bytes: Uint8Array, charset: string): string {
     );
   }
   try {
+    // The decoder drops the byte order mark of its own encoding.
     return decoder.decode(bytes);
   } catch {
     throw new SoapFault(
@@ -193,6 +201,15 @@ function decode(bytes: Uint8Array, charset: string): string {
       `Cannot read SOAP message: the body is not valid ${decoder.encoding}`,
     );
   }
+}
+
+/** The encoding named by the byte order mark `bytes` start with, or null. */
+function byteOrderMark(bytes: Uint8Array): string | null {
+  const first = bytes[0];
+  if (first === 0xfe) return bytes[1] === 0xff ? "utf-16be" : null;
+  if (first === 0xff) return bytes[1] === 0xfe ? "utf-16le" : null;
+  if (first === 0xef) return bytes[1] === 0xbb && bytes[2] === 0xbf ? "utf-8" : null;
+  return null;
 }
 
 function infoPage(service: ServiceDescription, address: string): string {

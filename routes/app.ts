@@ -7,6 +7,7 @@ import type { CreditScoreLookup } from "../domain/loan.ts";
 import type { PasswordHasher } from "../domain/passwords.ts";
 import { createServices, type Services } from "../domain/services.ts";
 import { soapEndpoints } from "../soap/endpoint.ts";
+import { CLIENT_GONE_STATUS, isClientGone } from "../soap/http_body.ts";
 import { activityRoutes } from "./api/activity.ts";
 import { adminRoutes } from "./api/admin.ts";
 import { authRoutes } from "./api/auth.ts";
@@ -56,11 +57,18 @@ export interface AppDeps {
   lifecycle?: Lifecycle;
 }
 
+/** What the application counts rather than logs. */
+export interface AppStats {
+  /** Requests whose client went away before their body was read (answered 499, unlogged). */
+  clientGone: number;
+}
+
 /** The application and the services behind it. */
 export interface App {
   fetch: OpenAPIHono<AppEnv>["fetch"];
   request: OpenAPIHono<AppEnv>["request"];
   services: Services;
+  stats: AppStats;
 }
 
 /** Paths that carry no session or CSRF check (SOAP clients, probes). */
@@ -78,10 +86,12 @@ export function createApp(deps: AppDeps): App {
     ...(deps.hasher ? { hasher: deps.hasher } : {}),
     ...(deps.creditScore ? { creditScore: deps.creditScore } : {}),
   });
+  const stats: AppStats = { clientGone: 0 };
   const soap = soapEndpoints(services.loan, {
     namespace: deps.config.soapNamespace,
     baseUrl: deps.config.baseUrl,
     onError: (error) => log(`error: ${error instanceof Error ? error.message : String(error)}`),
+    onClientGone: () => stats.clientGone++,
   });
 
   const app = new OpenAPIHono<AppEnv>();
@@ -142,6 +152,12 @@ export function createApp(deps: AppDeps): App {
     return notFound(c, pageCtx(c, services));
   });
   app.onError((error, c) => {
+    // A client that went away mid-body (a JSON body, an upload) is counted, not logged: a
+    // slow-client flood would otherwise write a line per request.
+    if (isClientGone(error)) {
+      stats.clientGone++;
+      return new Response(null, { status: CLIENT_GONE_STATUS });
+    }
     if (c.req.path.startsWith("/api/")) return errorResponse(c, error, log);
     if (error instanceof UnreadableForm) {
       // A client's mistake (or probe), not the server's: 400, and no error log line.
@@ -160,5 +176,5 @@ export function createApp(deps: AppDeps): App {
     log,
     hsts: deps.config.baseUrl?.startsWith("https:") ?? false,
   });
-  return { fetch, request: requestVia(fetch), services };
+  return { fetch, request: requestVia(fetch), services, stats };
 }

@@ -14,7 +14,7 @@ import {
   type SoapValue,
 } from "./codec.ts";
 import { HELLO_SERVICE, LOAN_SERVICE, type ServiceDescription } from "./description.ts";
-import { readBodyLimited } from "./http_body.ts";
+import { CLIENT_GONE_STATUS, isClientGone, readBodyLimited } from "./http_body.ts";
 import { renderWsdl, renderXsd } from "./wsdl.ts";
 import { parseXml, XmlError } from "./xml.ts";
 import { escapeAttribute, escapeText } from "./xml_writer.ts";
@@ -32,6 +32,8 @@ export interface SoapOptions {
   baseUrl: string | null;
   /** Called with unexpected errors (never sent to the client). */
   onError?: (error: unknown) => void;
+  /** Called when a client goes away before its body is read (not an error). */
+  onClientGone?: () => void;
 }
 
 /** A request handler for one endpoint. */
@@ -112,7 +114,14 @@ export function soapEndpoint(
       await request.body?.cancel();
       return new Response(null, { status: 415 });
     }
-    const bytes = await readBodyLimited(request, MAX_ENVELOPE_BYTES);
+    let bytes: Uint8Array | null;
+    try {
+      bytes = await readBodyLimited(request, MAX_ENVELOPE_BYTES);
+    } catch (error) {
+      if (!isClientGone(error)) throw error;
+      options.onClientGone?.();
+      return new Response(null, { status: CLIENT_GONE_STATUS });
+    }
     if (bytes === null) return new Response(null, { status: 413 });
     try {
       const call = decodeRequest(parseXml(decode(bytes, charset)), service, options.namespace);
@@ -146,7 +155,12 @@ export function soapEndpoint(
   return (request) => {
     const method = request.method;
     if (method === "POST") return post(request);
-    if (method === "GET") return Promise.resolve(get(new URL(request.url)));
+    if (method === "GET") {
+      // Deno builds the address from the Host header as sent (the front door refuses a bad
+      // one; this handler does not count on it).
+      const url = URL.parse(request.url);
+      return Promise.resolve(url ? get(url) : new Response(null, { status: 400 }));
+    }
     return Promise.resolve(
       new Response(null, { status: 405, headers: { allow: "GET, POST" } }),
     );

@@ -73,7 +73,7 @@ export const SOAP_XML_LIMITS: XmlLimits = {
   maxName: 256,
   maxText: 64 * 1024,
   maxElements: 10_000,
-  maxSections: 10_000,
+  maxSections: 1_000,
   maxReferences: 20_000,
   maxAttributes: 64,
   maxDocumentAttributes: 1024,

@@ -14,9 +14,10 @@ import {
   type SoapValue,
 } from "./codec.ts";
 import { HELLO_SERVICE, LOAN_SERVICE, type ServiceDescription } from "./description.ts";
-import { CLIENT_GONE_STATUS, isClientGone, readBodyLimited } from "./http_body.ts";
+import { readEnvelope } from "./envelope_body.ts";
+import { CLIENT_GONE_STATUS, isClientGone } from "./http_body.ts";
 import { renderWsdl, renderXsd } from "./wsdl.ts";
-import { parseXml, XmlError } from "./xml.ts";
+import { type XmlElement, XmlError } from "./xml.ts";
 import { escapeAttribute, escapeText } from "./xml_writer.ts";
 
 /** Largest accepted envelope. */
@@ -114,17 +115,17 @@ export function soapEndpoint(
       await request.body?.cancel();
       return new Response(null, { status: 415 });
     }
-    let bytes: Uint8Array | null;
+    let root: XmlElement | null;
     try {
-      bytes = await readBodyLimited(request, MAX_ENVELOPE_BYTES);
+      root = await readEnvelope(request, charset, MAX_ENVELOPE_BYTES);
     } catch (error) {
-      if (!isClientGone(error)) throw error;
+      if (!isClientGone(error)) return faultResponse(error);
       options.onClientGone?.();
       return new Response(null, { status: CLIENT_GONE_STATUS });
     }
-    if (bytes === null) return new Response(null, { status: 413 });
+    if (root === null) return new Response(null, { status: 413 });
     try {
-      const call = decodeRequest(parseXml(decode(bytes, charset)), service, options.namespace);
+      const call = decodeRequest(root, service, options.namespace);
       const name = call.operation.name;
       const answer = impl[name]!(call.arg0);
       // A synchronous operation (getHelloWorld) is answered without waiting for a tick.
@@ -184,46 +185,6 @@ function xmlCharset(contentType: string | null): string | null {
     }
   }
   return "utf-8";
-}
-
-/** A strict UTF-8 decoder; without `stream` a decoder keeps no state between calls. */
-const UTF8 = new TextDecoder("utf-8", { fatal: true });
-
-/**
- * Decodes a body strictly. A byte order mark decides the encoding whatever the charset
- * parameter says (as the reference does, and as XML 1.0 appendix F has it): FE FF is
- * UTF-16BE, FF FE UTF-16LE, EF BB BF UTF-8. Without one, `utf-16` is big-endian (RFC 2781,
- * and what Java writes; the WHATWG label would mean little-endian).
- */
-function decode(bytes: Uint8Array, charset: string): string {
-  const encoding = byteOrderMark(bytes) ?? (charset === "utf-16" ? "utf-16be" : charset);
-  let decoder: TextDecoder;
-  try {
-    decoder = encoding === "utf-8" ? UTF8 : new TextDecoder(encoding, { fatal: true });
-  } catch {
-    throw new SoapFault(
-      "Client",
-      `Cannot read SOAP message: unsupported charset ${JSON.stringify(charset.slice(0, 40))}`,
-    );
-  }
-  try {
-    // The decoder drops the byte order mark of its own encoding.
-    return decoder.decode(bytes);
-  } catch {
-    throw new SoapFault(
-      "Client",
-      `Cannot read SOAP message: the body is not valid ${decoder.encoding}`,
-    );
-  }
-}
-
-/** The encoding named by the byte order mark `bytes` start with, or null. */
-function byteOrderMark(bytes: Uint8Array): string | null {
-  const first = bytes[0];
-  if (first === 0xfe) return bytes[1] === 0xff ? "utf-16be" : null;
-  if (first === 0xff) return bytes[1] === 0xfe ? "utf-16le" : null;
-  if (first === 0xef) return bytes[1] === 0xbb && bytes[2] === 0xbf ? "utf-8" : null;
-  return null;
 }
 
 function infoPage(service: ServiceDescription, address: string): string {

@@ -16,11 +16,12 @@
  * (`checkToken`): a parse goes at most `FEED_CHARS` characters past the point where a
  * limit was crossed. Short documents (every real envelope) are parsed in one call.
  *
- * One saxes parser is reused from document to document: saxes resets itself at the end
- * of every well-formed document (`close()`), and its handlers are installed once and read
- * the state of the document being parsed from this module. A parse runs synchronously from
- * start to end, so documents never share that state. After a failed parse the parser is
- * in the middle of a document, so it is dropped and the next parse gets a new one.
+ * `parseXml` reuses one saxes parser from document to document: saxes resets itself at
+ * the end of every well-formed document (`close()`); after a failed parse the parser is in
+ * the middle of a document, so it is dropped and the next parse gets a new one. An
+ * `XmlPieceReader` (a body read as it arrives) has a parser of its own. The handlers are
+ * installed once, and read the document being parsed from this module (`doc`), which is
+ * set around every synchronous `write`.
  */
 import { type SaxesAttributeNS, SaxesParser, type SaxesTagNS } from "saxes";
 
@@ -91,16 +92,55 @@ export const FEED_CHARS = 4096;
 const NO_ATTRIBUTES: ReadonlyMap<string, string> = new Map();
 const XMLNS_NS = "http://www.w3.org/2000/xmlns/";
 
-// The document being parsed; only meaningful during a `parseXml` call.
-let limits: XmlLimits = SOAP_XML_LIMITS;
-let stack: XmlElement[] = [];
-let root: XmlElement | undefined;
-let elements = 0;
-let sections = 0;
-let references = 0;
-let attributes = 0;
-/** Attributes of the start tag being read (saxes reports each before the tag). */
-let tagAttributes = 0;
+/** What is known of one document while it is parsed. */
+interface Document {
+  limits: XmlLimits;
+  stack: XmlElement[];
+  root: XmlElement | undefined;
+  elements: number;
+  sections: number;
+  references: number;
+  attributes: number;
+  /** Attributes of the start tag being read (saxes reports each before the tag). */
+  tagAttributes: number;
+}
+
+function newDocument(limits: XmlLimits): Document {
+  return {
+    limits,
+    stack: [],
+    root: undefined,
+    elements: 0,
+    sections: 0,
+    references: 0,
+    attributes: 0,
+    tagAttributes: 0,
+  };
+}
+
+function resetDocument(document: Document, limits: XmlLimits): Document {
+  document.limits = limits;
+  document.stack = [];
+  document.root = undefined;
+  document.elements = 0;
+  document.sections = 0;
+  document.references = 0;
+  document.attributes = 0;
+  document.tagAttributes = 0;
+  return document;
+}
+
+/** The document of `parseXml`, which parses one document at a time from start to end. */
+const SHARED_DOCUMENT = newDocument(SOAP_XML_LIMITS);
+
+/**
+ * The document whose parser is running. The handlers are shared by every parser and read
+ * it from here; it is set around each synchronous `write`, so documents read as their
+ * bodies arrive, in turns, never see each other's.
+ */
+let doc: Document = newDocument(SOAP_XML_LIMITS);
+/** `doc` between parses, so that no finished tree is kept alive by it. */
+const IDLE = doc;
 
 type Parser = SaxesParser<{ xmlns: true; position: false }>;
 
@@ -141,8 +181,8 @@ const parseReference = (SaxesParser.prototype as unknown as {
 }).parseEntity;
 
 function parseCountedReference(this: Parser, entity: string): string {
-  if (++references > limits.maxReferences) {
-    throw new XmlError(`the document has more than ${limits.maxReferences} references`);
+  if (++doc.references > doc.limits.maxReferences) {
+    throw new XmlError(`the document has more than ${doc.limits.maxReferences} references`);
   }
   return parseReference.call(this, entity);
 }
@@ -164,26 +204,28 @@ function processingInstructionError(target: string): XmlError {
 }
 
 function onAttribute(attribute: { name: string; value: string }): void {
-  if (++tagAttributes > limits.maxAttributes) {
-    throw new XmlError(`an element has more than ${limits.maxAttributes} attributes`);
+  if (++doc.tagAttributes > doc.limits.maxAttributes) {
+    throw new XmlError(`an element has more than ${doc.limits.maxAttributes} attributes`);
   }
-  if (++attributes > limits.maxDocumentAttributes) {
-    throw new XmlError(`the document has more than ${limits.maxDocumentAttributes} attributes`);
+  if (++doc.attributes > doc.limits.maxDocumentAttributes) {
+    throw new XmlError(`the document has more than ${doc.limits.maxDocumentAttributes} attributes`);
   }
-  if (attribute.name.length > limits.maxName) throw tooLong("an attribute name", limits.maxName);
-  if (attribute.value.length > limits.maxText) {
-    throw tooLong("an attribute value", limits.maxText);
+  if (attribute.name.length > doc.limits.maxName) {
+    throw tooLong("an attribute name", doc.limits.maxName);
+  }
+  if (attribute.value.length > doc.limits.maxText) {
+    throw tooLong("an attribute value", doc.limits.maxText);
   }
 }
 
 function onOpenTag(tag: SaxesTagNS): void {
-  tagAttributes = 0;
-  if (tag.name.length > limits.maxName) throw tooLong("an element name", limits.maxName);
-  if (stack.length >= limits.maxDepth) {
-    throw new XmlError(`elements are nested deeper than ${limits.maxDepth} levels`);
+  doc.tagAttributes = 0;
+  if (tag.name.length > doc.limits.maxName) throw tooLong("an element name", doc.limits.maxName);
+  if (doc.stack.length >= doc.limits.maxDepth) {
+    throw new XmlError(`elements are nested deeper than ${doc.limits.maxDepth} levels`);
   }
-  if (++elements > limits.maxElements) {
-    throw new XmlError(`the document has more than ${limits.maxElements} elements`);
+  if (++doc.elements > doc.limits.maxElements) {
+    throw new XmlError(`the document has more than ${doc.limits.maxElements} elements`);
   }
   // Every attribute passed `onAttribute`. saxes keeps them in a null-prototype object keyed
   // by qualified name.
@@ -205,20 +247,22 @@ function onOpenTag(tag: SaxesTagNS): void {
     children: [],
     text: "",
   };
-  const parent = stack[stack.length - 1];
+  const parent = doc.stack[doc.stack.length - 1];
   if (parent) parent.children.push(element);
-  else root = element;
-  stack.push(element);
+  else doc.root = element;
+  doc.stack.push(element);
 }
 
 function onCloseTag(): void {
-  stack.pop();
+  doc.stack.pop();
 }
 
 function onText(data: string): void {
-  const top = stack[stack.length - 1];
+  const top = doc.stack[doc.stack.length - 1];
   if (!top) return; // whitespace around the root element
-  if (top.text.length + data.length > limits.maxText) throw tooLong("a text", limits.maxText);
+  if (top.text.length + data.length > doc.limits.maxText) {
+    throw tooLong("a text", doc.limits.maxText);
+  }
   top.text += data;
 }
 
@@ -229,13 +273,13 @@ function onCData(data: string): void {
 
 function onComment(text: string): void {
   countSection();
-  if (text.length > limits.maxText) throw tooLong("a comment", limits.maxText);
+  if (text.length > doc.limits.maxText) throw tooLong("a comment", doc.limits.maxText);
 }
 
 function countSection(): void {
-  if (++sections > limits.maxSections) {
+  if (++doc.sections > doc.limits.maxSections) {
     throw new XmlError(
-      `the document has more than ${limits.maxSections} comments and CDATA sections`,
+      `the document has more than ${doc.limits.maxSections} comments and CDATA sections`,
     );
   }
 }
@@ -321,22 +365,22 @@ function checkToken(parser: Parser): void {
   if (PI_TARGET_STATES.has(state) && token.piTarget.length > 3) {
     throw processingInstructionError(token.piTarget);
   }
-  if (token.name.length > limits.maxName) {
+  if (token.name.length > doc.limits.maxName) {
     const what = ELEMENT_NAME_STATES.has(state)
       ? "an element name"
       : XML_DECLARATION_STATES.has(state)
       ? "a name in the XML declaration"
       : "an attribute name";
-    throw tooLong(what, limits.maxName);
+    throw tooLong(what, doc.limits.maxName);
   }
-  if (token.entity.length > limits.maxText) throw tooLong("a reference", limits.maxText);
+  if (token.entity.length > doc.limits.maxText) throw tooLong("a reference", doc.limits.maxText);
   // A reference in a text or attribute value is part of the text it returns to.
   if (ENTITY_STATE.has(state) && token.entityReturnState !== undefined) {
     state = token.stateTable[token.entityReturnState];
   }
   let length = token.text.length;
-  if (TEXT_STATES.has(state)) length += stack[stack.length - 1]?.text.length ?? 0;
-  if (length > limits.maxText) {
+  if (TEXT_STATES.has(state)) length += doc.stack[doc.stack.length - 1]?.text.length ?? 0;
+  if (length > doc.limits.maxText) {
     const what = ATTRIBUTE_VALUE_STATES.has(state)
       ? "an attribute value"
       : COMMENT_STATES.has(state)
@@ -344,45 +388,98 @@ function checkToken(parser: Parser): void {
       : XML_DECLARATION_STATES.has(state)
       ? "the XML declaration"
       : "a text";
-    throw tooLong(what, limits.maxText);
+    throw tooLong(what, doc.limits.maxText);
   }
 }
 
+/**
+ * Writes `text` to `parser` for the current document in stretches of `FEED_CHARS`, checking
+ * the token in progress after each.
+ */
+function feed(parser: Parser, text: string): void {
+  for (let start = 0; start < text.length; start += FEED_CHARS) {
+    // saxes carries a stretch's trailing CR or lone high surrogate over to the next.
+    parser.write(text.slice(start, start + FEED_CHARS));
+    checkToken(parser);
+  }
+}
+
+/** `error` from saxes or a handler as an `XmlError`. */
+function asXmlError(error: unknown): XmlError {
+  if (error instanceof XmlError) return error;
+  return new XmlError(cleanMessage(error instanceof Error ? error.message : String(error)));
+}
+
+/** The root element of the document that just ended, or the error for none. */
+function rootOf(document: Document): XmlElement {
+  if (!document.root) throw new XmlError("the document has no root element");
+  return document.root;
+}
+
 /** Parses `text` into its root element, or throws `XmlError`. */
-export function parseXml(text: string, parseLimits: XmlLimits = SOAP_XML_LIMITS): XmlElement {
+export function parseXml(text: string, limits: XmlLimits = SOAP_XML_LIMITS): XmlElement {
   const parser = shared ?? createParser();
   shared = undefined; // taken: a parse that throws must not hand a dirty parser on
-  limits = parseLimits;
-  stack = [];
-  root = undefined;
-  elements = 0;
-  sections = 0;
-  references = 0;
-  attributes = 0;
-  tagAttributes = 0;
+  // One document object serves every parse here, reset rather than allocated.
+  const document = doc = resetDocument(SHARED_DOCUMENT, limits);
+  let root: XmlElement | undefined;
   try {
-    if (text.length <= FEED_CHARS) {
-      parser.write(text);
-    } else {
-      for (let start = 0; start < text.length; start += FEED_CHARS) {
-        // saxes carries a stretch's trailing CR or lone high surrogate over to the next.
-        parser.write(text.slice(start, start + FEED_CHARS));
-        checkToken(parser);
-      }
-    }
+    if (text.length <= FEED_CHARS) parser.write(text);
+    else feed(parser, text);
     parser.close();
+    root = document.root;
   } catch (error) {
-    if (error instanceof XmlError) throw error;
-    throw new XmlError(cleanMessage(error instanceof Error ? error.message : String(error)));
+    throw asXmlError(error);
   } finally {
-    stack = [];
+    // Keep nothing of this document alive.
+    doc = IDLE;
+    document.stack = [];
+    document.root = undefined;
   }
   // The document ended well-formed, and saxes reset the parser for the next one.
   shared = parser;
-  const result = root;
-  root = undefined;
-  if (!result) throw new XmlError("the document has no root element");
-  return result;
+  if (!root) throw new XmlError("the document has no root element");
+  return root;
+}
+
+/**
+ * A document read in pieces as they arrive (a long request body): `write` each piece, then
+ * `end`. Each throws `XmlError` as soon as a limit is crossed (within `FEED_CHARS` of it),
+ * so the rest of the body need not be read. Other parses may run between two pieces: each
+ * reader has its own saxes parser and document.
+ */
+export class XmlPieceReader {
+  #parser: Parser = createParser();
+  #document: Document;
+  #failed = false;
+
+  constructor(limits: XmlLimits = SOAP_XML_LIMITS) {
+    this.#document = newDocument(limits);
+  }
+
+  /** Reads the next piece of the document. */
+  write(text: string): void {
+    this.#run(() => feed(this.#parser, text));
+  }
+
+  /** Ends the document and returns its root element. */
+  end(): XmlElement {
+    this.#run(() => this.#parser.close());
+    return rootOf(this.#document);
+  }
+
+  #run(step: () => void): void {
+    if (this.#failed) throw new XmlError("the document was already refused");
+    doc = this.#document;
+    try {
+      step();
+    } catch (error) {
+      this.#failed = true;
+      throw asXmlError(error);
+    } finally {
+      doc = IDLE;
+    }
+  }
 }
 
 /** saxes prefixes messages with a position and may quote input; keep a short message. */

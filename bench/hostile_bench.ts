@@ -83,30 +83,72 @@ function latencyText(sorted: number[]): string {
   } ms`;
 }
 
-/** The hostile client process: sends the shapes in `clients` loops until SIGTERM. */
+/**
+ * The hostile client process: sends the shapes in `clients` loops until SIGTERM. Each loop
+ * keeps one connection and writes every body whole before it reads the answer, as a client
+ * that does not care what the server says would (a server that answers early has to drain
+ * the rest; `fetch` would stop sending).
+ */
 async function hostileClient(url: string, clients: number): Promise<never> {
-  const bodies = hostileShapes().map((s) => new TextEncoder().encode(s.body));
+  const { hostname, port } = new URL(url);
+  const requests = hostileShapes().map((s) => {
+    const body = new TextEncoder().encode(s.body);
+    const head = new TextEncoder().encode(
+      `POST /hello HTTP/1.1\r\nHost: ${hostname}:${port}\r\nContent-Type: text/xml\r\n` +
+        `Content-Length: ${body.byteLength}\r\n\r\n`,
+    );
+    const request = new Uint8Array(head.byteLength + body.byteLength);
+    request.set(head);
+    request.set(body, head.byteLength);
+    return request;
+  });
   let sent = 0;
   Deno.addSignalListener("SIGTERM", () => {
     console.log(String(sent));
     Deno.exit(0);
   });
   const loop = async (first: number) => {
+    let conn = await Deno.connect({ hostname, port: Number(port) });
+    const buffer = new Uint8Array(64 * 1024);
     for (let i = first;; i++) {
-      const response = await fetch(url, {
-        method: "POST",
-        headers: HEADERS,
-        body: bodies[i % bodies.length]!,
-      });
-      await response.body?.cancel();
-      sent++;
+      try {
+        const request = requests[i % requests.length]!;
+        for (let at = 0; at < request.byteLength;) {
+          at += await conn.write(request.subarray(at));
+        }
+        await readAnswer(conn, buffer);
+        sent++;
+      } catch {
+        // The server closed the connection: open another.
+        conn.close();
+        conn = await Deno.connect({ hostname, port: Number(port) });
+      }
     }
   };
   // Each loop starts at another shape, so the costliest ones do not come all at once.
   await Promise.all(
-    Array.from({ length: clients }, (_, k) => loop(Math.floor((k * bodies.length) / clients))),
+    Array.from(
+      { length: clients },
+      (_, k) => loop(Math.floor((k * requests.length) / clients)),
+    ),
   );
   throw new Error("unreachable");
+}
+
+/** Reads one HTTP answer with a Content-Length from `conn`. */
+async function readAnswer(conn: Deno.Conn, buffer: Uint8Array): Promise<void> {
+  let text = "";
+  let need = Infinity;
+  while (text.length < need) {
+    const n = await conn.read(buffer);
+    if (n === null) throw new Error("closed");
+    text += new TextDecoder().decode(buffer.subarray(0, n));
+    const end = text.indexOf("\r\n\r\n");
+    if (end >= 0 && need === Infinity) {
+      const length = /content-length: (\d+)/i.exec(text.slice(0, end));
+      need = end + 4 + Number(length?.[1] ?? 0);
+    }
+  }
 }
 
 async function run(): Promise<boolean> {

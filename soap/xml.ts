@@ -9,8 +9,9 @@
  *
  * Every limit stops the parse as soon as it is crossed, whatever the shape of the input.
  * A limit on a count is checked by the handler of each thing counted. A limit on a length
- * cannot wait for a handler: saxes gathers a whole token (a start tag's name, an attribute,
- * a text, a comment) before it reports it, so a 1 MiB token would be read whole first. So
+ * is checked by the handlers too, but cannot wait for them: saxes gathers a whole token (a
+ * start tag's name, an attribute, a text, a comment) before it reports it, so a 1 MiB token
+ * would be read whole first. So
  * a document longer than `FEED_CHARS` is given to saxes in stretches of that many
  * characters, and between two stretches the token saxes is in the middle of is checked
  * (`checkToken`): a parse goes at most `FEED_CHARS` characters past the point where a
@@ -93,7 +94,7 @@ const NO_ATTRIBUTES: ReadonlyMap<string, string> = new Map();
 const XMLNS_NS = "http://www.w3.org/2000/xmlns/";
 
 /** What is known of one document while it is parsed. */
-interface Document {
+interface ParseState {
   limits: XmlLimits;
   stack: XmlElement[];
   root: XmlElement | undefined;
@@ -105,7 +106,7 @@ interface Document {
   tagAttributes: number;
 }
 
-function newDocument(limits: XmlLimits): Document {
+function newDocument(limits: XmlLimits): ParseState {
   return {
     limits,
     stack: [],
@@ -118,7 +119,7 @@ function newDocument(limits: XmlLimits): Document {
   };
 }
 
-function resetDocument(document: Document, limits: XmlLimits): Document {
+function resetDocument(document: ParseState, limits: XmlLimits): ParseState {
   document.limits = limits;
   document.stack = [];
   document.root = undefined;
@@ -138,7 +139,7 @@ const SHARED_DOCUMENT = newDocument(SOAP_XML_LIMITS);
  * it from here; it is set around each synchronous `write`, so documents read as their
  * bodies arrive, in turns, never see each other's.
  */
-let doc: Document = newDocument(SOAP_XML_LIMITS);
+let doc: ParseState = newDocument(SOAP_XML_LIMITS);
 /** `doc` between parses, so that no finished tree is kept alive by it. */
 const IDLE = doc;
 
@@ -411,7 +412,7 @@ function asXmlError(error: unknown): XmlError {
 }
 
 /** The root element of the document that just ended, or the error for none. */
-function rootOf(document: Document): XmlElement {
+function rootOf(document: ParseState): XmlElement {
   if (!document.root) throw new XmlError("the document has no root element");
   return document.root;
 }
@@ -450,7 +451,7 @@ export function parseXml(text: string, limits: XmlLimits = SOAP_XML_LIMITS): Xml
  */
 export class XmlPieceReader {
   #parser: Parser = createParser();
-  #document: Document;
+  #document: ParseState;
   #failed = false;
 
   constructor(limits: XmlLimits = SOAP_XML_LIMITS) {

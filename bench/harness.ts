@@ -221,12 +221,25 @@ export function cpuSeconds(pid: number | "self"): number {
  * ticks), or NaN. Threads that have ended are not counted.
  */
 export function cpuNanos(pid: number): number {
+  return schedstatSum(pid, 0);
+}
+
+/**
+ * Nanoseconds the threads of `pid` have spent so far ready to run but waiting for a CPU
+ * (the second field of schedstat): how much other processes held the machine. NaN if
+ * unknown.
+ */
+export function runQueueNanos(pid: number): number {
+  return schedstatSum(pid, 1);
+}
+
+function schedstatSum(pid: number, field: number): number {
   let total = 0;
   try {
     for (const task of Deno.readDirSync(`/proc/${pid}/task`)) {
       try {
         const stat = Deno.readTextFileSync(`/proc/${pid}/task/${task.name}/schedstat`);
-        total += Number(stat.slice(0, stat.indexOf(" ")));
+        total += Number(stat.split(" ")[field]);
       } catch { /* the thread ended meanwhile */ }
     }
   } catch {

@@ -216,6 +216,39 @@ export function cpuSeconds(pid: number | "self"): number {
 }
 
 /**
+ * CPU nanoseconds used so far by all threads of `pid` (from each thread's
+ * /proc/<pid>/task/<tid>/schedstat: nanosecond resolution, unlike /proc/<pid>/stat's clock
+ * ticks), or NaN. Threads that have ended are not counted.
+ */
+export function cpuNanos(pid: number): number {
+  return schedstatSum(pid, 0);
+}
+
+/**
+ * Nanoseconds the threads of `pid` have spent so far ready to run but waiting for a CPU
+ * (the second field of schedstat): how much other processes held the machine. NaN if
+ * unknown.
+ */
+export function runQueueNanos(pid: number): number {
+  return schedstatSum(pid, 1);
+}
+
+function schedstatSum(pid: number, field: number): number {
+  let total = 0;
+  try {
+    for (const task of Deno.readDirSync(`/proc/${pid}/task`)) {
+      try {
+        const stat = Deno.readTextFileSync(`/proc/${pid}/task/${task.name}/schedstat`);
+        total += Number(stat.split(" ")[field]);
+      } catch { /* the thread ended meanwhile */ }
+    }
+  } catch {
+    return NaN;
+  }
+  return total;
+}
+
+/**
  * The `deno` arguments of `deno task start` (from deno.json), with `main.ts` made absolute:
  * the benchmark measures the server as it is started in production, V8 flags included.
  */

@@ -8,6 +8,7 @@ import type { PasswordHasher } from "../domain/passwords.ts";
 import { isStorageFull } from "../domain/errors.ts";
 import { createServices, type Services } from "../domain/services.ts";
 import { soapEndpoints } from "../soap/endpoint.ts";
+import { CLIENT_GONE_STATUS, isClientGone } from "../soap/http_body.ts";
 import { activityRoutes } from "./api/activity.ts";
 import { adminRoutes } from "./api/admin.ts";
 import { authRoutes } from "./api/auth.ts";
@@ -57,11 +58,18 @@ export interface AppDeps {
   lifecycle?: Lifecycle;
 }
 
+/** What the application counts rather than logs. */
+export interface AppStats {
+  /** Requests whose client went away before their body was read (answered 499, unlogged). */
+  clientGone: number;
+}
+
 /** The application and the services behind it. */
 export interface App {
   fetch: OpenAPIHono<AppEnv>["fetch"];
   request: OpenAPIHono<AppEnv>["request"];
   services: Services;
+  stats: AppStats;
 }
 
 /** Paths that carry no session or CSRF check (SOAP clients, probes). */
@@ -92,10 +100,12 @@ export function createApp(deps: AppDeps): App {
     }
     log(`error: ${describe(error)}`);
   };
+  const stats: AppStats = { clientGone: 0 };
   const soap = soapEndpoints(services.loan, {
     namespace: deps.config.soapNamespace,
     baseUrl: deps.config.baseUrl,
     onError: report,
+    onClientGone: () => stats.clientGone++,
   });
 
   const app = new OpenAPIHono<AppEnv>();
@@ -156,6 +166,12 @@ export function createApp(deps: AppDeps): App {
     return notFound(c, pageCtx(c, services));
   });
   app.onError((error, c) => {
+    // A client that went away mid-body (a JSON body, an upload) is counted, not logged: a
+    // slow-client flood would otherwise write a line per request.
+    if (isClientGone(error)) {
+      stats.clientGone++;
+      return new Response(null, { status: CLIENT_GONE_STATUS });
+    }
     if (c.req.path.startsWith("/api/")) return errorResponse(c, error, report);
     // A form the client got wrong (or a probe), not the server's fault: no error log line.
     const formError = formErrorPage(c, error, services);
@@ -171,7 +187,7 @@ export function createApp(deps: AppDeps): App {
     log,
     hsts: deps.config.baseUrl?.startsWith("https:") ?? false,
   });
-  return { fetch, request: requestVia(fetch), services };
+  return { fetch, request: requestVia(fetch), services, stats };
 }
 
 /** An error's log text. */

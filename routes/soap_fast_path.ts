@@ -1,12 +1,18 @@
 /**
- * The SOAP endpoints without the router: a request for exactly `/hello` or `/loan` goes
- * straight to its SOAP handler, everything else to the application (Hono). The SOAP
- * services are the hot path, and routing plus the middleware chain cost about a quarter of
- * their time; what that chain does for them is done here instead: the request log line,
- * the security headers, and the error page for a handler that throws. (The session and
- * CSRF middleware skip these paths anyway.)
+ * The front door of the application. The SOAP endpoints without the router: a request for
+ * exactly `/hello` or `/loan` goes straight to its SOAP handler, everything else to the
+ * application (Hono). The SOAP services are the hot path, and routing plus the middleware
+ * chain cost about a quarter of their time; what that chain does for them is done here
+ * instead: the request log line, the security headers, and the error page for a handler
+ * that throws. (The session and CSRF middleware skip these paths anyway.)
+ *
+ * Also here, for every request but a SOAP POST: a `Host` header that is not a host is 400
+ * (RFC 9112 asks for it). Deno builds `request.url` from that header as it comes, so any
+ * address built from it (the WSDL's, a redirect, the CSRF origin) would be garbage or throw.
+ * A SOAP POST builds none, and skips the check to stay fast.
  */
 import type { SoapHandler } from "../soap/endpoint.ts";
+import { errorBody } from "./api/errors.ts";
 import { requestLine } from "./middleware/request_log.ts";
 
 type Fetch<A extends unknown[]> = (request: Request, ...rest: A) => Response | Promise<Response>;
@@ -41,6 +47,11 @@ export function soapFastPath<A extends unknown[]>(
         headers: { "content-type": "text/html; charset=UTF-8" },
       });
     }
+    return finish(request, path, response, started);
+  }
+
+  /** What the middleware adds to a response served here: security headers, the log line. */
+  function finish(request: Request, path: string, response: Response, started: number) {
     // As the securityHeaders middleware does.
     const headers = response.headers;
     headers.set("x-content-type-options", "nosniff");
@@ -53,13 +64,59 @@ export function soapFastPath<A extends unknown[]>(
 
   return (request, ...rest) => {
     // HEAD keeps going through the router, which answers it from GET without a body.
-    if (request.method !== "HEAD") {
-      const path = exactPath(request.url);
-      if (path === "/hello") return serve(hello, request, path);
-      if (path === "/loan") return serve(loan, request, path);
+    const method = request.method;
+    const path = method === "HEAD" ? null : exactPath(request.url);
+    const handler = path === "/hello" ? hello : path === "/loan" ? loan : null;
+    if (handler && method === "POST") return serve(handler, request, path!);
+    const host = request.headers.get("host");
+    if (!isValidHost(host)) {
+      const started = performance.now();
+      const shown = targetPath(request.url, host!);
+      return finish(request, shown, badHost(shown), started);
     }
+    if (handler) return serve(handler, request, path!);
     return fallback(request, ...rest);
   };
+}
+
+/**
+ * Whether `host` (a `Host` header) is a host with an optional port: a DNS name or IPv4
+ * address (letters, digits, `-`, `.`, `_`, `~`), or an IPv6 address in brackets. A missing
+ * or empty header is allowed: Deno then uses the address it listens on.
+ */
+export function isValidHost(host: string | null): boolean {
+  if (host === null || host === "") return true;
+  const match = /^(?:[A-Za-z0-9._~-]+|\[[0-9A-Fa-f:.]+\])(?::(\d{1,5}))?$/.exec(host);
+  if (!match || (match[1] !== undefined && Number(match[1]) > 65535)) return false;
+  return URL.canParse(`http://${host}/`);
+}
+
+/**
+ * The path of the request's target, from an address built as scheme, `://`, `host` as sent
+ * (which may hold a `/`), target. (Deno reads the header's bytes as UTF-8 there and as
+ * Latin-1 in `headers`: then the first `/` has to do.)
+ */
+function targetPath(url: string, host: string): string {
+  const authority = url.indexOf("://") + 3;
+  const start = url.startsWith(host, authority)
+    ? authority + host.length
+    : url.indexOf("/", authority);
+  if (start < authority) return "-";
+  return url.slice(start).split(/[?#]/, 1)[0] || "-";
+}
+
+/** The answer to a bad `Host`: JSON under /api/, plain text elsewhere. */
+function badHost(path: string): Response {
+  const message = "Cannot read the request: the Host header is not a valid host";
+  if (path === "/api" || path.startsWith("/api/")) {
+    return Response.json(errorBody("validation", message, { host: "not a valid host" }), {
+      status: 400,
+    });
+  }
+  return new Response(`${message}\n`, {
+    status: 400,
+    headers: { "content-type": "text/plain; charset=utf-8" },
+  });
 }
 
 const ERROR_PAGE = "<!DOCTYPE html><title>Error</title><h1>Something went wrong.</h1>";

@@ -80,7 +80,11 @@ export function decodeRequest(
     ? service.operations.find((op) => op.name === payload.local)
     : undefined;
   if (!operation) {
-    throw new SoapFault("Client", `Cannot find dispatch method for ${qname(payload)}`);
+    // The reference writes the braces even around no namespace: `{}getHelloWorld`.
+    throw new SoapFault(
+      "Client",
+      `Cannot find dispatch method for {${payload.ns}}${payload.local}`,
+    );
   }
   return { operation, arg0: decodeField(service, payload, operation.input) };
 }
@@ -129,9 +133,20 @@ function decodeField(service: ServiceDescription, parent: XmlElement, field: Fie
   }
 }
 
+/**
+ * An `xs:int` (optional sign, digits; whitespace around it collapsed by the schema), or NaN.
+ * Leading zeros do not count: the value decides. More than ten significant digits is out of
+ * range whatever they are, so Number() only ever sees a short string. (The parser bounds
+ * the text, so the pattern's work is bounded too.)
+ */
 function decodeInt(text: string): number {
-  const trimmed = text.trim();
-  return /^[+-]?\d{1,20}$/.test(trimmed) ? Number(trimmed) : NaN;
+  // Character classes that cannot overlap: the pattern never backtracks more than linearly.
+  const match = /^[ \t\r\n]*([+-]?)(\d+)[ \t\r\n]*$/.exec(text);
+  if (!match) return NaN;
+  const digits = match[2]!;
+  let first = 0;
+  while (first < digits.length - 1 && digits.charCodeAt(first) === 0x30) first++;
+  return digits.length - first > 10 ? NaN : Number(match[1]! + digits.slice(first));
 }
 
 function decodeDouble(text: string): number {

@@ -1,5 +1,21 @@
 /** Reading a request body with a size limit enforced while reading (chunked bodies too). */
 
+/**
+ * Whether `error`, thrown while reading a request body, means the client went away: Deno's
+ * HTTP server then fails the read with `BadResource` ("...body as underlying resource
+ * unavailable"), whether the client closed the connection mid-body or sent something the
+ * HTTP layer dropped the connection for. Nobody is left to answer; it is not a server error.
+ */
+export function isClientGone(error: unknown): boolean {
+  return error instanceof Deno.errors.BadResource && /\bbody\b/.test(error.message);
+}
+
+/**
+ * The status logged for a request whose client went away before it was answered (nginx's
+ * "client closed request"); no client ever reads it.
+ */
+export const CLIENT_GONE_STATUS = 499;
+
 /** Reads `request`'s body, or returns null as soon as it exceeds `limit` bytes. */
 export async function readBodyLimited(request: Request, limit: number): Promise<Uint8Array | null> {
   const declared = request.headers.get("content-length");

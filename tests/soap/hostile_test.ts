@@ -74,7 +74,7 @@ const CASES: Array<[string, string | Uint8Array, RegExp]> = [
     envelope(
       "<registerNewCustomer><arg0><customerName>Eve</customerName></arg0></registerNewCustomer>",
     ),
-    /^Cannot find dispatch method for registerNewCustomer$/,
+    /^Cannot find dispatch method for \{\}registerNewCustomer$/,
   ],
   [
     "an operation of the other service",

@@ -11,6 +11,7 @@
 import { Busboy, type BusboyFileStream, type BusboyInstance } from "@fastify/busboy";
 import type { Context, MiddlewareHandler } from "hono";
 import { type FileStore, type SpooledBytes, TooLargeError } from "../db/file_store.ts";
+import { isClientGone } from "../soap/http_body.ts";
 
 /** Text fields of a form may hold this many bytes in all (as any other page form). */
 export const MAX_TEXT_BYTES = 1024 * 1024;
@@ -333,8 +334,10 @@ async function parse(
       let chunk: ReadableStreamReadResult<Uint8Array>;
       try {
         chunk = await until(byob ? byob.read(new Uint8Array(buffer)) : plain!.read());
-      } catch {
-        // The first problem, or else the connection failed (cut off): unreadable.
+      } catch (error) {
+        // The first problem; a client that went away (counted, not an error); else the body
+        // is unreadable.
+        if (problem === null && isClientGone(error)) throw error;
         throw problem ?? new MultipartError("malformed");
       }
       if (chunk.done) break;

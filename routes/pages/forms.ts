@@ -4,6 +4,7 @@ import type { Context } from "hono";
 import { DomainError } from "../../domain/errors.ts";
 import type { Translate } from "../i18n/i18n.ts";
 import { isMultipart, MultipartError, readMultipart, type SpooledFile } from "../multipart.ts";
+import { isClientGone } from "../../soap/http_body.ts";
 
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
 
@@ -100,7 +101,8 @@ export async function parseForm(
       string | string[]
     >;
   } catch (error) {
-    if (error instanceof UnreadableForm) throw error;
+    // A client that went away is counted by the app's error handler, not answered.
+    if (error instanceof UnreadableForm || isClientGone(error)) throw error;
     throw new UnreadableForm(error instanceof Error ? error.message : String(error));
   }
 }

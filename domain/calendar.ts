@@ -16,7 +16,7 @@ import {
 import { projectAccess, requireWrite } from "./access.ts";
 import type { Actor } from "./accounts.ts";
 import { type DomainContext, runAction } from "./actions.ts";
-import { DomainError, invalid } from "./errors.ts";
+import { DomainError, invalid, outOfOrder } from "./errors.ts";
 
 /** A calendar event as the API shows it. */
 export type CalendarEvent = EventRecord;
@@ -105,7 +105,9 @@ export function addDays(date: string, days: number): string {
 
 /** Throws `validation` on `endAt` when it lies before `startAt` (both in UTC with `Z`). */
 export function requireOrdered(startAt: string, endAt: string): void {
-  if (Date.parse(endAt) < Date.parse(startAt)) throw invalid("endAt", "Cannot be before startAt");
+  if (Date.parse(endAt) < Date.parse(startAt)) {
+    throw outOfOrder("endAt", "before_start", "Cannot save: the end lies before the start");
+  }
 }
 
 /** A trimmed, non-blank text, or `validation` for `field`. */
@@ -139,7 +141,9 @@ export function createCalendar(ctx: DomainContext) {
       if (query.to === undefined || query.to === "") throw invalid("to", "Required");
       const from = parseInstant("from", query.from);
       const to = parseInstant("to", query.to);
-      if (Date.parse(from) >= Date.parse(to)) throw invalid("to", "Must be after from");
+      if (Date.parse(from) >= Date.parse(to)) {
+        throw outOfOrder("to", "not_after_start", "Cannot read the range: to must be after from");
+      }
       return calendarRange(db, projectId, {
         from,
         to,

@@ -95,3 +95,14 @@ export function searchProjectItems(
     input.page,
   );
 }
+
+/** Search, for routes (which never hold the database). */
+export function createSearch(db: Database) {
+  return {
+    /** Searches a project (see `searchProjectItems`). */
+    project: (
+      actor: Actor,
+      input: { projectId: number; q: string; type: string | null; page: PageRequest },
+    ): Page<SearchHit> => searchProjectItems(db, actor, input),
+  };
+}

@@ -5,6 +5,8 @@ import { findUserById } from "../db/users.ts";
 import type { Database } from "../db/sqlite.ts";
 import { createAccounts } from "./accounts.ts";
 import type { DomainContext } from "./actions.ts";
+import { createActivity } from "./activity.ts";
+import { createAdmin } from "./admin.ts";
 import { createAttachments } from "./attachments.ts";
 import { createBoard } from "./board.ts";
 import { createCalendar } from "./calendar.ts";
@@ -21,6 +23,8 @@ import { createLoanService, type CreditScoreLookup, fixedCreditScore } from "./l
 import { createNotifications } from "./notifications.ts";
 import { type PasswordHasher, scryptHasher } from "./passwords.ts";
 import { createProjects } from "./projects.ts";
+import { createSearch } from "./search.ts";
+import { createStreams } from "./stream.ts";
 import { createTodos } from "./todos.ts";
 import { Sessions } from "./sessions.ts";
 import { LoginThrottle, RegistrationThrottle } from "./throttle.ts";
@@ -30,8 +34,11 @@ export interface ServiceDeps {
   db: Database;
   clock: Clock;
   config: Config;
+  /** The session-cookie signing key. */
   sessionSecret: string;
+  /** Password hashing (default: scrypt with production parameters). */
   hasher?: PasswordHasher;
+  /** The loan service's credit-score lookup (default: every applicant scores 700). */
   creditScore?: CreditScoreLookup;
 }
 
@@ -57,14 +64,24 @@ export function createServices(deps: ServiceDeps) {
   };
   const files = createFiles(ctx);
   const attachments = createAttachments(ctx, files);
+  // Routes get operations, never the database or the domain context.
   return {
-    db,
     clock,
     sessions,
     hub,
-    /** The context project operations run in (for the event stream). */
-    hubContext: ctx,
+    streams: createStreams(ctx),
+    /** Where uploads are spooled while a request is read (an `UploadSpool`). */
     fileStore: ctx.files,
+    /** The largest upload, in bytes. */
+    maxUploadBytes: ctx.maxUploadBytes,
+    /**
+     * Records that a write failed on a full disk; true the first time since writes last
+     * succeeded (so the cause is logged once, not per failed request).
+     */
+    noteStorageFull: () => db.noteStorageFull(),
+    activity: createActivity(db),
+    search: createSearch(db),
+    admin: createAdmin(db),
     files,
     attachments,
     board: createBoard(ctx, attachments),

@@ -32,7 +32,7 @@ import { projectAccess, requireWrite } from "./access.ts";
 import type { Actor } from "./accounts.ts";
 import { type DomainContext, type Effects, runAction } from "./actions.ts";
 import type { Attachments } from "./attachments.ts";
-import { DomainError, invalid } from "./errors.ts";
+import { DomainError, invalid, outOfOrder } from "./errors.ts";
 import type { FileInfo } from "./files.ts";
 import { cleanTags } from "./notes.ts";
 
@@ -132,7 +132,11 @@ export function createTodos(ctx: DomainContext, attachments: Attachments) {
 
   function checkSpan(row: Pick<ItemRow, "startDate" | "dueDate">): void {
     if (row.startDate && row.dueDate && row.startDate > row.dueDate) {
-      throw invalid("dueDate", "The due date cannot be before the start date");
+      throw outOfOrder(
+        "dueDate",
+        "before_start",
+        "Cannot save: the due date lies before the start date",
+      );
     }
   }
 

@@ -1,12 +1,7 @@
 /** Builds the whole HTTP application from explicit dependencies; nothing global. */
 import { OpenAPIHono } from "@hono/zod-openapi";
-import type { Database } from "../db/sqlite.ts";
-import type { Clock } from "../domain/clock.ts";
-import type { Config } from "../domain/config.ts";
-import type { CreditScoreLookup } from "../domain/loan.ts";
-import type { PasswordHasher } from "../domain/passwords.ts";
 import { isStorageFull } from "../domain/errors.ts";
-import { createServices, type Services } from "../domain/services.ts";
+import { createServices, type ServiceDeps, type Services } from "../domain/services.ts";
 import { soapEndpoints } from "../soap/endpoint.ts";
 import { CLIENT_GONE_STATUS, isClientGone } from "../soap/http_body.ts";
 import { activityRoutes } from "./api/activity.ts";
@@ -42,17 +37,11 @@ export interface Lifecycle {
   shuttingDown: boolean;
 }
 
-/** Everything the application is built from. */
-export interface AppDeps {
-  db: Database;
-  config: Config;
-  clock: Clock;
-  /** The session-cookie signing key. */
-  sessionSecret: string;
-  /** Password hashing (default: scrypt with production parameters). */
-  hasher?: PasswordHasher;
-  /** The loan service's credit-score lookup (default: every applicant scores 700). */
-  creditScore?: CreditScoreLookup;
+/**
+ * Everything the application is built from: what the services are built from (the database,
+ * clock, config, session secret, hasher, credit-score lookup), and the log and lifecycle.
+ */
+export interface AppDeps extends ServiceDeps {
   /** Where request and error log lines go (default: standard output). */
   log?: (line: string) => void;
   lifecycle?: Lifecycle;
@@ -79,21 +68,14 @@ const UNSESSIONED = new Set(["/hello", "/loan", "/healthz"]);
 export function createApp(deps: AppDeps): App {
   const log = deps.log ?? stdoutLog;
   const lifecycle = deps.lifecycle ?? { shuttingDown: false };
-  const services = createServices({
-    db: deps.db,
-    clock: deps.clock,
-    config: deps.config,
-    sessionSecret: deps.sessionSecret,
-    ...(deps.hasher ? { hasher: deps.hasher } : {}),
-    ...(deps.creditScore ? { creditScore: deps.creditScore } : {}),
-  });
+  const services = createServices(deps);
   /**
    * Logs an unexpected error. A full disk fails every write until space is freed: its cause
    * is logged when writes start failing, not once per failed request.
    */
   const report = (error: unknown) => {
     if (isStorageFull(error)) {
-      if (deps.db.noteStorageFull()) {
+      if (services.noteStorageFull()) {
         log(`error: the disk is full, writes fail until space is freed: ${describe(error)}`);
       }
       return;

@@ -1,6 +1,5 @@
 /** Administration: users and the migration listing (system admins only). */
 import { createRoute, z } from "@hono/zod-openapi";
-import { listMigrations } from "../../domain/admin.ts";
 import type { Services } from "../../domain/services.ts";
 import { actorOf, apiApp, errors, Id, jsonRequest, jsonResponse } from "./openapi.ts";
 import { UserSchema } from "./schemas.ts";
@@ -67,5 +66,5 @@ export function adminRoutes(services: Services) {
       });
       return c.json({ user }, 200);
     })
-    .openapi(migrations, (c) => c.json({ items: listMigrations(services.db, actorOf(c)) }, 200));
+    .openapi(migrations, (c) => c.json({ items: services.admin.migrations(actorOf(c)) }, 200));
 }

@@ -4,7 +4,6 @@ import { invalid } from "../../domain/errors.ts";
 import { encodeEvent } from "../../domain/event_hub.ts";
 import { wholeNumber } from "../../domain/paging.ts";
 import type { Services } from "../../domain/services.ts";
-import { openStream } from "../../domain/stream.ts";
 import { actorOf, apiApp, errors, Id } from "./openapi.ts";
 
 /** A client further behind than this many queued writes (after its replay) is disconnected. */
@@ -88,7 +87,7 @@ export function streamRoutes(services: Services) {
       controller.enqueue(bytes);
     };
     const session = c.get("session");
-    const opened = openStream(services.hubContext, actorOf(c), {
+    const opened = services.streams.open(actorOf(c), {
       projectId,
       lastEventId,
       sessionIdHash: session?.idHash ?? null,

@@ -1,6 +1,6 @@
 /** The project activity page: a paged list, newest first, with links to what still exists. */
 import { Hono } from "hono";
-import { type Activity, projectActivity } from "../../domain/activity.ts";
+import type { Activity } from "../../domain/activity.ts";
 import { type Page, pageRequest } from "../../domain/paging.ts";
 import type { Services } from "../../domain/services.ts";
 import type { AppEnv } from "../api/openapi.ts";
@@ -78,7 +78,7 @@ export function activityPage(services: Services) {
   const run = frameRunner(services, { notFound });
   app.get("/projects/:projectId{[0-9]+}/activity", (c) =>
     run(c, (frame) => {
-      const entries = projectActivity(services.db, frame.ctx.actor!, {
+      const entries = services.activity.list(frame.ctx.actor!, {
         projectId: frame.project.id,
         page: pageRequest({ page: c.req.query("page"), pageSize: "50" }, { clampPage: true }),
       });

@@ -1,6 +1,5 @@
 /** The administration page: users (role and status) and the applied migrations. */
 import { type Context, Hono } from "hono";
-import { listMigrations } from "../../domain/admin.ts";
 import type { PublicUser } from "../../domain/accounts.ts";
 import type { Services } from "../../domain/services.ts";
 import type { AppEnv } from "../api/openapi.ts";
@@ -109,7 +108,7 @@ export function adminPages(services: Services) {
         <AdminPage
           ctx={ctx}
           users={services.accounts.listUsers(ctx.actor!)}
-          migrations={listMigrations(services.db, ctx.actor!)}
+          migrations={services.admin.migrations(ctx.actor!)}
           message={message ?? null}
         />
       ),

@@ -8,7 +8,6 @@
  */
 import { parseForm } from "./forms.ts";
 import { type Context, Hono } from "hono";
-import { projectAccess, requireWrite } from "../../domain/access.ts";
 import { HISTORY_DEFAULT, type Message } from "../../domain/chat.ts";
 import { allowedType } from "../../domain/file_types.ts";
 import type { FileInfo } from "../../domain/files.ts";
@@ -343,31 +342,14 @@ export function chatPages(services: Services) {
       }
       const projectId = frame.project.id;
       return attemptChat(c, frame, async () => {
-        // The file is stored first so the message is announced with its attachment; a
-        // refused message takes the file back with it.
-        let fileIds: number[] = [];
-        if (file) {
-          const access = projectAccess(services.db, actor!, projectId);
-          requireWrite(access);
-          const stored = await services.files.store(
-            access,
-            file,
-            (_fx, row) => row.id,
-            "attachment",
-          );
-          fileIds = [stored];
-        }
-        try {
-          const sent = chat.send(actor!, projectId, {
-            text: fields.text!,
-            fileIds,
-            uploadedFileIds: fileIds,
-          });
-          return `/projects/${projectId}/chat#message-${sent.id}`;
-        } catch (error) {
-          for (const id of fileIds) services.files.remove(actor!, projectId, id);
-          throw error;
-        }
+        const sent = await services.attachments.createWith(
+          actor!,
+          projectId,
+          file,
+          (fileIds) =>
+            chat.send(actor!, projectId, { text: fields.text!, fileIds, uploadedFileIds: fileIds }),
+        );
+        return `/projects/${projectId}/chat#message-${sent.id}`;
       }, fields);
     }));
 

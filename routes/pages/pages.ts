@@ -71,7 +71,7 @@ export function pages(services: Services, options: { baseUrl: string | null }) {
   const store = services.fileStore;
   const uploadScope = multipartScope({
     store,
-    maxFileBytes: services.hubContext.maxUploadBytes,
+    maxFileBytes: services.maxUploadBytes,
     refuseNul: true,
   });
   const formScope = multipartScope({ store, maxFileBytes: 1024 * 1024, refuseNul: true });

@@ -228,7 +228,7 @@ export function fileErrors(failure: Failure): Record<string, string> {
 
 /** The largest upload in MiB (`MAX_UPLOAD_MB` counts mebibytes), for messages. */
 export function uploadLimitMb(services: Services): number {
-  return Math.round(services.hubContext.maxUploadBytes / (1024 * 1024));
+  return Math.round(services.maxUploadBytes / (1024 * 1024));
 }
 
 /** A numeric route parameter (0 when absent or malformed, which no row has). */

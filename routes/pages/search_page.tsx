@@ -9,7 +9,7 @@ import { Hono } from "hono";
 import { raw } from "hono/html";
 import { DomainError } from "../../domain/errors.ts";
 import { type Page, pageRequest } from "../../domain/paging.ts";
-import { SEARCH_TYPES, type SearchHit, searchProjectItems } from "../../domain/search.ts";
+import { SEARCH_TYPES, type SearchHit } from "../../domain/search.ts";
 import type { Services } from "../../domain/services.ts";
 import type { AppEnv } from "../api/openapi.ts";
 import type { Translate } from "../i18n/i18n.ts";
@@ -159,7 +159,7 @@ export function searchPage(services: Services) {
         status = 400;
       } else if (q.trim() !== "") {
         try {
-          page = searchProjectItems(services.db, frame.ctx.actor!, {
+          page = services.search.project(frame.ctx.actor!, {
             projectId: frame.project.id,
             q,
             type: type === "" ? null : type,

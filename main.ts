@@ -11,7 +11,6 @@ import { type Database, isDamaged, openDatabase, quickCheck } from "./db/sqlite.
 import { ConfigError, parseConfig } from "./domain/config.ts";
 import { createApp, type Lifecycle } from "./routes/app.ts";
 import { drain } from "./routes/drain.ts";
-import { flushStdoutLog } from "./routes/middleware/request_log.ts";
 
 const SHUTDOWN_DEADLINE_MS = 10_000;
 const clock = { now: () => new Date() };
@@ -85,7 +84,7 @@ const requests = drain(app.fetch, lifecycle);
 
 async function shutdown(signal: string): Promise<void> {
   if (lifecycle.shuttingDown) {
-    flushStdoutLog();
+    app.flushLog();
     console.error(`${signal} again: exiting at once`);
     Deno.exit(1);
   }
@@ -115,7 +114,7 @@ async function shutdown(signal: string): Promise<void> {
     console.error(`Cannot shut down cleanly: ${reason(error)}`);
     code = 1;
   }
-  flushStdoutLog(); // the request log is buffered
+  app.flushLog(); // the request log is buffered
   console.log("stopped");
   Deno.exit(code);
 }

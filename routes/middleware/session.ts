@@ -1,6 +1,7 @@
 /** Authentication: who is calling, from the signed session cookie checked on the server. */
 import type { MiddlewareHandler } from "hono";
 import type { Sessions } from "../../domain/sessions.ts";
+import { errorBody } from "../api/errors.ts";
 import type { AppEnv } from "../api/openapi.ts";
 import { SESSION_COOKIE, sessionCookie } from "../cookies.ts";
 
@@ -26,7 +27,7 @@ const PUBLIC_API = new Set(["/api/auth/register", "/api/auth/login", "/api/opena
 export function requireApiSession(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     if (!c.get("session") && !PUBLIC_API.has(c.req.path)) {
-      return c.json({ error: { code: "unauthenticated", message: "Log in first" } }, 401);
+      return c.json(errorBody("unauthenticated", "Log in first"), 401);
     }
     return await next();
   };

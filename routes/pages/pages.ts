@@ -2,7 +2,11 @@
 import { type Context, Hono, type MiddlewareHandler } from "hono";
 import { html } from "hono/html";
 import { bodyLimit } from "hono/body-limit";
+import { isStorageFull } from "../../domain/errors.ts";
 import type { Services } from "../../domain/services.ts";
+import { type Failures, handleFailure, SERVER_ERROR_PAGE } from "../failures.ts";
+import { pageCtx } from "./context.ts";
+import { storageFullPage } from "./error_pages.tsx";
 import type { AppEnv } from "../api/openapi.ts";
 import { isMultipart, multipartScope } from "../multipart.ts";
 import { accountPages } from "./account_pages.tsx";
@@ -17,7 +21,7 @@ import { meetingsPages } from "./meetings_page.tsx";
 import { milestonesPages } from "./milestones_page.tsx";
 import { notesPages } from "./notes_pages.tsx";
 import { notificationPages } from "./notification_pages.tsx";
-import { projectPages } from "./project_pages.tsx";
+import { notFound, projectPages } from "./project_pages.tsx";
 import { searchPage } from "./search_page.tsx";
 import { staticFiles } from "./static_files.ts";
 import { todoPages } from "./todos_page.tsx";
@@ -58,9 +62,18 @@ export function formErrorPage(
   );
 }
 
-/** The page application. */
-export function pages(services: Services, options: { baseUrl: string | null }) {
+/** What the pages are built with besides the services. */
+export interface PagesOptions {
+  baseUrl: string | null;
+  /** The CSRF check and the session, run before everything else (as for the API). */
+  gate: MiddlewareHandler<AppEnv>[];
+  failures: Failures;
+}
+
+/** The page application: every path the API and the SOAP services do not answer. */
+export function pages(services: Services, options: PagesOptions) {
   const app = new Hono<AppEnv>();
+  app.use(...options.gate);
   app.route("/", staticFiles());
   const limit = bodyLimit({
     maxSize: 1024 * 1024,
@@ -76,9 +89,7 @@ export function pages(services: Services, options: { baseUrl: string | null }) {
   });
   const formScope = multipartScope({ store, maxFileBytes: 1024 * 1024, refuseNul: true });
   const guard = requireLogin();
-  // The API has its own body handling and answers 401/404 itself.
   app.use(async (c, next) => {
-    if (c.req.path === "/api" || c.req.path.startsWith("/api/")) return await next();
     const upload = c.req.method === "POST" && UPLOAD_FORM.test(c.req.path);
     // An upload form's multipart body is limited while it is read (see `multipart.ts`).
     const limited: MiddlewareHandler<AppEnv> = upload && isMultipart(c)
@@ -106,5 +117,14 @@ export function pages(services: Services, options: { baseUrl: string | null }) {
   app.route("/", calendarPages(services));
   app.route("/", meetingsPages(services));
   app.route("/", searchPage(services));
+  app.all("*", (c) => notFound(c, pageCtx(c, services)));
+  app.onError(handleFailure(options.failures, (error, c) => {
+    // A form the client got wrong (or a probe), not the server's fault: no error log line.
+    const formError = formErrorPage(c, error, services);
+    if (formError) return formError;
+    options.failures.report(error);
+    if (isStorageFull(error)) return storageFullPage(c, pageCtx(c, services));
+    return c.html(SERVER_ERROR_PAGE, 500);
+  }));
   return app;
 }

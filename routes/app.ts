@@ -13,7 +13,7 @@ import { securityHeaders } from "./middleware/security_headers.ts";
 import { session } from "./middleware/session.ts";
 import { pageCtx } from "./pages/context.ts";
 import { pages } from "./pages/pages.ts";
-import { notFound } from "./pages/project_pages.tsx";
+import { notFound } from "./pages/kit/errors.tsx";
 import { requestVia, soapFastPath } from "./soap_fast_path.ts";
 
 /** Whether the server is up or on its way down (read by `/healthz`). */

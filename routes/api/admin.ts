@@ -4,6 +4,12 @@ import type { Services } from "../../domain/services.ts";
 import { actorOf, apiApp, errors, Id, jsonRequest, jsonResponse } from "./openapi.ts";
 import { UserSchema } from "./schemas.ts";
 
+/** A user's new role or status (the admin page's form too). */
+export const AdminUserInput = z.object({
+  role: z.enum(["admin", "member"]).optional(),
+  status: z.enum(["active", "disabled"]).optional(),
+}).openapi("AdminUserInput");
+
 const listUsers = createRoute({
   method: "get",
   path: "/api/admin/users",
@@ -22,12 +28,7 @@ const updateUser = createRoute({
   summary: "Change a user's role or status; disabling ends their sessions",
   request: {
     params: z.object({ userId: Id }),
-    ...jsonRequest(
-      z.object({
-        role: z.enum(["admin", "member"]).optional(),
-        status: z.enum(["active", "disabled"]).optional(),
-      }).openapi("AdminUserInput"),
-    ),
+    ...jsonRequest(AdminUserInput),
   },
   responses: {
     200: jsonResponse(z.object({ user: UserSchema }), "The updated user"),

@@ -17,6 +17,8 @@ const Timestamp = z.string().max(40).openapi({
   example: "2026-11-22T08:30:00.000Z",
 });
 const UserIds = z.array(z.number().int().positive().max(Number.MAX_SAFE_INTEGER)).max(200);
+const Location = z.string().max(500);
+const Minutes = z.string().max(100_000);
 
 // ---------------------------------------------------------------------------------------
 // Schemas.
@@ -95,6 +97,58 @@ const SavedMeetingBody = z.object({ meeting: MeetingSchema, warnings: z.array(Co
 
 const MilestoneParam = z.object({ projectId: Id, milestoneId: Id });
 
+/** A new milestone (the milestones page's forms too). */
+export const MilestoneInput = z.object({
+  title: Title,
+  description: Description.nullable().optional(),
+  dueDate: CalendarDate.nullable().optional(),
+}).openapi("MilestoneInput");
+
+/** A milestone's changes. */
+export const MilestonePatch = z.object({
+  title: Title.optional(),
+  description: Description.nullable().optional(),
+  dueDate: CalendarDate.nullable().optional(),
+}).openapi("MilestonePatch");
+
+/** A new calendar event (the calendar pages' forms too). */
+export const CalendarEventInput = z.object({
+  title: Title,
+  description: Description.nullable().optional(),
+  startAt: Timestamp,
+  endAt: Timestamp,
+  allDay: z.boolean().optional(),
+}).openapi("CalendarEventInput");
+
+/** A calendar event's changes. */
+export const CalendarEventPatch = z.object({
+  title: Title.optional(),
+  description: Description.nullable().optional(),
+  startAt: Timestamp.optional(),
+  endAt: Timestamp.optional(),
+  allDay: z.boolean().optional(),
+}).openapi("CalendarEventPatch");
+
+/** A new meeting (the meeting pages' forms too). */
+export const MeetingInput = z.object({
+  title: Title,
+  startAt: Timestamp,
+  endAt: Timestamp,
+  inviteeIds: UserIds.openapi({ description: "Members of the project" }),
+  location: Location.nullable().optional(),
+  minutes: Minutes.nullable().optional(),
+}).openapi("MeetingInput");
+
+/** A meeting's changes; inviteeIds replaces the list. */
+export const MeetingPatch = z.object({
+  title: Title.optional(),
+  startAt: Timestamp.optional(),
+  endAt: Timestamp.optional(),
+  inviteeIds: UserIds.optional(),
+  location: Location.nullable().optional(),
+  minutes: Minutes.nullable().optional(),
+}).openapi("MeetingPatch");
+
 const listMilestones = createRoute({
   method: "get",
   path: `${base}/milestones`,
@@ -114,13 +168,7 @@ const createMilestone = createRoute({
   summary: "Create a milestone (members); writes milestone_updated",
   request: {
     params: ProjectParam,
-    ...jsonRequest(
-      z.object({
-        title: Title,
-        description: Description.nullable().optional(),
-        dueDate: CalendarDate.nullable().optional(),
-      }).openapi("MilestoneInput"),
-    ),
+    ...jsonRequest(MilestoneInput),
   },
   responses: { 201: jsonResponse(MilestoneBody, "Created"), ...errors(400, 401, 403, 404) },
 });
@@ -141,13 +189,7 @@ const updateMilestone = createRoute({
   summary: "Edit a milestone (members); null clears; writes milestone_updated",
   request: {
     params: MilestoneParam,
-    ...jsonRequest(
-      z.object({
-        title: Title.optional(),
-        description: Description.nullable().optional(),
-        dueDate: CalendarDate.nullable().optional(),
-      }).openapi("MilestonePatch"),
-    ),
+    ...jsonRequest(MilestonePatch),
   },
   responses: { 200: jsonResponse(MilestoneBody, "Updated"), ...errors(400, 401, 403, 404) },
 });
@@ -194,15 +236,7 @@ const createEvent = createRoute({
   summary: "Create a calendar event (members); endAt may not be before startAt",
   request: {
     params: ProjectParam,
-    ...jsonRequest(
-      z.object({
-        title: Title,
-        description: Description.nullable().optional(),
-        startAt: Timestamp,
-        endAt: Timestamp,
-        allDay: z.boolean().optional(),
-      }).openapi("CalendarEventInput"),
-    ),
+    ...jsonRequest(CalendarEventInput),
   },
   responses: { 201: jsonResponse(EventBody, "Created"), ...errors(400, 401, 403, 404) },
 });
@@ -223,15 +257,7 @@ const updateEvent = createRoute({
   summary: "Edit a calendar event (members); null clears the description",
   request: {
     params: EventParam,
-    ...jsonRequest(
-      z.object({
-        title: Title.optional(),
-        description: Description.nullable().optional(),
-        startAt: Timestamp.optional(),
-        endAt: Timestamp.optional(),
-        allDay: z.boolean().optional(),
-      }).openapi("CalendarEventPatch"),
-    ),
+    ...jsonRequest(CalendarEventPatch),
   },
   responses: { 200: jsonResponse(EventBody, "Updated"), ...errors(400, 401, 403, 404) },
 });
@@ -249,8 +275,6 @@ const removeEvent = createRoute({
 // Meetings.
 
 const MeetingParam = z.object({ projectId: Id, meetingId: Id });
-const Location = z.string().max(500);
-const Minutes = z.string().max(100_000);
 
 const listMeetings = createRoute({
   method: "get",
@@ -271,16 +295,7 @@ const createMeeting = createRoute({
   summary: "Schedule a meeting (members); invitees are notified; conflicts come back as warnings",
   request: {
     params: ProjectParam,
-    ...jsonRequest(
-      z.object({
-        title: Title,
-        startAt: Timestamp,
-        endAt: Timestamp,
-        inviteeIds: UserIds.openapi({ description: "Members of the project" }),
-        location: Location.nullable().optional(),
-        minutes: Minutes.nullable().optional(),
-      }).openapi("MeetingInput"),
-    ),
+    ...jsonRequest(MeetingInput),
   },
   responses: { 201: jsonResponse(SavedMeetingBody, "Created"), ...errors(400, 401, 403, 404) },
 });
@@ -329,16 +344,7 @@ const updateMeeting = createRoute({
   summary: "Edit a meeting (members); inviteeIds replaces the list; null clears",
   request: {
     params: MeetingParam,
-    ...jsonRequest(
-      z.object({
-        title: Title.optional(),
-        startAt: Timestamp.optional(),
-        endAt: Timestamp.optional(),
-        inviteeIds: UserIds.optional(),
-        location: Location.nullable().optional(),
-        minutes: Minutes.nullable().optional(),
-      }).openapi("MeetingPatch"),
-    ),
+    ...jsonRequest(MeetingPatch),
   },
   responses: { 200: jsonResponse(SavedMeetingBody, "Updated"), ...errors(400, 401, 403, 404) },
 });

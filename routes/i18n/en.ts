@@ -314,6 +314,7 @@ export const en = {
   "content.unknownUser": "Unknown user",
   "content.required": "This field is required.",
   "content.tooLong": "Use at most {max} characters.",
+  "content.tooShort": "Use at least {min} characters.",
   "content.previous": "Previous",
   "content.next": "Next",
   "content.pageOf": "Page {page} of {pages}",

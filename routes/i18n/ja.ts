@@ -317,6 +317,7 @@ export const ja: Messages = {
   "content.unknownUser": "不明なユーザー",
   "content.required": "入力してください。",
   "content.tooLong": "{max} 文字以内で入力してください。",
+  "content.tooShort": "{min} 文字以上で入力してください。",
   "content.previous": "前へ",
   "content.next": "次へ",
   "content.pageOf": "{page} / {pages} ページ",

@@ -3,11 +3,14 @@ import { type Context, Hono } from "hono";
 import type { PublicUser } from "../../domain/accounts.ts";
 import type { Services } from "../../domain/services.ts";
 import type { AppEnv } from "../api/openapi.ts";
+import { AdminUserInput } from "../api/admin.ts";
 import { formatDateTime } from "../i18n/i18n.ts";
 import { type PageCtx, pageCtx } from "./context.ts";
-import { formFields, pageError } from "./forms.ts";
-import { Alert, renderPage } from "./layout.tsx";
-import { notFound } from "./project_pages.tsx";
+import { paramId } from "./kit/area.tsx";
+import { notFound } from "./kit/errors.tsx";
+import { readForm, validateForm } from "./kit/forms.ts";
+import { Alert, renderPage } from "./kit/layout.tsx";
+import { type Shown, submit } from "./kit/submit.ts";
 
 function AdminPage(
   props: {
@@ -98,18 +101,18 @@ function AdminPage(
 export function adminPages(services: Services) {
   const app = new Hono<AppEnv>();
 
-  const show = (c: Context<AppEnv>, message?: string, status = 200) => {
+  const show = (c: Context<AppEnv>, shown: Shown = {}) => {
     const ctx = pageCtx(c, services);
     if (ctx.user?.role !== "admin") return notFound(c, ctx);
     return renderPage(c, ctx, {
       title: ctx.t("admin.title"),
-      status,
+      status: shown.status ?? 200,
       body: (
         <AdminPage
           ctx={ctx}
           users={services.accounts.listUsers(ctx.actor!)}
           migrations={services.admin.migrations(ctx.actor!)}
-          message={message ?? null}
+          message={shown.message ?? null}
         />
       ),
     });
@@ -118,27 +121,23 @@ export function adminPages(services: Services) {
   app.get("/admin", (c) => show(c));
 
   app.post("/admin/users/:userId{[0-9]+}", async (c) => {
-    const fields = await formFields(c);
+    const { fields } = await readForm(c);
     const ctx = pageCtx(c, services);
-    const role = fields.role === "admin" || fields.role === "member" ? fields.role : undefined;
-    const status = fields.status === "active" || fields.status === "disabled"
-      ? fields.status
-      : undefined;
-    try {
-      services.accounts.adminUpdate(ctx.actor!, Number(c.req.param("userId")), {
-        ...(role ? { role } : {}),
-        ...(status ? { status } : {}),
-      });
-      return c.redirect("/admin", 303);
-    } catch (error) {
-      const failure = pageError(error, ctx.t);
-      if (failure.status === 403) return notFound(c, ctx);
-      return show(
-        c,
-        failure.status === 409 ? ctx.t("admin.lastAdmin") : failure.message,
-        failure.status,
-      );
-    }
+    const input = { role: fields.role || undefined, status: fields.status || undefined };
+    return await submit(c, (shown) => show(c, shown), {
+      t: ctx.t,
+      form: "user",
+      values: fields,
+      input: validateForm(AdminUserInput, input, ctx.t),
+      codes: { conflict: "admin.lastAdmin" },
+      change: ({ role, status }) => {
+        services.accounts.adminUpdate(ctx.actor!, paramId(c, "userId"), {
+          ...(role ? { role } : {}),
+          ...(status ? { status } : {}),
+        });
+        return "/admin";
+      },
+    });
   });
 
   return app;

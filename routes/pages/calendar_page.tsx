@@ -4,153 +4,42 @@
  * `services.calendar.range` returns for the shown UTC days, with the new-event form; and an
  * event's page with its edit and delete forms. Every time is shown and entered in UTC, the
  * zone calendar dates count in. Forms work without JavaScript: POST, then 303.
- *
- * Also the time helpers the planning pages share (milestones, meetings, dashboards).
  */
-import { parseForm } from "./forms.ts";
 import { type Context, Hono } from "hono";
 import { addDays, type CalendarEvent, type CalendarItem, utcDay } from "../../domain/calendar.ts";
-import { DomainError } from "../../domain/errors.ts";
 import type { Services } from "../../domain/services.ts";
 import type { AppEnv } from "../api/openapi.ts";
-import { formatDateTime, type Locale, type Translate } from "../i18n/i18n.ts";
-import { FormCard, MarkdownField, TitleField } from "./components.tsx";
-import { Alert, FieldError } from "./layout.tsx";
-import { notFound } from "./project_pages.tsx";
+import { CalendarEventInput } from "../api/planning.ts";
+import type { Locale, Translate } from "../i18n/i18n.ts";
+import { type AreaPage, areaRoutes, nameOf, paramId, type ProjectFrame } from "./kit/area.tsx";
+import { Markdown, Time } from "./kit/content.tsx";
 import {
-  attempt,
-  checkText,
+  DATE,
+  formatDay,
+  formatSpan,
+  formatTime,
+  inputValue,
+  intlLocale,
+  lastDayOf,
+  readInstant,
+  todayOf,
+} from "./kit/dates.ts";
+import {
+  ButtonForm,
+  Checkbox,
+  DateTimeField,
+  FormCard,
   type FormState,
-  frameRunner,
-  Markdown,
-  nameOf,
-  paramId,
-  type ProjectFrame,
-  renderArea,
-  splitBody,
-  submitForm,
-  Time,
-} from "./project_nav.tsx";
+  formState,
+  MarkdownField,
+  PostForm,
+  TextField,
+} from "./kit/fields.tsx";
+import { checked, type Fields, orNull } from "./kit/forms.ts";
+import { Alert } from "./kit/layout.tsx";
 
 type Ctx = Context<AppEnv>;
 
-// ---------------------------------------------------------------------------------------
-// Time helpers shared by the planning pages. Instants are ISO 8601 UTC with `Z`; calendar
-// dates are `YYYY-MM-DD`; a date counts as a whole UTC day.
-
-/** A calendar date, `YYYY-MM-DD`. */
-export const DATE = /^\d{4}-\d{2}-\d{2}$/;
-/** What `<input type="datetime-local">` sends: no zone (read as UTC here). */
-const LOCAL = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?$/;
-
-/** The `Intl` locale of an interface language. */
-export function intlLocale(locale: Locale | string): string {
-  return locale === "ja" ? "ja-JP" : "en-GB";
-}
-
-/** A calendar date (`YYYY-MM-DD`) in the reader's language. */
-export function formatDay(date: string, locale: Locale | string): string {
-  return new Intl.DateTimeFormat(intlLocale(locale), { dateStyle: "medium", timeZone: "UTC" })
-    .format(new Date(`${date}T00:00:00Z`));
-}
-
-/** The UTC time of day of an instant, `09:30`. */
-export function formatTime(iso: string, locale: Locale | string): string {
-  return new Intl.DateTimeFormat(intlLocale(locale), { timeStyle: "short", timeZone: "UTC" })
-    .format(new Date(iso));
-}
-
-/** The last UTC day an instant range reaches (`end` is exclusive; an empty range is its start). */
-export function lastDayOf(start: string, end: string): string {
-  const endMs = Date.parse(end);
-  return endMs > Date.parse(start) ? utcDay(new Date(endMs - 1).toISOString()) : utcDay(start);
-}
-
-/** A span for people: dates, an all-day range, or times (UTC). */
-export function formatSpan(
-  span: { start: string; end: string; allDay: boolean },
-  locale: Locale,
-): string {
-  const { start, end } = span;
-  if (start.length === 10 || span.allDay) {
-    const first = start.slice(0, 10);
-    const last = end.length === 10 ? end : lastDayOf(start, end);
-    return first === last
-      ? formatDay(first, locale)
-      : `${formatDay(first, locale)} – ${formatDay(last, locale)}`;
-  }
-  if (start === end) return formatDateTime(start, locale);
-  return utcDay(start) === utcDay(end)
-    ? `${formatDateTime(start, locale)} – ${formatTime(end, locale)}`
-    : `${formatDateTime(start, locale)} – ${formatDateTime(end, locale)}`;
-}
-
-/** An instant as the value of a `datetime-local` input (UTC). */
-export function inputValue(iso: string): string {
-  return iso.slice(0, 16);
-}
-
-/** A `datetime-local` value read as UTC; other text is passed on for the domain to judge. */
-export function readInstant(raw: string | undefined): string | null {
-  const value = (raw ?? "").trim();
-  if (value === "") return null;
-  return LOCAL.test(value) ? `${value}Z` : value;
-}
-
-/** Whether an instant text parses. */
-function parses(value: string): boolean {
-  return !Number.isNaN(Date.parse(value));
-}
-
-/**
- * Reads a start and end pair of `datetime-local` fields into UTC instants, recording
- * messages under `startAt` and `endAt`.
- */
-export function readRange(
-  fields: Record<string, string>,
-  errors: Record<string, string>,
-  t: Translate,
-): { startAt: string; endAt: string } {
-  const startAt = readInstant(fields.startAt);
-  const endAt = readInstant(fields.endAt);
-  if (startAt === null) errors.startAt = t("content.required");
-  else if (!parses(startAt)) errors.startAt = t("planning.timeInvalid");
-  if (endAt === null) errors.endAt = t("content.required");
-  else if (!parses(endAt)) errors.endAt = t("planning.timeInvalid");
-  if (
-    startAt !== null && endAt !== null && errors.startAt === undefined &&
-    errors.endAt === undefined && Date.parse(endAt) < Date.parse(startAt)
-  ) {
-    errors.endAt = t("planning.endBeforeStart");
-  }
-  return { startAt: startAt ?? "", endAt: endAt ?? "" };
-}
-
-/** The field messages of a domain validation error, in the reader's language. */
-export function domainFieldErrors(error: unknown, t: Translate): Record<string, string> {
-  if (!(error instanceof DomainError) || error.code !== "validation") return {};
-  const errors: Record<string, string> = {};
-  for (const [field, message] of Object.entries(error.details ?? {})) {
-    if (field === "endAt" && message.includes("before")) {
-      errors.endAt = t("planning.endBeforeStart");
-    } else if (field === "startAt" || field === "endAt") errors[field] = t("planning.timeInvalid");
-    else if (field === "dueDate") errors.dueDate = t("planning.dateInvalid");
-    else if (field === "title") errors.title = t("content.required");
-    else errors[field] = t("form.invalid");
-  }
-  return errors;
-}
-
-/** Today's UTC date by the services' clock. */
-export function todayOf(services: Services): string {
-  return services.clock.now().toISOString().slice(0, 10);
-}
-
-// ---------------------------------------------------------------------------------------
-// The calendar.
-
-const TITLE_MAX = 200;
-const DESCRIPTION_MAX = 10_000;
 /** Entries shown in one day of the month grid before "+N more". */
 const DAY_LIMIT = 4;
 const MONTH = /^(\d{4})-(\d{2})$/;
@@ -442,349 +331,243 @@ function WeekAgenda(props: { frame: ProjectFrame; view: CalendarView }) {
 }
 
 /** The event fields shared by the create and edit forms. */
-function EventFields(
-  props: { frame: ProjectFrame; values: Record<string, string>; errors: Record<string, string> },
-) {
+function EventFields(props: { frame: ProjectFrame; form: FormState }) {
   const { t } = props.frame.ctx;
-  const { values, errors } = props;
+  const { form } = props;
   return (
     <>
-      <TitleField
-        label={t("content.title")}
-        max={TITLE_MAX}
-        value={values.title ?? ""}
-        error={errors.title}
-      />
+      <TextField label={t("content.title")} schema={CalendarEventInput} name="title" form={form} />
       <div class="form-grid">
-        <label>
-          {t("planning.start")}
-          <input
-            type="datetime-local"
-            name="startAt"
-            required
-            value={values.startAt ?? ""}
-            aria-describedby="event-utc-hint"
-          />
-          <FieldError message={errors.startAt} />
-        </label>
-        <label>
-          {t("planning.end")}
-          <input
-            type="datetime-local"
-            name="endAt"
-            value={values.endAt ?? ""}
-            aria-describedby="event-utc-hint"
-          />
-          <FieldError message={errors.endAt} />
-        </label>
+        <DateTimeField
+          label={t("planning.start")}
+          name="startAt"
+          form={form}
+          required
+          hint="event-utc-hint"
+        />
+        <DateTimeField label={t("planning.end")} name="endAt" form={form} hint="event-utc-hint" />
       </div>
-      <label class="check">
-        <input type="checkbox" name="allDay" value="on" checked={values.allDay === "on"} />
-        {t("calendar.allDay")}
-      </label>
+      <Checkbox label={t("calendar.allDay")} name="allDay" form={form} />
       <span class="hint" id="event-utc-hint">{t("calendar.timesHint")}</span>
       <MarkdownField
         t={t}
         label={t("field.description")}
+        schema={CalendarEventInput}
         name="description"
-        value={values.description}
-        max={DESCRIPTION_MAX}
+        form={form}
         rows={4}
-        error={errors.description}
       />
     </>
   );
 }
 
-function CalendarPage(
-  props: { frame: ProjectFrame; view: CalendarView; message: string | null; state: FormState },
-) {
-  const { frame, view } = props;
-  const { t } = frame.ctx;
-  return (
-    <>
-      <h1>{t("calendar.title")}</h1>
-      <Alert message={props.message} />
-      {frame.canWrite
-        ? (
-          <FormCard
-            open={props.state.values !== undefined}
-            summary={t("calendar.newEvent")}
-            action={`/projects/${frame.project.id}/calendar/events`}
-            submit={t("calendar.createEvent")}
-            attrs={{ "data-event-create": true }}
-          >
-            <EventFields
-              frame={frame}
-              values={props.state.values ?? {}}
-              errors={props.state.errors ?? {}}
-            />
-          </FormCard>
-        )
-        : null}
-      <section class="card calendar" data-calendar data-view={view.view}>
-        <CalendarNav frame={frame} view={view} />
-        {view.view === "month"
-          ? <MonthGrid frame={frame} view={view} />
-          : <WeekAgenda frame={frame} view={view} />}
-        <p class="hint">{t("calendar.utcNote")}</p>
-      </section>
-    </>
-  );
-}
-
-/** The values an event's edit form starts from. */
-function eventValues(event: CalendarEvent): Record<string, string> {
-  return {
-    title: event.title,
-    description: event.description ?? "",
-    startAt: inputValue(event.startAt),
-    endAt: event.allDay
-      ? `${lastDayOf(event.startAt, event.endAt)}T00:00`
-      : inputValue(event.endAt),
-    allDay: event.allDay ? "on" : "",
-  };
-}
-
-function EventPage(
-  props: { frame: ProjectFrame; event: CalendarEvent; message: string | null; edit: FormState },
-) {
-  const { frame, event } = props;
-  const { t, locale } = frame.ctx;
-  const base = `/projects/${frame.project.id}/calendar/events/${event.id}`;
-  return (
-    <>
-      <p>
-        <a href={`/projects/${frame.project.id}/calendar?month=${event.startAt.slice(0, 7)}`}>
-          {t("calendar.back")}
-        </a>
-      </p>
-      <article data-event={event.id}>
-        <h1>{event.title}</h1>
-        <Alert message={props.message} />
-        <div class="card">
-          <dl class="facts">
-            <dt>{t("calendar.when")}</dt>
-            <dd data-event-when>
-              {formatSpan({ start: event.startAt, end: event.endAt, allDay: event.allDay }, locale)}
-              {event.allDay ? ` · ${t("calendar.allDay")}` : ""}
-            </dd>
-            <dt>{t("common.created")}</dt>
-            <dd>
-              {t("content.by", { name: nameOf(frame, event.creatorId) })} ·{" "}
-              <Time ctx={frame.ctx} iso={event.createdAt} />
-            </dd>
-          </dl>
-          {event.description ? <Markdown source={event.description} /> : null}
-        </div>
-        {frame.canWrite
-          ? (
-            <>
-              <h2>{t("calendar.editEvent")}</h2>
-              <form class="stack card" method="post" action={base} data-event-edit>
-                <EventFields
-                  frame={frame}
-                  values={props.edit.values ?? eventValues(event)}
-                  errors={props.edit.errors ?? {}}
-                />
-                <div>
-                  <button type="submit">{t("content.save")}</button>
-                </div>
-              </form>
-              <form
-                method="post"
-                action={`${base}/delete`}
-                data-confirm={t("calendar.deleteConfirm")}
-              >
-                <button class="danger" type="submit">{t("calendar.deleteEvent")}</button>
-              </form>
-            </>
-          )
-          : null}
-      </article>
-    </>
-  );
-}
-
-/** A checked event form: the domain input, or the message of each bad field. */
-type EventForm =
-  | {
-    ok: true;
-    input: {
-      title: string;
-      description: string | null;
-      startAt: string;
-      endAt: string;
-      allDay: boolean;
-    };
-  }
-  | { ok: false; errors: Record<string, string> };
+/** How the domain's refusals of an event's fields are said. */
+const FIELDS = {
+  startAt: "planning.timeInvalid",
+  endAt: "planning.timeInvalid",
+  "endAt:before_start": "planning.endBeforeStart",
+  title: "content.required",
+} as const;
 
 /**
- * Reads the event form. An all-day event covers whole UTC days: it starts at its first
- * day's midnight and ends at the midnight after its last day (an empty end means one day).
+ * The event form's fields read into the input of a create or update. An all-day event covers
+ * whole UTC days: from its first day's midnight to the midnight after its last day (an empty
+ * end means one day; a last day before the first is an end before the start).
  */
-function readEventForm(fields: Record<string, string>, t: Translate): EventForm {
-  const errors: Record<string, string> = {};
-  checkText(errors, t, { name: "title", value: fields.title, max: TITLE_MAX, required: true });
-  checkText(errors, t, {
-    name: "description",
-    value: fields.description,
-    max: DESCRIPTION_MAX,
-    required: false,
-  });
-  const allDay = fields.allDay === "on";
-  let startAt = "";
-  let endAt = "";
-  if (allDay) {
-    const first = readDate((fields.startAt ?? "").trim().slice(0, 10));
-    const rawEnd = (fields.endAt ?? "").trim();
-    const last = rawEnd === "" ? first : readDate(rawEnd.slice(0, 10));
-    if ((fields.startAt ?? "").trim() === "") errors.startAt = t("content.required");
-    else if (first === null) errors.startAt = t("planning.dateInvalid");
-    if (rawEnd !== "" && last === null) errors.endAt = t("planning.dateInvalid");
-    if (first !== null && last !== null) {
-      if (last < first) errors.endAt = t("planning.endBeforeStart");
-      startAt = `${first}T00:00:00.000Z`;
-      endAt = `${addDays(last, 1)}T00:00:00.000Z`;
-    }
-  } else {
-    ({ startAt, endAt } = readRange(fields, errors, t));
+function readEvent(fields: Fields) {
+  const allDay = checked(fields.allDay);
+  let startAt = readInstant(fields.startAt);
+  let endAt = readInstant(fields.endAt);
+  const first = readDate(fields.startAt?.trim().slice(0, 10));
+  const last = endAt === undefined ? first : readDate(fields.endAt?.trim().slice(0, 10));
+  if (allDay && first !== null && last !== null) {
+    startAt = `${first}T00:00:00.000Z`;
+    endAt = `${last < first ? last : addDays(last, 1)}T00:00:00.000Z`;
   }
-  if (Object.keys(errors).length > 0) return { ok: false, errors };
-  const description = (fields.description ?? "").trim() === "" ? null : fields.description!;
-  return {
-    ok: true,
-    input: { title: fields.title!.trim(), description, startAt, endAt, allDay },
-  };
+  return { ...fields, description: orNull(fields.description), startAt, endAt, allDay };
 }
+
+const calendarPage: AreaPage<CalendarView> = {
+  area: "calendar",
+  load: (c, frame) => viewOf(c, frame),
+  title: (_, t) => t("calendar.title"),
+  view: ({ frame, data: view, shown }) => {
+    const { t } = frame.ctx;
+    const form = formState(shown, "create");
+    return (
+      <>
+        <h1>{t("calendar.title")}</h1>
+        <Alert message={shown.message} />
+        {frame.canWrite
+          ? (
+            <FormCard
+              open={form.refused}
+              summary={t("calendar.newEvent")}
+              action={`/projects/${frame.project.id}/calendar/events`}
+              submit={t("calendar.createEvent")}
+              attrs={{ "data-event-create": true }}
+            >
+              <EventFields frame={frame} form={form} />
+            </FormCard>
+          )
+          : null}
+        <section class="card calendar" data-calendar data-view={view.view}>
+          <CalendarNav frame={frame} view={view} />
+          {view.view === "month"
+            ? <MonthGrid frame={frame} view={view} />
+            : <WeekAgenda frame={frame} view={view} />}
+          <p class="hint">{t("calendar.utcNote")}</p>
+        </section>
+      </>
+    );
+  },
+};
+
+/** The days and entries the calendar shows: a month's weeks, or one week. */
+function viewOf(c: Ctx, { services, ctx, project }: ProjectFrame): CalendarView {
+  const today = todayOf(services);
+  const isWeek = c.req.query("view") === "week";
+  let first: string;
+  let count: number;
+  let month = today.slice(0, 7);
+  let week = mondayOf(today);
+  if (isWeek) {
+    const asked = readDate(c.req.query("week"));
+    week = asked ? mondayOf(asked) : mondayOf(today);
+    month = week.slice(0, 7);
+    first = week;
+    count = 7;
+  } else {
+    month = readMonth(c.req.query("month")) ?? month;
+    first = mondayOf(`${month}-01`);
+    const lastOfMonth = addDays(`${monthAdd(month, 1)}-01`, -1);
+    const end = addDays(mondayOf(lastOfMonth), 6);
+    count = Math.round((Date.parse(end) - Date.parse(first)) / 86_400_000) + 1;
+  }
+  const days = Array.from({ length: count }, (_, i) => addDays(first, i));
+  const items = services.calendar.range(ctx.actor!, project.id, {
+    from: `${days[0]}T00:00:00.000Z`,
+    to: `${addDays(days[days.length - 1]!, 1)}T00:00:00.000Z`,
+  });
+  return { view: isWeek ? "week" : "month", month, week, days, items, today };
+}
+
+const eventPage: AreaPage<CalendarEvent> = {
+  area: "calendar",
+  load: (c, { services, ctx, project }) =>
+    services.calendar.get(ctx.actor!, project.id, paramId(c, "eventId")),
+  title: (event) => event.title,
+  view: ({ frame, data: event, shown }) => {
+    const { t, locale } = frame.ctx;
+    const base = `/projects/${frame.project.id}/calendar/events/${event.id}`;
+    const form = formState(shown, "edit", {
+      title: event.title,
+      description: event.description ?? "",
+      startAt: inputValue(event.startAt),
+      endAt: event.allDay
+        ? `${lastDayOf(event.startAt, event.endAt)}T00:00`
+        : inputValue(event.endAt),
+      allDay: event.allDay ? "on" : "",
+    });
+    return (
+      <>
+        <p>
+          <a href={`/projects/${frame.project.id}/calendar?month=${event.startAt.slice(0, 7)}`}>
+            {t("calendar.back")}
+          </a>
+        </p>
+        <article data-event={event.id}>
+          <h1>{event.title}</h1>
+          <Alert message={shown.message} />
+          <div class="card">
+            <dl class="facts">
+              <dt>{t("calendar.when")}</dt>
+              <dd data-event-when>
+                {formatSpan(
+                  { start: event.startAt, end: event.endAt, allDay: event.allDay },
+                  locale,
+                )}
+                {event.allDay ? ` · ${t("calendar.allDay")}` : ""}
+              </dd>
+              <dt>{t("common.created")}</dt>
+              <dd>
+                {t("content.by", { name: nameOf(frame, event.creatorId) })} ·{" "}
+                <Time ctx={frame.ctx} iso={event.createdAt} />
+              </dd>
+            </dl>
+            {event.description ? <Markdown source={event.description} /> : null}
+          </div>
+          {frame.canWrite
+            ? (
+              <>
+                <h2>{t("calendar.editEvent")}</h2>
+                <PostForm
+                  action={base}
+                  submit={t("content.save")}
+                  attrs={{ class: "stack card", "data-event-edit": true }}
+                >
+                  <EventFields frame={frame} form={form} />
+                </PostForm>
+                <ButtonForm
+                  action={`${base}/delete`}
+                  label={t("calendar.deleteEvent")}
+                  confirm={t("calendar.deleteConfirm")}
+                />
+              </>
+            )
+            : null}
+        </article>
+      </>
+    );
+  },
+};
 
 /** The calendar pages. */
 export function calendarPages(services: Services) {
   const app = new Hono<AppEnv>();
   const { calendar } = services;
-  const run = frameRunner(services, { notFound });
+  const area = areaRoutes(services);
   const P = "/projects/:projectId{[0-9]+}/calendar";
   const E = `${P}/events/:eventId{[0-9]+}`;
+  const monthOf = (projectId: number, event: CalendarEvent) =>
+    `/projects/${projectId}/calendar?month=${event.startAt.slice(0, 7)}`;
 
-  const viewOf = (c: Ctx, frame: ProjectFrame): CalendarView => {
-    const today = todayOf(services);
-    const isWeek = c.req.query("view") === "week";
-    let first: string;
-    let count: number;
-    let month = today.slice(0, 7);
-    let week = mondayOf(today);
-    if (isWeek) {
-      const asked = readDate(c.req.query("week"));
-      week = asked ? mondayOf(asked) : mondayOf(today);
-      month = week.slice(0, 7);
-      first = week;
-      count = 7;
-    } else {
-      month = readMonth(c.req.query("month")) ?? month;
-      first = mondayOf(`${month}-01`);
-      const lastOfMonth = addDays(`${monthAdd(month, 1)}-01`, -1);
-      const end = addDays(mondayOf(lastOfMonth), 6);
-      count = Math.round((Date.parse(end) - Date.parse(first)) / 86_400_000) + 1;
-    }
-    const days = Array.from({ length: count }, (_, i) => addDays(first, i));
-    const items = calendar.range(frame.ctx.actor!, frame.project.id, {
-      from: `${days[0]}T00:00:00.000Z`,
-      to: `${addDays(days[days.length - 1]!, 1)}T00:00:00.000Z`,
-    });
-    return { view: isWeek ? "week" : "month", month, week, days, items, today };
-  };
-
-  const showCalendar = (
-    c: Ctx,
-    frame: ProjectFrame,
-    extra: { status?: number; message?: string; state?: FormState } = {},
-  ) =>
-    renderArea(c, frame, {
-      area: "calendar",
-      title: frame.ctx.t("calendar.title"),
-      status: extra.status ?? 200,
-      body: (
-        <CalendarPage
-          frame={frame}
-          view={viewOf(c, frame)}
-          message={extra.message ?? null}
-          state={extra.state ?? {}}
-        />
-      ),
-    });
-
-  const showEvent = (
-    c: Ctx,
-    frame: ProjectFrame,
-    extra: { status?: number; message?: string; edit?: FormState } = {},
-  ) => {
-    const event = calendar.get(frame.ctx.actor!, frame.project.id, paramId(c, "eventId"));
-    return renderArea(c, frame, {
-      area: "calendar",
-      title: event.title,
-      status: extra.status ?? 200,
-      body: (
-        <EventPage
-          frame={frame}
-          event={event}
-          message={extra.message ?? null}
-          edit={extra.edit ?? {}}
-        />
-      ),
-    });
-  };
-
-  app.get(P, (c) => run(c, (frame) => showCalendar(c, frame)));
-
-  app.post(`${P}/events`, (c) =>
-    run(c, async (frame) => {
-      const { t, actor } = frame.ctx;
-      const { fields } = splitBody(await parseForm(c));
-      return submitForm(c, frame, {
-        form: readEventForm(fields, t),
-        values: fields,
-        change: (input) => {
-          const event = calendar.create(actor!, frame.project.id, input);
-          return `/projects/${frame.project.id}/calendar?month=${event.startAt.slice(0, 7)}`;
-        },
-        fieldErrors: domainFieldErrors,
-        show: (failure, state) => showCalendar(c, frame, { ...failure, state }),
-      });
-    }));
-
-  app.get(E, (c) => run(c, (frame) => showEvent(c, frame)));
-
-  app.post(E, (c) =>
-    run(c, async (frame) => {
-      const { t, actor } = frame.ctx;
-      const { fields } = splitBody(await parseForm(c));
-      const eventId = paramId(c, "eventId");
-      return submitForm(c, frame, {
-        form: readEventForm(fields, t),
-        values: fields,
-        change: (input) => {
-          calendar.update(actor!, frame.project.id, { eventId, ...input });
-          return `/projects/${frame.project.id}/calendar/events/${eventId}`;
-        },
-        fieldErrors: domainFieldErrors,
-        show: (failure, edit) => showEvent(c, frame, { ...failure, edit }),
-      });
-    }));
-
-  app.post(`${E}/delete`, (c) =>
-    run(c, (frame) => {
-      const { actor } = frame.ctx;
-      const eventId = paramId(c, "eventId");
-      return attempt(c, frame, {
-        change: () => {
-          const event = calendar.get(actor!, frame.project.id, eventId);
-          calendar.remove(actor!, frame.project.id, eventId);
-          return `/projects/${frame.project.id}/calendar?month=${event.startAt.slice(0, 7)}`;
-        },
-        fail: (failure) => showEvent(c, frame, failure),
-      });
-    }));
-
+  app.get(P, area.show(calendarPage));
+  app.post(
+    `${P}/events`,
+    area.post(calendarPage, {
+      form: "create",
+      schema: CalendarEventInput,
+      read: readEvent,
+      fields: FIELDS,
+      change: ({ actor, projectId, input }) =>
+        monthOf(projectId, calendar.create(actor, projectId, input)),
+    }),
+  );
+  app.get(E, area.show(eventPage));
+  app.post(
+    E,
+    area.post(eventPage, {
+      form: "edit",
+      schema: CalendarEventInput,
+      read: readEvent,
+      fields: FIELDS,
+      change: ({ c, actor, projectId, input }) => {
+        const eventId = paramId(c, "eventId");
+        calendar.update(actor, projectId, { eventId, ...input });
+        return `/projects/${projectId}/calendar/events/${eventId}`;
+      },
+    }),
+  );
+  app.post(
+    `${E}/delete`,
+    area.post(eventPage, {
+      change: ({ c, actor, projectId }) => {
+        const event = calendar.get(actor, projectId, paramId(c, "eventId"));
+        calendar.remove(actor, projectId, event.id);
+        return monthOf(projectId, event);
+      },
+    }),
+  );
   return app;
 }

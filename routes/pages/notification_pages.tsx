@@ -7,7 +7,7 @@ import type { AppEnv } from "../api/openapi.ts";
 import type { MessageKey } from "../i18n/en.ts";
 import { formatDateTime } from "../i18n/i18n.ts";
 import { type PageCtx, pageCtx } from "./context.ts";
-import { renderPage } from "./layout.tsx";
+import { renderPage } from "./kit/layout.tsx";
 
 /** The page of what a notification is about (its project's page when it has none). */
 export function link(n: Notification): string {

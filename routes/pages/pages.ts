@@ -1,27 +1,28 @@
-/** All server-rendered pages, behind the login guard, plus static files. */
-import { type Context, Hono, type MiddlewareHandler } from "hono";
-import { html } from "hono/html";
+/**
+ * The page application: static files, then every page behind the login guard, each page
+ * module mounted with one line; its own 404 and its own error page.
+ */
+import { Hono, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { isStorageFull } from "../../domain/errors.ts";
+import { DomainError, isStorageFull } from "../../domain/errors.ts";
 import type { Services } from "../../domain/services.ts";
-import { type Failures, handleFailure, SERVER_ERROR_PAGE } from "../failures.ts";
-import { pageCtx } from "./context.ts";
-import { storageFullPage } from "./error_pages.tsx";
 import type { AppEnv } from "../api/openapi.ts";
+import { type Failures, handleFailure, SERVER_ERROR_PAGE } from "../failures.ts";
 import { isMultipart, multipartScope } from "../multipart.ts";
 import { accountPages } from "./account_pages.tsx";
 import { activityPage } from "./activity_page.tsx";
 import { adminPages } from "./admin_page.tsx";
-import { chatPages } from "./chat_page.tsx";
 import { boardPages } from "./board_pages.tsx";
 import { calendarPages } from "./calendar_page.tsx";
-import { filesPages, tooLargePage } from "./files_pages.tsx";
-import { FormTooLarge, UnreadableForm } from "./forms.ts";
+import { chatPages } from "./chat_page.tsx";
+import { pageCtx } from "./context.ts";
+import { filesPages } from "./files_pages.tsx";
+import { formErrorPage, notFound, storageFullPage } from "./kit/errors.tsx";
 import { meetingsPages } from "./meetings_page.tsx";
 import { milestonesPages } from "./milestones_page.tsx";
 import { notesPages } from "./notes_pages.tsx";
 import { notificationPages } from "./notification_pages.tsx";
-import { notFound, projectPages } from "./project_pages.tsx";
+import { projectPages } from "./project_pages.tsx";
 import { searchPage } from "./search_page.tsx";
 import { staticFiles } from "./static_files.ts";
 import { todoPages } from "./todos_page.tsx";
@@ -39,27 +40,6 @@ function requireLogin(): MiddlewareHandler<AppEnv> {
     const url = new URL(c.req.url);
     return c.redirect(`/login?next=${encodeURIComponent(url.pathname + url.search)}`, 302);
   };
-}
-
-/**
- * The answer to a page form that could not be accepted (see `parseForm`): 400 naming the
- * field at fault, or the 413 page for an upload over the limit; null for any other error.
- * Neither is the server's fault, so neither is logged as an error.
- */
-export function formErrorPage(
-  c: Context<AppEnv>,
-  error: unknown,
-  services: Services,
-): Response | Promise<Response> | null {
-  if (error instanceof FormTooLarge) return tooLargePage(c, services);
-  if (!(error instanceof UnreadableForm)) return null;
-  const field = error.field === undefined
-    ? ""
-    : html`<p>The field <code>${error.field}</code> holds text that cannot be accepted.</p>`;
-  return c.html(
-    html`<!DOCTYPE html><title>Bad request</title><h1>The form could not be read.</h1>${field}`,
-    400,
-  );
 }
 
 /** What the pages are built with besides the services. */
@@ -103,6 +83,7 @@ export function pages(services: Services, options: PagesOptions) {
       if (redirect instanceof Response) c.res = redirect;
     });
   });
+
   app.route("/", accountPages(services, options));
   app.route("/", projectPages(services));
   app.route("/", boardPages(services));
@@ -117,13 +98,18 @@ export function pages(services: Services, options: PagesOptions) {
   app.route("/", calendarPages(services));
   app.route("/", meetingsPages(services));
   app.route("/", searchPage(services));
+
   app.all("*", (c) => notFound(c, pageCtx(c, services)));
   app.onError(handleFailure(options.failures, (error, c) => {
+    // Something unknown or hidden from the caller, as the API answers 404.
+    if (error instanceof DomainError && error.code === "not_found") {
+      return notFound(c, pageCtx(c, services));
+    }
     // A form the client got wrong (or a probe), not the server's fault: no error log line.
     const formError = formErrorPage(c, error, services);
     if (formError) return formError;
     options.failures.report(error);
-    if (isStorageFull(error)) return storageFullPage(c, pageCtx(c, services));
+    if (isStorageFull(error)) return storageFullPage(c, services);
     return c.html(SERVER_ERROR_PAGE, 500);
   }));
   return app;

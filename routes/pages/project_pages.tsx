@@ -3,35 +3,61 @@
  * the project dashboard, then member management. Both dashboards answer `?fragment=1` with
  * the dashboard alone, which `static/dashboard.js` uses to re-render them live.
  */
+import type { z } from "@hono/zod-openapi";
 import { type Context, Hono } from "hono";
 import type { Child } from "hono/jsx";
 import type { Actor } from "../../domain/accounts.ts";
 import { DomainError } from "../../domain/errors.ts";
-import type { Member, Project } from "../../domain/projects.ts";
+import type { Member, Project, ProjectRole } from "../../domain/projects.ts";
 import type { Services } from "../../domain/services.ts";
 import type { AppEnv } from "../api/openapi.ts";
-import { MemberInputSchema, ProjectInputSchema, ProjectRoleSchema } from "../api/schemas.ts";
-import type { MessageKey } from "../i18n/en.ts";
+import { MemberRoleInput } from "../api/projects.ts";
+import { MemberInputSchema, ProjectInputSchema } from "../api/schemas.ts";
 import { formatDateTime } from "../i18n/i18n.ts";
-import { todayOf } from "./calendar_page.tsx";
 import { type PageCtx, pageCtx } from "./context.ts";
+import { PersonalDashboardView, type PersonalExtras, ProjectDashboardView } from "./dashboards.tsx";
+import { loadFrame, paramId, ProjectNav } from "./kit/area.tsx";
+import { todayOf } from "./kit/dates.ts";
+import type { RefusalWords } from "./kit/errors.tsx";
 import {
-  PersonalDashboardView,
-  type PersonalExtras,
-  ProjectDashboardView,
-} from "./dashboard_page.tsx";
-import { formFields, pageError, validateForm } from "./forms.ts";
-import { Alert, FieldError, PAGE_CSP, renderPage } from "./layout.tsx";
-import { loadFrame, ProjectNav } from "./project_nav.tsx";
-
-/** A refusal a page action explains itself: its status and the message to show. */
-class Refusal {
-  constructor(readonly status: number, readonly message: MessageKey) {}
-}
-
-const INVALID = new Refusal(400, "form.invalid");
+  ButtonForm,
+  Field,
+  type FormState,
+  formState,
+  PostForm,
+  TextArea,
+  TextField,
+} from "./kit/fields.tsx";
+import { readForm, validateForm } from "./kit/forms.ts";
+import { Alert, renderFragment, renderPage } from "./kit/layout.tsx";
+import { type Shown, submit } from "./kit/submit.ts";
 
 const ROLES = ["owner", "member", "viewer"] as const;
+
+function RoleSelect(props: { ctx: PageCtx; label: string; value: ProjectRole }) {
+  const { t } = props.ctx;
+  return (
+    <select name="role" aria-label={props.label}>
+      {ROLES.map((r) => (
+        <option key={r} value={r} selected={props.value === r}>{t(`role.${r}`)}</option>
+      ))}
+    </select>
+  );
+}
+
+/** A project's name and description, as the new-project and edit forms ask for them. */
+function ProjectFields(props: { ctx: PageCtx; form: FormState }) {
+  const { t } = props.ctx;
+  const { form } = props;
+  return (
+    <>
+      <TextField label={t("field.name")} schema={ProjectInputSchema} name="name" form={form} />
+      <Field label={t("field.description")} error={form.errors.description}>
+        <TextArea schema={ProjectInputSchema} name="description" value={form.values.description} />
+      </Field>
+    </>
+  );
+}
 
 function ProjectCard(props: { ctx: PageCtx; project: Project }) {
   const { t } = props.ctx;
@@ -64,37 +90,18 @@ function Dashboard(props: { ctx: PageCtx; dashboard: Child }) {
 }
 
 function ProjectList(
-  props: {
-    ctx: PageCtx;
-    projects: Project[];
-    archived: boolean;
-    errors?: Record<string, string>;
-    values?: Record<string, string>;
-  },
+  props: { ctx: PageCtx; projects: Project[]; archived: boolean; shown: Shown },
 ) {
   const { t } = props.ctx;
-  const errors = props.errors ?? {};
   return (
     <>
       <h1>{t("projects.title")}</h1>
+      <Alert message={props.shown.message} />
       <div class="card">
         <h2>{t("projects.new")}</h2>
-        <form class="stack" method="post" action="/projects">
-          <label>
-            {t("field.name")}
-            <input name="name" required maxlength={200} value={props.values?.name ?? ""} />
-            <FieldError message={errors.name} />
-          </label>
-          <label>
-            {t("field.description")}
-            <textarea name="description" maxlength={10000}>
-              {props.values?.description ?? ""}
-            </textarea>
-          </label>
-          <div>
-            <button type="submit">{t("projects.create")}</button>
-          </div>
-        </form>
+        <PostForm action="/projects" submit={t("projects.create")}>
+          <ProjectFields ctx={props.ctx} form={formState(props.shown, "create")} />
+        </PostForm>
       </div>
       <p>
         <a href={props.archived ? "/projects" : "/projects?archived=true"}>
@@ -120,18 +127,14 @@ function MemberRow(props: { ctx: PageCtx; project: Project; member: Member; mana
       <td>
         {props.manage
           ? (
-            <form
+            <ButtonForm
               class="inline"
-              method="post"
               action={`/projects/${project.id}/members/${member.userId}`}
+              label={t("members.changeRole")}
+              button="secondary"
             >
-              <select name="role" aria-label={t("members.changeRole")}>
-                {ROLES.map((r) => (
-                  <option value={r} selected={member.role === r}>{t(`role.${r}`)}</option>
-                ))}
-              </select>
-              <button class="secondary" type="submit">{t("members.changeRole")}</button>
-            </form>
+              <RoleSelect ctx={props.ctx} label={t("members.changeRole")} value={member.role} />
+            </ButtonForm>
           )
           : t(`role.${member.role}`)}
       </td>
@@ -139,13 +142,11 @@ function MemberRow(props: { ctx: PageCtx; project: Project; member: Member; mana
       <td>
         {props.manage
           ? (
-            <form
+            <ButtonForm
               class="inline"
-              method="post"
               action={`/projects/${project.id}/members/${member.userId}/remove`}
-            >
-              <button class="danger" type="submit">{t("members.remove")}</button>
-            </form>
+              label={t("members.remove")}
+            />
           )
           : null}
       </td>
@@ -154,18 +155,17 @@ function MemberRow(props: { ctx: PageCtx; project: Project; member: Member; mana
 }
 
 function ProjectPage(
-  props: {
-    ctx: PageCtx;
-    project: Project;
-    members: Member[];
-    message?: string | null;
-    dashboard: Child;
-  },
+  props: { ctx: PageCtx; project: Project; members: Member[]; shown: Shown; dashboard: Child },
 ) {
-  const { t } = props.ctx;
-  const { project, members } = props;
-  const isOwner = project.myRole === "owner" || props.ctx.user?.role === "admin";
+  const { ctx, project, members } = props;
+  const { t } = ctx;
+  const isOwner = project.myRole === "owner" || ctx.user?.role === "admin";
   const manage = isOwner && !project.archived;
+  const base = `/projects/${project.id}`;
+  const edit = formState(props.shown, "edit", {
+    name: project.name,
+    description: project.description,
+  });
   return (
     <>
       <div class="row">
@@ -175,29 +175,19 @@ function ProjectPage(
           ? <span class="tag">{t("projects.myRole", { role: t(`role.${project.myRole}`) })}</span>
           : null}
       </div>
-      <ProjectNav ctx={props.ctx} projectId={project.id} current="dashboard" />
+      <ProjectNav ctx={ctx} projectId={project.id} current="dashboard" />
       {project.description ? <p>{project.description}</p> : null}
       {project.archived ? <div class="notice">{t("projects.archivedNotice")}</div> : null}
-      <Alert message={props.message} />
+      <Alert message={props.shown.message} />
       {props.dashboard}
       <script type="module" src="/static/dashboard.js"></script>
       {manage
         ? (
-          <details class="card">
+          <details class="card" open={edit.refused}>
             <summary>{t("projects.edit")}</summary>
-            <form class="stack" method="post" action={`/projects/${project.id}`}>
-              <label>
-                {t("field.name")}
-                <input name="name" required maxlength={200} value={project.name} />
-              </label>
-              <label>
-                {t("field.description")}
-                <textarea name="description" maxlength={10000}>{project.description}</textarea>
-              </label>
-              <div>
-                <button type="submit">{t("form.save")}</button>
-              </div>
-            </form>
+            <PostForm action={base} submit={t("form.save")}>
+              <ProjectFields ctx={ctx} form={edit} />
+            </PostForm>
           </details>
         )
         : null}
@@ -216,14 +206,14 @@ function ProjectPage(
             </thead>
             <tbody>
               {members.map((m) => (
-                <MemberRow ctx={props.ctx} project={project} member={m} manage={manage} />
+                <MemberRow ctx={ctx} project={project} member={m} manage={manage} />
               ))}
             </tbody>
           </table>
         </div>
         {manage
           ? (
-            <form class="inline" method="post" action={`/projects/${project.id}/members`}>
+            <form class="inline" method="post" action={`${base}/members`}>
               <input
                 name="email"
                 type="email"
@@ -231,11 +221,7 @@ function ProjectPage(
                 placeholder={t("field.email")}
                 aria-label={t("field.email")}
               />
-              <select name="role" aria-label={t("field.role")}>
-                {ROLES.map((r) => (
-                  <option value={r} selected={r === "member"}>{t(`role.${r}`)}</option>
-                ))}
-              </select>
+              <RoleSelect ctx={ctx} label={t("field.role")} value="member" />
               <button type="submit">{t("members.add")}</button>
             </form>
           )
@@ -244,21 +230,16 @@ function ProjectPage(
       {isOwner
         ? (
           <div class="row">
-            <form
-              method="post"
-              action={`/projects/${project.id}/${project.archived ? "unarchive" : "archive"}`}
-            >
-              <button class="secondary" type="submit">
-                {project.archived ? t("projects.unarchive") : t("projects.archive")}
-              </button>
-            </form>
-            <form
-              method="post"
-              action={`/projects/${project.id}/delete`}
-              data-confirm={t("projects.deleteConfirm")}
-            >
-              <button class="danger" type="submit">{t("projects.delete")}</button>
-            </form>
+            <ButtonForm
+              action={`${base}/${project.archived ? "unarchive" : "archive"}`}
+              label={project.archived ? t("projects.unarchive") : t("projects.archive")}
+              button="secondary"
+            />
+            <ButtonForm
+              action={`${base}/delete`}
+              label={t("projects.delete")}
+              confirm={t("projects.deleteConfirm")}
+            />
           </div>
         )
         : null}
@@ -266,46 +247,52 @@ function ProjectPage(
   );
 }
 
-/** Answers an HTML fragment (no layout) for `dashboard.js`. */
-function fragment(c: Context<AppEnv>, body: Child) {
-  c.header("content-security-policy", PAGE_CSP);
-  return c.html(<>{body}</>);
+/** How one of the project page's forms is read and carried out. */
+interface ProjectForm<I> extends RefusalWords {
+  /** The form's name on the page (default `action`). */
+  form?: string;
+  schema?: z.ZodType<I>;
+  change: (actor: Actor, projectId: number, input: I, c: Context<AppEnv>) => unknown;
+  /** Where to go after the change (default: the project page). */
+  after?: string;
 }
 
 /** The project pages. */
 export function projectPages(services: Services) {
   const app = new Hono<AppEnv>();
   const { projects } = services;
-  const idOf = (raw: string) => (/^\d{1,15}$/.test(raw) ? Number(raw) : 0);
+  const P = "/projects/:projectId{[0-9]+}";
 
-  /** Renders a project page, with an optional error message and status. */
-  const showProject = (
-    c: Context<AppEnv>,
-    id: number,
-    failure?: { status: number; message: string },
-  ) => {
-    const frame = loadFrame(c, services, id);
+  /** The project page (or, for `?fragment=1`, its dashboard), with what a refusal left. */
+  const showProject = (c: Context<AppEnv>, shown: Shown = {}) => {
+    const frame = loadFrame(c, services, paramId(c, "projectId"));
     const { ctx, project, members } = frame;
-    const dashboard = (
-      <ProjectDashboardView
-        frame={frame}
-        data={services.dashboards.project(ctx.actor!, id)}
-        today={todayOf(services)}
-      />
-    );
-    if (c.req.query("fragment") === "1" && !failure) return fragment(c, dashboard);
+    const data = services.dashboards.project(ctx.actor!, project.id);
+    const dashboard = <ProjectDashboardView frame={frame} data={data} today={todayOf(services)} />;
+    if (c.req.query("fragment") === "1" && !shown.status) return renderFragment(c, dashboard);
     return renderPage(c, ctx, {
       title: project.name,
-      status: failure?.status ?? 200,
+      status: shown.status ?? 200,
       body: (
         <ProjectPage
           ctx={ctx}
           project={project}
           members={members}
-          message={failure?.message ?? null}
+          shown={shown}
           dashboard={dashboard}
         />
       ),
+    });
+  };
+
+  const showList = (c: Context<AppEnv>, shown: Shown = {}) => {
+    const ctx = pageCtx(c, services);
+    const archived = c.req.query("archived") === "true";
+    const list = projects.list(ctx.actor!, { archived });
+    return renderPage(c, ctx, {
+      title: ctx.t("projects.title"),
+      status: shown.status ?? 200,
+      body: <ProjectList ctx={ctx} archived={archived} projects={list} shown={shown} />,
     });
   };
 
@@ -335,161 +322,96 @@ export function projectPages(services: Services) {
   };
 
   /**
-   * Runs a project action, then redirects back. An action answers a refusal it can explain
-   * (a form that does not validate, an unknown email) with its status and message; any other
-   * refusal re-renders the project with the general message for its code.
+   * A project action's form: checked, then carried out, then back to the project page; a
+   * refusal shows the project page with its message (the 404 page when the project is gone).
    */
-  const act = (
-    action: (
-      actor: Actor,
-      id: number,
-      fields: Record<string, string>,
-      userId: number,
-    ) => unknown,
-    after?: (id: number) => string,
-  ) =>
-  async (c: Context<AppEnv>) => {
-    const id = idOf(c.req.param("projectId") ?? "");
-    const userId = idOf(c.req.param("userId") ?? "0");
-    const fields = await formFields(c);
+  const act = <I,>(form: ProjectForm<I>) => async (c: Context<AppEnv>) => {
+    const { fields } = await readForm(c);
     const ctx = pageCtx(c, services);
-    try {
-      const result = action(ctx.actor!, id, fields, userId);
-      if (result instanceof Refusal) {
-        return showProject(c, id, { status: result.status, message: ctx.t(result.message) });
-      }
-      return c.redirect(after ? after(id) : `/projects/${id}`, 303);
-    } catch (error) {
-      const failure = pageError(error, ctx.t);
-      if (failure.status === 404) return notFound(c, ctx);
-      if (failure.status === 409) failure.message = ctx.t("members.lastOwner");
-      return showProject(c, id, failure);
-    }
+    const projectId = paramId(c, "projectId");
+    // The project first: one the caller cannot see is the 404 page, whatever the form says.
+    projects.get(ctx.actor!, projectId);
+    return await submit(c, (shown) => showProject(c, shown), {
+      codes: { conflict: "members.lastOwner" },
+      ...form,
+      t: ctx.t,
+      form: form.form ?? "action",
+      values: fields,
+      input: form.schema
+        ? validateForm(form.schema, fields, ctx.t)
+        : { ok: true, data: undefined as I },
+      change: (input) => {
+        form.change(ctx.actor!, projectId, input, c);
+        return form.after ?? `/projects/${projectId}`;
+      },
+    });
   };
 
   app.get("/", (c) => {
     const ctx = pageCtx(c, services);
     const dashboard = personal(ctx);
-    if (c.req.query("fragment") === "1") return fragment(c, dashboard);
+    if (c.req.query("fragment") === "1") return renderFragment(c, dashboard);
     return renderPage(c, ctx, {
       title: ctx.t("dashboard.title"),
       body: <Dashboard ctx={ctx} dashboard={dashboard} />,
     });
   });
 
-  app.get("/projects", (c) => {
+  app.get("/projects", (c) => showList(c));
+
+  app.post("/projects", async (c) => {
+    const { fields } = await readForm(c);
     const ctx = pageCtx(c, services);
-    const archived = c.req.query("archived") === "true";
-    return renderPage(c, ctx, {
-      title: ctx.t("projects.title"),
-      body: (
-        <ProjectList
-          ctx={ctx}
-          archived={archived}
-          projects={projects.list(ctx.actor!, { archived })}
-        />
-      ),
+    return await submit(c, (shown) => showList(c, shown), {
+      t: ctx.t,
+      form: "create",
+      values: fields,
+      input: validateForm(ProjectInputSchema, fields, ctx.t),
+      change: (input) => `/projects/${projects.create(ctx.actor!, input).id}`,
     });
   });
 
-  app.post("/projects", async (c) => {
-    const fields = await formFields(c);
-    const ctx = pageCtx(c, services);
-    const form = validateForm(ProjectInputSchema, fields);
-    if (!form.ok) {
-      return renderPage(c, ctx, {
-        title: ctx.t("projects.title"),
-        status: 400,
-        body: (
-          <ProjectList
-            ctx={ctx}
-            archived={false}
-            projects={projects.list(ctx.actor!, { archived: false })}
-            errors={form.errors}
-            values={fields}
-          />
-        ),
-      });
-    }
-    const project = projects.create(ctx.actor!, form.data);
-    return c.redirect(`/projects/${project.id}`, 303);
-  });
-
-  app.get("/projects/:projectId{[0-9]+}", (c) => {
-    try {
-      return showProject(c, idOf(c.req.param("projectId")));
-    } catch (error) {
-      const ctx = pageCtx(c, services);
-      pageError(error, ctx.t);
-      return notFound(c, ctx);
-    }
-  });
-
+  app.get(P, (c) => showProject(c));
   app.post(
-    "/projects/:projectId{[0-9]+}",
-    act((actor, id, fields) => {
-      const form = validateForm(ProjectInputSchema, fields);
-      if (!form.ok) return INVALID;
-      return projects.update(actor, id, form.data);
+    P,
+    act({
+      form: "edit",
+      schema: ProjectInputSchema,
+      change: (actor, id, input) => projects.update(actor, id, input),
+    }),
+  );
+  app.post(`${P}/archive`, act({ change: (actor, id) => projects.setArchived(actor, id, true) }));
+  app.post(
+    `${P}/unarchive`,
+    act({ change: (actor, id) => projects.setArchived(actor, id, false) }),
+  );
+  app.post(
+    `${P}/delete`,
+    act({ change: (actor, id) => projects.remove(actor, id), after: "/projects" }),
+  );
+  app.post(
+    `${P}/members`,
+    act({
+      schema: MemberInputSchema,
+      // The project is checked first (see `act`), so a not_found here is about the email.
+      codes: { not_found: "members.unknownEmail", conflict: "members.already" },
+      change: (actor, id, input) => projects.addMember(actor, id, input),
     }),
   );
   app.post(
-    "/projects/:projectId{[0-9]+}/archive",
-    act((actor, id) => projects.setArchived(actor, id, true)),
-  );
-  app.post(
-    "/projects/:projectId{[0-9]+}/unarchive",
-    act((actor, id) => projects.setArchived(actor, id, false)),
-  );
-  app.post(
-    "/projects/:projectId{[0-9]+}/delete",
-    act((actor, id) => projects.remove(actor, id), () => "/projects"),
-  );
-  app.post(
-    "/projects/:projectId{[0-9]+}/members",
-    act((actor, id, fields) => {
-      const form = validateForm(MemberInputSchema, fields);
-      if (!form.ok) return INVALID;
-      // The project is checked first, so a not_found below is about the email.
-      projects.get(actor, id);
-      try {
-        return projects.addMember(actor, id, form.data);
-      } catch (error) {
-        if (!(error instanceof DomainError)) throw error;
-        if (error.code === "not_found") return new Refusal(404, "members.unknownEmail");
-        if (error.code === "conflict") return new Refusal(409, "members.already");
-        throw error;
-      }
+    `${P}/members/:userId{[0-9]+}`,
+    act({
+      schema: MemberRoleInput,
+      change: (actor, id, { role }, c) =>
+        projects.changeRole(actor, id, { userId: paramId(c, "userId"), role }),
     }),
   );
   app.post(
-    "/projects/:projectId{[0-9]+}/members/:userId{[0-9]+}",
-    act((actor, id, fields, userId) => {
-      const role = ProjectRoleSchema.safeParse(fields.role);
-      if (!role.success) return INVALID;
-      return projects.changeRole(actor, id, { userId, role: role.data });
+    `${P}/members/:userId{[0-9]+}/remove`,
+    act({
+      change: (actor, id, _, c) => projects.removeMember(actor, id, paramId(c, "userId")),
     }),
-  );
-  app.post(
-    "/projects/:projectId{[0-9]+}/members/:userId{[0-9]+}/remove",
-    act((actor, id, _fields, userId) => projects.removeMember(actor, id, userId)),
   );
 
   return app;
-}
-
-/** The HTML 404 page. */
-export function notFound(c: Context<AppEnv>, ctx: PageCtx) {
-  return renderPage(c, ctx, {
-    title: ctx.t("error.notFoundTitle"),
-    status: 404,
-    body: (
-      <div class="card narrow">
-        <h1>{ctx.t("error.notFoundTitle")}</h1>
-        <p>
-          <a href="/">{ctx.t("common.back")}</a>
-        </p>
-      </div>
-    ),
-  });
 }

@@ -13,9 +13,9 @@ import { SEARCH_TYPES, type SearchHit } from "../../domain/search.ts";
 import type { Services } from "../../domain/services.ts";
 import type { AppEnv } from "../api/openapi.ts";
 import type { Translate } from "../i18n/i18n.ts";
-import { Alert } from "./layout.tsx";
-import { notFound } from "./project_pages.tsx";
-import { frameRunner, Pager, type ProjectFrame, renderArea, Time } from "./project_nav.tsx";
+import { areaRoutes, type ProjectFrame, renderArea } from "./kit/area.tsx";
+import { Pager, Time } from "./kit/content.tsx";
+import { Alert } from "./kit/layout.tsx";
 
 type SearchType = (typeof SEARCH_TYPES)[number];
 
@@ -28,7 +28,7 @@ function typeLabel(t: Translate, type: string): string {
 }
 
 /** Where a hit is shown. */
-export function hitHref(projectId: number, hit: { type: string; id: number }): string {
+function hitHref(projectId: number, hit: { type: string; id: number }): string {
   const base = `/projects/${projectId}`;
   switch (hit.type) {
     case "board":
@@ -140,7 +140,7 @@ function Results(props: { frame: ProjectFrame; page: Page<SearchHit>; q: string;
 /** The search page. */
 export function searchPage(services: Services) {
   const app = new Hono<AppEnv>();
-  const run = frameRunner(services, { notFound });
+  const { run } = areaRoutes(services);
 
   app.get("/projects/:projectId{[0-9]+}/search", (c) =>
     run(c, (frame) => {

@@ -14,10 +14,10 @@ import type { Project } from "../../domain/projects.ts";
 import type { Item } from "../../domain/todos.ts";
 import { en, type MessageKey } from "../i18n/en.ts";
 import type { Translate } from "../i18n/i18n.ts";
-import { formatDay, formatSpan } from "./calendar_page.tsx";
 import type { PageCtx } from "./context.ts";
-import { ProgressBar } from "./milestones_page.tsx";
-import { formatSize, nameOf, type ProjectFrame, Time } from "./project_nav.tsx";
+import { nameOf, type ProjectFrame } from "./kit/area.tsx";
+import { activityHref, formatSize, kindLabel, ProgressBar, Time } from "./kit/content.tsx";
+import { formatDay, formatSpan } from "./kit/dates.ts";
 
 /** Chat text shown on a dashboard, at most this many characters. */
 const EXCERPT = 140;
@@ -25,35 +25,6 @@ const EXCERPT = 140;
 function excerpt(text: string): string {
   const flat = text.replace(/\s+/g, " ").trim();
   return flat.length > EXCERPT ? `${flat.slice(0, EXCERPT - 1)}…` : flat;
-}
-
-/** The translated activity kind; a kind added later without its string shows as it is. */
-function kindLabel(t: Translate, kind: string): string {
-  const key = `activity.kind.${kind}`;
-  return key in en ? t(key as MessageKey) : kind;
-}
-
-/** Where an activity entry's subject is shown, when it has a page of its own. */
-function activityHref(entry: Activity): string | null {
-  const base = `/projects/${entry.projectId}`;
-  switch (entry.subjectType) {
-    case "thread":
-      return `${base}/board/${entry.subjectId}`;
-    case "note":
-      return `${base}/notes/${entry.subjectId}`;
-    case "file":
-      return `/api/files/${entry.subjectId}/download`;
-    case "item":
-      return `${base}/todos/${entry.subjectId}`;
-    case "meeting":
-      return `${base}/meetings/${entry.subjectId}`;
-    case "milestone":
-      return `${base}/milestones#milestone-${entry.subjectId}`;
-    case "event":
-      return `${base}/calendar/events/${entry.subjectId}`;
-    default:
-      return null;
-  }
 }
 
 /** One dashboard section: a heading, its content or an empty message, and a "see all" link. */

@@ -1,0 +1,135 @@
+/**
+ * How content is shown on every page that shows it: Markdown, times, file sizes and
+ * attachments, due dates, progress, activity entries, and paging links.
+ */
+import { raw } from "hono/html";
+import type { Activity } from "../../../domain/activity.ts";
+import type { FileInfo } from "../../../domain/files.ts";
+import type { Page } from "../../../domain/paging.ts";
+import { en, type MessageKey } from "../../i18n/en.ts";
+import { formatDateTime, type Translate } from "../../i18n/i18n.ts";
+import { renderMarkdown } from "../../markdown.ts";
+import type { PageCtx } from "../context.ts";
+import { formatDay, intlLocale } from "./dates.ts";
+
+/** User Markdown as sanitised HTML: the only place pages insert user text unescaped. */
+export function Markdown(props: { source: string }) {
+  return <div class="markdown" data-markdown>{raw(renderMarkdown(props.source))}</div>;
+}
+
+/** A timestamp in the reader's language. */
+export function Time(props: { ctx: PageCtx; iso: string }) {
+  return <time datetime={props.iso}>{formatDateTime(props.iso, props.ctx.locale)}</time>;
+}
+
+/** A byte count for people: "980 B", "12.5 kB", "3.1 MB". */
+export function formatSize(bytes: number, locale: string): string {
+  const units = ["B", "kB", "MB", "GB"];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1000 && unit < units.length - 1) {
+    value /= 1000;
+    unit++;
+  }
+  const number = new Intl.NumberFormat(intlLocale(locale), {
+    maximumFractionDigits: unit === 0 ? 0 : 1,
+  }).format(value);
+  return `${number} ${units[unit]}`;
+}
+
+/** An attachment's list item: its download link and size. */
+export function AttachmentItem(props: { file: FileInfo; locale: string }) {
+  const f = props.file;
+  return (
+    <li data-file={f.id}>
+      <a href={f.downloadUrl} download={f.name}>{f.name}</a>{" "}
+      <span class="muted">{formatSize(f.size, props.locale)}</span>
+    </li>
+  );
+}
+
+/** A due date, marked when it has passed (and the work is not done). */
+export function Due(props: { ctx: PageCtx; date: string; overdue: boolean }) {
+  const { t, locale } = props.ctx;
+  return (
+    <span class={props.overdue ? "due overdue" : "due"} data-due={props.date}>
+      <time datetime={props.date}>{t("todos.due", { date: formatDay(props.date, locale) })}</time>
+      {props.overdue ? ` · ${t("todos.overdue")}` : ""}
+    </span>
+  );
+}
+
+/** A milestone's progress bar with its percentage. */
+export function ProgressBar(props: { t: Translate; title: string; progress: number }) {
+  const { t } = props;
+  const value = Math.max(0, Math.min(100, Math.floor(props.progress)));
+  return (
+    <div class="progress row" data-progress={value}>
+      <progress
+        max={100}
+        value={value}
+        aria-label={t("milestones.progressOf", { title: props.title })}
+      >
+        {`${value}%`}
+      </progress>
+      <span class="progress-value">{`${value}%`}</span>
+    </div>
+  );
+}
+
+/** An activity entry's kind in words; a kind added later without its words shows as it is. */
+export function kindLabel(t: Translate, kind: string): string {
+  const key = `activity.kind.${kind}`;
+  return key in en ? t(key as MessageKey) : kind;
+}
+
+/** Where an activity entry's subject is shown, when it has a page of its own. */
+export function activityHref(entry: Activity): string | null {
+  const base = `/projects/${entry.projectId}`;
+  switch (entry.subjectType) {
+    case "thread":
+      return `${base}/board/${entry.subjectId}`;
+    case "note":
+      return `${base}/notes/${entry.subjectId}`;
+    case "file":
+      return `/api/files/${entry.subjectId}/download`;
+    case "item":
+      return `${base}/todos/${entry.subjectId}`;
+    case "meeting":
+      return `${base}/meetings/${entry.subjectId}`;
+    case "milestone":
+      return `${base}/milestones#milestone-${entry.subjectId}`;
+    case "event":
+      return `${base}/calendar/events/${entry.subjectId}`;
+    default:
+      return null;
+  }
+}
+
+/** Previous and next links for a page of results, keeping the other query parameters. */
+export function Pager<T>(
+  props: { ctx: PageCtx; page: Page<T>; path: string; query?: Record<string, string | null> },
+) {
+  const { t } = props.ctx;
+  const { page } = props;
+  const pages = Math.max(1, Math.ceil(page.total / page.pageSize));
+  if (pages <= 1 && page.page === 1) return null;
+  const href = (n: number) => {
+    const params = new URLSearchParams();
+    for (const [key, value] of Object.entries(props.query ?? {})) {
+      if (value !== null) params.set(key, value);
+    }
+    if (n > 1) params.set("page", String(n));
+    const search = params.toString();
+    return search ? `${props.path}?${search}` : props.path;
+  };
+  return (
+    <nav class="pager row" aria-label={t("content.pageOf", { page: page.page, pages })}>
+      {page.page > 1
+        ? <a href={href(Math.min(page.page - 1, pages))} rel="prev">{t("content.previous")}</a>
+        : null}
+      <span class="muted">{t("content.pageOf", { page: page.page, pages })}</span>
+      {page.hasMore ? <a href={href(page.page + 1)} rel="next">{t("content.next")}</a> : null}
+    </nav>
+  );
+}

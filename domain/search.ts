@@ -32,7 +32,8 @@ export interface SearchHit {
   createdAt: string;
 }
 
-const MAX_QUERY = 200;
+/** The longest query, in characters. */
+export const MAX_QUERY = 200;
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** Escapes a raw snippet and turns the match delimiters into `<mark>`. */

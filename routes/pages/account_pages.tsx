@@ -8,7 +8,14 @@ import { clientAddress } from "../client_address.ts";
 import { clearSessionCookie, isHttps, setPreferenceCookies, setSessionCookie } from "../cookies.ts";
 import type { MessageKey } from "../i18n/en.ts";
 import { type PageCtx, pageCtx, safeNext } from "./context.ts";
-import { Field, type FormState, formState, PostForm, TextField } from "./kit/fields.tsx";
+import {
+  Field,
+  type FormState,
+  formState,
+  PostForm,
+  SelectField,
+  TextField,
+} from "./kit/fields.tsx";
 import { readForm, validateForm } from "./kit/forms.ts";
 import { Alert, renderPage } from "./kit/layout.tsx";
 import { type Shown, submit } from "./kit/submit.ts";
@@ -116,10 +123,11 @@ function RegisterForm(props: { ctx: PageCtx; shown: Shown }) {
 
 function SettingsPage(props: { ctx: PageCtx; saved: boolean; shown: Shown }) {
   const { t, user } = props.ctx;
-  const form = formState(props.shown, "settings", { displayName: user!.displayName });
-  const option = (name: "theme" | "locale", value: string, label: MessageKey) => (
-    <option value={value} selected={user![name] === value}>{t(label)}</option>
-  );
+  const form = formState(props.shown, "settings", {
+    displayName: user!.displayName,
+    theme: user!.theme,
+    locale: user!.locale,
+  });
   return (
     <>
       <h1>{t("settings.title")}</h1>
@@ -135,18 +143,18 @@ function SettingsPage(props: { ctx: PageCtx; saved: boolean; shown: Shown }) {
             form={form}
           />
           <h2>{t("settings.appearance")}</h2>
-          <Field label={t("field.theme")} error={undefined}>
-            <select name="theme">
-              {option("theme", "dark", "theme.dark")}
-              {option("theme", "light", "theme.light")}
-            </select>
-          </Field>
-          <Field label={t("field.locale")} error={undefined}>
-            <select name="locale">
-              {option("locale", "en", "locale.en")}
-              {option("locale", "ja", "locale.ja")}
-            </select>
-          </Field>
+          <SelectField
+            label={t("field.theme")}
+            name="theme"
+            form={form}
+            options={[["dark", t("theme.dark")], ["light", t("theme.light")]]}
+          />
+          <SelectField
+            label={t("field.locale")}
+            name="locale"
+            form={form}
+            options={[["en", t("locale.en")], ["ja", t("locale.ja")]]}
+          />
         </PostForm>
       </div>
     </>

@@ -1,11 +1,9 @@
 /** The project activity page: a paged list, newest first, with links to what still exists. */
-import { Hono } from "hono";
 import type { Activity } from "../../domain/activity.ts";
 import { type Page, pageRequest } from "../../domain/paging.ts";
 import type { Services } from "../../domain/services.ts";
-import type { AppEnv } from "../api/openapi.ts";
 import { type AreaPage, areaRoutes, nameOf, type ProjectFrame } from "./kit/area.tsx";
-import { activityHref, kindLabel, Pager, Time } from "./kit/content.tsx";
+import { activityHref, kindLabel, Pager, Table, Time } from "./kit/content.tsx";
 
 function ActivityPage(props: { frame: ProjectFrame; entries: Page<Activity> }) {
   const { frame, entries } = props;
@@ -14,37 +12,27 @@ function ActivityPage(props: { frame: ProjectFrame; entries: Page<Activity> }) {
   return (
     <>
       <h1>{t("activity.title")}</h1>
-      {entries.items.length === 0
-        ? <p class="muted">{t("activity.none")}</p>
-        : (
-          <div class="card table-wrap">
-            <table class="activity">
-              <thead>
-                <tr>
-                  <th>{t("activity.when")}</th>
-                  <th>{t("activity.who")}</th>
-                  <th>{t("activity.what")}</th>
-                  <th>{t("activity.subject")}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {entries.items.map((entry) => {
-                  const href = activityHref(entry);
-                  return (
-                    <tr data-activity={entry.kind}>
-                      <td class="muted">
-                        <Time ctx={frame.ctx} iso={entry.createdAt} />
-                      </td>
-                      <td>{nameOf(frame, entry.actorId)}</td>
-                      <td>{kindLabel(t, entry.kind)}</td>
-                      <td>{href ? <a href={href}>{entry.summary}</a> : entry.summary}</td>
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
-          </div>
-        )}
+      {entries.items.length === 0 ? <p class="muted">{t("activity.none")}</p> : (
+        <Table
+          wrap="card table-wrap"
+          class="activity"
+          heads={[t("activity.when"), t("activity.who"), t("activity.what"), t("activity.subject")]}
+        >
+          {entries.items.map((entry) => {
+            const href = activityHref(entry);
+            return (
+              <tr data-activity={entry.kind}>
+                <td class="muted">
+                  <Time ctx={frame.ctx} iso={entry.createdAt} />
+                </td>
+                <td>{nameOf(frame, entry.actorId)}</td>
+                <td>{kindLabel(t, entry.kind)}</td>
+                <td>{href ? <a href={href}>{entry.summary}</a> : entry.summary}</td>
+              </tr>
+            );
+          })}
+        </Table>
+      )}
       <Pager ctx={frame.ctx} page={entries} path={base} />
     </>
   );
@@ -63,7 +51,7 @@ const entriesPage: AreaPage<Page<Activity>> = {
 
 /** The activity page. */
 export function activityPage(services: Services) {
-  const app = new Hono<AppEnv>();
-  app.get("/projects/:projectId{[0-9]+}/activity", areaRoutes(services).show(entriesPage));
-  return app;
+  const area = areaRoutes(services);
+  area.page("/projects/:projectId{[0-9]+}/activity", entriesPage);
+  return area.app;
 }

@@ -4,9 +4,11 @@ import type { PublicUser } from "../../domain/accounts.ts";
 import type { Services } from "../../domain/services.ts";
 import type { AppEnv } from "../api/openapi.ts";
 import { AdminUserInput } from "../api/admin.ts";
-import { formatDateTime } from "../i18n/i18n.ts";
+import { formatDateTime } from "../i18n/format.ts";
 import { type PageCtx, pageCtx } from "./context.ts";
 import { paramId } from "./kit/area.tsx";
+import { Table } from "./kit/content.tsx";
+import { Select } from "./kit/fields.tsx";
 import { notFound } from "./kit/errors.tsx";
 import { readForm, validateForm } from "./kit/forms.ts";
 import { Alert, renderPage } from "./kit/layout.tsx";
@@ -27,71 +29,48 @@ function AdminPage(
       <Alert message={props.message} />
       <h2>{t("admin.users")}</h2>
       <div class="card">
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th>{t("field.displayName")}</th>
-                <th>{t("field.email")}</th>
-                <th>{t("field.role")}</th>
-                <th>{t("field.status")}</th>
-                <th></th>
-              </tr>
-            </thead>
-            <tbody>
-              {props.users.map((u) => (
-                <tr data-user-row={u.email}>
-                  <td>{u.displayName}</td>
-                  <td>{u.email}</td>
-                  <td colspan={3}>
-                    <form class="inline" method="post" action={`/admin/users/${u.id}`}>
-                      <select name="role" aria-label={t("field.role")}>
-                        <option value="admin" selected={u.role === "admin"}>
-                          {t("role.admin")}
-                        </option>
-                        <option value="member" selected={u.role === "member"}>
-                          {t("role.member")}
-                        </option>
-                      </select>
-                      <select name="status" aria-label={t("field.status")}>
-                        <option value="active" selected={u.status === "active"}>
-                          {t("status.active")}
-                        </option>
-                        <option value="disabled" selected={u.status === "disabled"}>
-                          {t("status.disabled")}
-                        </option>
-                      </select>
-                      <button class="secondary" type="submit">{t("admin.update")}</button>
-                    </form>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table
+          heads={[t("field.displayName"), t("field.email"), t("field.role"), t("field.status"), ""]}
+        >
+          {props.users.map((u) => (
+            <tr data-user-row={u.email}>
+              <td>{u.displayName}</td>
+              <td>{u.email}</td>
+              <td colspan={3}>
+                <form class="inline" method="post" action={`/admin/users/${u.id}`}>
+                  <Select
+                    name="role"
+                    label={t("field.role")}
+                    value={u.role}
+                    options={[["admin", t("role.admin")], ["member", t("role.member")]]}
+                  />
+                  <Select
+                    name="status"
+                    label={t("field.status")}
+                    value={u.status}
+                    options={[["active", t("status.active")], [
+                      "disabled",
+                      t("status.disabled"),
+                    ]]}
+                  />
+                  <button class="secondary" type="submit">{t("admin.update")}</button>
+                </form>
+              </td>
+            </tr>
+          ))}
+        </Table>
       </div>
       <h2>{t("admin.migrations")}</h2>
       <div class="card">
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th>{t("admin.version")}</th>
-                <th>{t("field.name")}</th>
-                <th>{t("admin.appliedAt")}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {props.migrations.map((m) => (
-                <tr>
-                  <td>{String(m.version).padStart(3, "0")}</td>
-                  <td>{m.name}</td>
-                  <td class="muted">{formatDateTime(m.appliedAt, locale)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table heads={[t("admin.version"), t("field.name"), t("admin.appliedAt")]}>
+          {props.migrations.map((m) => (
+            <tr>
+              <td>{String(m.version).padStart(3, "0")}</td>
+              <td>{m.name}</td>
+              <td class="muted">{formatDateTime(m.appliedAt, locale)}</td>
+            </tr>
+          ))}
+        </Table>
       </div>
     </>
   );

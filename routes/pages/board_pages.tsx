@@ -3,13 +3,11 @@
  * new-thread form, and a thread with its attachments, comments and reply form. Every form
  * works without JavaScript: POST, then 303; a refusal re-renders with its message.
  */
-import { Hono } from "hono";
 import type { Category, Comment, Thread } from "../../domain/board.ts";
 import type { FileInfo } from "../../domain/files.ts";
 import { type Page, pageRequest } from "../../domain/paging.ts";
 import type { Services } from "../../domain/services.ts";
 import { CommentInput, CommentPatch, ThreadInput } from "../api/board.ts";
-import type { AppEnv } from "../api/openapi.ts";
 import type { Translate } from "../i18n/i18n.ts";
 import {
   type AreaPage,
@@ -23,13 +21,13 @@ import { AttachmentItem, Markdown, Pager, Time } from "./kit/content.tsx";
 import {
   ButtonForm,
   Checkbox,
-  Field,
   FileField,
   FormCard,
   type FormState,
   formState,
   MarkdownField,
   PostForm,
+  SelectField,
   TextArea,
   TextField,
 } from "./kit/fields.tsx";
@@ -54,19 +52,6 @@ function Attachments(props: { frame: ProjectFrame; files: FileInfo[] }) {
         {props.files.map((f) => <AttachmentItem key={f.id} file={f} locale={locale} />)}
       </ul>
     </div>
-  );
-}
-
-function CategorySelect(
-  props: { frame: ProjectFrame; categories: readonly Category[]; value: string | undefined },
-) {
-  const { t } = props.frame.ctx;
-  return (
-    <select name="category">
-      {props.categories.map((c) => (
-        <option value={c} selected={c === (props.value ?? "general")}>{categoryLabel(t, c)}</option>
-      ))}
-    </select>
   );
 }
 
@@ -101,13 +86,13 @@ function ThreadFields(props: { frame: ProjectFrame; form: FormState }) {
   return (
     <>
       <TextField label={t("content.title")} schema={ThreadInput} name="title" form={form} />
-      <Field label={t("board.category")} error={form.errors.category}>
-        <CategorySelect
-          frame={frame}
-          categories={frame.services.board.categories}
-          value={form.values.category}
-        />
-      </Field>
+      <SelectField
+        label={t("board.category")}
+        name="category"
+        form={form}
+        options={frame.services.board.categories.map((c) => [c, categoryLabel(t, c)])}
+        initial="general"
+      />
       <MarkdownField t={t} label={t("content.body")} schema={ThreadInput} name="body" form={form} />
     </>
   );
@@ -340,7 +325,6 @@ function readThread(fields: Fields) {
 
 /** The board pages. */
 export function boardPages(services: Services) {
-  const app = new Hono<AppEnv>();
   const { board, attachments } = services;
   const area = areaRoutes(services);
   const P = "/projects/:projectId{[0-9]+}/board";
@@ -350,103 +334,81 @@ export function boardPages(services: Services) {
   const threadUrl = (projectId: number, threadId: number) =>
     `/projects/${projectId}/board/${threadId}`;
 
-  app.get(P, area.show(boardPage));
-  app.post(
-    P,
-    area.post(boardPage, {
-      form: "create",
-      schema: ThreadInput,
-      read: (fields) => ({ ...readThread(fields), pinned: checked(fields.pinned) }),
-      fields: FIELDS,
-      // The thread and its upload are one post: a refused upload leaves no thread.
-      change: async ({ actor, projectId, input, file }) => {
-        const thread = await attachments.createWith(
-          actor,
-          projectId,
-          file,
-          (fileIds) => board.create(actor, projectId, { ...input, uploadedFileIds: fileIds }),
-        );
-        return threadUrl(projectId, thread.id);
-      },
-    }),
-  );
-  app.get(T, area.show(threadPage));
-  app.post(
-    T,
-    area.post(threadPage, {
-      form: "edit",
-      schema: ThreadInput,
-      read: readThread,
-      fields: FIELDS,
-      change: async ({ c, actor, projectId, input: { title, body, category }, file }) => {
-        const threadId = paramId(c, "threadId");
-        board.update(actor, projectId, { threadId, title, body, category });
-        if (file) {
-          await attachments.add(actor, { projectId, type: "thread", id: threadId }, {
-            upload: file,
-          });
-        }
-        return threadUrl(projectId, threadId);
-      },
-    }),
-  );
-  app.post(
-    `${T}/pin`,
-    area.post(threadPage, {
-      change: ({ c, actor, projectId, fields }) => {
-        const threadId = paramId(c, "threadId");
-        board.update(actor, projectId, { threadId, pinned: fields.pinned === "true" });
-        return threadUrl(projectId, threadId);
-      },
-    }),
-  );
-  app.post(
-    `${T}/delete`,
-    area.post(threadPage, {
-      change: ({ c, actor, projectId }) => {
-        board.remove(actor, projectId, paramId(c, "threadId"));
-        return `/projects/${projectId}/board`;
-      },
-    }),
-  );
-  app.post(
-    `${T}/comments`,
-    area.post(threadPage, {
-      form: "reply",
-      schema: CommentInput,
-      change: async ({ c, actor, projectId, input: { body }, file }) => {
-        const threadId = paramId(c, "threadId");
-        const comment = await attachments.createWith(
-          actor,
-          projectId,
-          file,
-          (fileIds) =>
-            board.comment(actor, projectId, { threadId, body, uploadedFileIds: fileIds }),
-        );
-        return `${threadUrl(projectId, threadId)}#comment-${comment.id}`;
-      },
-    }),
-  );
-  app.post(
-    C,
-    area.post(threadPage, {
-      form: (c) => `comment-${paramId(c, "commentId")}`,
-      schema: CommentPatch,
-      change: ({ c, actor, projectId, input: { body } }) => {
-        const commentId = paramId(c, "commentId");
-        board.updateComment(actor, projectId, { commentId, body });
-        return `${threadUrl(projectId, paramId(c, "threadId"))}#comment-${commentId}`;
-      },
-    }),
-  );
-  app.post(
-    `${C}/delete`,
-    area.post(threadPage, {
-      change: ({ c, actor, projectId }) => {
-        board.removeComment(actor, projectId, paramId(c, "commentId"));
-        return threadUrl(projectId, paramId(c, "threadId"));
-      },
-    }),
-  );
-  return app;
+  area.page(P, boardPage);
+  area.form(P, boardPage, {
+    form: "create",
+    schema: ThreadInput,
+    read: (fields) => ({ ...readThread(fields), pinned: checked(fields.pinned) }),
+    fields: FIELDS,
+    // The thread and its upload are one post: a refused upload leaves no thread.
+    change: async ({ actor, projectId, input, file }) => {
+      const thread = await attachments.createWith(
+        actor,
+        projectId,
+        file,
+        (fileIds) => board.create(actor, projectId, { ...input, uploadedFileIds: fileIds }),
+      );
+      return threadUrl(projectId, thread.id);
+    },
+  });
+  area.page(T, threadPage);
+  area.form(T, threadPage, {
+    form: "edit",
+    schema: ThreadInput,
+    read: readThread,
+    fields: FIELDS,
+    change: async ({ c, actor, projectId, input: { title, body, category }, file }) => {
+      const threadId = paramId(c, "threadId");
+      board.update(actor, projectId, { threadId, title, body, category });
+      if (file) {
+        await attachments.add(actor, { projectId, type: "thread", id: threadId }, {
+          upload: file,
+        });
+      }
+      return threadUrl(projectId, threadId);
+    },
+  });
+  area.form(`${T}/pin`, threadPage, {
+    change: ({ c, actor, projectId, fields }) => {
+      const threadId = paramId(c, "threadId");
+      board.update(actor, projectId, { threadId, pinned: fields.pinned === "true" });
+      return threadUrl(projectId, threadId);
+    },
+  });
+  area.form(`${T}/delete`, threadPage, {
+    change: ({ c, actor, projectId }) => {
+      board.remove(actor, projectId, paramId(c, "threadId"));
+      return `/projects/${projectId}/board`;
+    },
+  });
+  area.form(`${T}/comments`, threadPage, {
+    form: "reply",
+    schema: CommentInput,
+    change: async ({ c, actor, projectId, input: { body }, file }) => {
+      const threadId = paramId(c, "threadId");
+      const comment = await attachments.createWith(
+        actor,
+        projectId,
+        file,
+        (fileIds) => board.comment(actor, projectId, { threadId, body, uploadedFileIds: fileIds }),
+      );
+      return `${threadUrl(projectId, threadId)}#comment-${comment.id}`;
+    },
+  });
+  area.form(C, threadPage, {
+    form: (c) => `comment-${paramId(c, "commentId")}`,
+    schema: CommentPatch,
+    change: ({ c, actor, projectId, input: { body } }) => {
+      const commentId = paramId(c, "commentId");
+      board.updateComment(actor, projectId, { commentId, body });
+      return `${threadUrl(projectId, paramId(c, "threadId"))}#comment-${commentId}`;
+    },
+  });
+  area.form(`${C}/delete`, threadPage, {
+    change: ({ c, actor, projectId }) => {
+      board.removeComment(actor, projectId, paramId(c, "commentId"));
+      return threadUrl(projectId, paramId(c, "threadId"));
+    },
+  });
+  return area.app;
 }

@@ -5,33 +5,24 @@
  * event's page with its edit and delete forms. Every time is shown and entered in UTC, the
  * zone calendar dates count in. Forms work without JavaScript: POST, then 303.
  */
-import { type Context, Hono } from "hono";
+import type { Context } from "hono";
 import { addDays, type CalendarEvent, type CalendarItem, utcDay } from "../../domain/calendar.ts";
 import type { Services } from "../../domain/services.ts";
 import type { AppEnv } from "../api/openapi.ts";
 import { CalendarEventInput } from "../api/planning.ts";
+import { formatDay, formatSpan, formatTime, formatUtc, lastDayOf } from "../i18n/format.ts";
 import type { Locale, Translate } from "../i18n/i18n.ts";
 import { type AreaPage, areaRoutes, nameOf, paramId, type ProjectFrame } from "./kit/area.tsx";
-import { Markdown, Time } from "./kit/content.tsx";
-import {
-  DATE,
-  formatDay,
-  formatSpan,
-  formatTime,
-  inputValue,
-  intlLocale,
-  lastDayOf,
-  readInstant,
-  todayOf,
-} from "./kit/dates.ts";
+import { BackLink, Markdown, Time } from "./kit/content.tsx";
+import { DATE, inputValue, readInstant, todayOf } from "./kit/dates.ts";
 import {
   ButtonForm,
   Checkbox,
   DateTimeField,
-  FormCard,
   type FormState,
   formState,
   MarkdownField,
+  NewForm,
   PostForm,
   TextField,
 } from "./kit/fields.tsx";
@@ -76,18 +67,10 @@ function monthAdd(month: string, delta: number): string {
   }`;
 }
 
-function monthLabel(month: string, locale: Locale): string {
-  return new Intl.DateTimeFormat(intlLocale(locale), {
-    year: "numeric",
-    month: "long",
-    timeZone: "UTC",
-  }).format(new Date(`${month}-01T00:00:00Z`));
-}
-
-function weekdayLabel(date: string, locale: Locale, style: "short" | "long"): string {
-  return new Intl.DateTimeFormat(intlLocale(locale), { weekday: style, timeZone: "UTC" })
-    .format(new Date(`${date}T00:00:00Z`));
-}
+const monthLabel = (month: string, locale: Locale) =>
+  formatUtc(`${month}-01`, locale, { year: "numeric", month: "long" });
+const weekdayLabel = (date: string, locale: Locale, weekday: "short" | "long") =>
+  formatUtc(date, locale, { weekday });
 
 /** The first and last UTC day an entry reaches. */
 function daysOf(item: CalendarItem): { first: string; last: string } {
@@ -398,19 +381,16 @@ const calendarPage: AreaPage<CalendarView> = {
       <>
         <h1>{t("calendar.title")}</h1>
         <Alert message={shown.message} />
-        {frame.canWrite
-          ? (
-            <FormCard
-              open={form.refused}
-              summary={t("calendar.newEvent")}
-              action={`/projects/${frame.project.id}/calendar/events`}
-              submit={t("calendar.createEvent")}
-              attrs={{ "data-event-create": true }}
-            >
-              <EventFields frame={frame} form={form} />
-            </FormCard>
-          )
-          : null}
+        <NewForm
+          canWrite={frame.canWrite}
+          form={form}
+          summary={t("calendar.newEvent")}
+          action={`/projects/${frame.project.id}/calendar/events`}
+          submit={t("calendar.createEvent")}
+          attrs={{ "data-event-create": true }}
+        >
+          <EventFields frame={frame} form={form} />
+        </NewForm>
         <section class="card calendar" data-calendar data-view={view.view}>
           <CalendarNav frame={frame} view={view} />
           {view.view === "month"
@@ -471,11 +451,10 @@ const eventPage: AreaPage<CalendarEvent> = {
     });
     return (
       <>
-        <p>
-          <a href={`/projects/${frame.project.id}/calendar?month=${event.startAt.slice(0, 7)}`}>
-            {t("calendar.back")}
-          </a>
-        </p>
+        <BackLink
+          href={`/projects/${frame.project.id}/calendar?month=${event.startAt.slice(0, 7)}`}
+          label={t("calendar.back")}
+        />
         <article data-event={event.id}>
           <h1>{event.title}</h1>
           <Alert message={shown.message} />
@@ -524,7 +503,6 @@ const eventPage: AreaPage<CalendarEvent> = {
 
 /** The calendar pages. */
 export function calendarPages(services: Services) {
-  const app = new Hono<AppEnv>();
   const { calendar } = services;
   const area = areaRoutes(services);
   const P = "/projects/:projectId{[0-9]+}/calendar";
@@ -532,42 +510,33 @@ export function calendarPages(services: Services) {
   const monthOf = (projectId: number, event: CalendarEvent) =>
     `/projects/${projectId}/calendar?month=${event.startAt.slice(0, 7)}`;
 
-  app.get(P, area.show(calendarPage));
-  app.post(
-    `${P}/events`,
-    area.post(calendarPage, {
-      form: "create",
-      schema: CalendarEventInput,
-      read: readEvent,
-      fields: FIELDS,
-      change: ({ actor, projectId, input }) =>
-        monthOf(projectId, calendar.create(actor, projectId, input)),
-    }),
-  );
-  app.get(E, area.show(eventPage));
-  app.post(
-    E,
-    area.post(eventPage, {
-      form: "edit",
-      schema: CalendarEventInput,
-      read: readEvent,
-      fields: FIELDS,
-      change: ({ c, actor, projectId, input }) => {
-        const eventId = paramId(c, "eventId");
-        calendar.update(actor, projectId, { eventId, ...input });
-        return `/projects/${projectId}/calendar/events/${eventId}`;
-      },
-    }),
-  );
-  app.post(
-    `${E}/delete`,
-    area.post(eventPage, {
-      change: ({ c, actor, projectId }) => {
-        const event = calendar.get(actor, projectId, paramId(c, "eventId"));
-        calendar.remove(actor, projectId, event.id);
-        return monthOf(projectId, event);
-      },
-    }),
-  );
-  return app;
+  area.page(P, calendarPage);
+  area.form(`${P}/events`, calendarPage, {
+    form: "create",
+    schema: CalendarEventInput,
+    read: readEvent,
+    fields: FIELDS,
+    change: ({ actor, projectId, input }) =>
+      monthOf(projectId, calendar.create(actor, projectId, input)),
+  });
+  area.page(E, eventPage);
+  area.form(E, eventPage, {
+    form: "edit",
+    schema: CalendarEventInput,
+    read: readEvent,
+    fields: FIELDS,
+    change: ({ c, actor, projectId, input }) => {
+      const eventId = paramId(c, "eventId");
+      calendar.update(actor, projectId, { eventId, ...input });
+      return `/projects/${projectId}/calendar/events/${eventId}`;
+    },
+  });
+  area.form(`${E}/delete`, eventPage, {
+    change: ({ c, actor, projectId }) => {
+      const event = calendar.get(actor, projectId, paramId(c, "eventId"));
+      calendar.remove(actor, projectId, event.id);
+      return monthOf(projectId, event);
+    },
+  });
+  return area.app;
 }

@@ -6,12 +6,10 @@
  * messages on scroll; it asks the fragment routes below for server-rendered messages, so
  * every message on the page comes from the same escaping and Markdown code.
  */
-import { Hono } from "hono";
 import { HISTORY_DEFAULT, type Message } from "../../domain/chat.ts";
 import type { FileInfo } from "../../domain/files.ts";
 import type { Services } from "../../domain/services.ts";
 import { MessageInput, MessagePatch } from "../api/chat.ts";
-import type { AppEnv } from "../api/openapi.ts";
 import {
   type AreaPage,
   areaRoutes,
@@ -250,22 +248,21 @@ const chatPage: AreaPage<ChatData> = {
 
 /** The chat pages. */
 export function chatPages(services: Services) {
-  const app = new Hono<AppEnv>();
   const { chat, attachments } = services;
   const area = areaRoutes(services);
   const P = "/projects/:projectId{[0-9]+}/chat";
   const M = `${P}/:messageId{[0-9]+}`;
 
-  app.get(P, area.show(chatPage));
+  area.page(P, chatPage);
   // Older messages (`?before=`) or the latest page, as list items.
-  app.get(`${P}/fragment`, (c) =>
+  area.app.get(`${P}/fragment`, (c) =>
     area.run(c, (frame) => {
       const { history } = chatPage.load(c, frame);
       c.header("x-has-more", history.hasMore ? "true" : "false");
       return renderFragment(c, <ChatItems frame={frame} history={history} />);
     }));
   // One message as a list item; 404 (empty) once it is deleted.
-  app.get(`${P}/fragment/:messageId{[0-9]+}`, (c) =>
+  area.app.get(`${P}/fragment/:messageId{[0-9]+}`, (c) =>
     area.run(c, (frame) => {
       const id = paramId(c, "messageId");
       const found = chat.history(frame.ctx.actor!, frame.project.id, { before: id + 1, limit: 1 })
@@ -273,44 +270,35 @@ export function chatPages(services: Services) {
       if (!found) return c.body(null, 404);
       return renderFragment(c, <ChatMessage frame={frame} message={found} />);
     }));
-  app.post(
-    P,
-    area.post(chatPage, {
-      form: "send",
-      schema: MessageInput,
-      // The message and its file are one post: the file is stored first so the message is
-      // announced with it; a refused message takes the file back.
-      change: async ({ actor, projectId, input: { text }, file }) => {
-        const sent = await attachments.createWith(
-          actor,
-          projectId,
-          file,
-          (fileIds) => chat.send(actor, projectId, { text, fileIds, uploadedFileIds: fileIds }),
-        );
-        return `/projects/${projectId}/chat#message-${sent.id}`;
-      },
-    }),
-  );
-  app.post(
-    M,
-    area.post(chatPage, {
-      form: (c) => `edit-${paramId(c, "messageId")}`,
-      schema: MessagePatch,
-      change: ({ c, actor, projectId, input: { text } }) => {
-        const messageId = paramId(c, "messageId");
-        chat.edit(actor, projectId, { messageId, text });
-        return `/projects/${projectId}/chat#message-${messageId}`;
-      },
-    }),
-  );
-  app.post(
-    `${M}/delete`,
-    area.post(chatPage, {
-      change: ({ c, actor, projectId }) => {
-        chat.remove(actor, projectId, paramId(c, "messageId"));
-        return `/projects/${projectId}/chat`;
-      },
-    }),
-  );
-  return app;
+  area.form(P, chatPage, {
+    form: "send",
+    schema: MessageInput,
+    // The message and its file are one post: the file is stored first so the message is
+    // announced with it; a refused message takes the file back.
+    change: async ({ actor, projectId, input: { text }, file }) => {
+      const sent = await attachments.createWith(
+        actor,
+        projectId,
+        file,
+        (fileIds) => chat.send(actor, projectId, { text, fileIds, uploadedFileIds: fileIds }),
+      );
+      return `/projects/${projectId}/chat#message-${sent.id}`;
+    },
+  });
+  area.form(M, chatPage, {
+    form: (c) => `edit-${paramId(c, "messageId")}`,
+    schema: MessagePatch,
+    change: ({ c, actor, projectId, input: { text } }) => {
+      const messageId = paramId(c, "messageId");
+      chat.edit(actor, projectId, { messageId, text });
+      return `/projects/${projectId}/chat#message-${messageId}`;
+    },
+  });
+  area.form(`${M}/delete`, chatPage, {
+    change: ({ c, actor, projectId }) => {
+      chat.remove(actor, projectId, paramId(c, "messageId"));
+      return `/projects/${projectId}/chat`;
+    },
+  });
+  return area.app;
 }

@@ -13,11 +13,10 @@ import type { Meeting } from "../../domain/meetings.ts";
 import type { Project } from "../../domain/projects.ts";
 import type { Item } from "../../domain/todos.ts";
 import { en, type MessageKey } from "../i18n/en.ts";
-import type { Translate } from "../i18n/i18n.ts";
+import { formatDay, formatSize, formatSpan } from "../i18n/format.ts";
 import type { PageCtx } from "./context.ts";
 import { nameOf, type ProjectFrame } from "./kit/area.tsx";
-import { activityHref, formatSize, kindLabel, ProgressBar, Time } from "./kit/content.tsx";
-import { formatDay, formatSpan } from "./kit/dates.ts";
+import { activityHref, kindLabel, ProgressBar, Time } from "./kit/content.tsx";
 
 /** Chat text shown on a dashboard, at most this many characters. */
 const EXCERPT = 140;
@@ -27,6 +26,9 @@ function excerpt(text: string): string {
   return flat.length > EXCERPT ? `${flat.slice(0, EXCERPT - 1)}…` : flat;
 }
 
+/** A "see all" link. */
+type More = { href: string; label: string } | undefined;
+
 /** One dashboard section: a heading, its content or an empty message, and a "see all" link. */
 function Section(
   props: {
@@ -34,7 +36,7 @@ function Section(
     title: string;
     count?: number | undefined;
     empty: string | null;
-    more?: { href: string; label: string } | undefined;
+    more?: More;
     children?: Child;
   },
 ) {
@@ -64,7 +66,7 @@ function ListSection<T>(
     items: T[];
     empty: string;
     counted?: boolean;
-    more?: { href: string; label: string } | undefined;
+    more?: More;
     render: (item: T) => Child;
   },
 ) {
@@ -82,73 +84,68 @@ function ListSection<T>(
   );
 }
 
-/** A to-do line: its title, and its due date (marked when overdue) and assignee. */
-function TodoLine(
-  props: {
-    t: Translate;
-    locale: PageCtx["locale"];
-    item: Item;
-    today: string;
-    assignee: string | null;
-    project: string | null;
-  },
-) {
-  const { t, locale, item } = props;
-  const overdue = item.dueDate !== null && item.dueDate < props.today;
+/** A line of a list: what it is about (a link), then its facts. */
+function Line(props: { attrs: Record<string, string | number>; head: Child; facts: Child }) {
   return (
-    <li data-item={item.id}>
-      <a href={`/projects/${item.projectId}/todos/${item.id}`}>{item.title}</a>
-      <span class="dash-facts muted">
-        {props.project ? <span class="tag">{props.project}</span> : null}
-        {item.priority === "high"
-          ? <span class="tag priority priority-high">{t("todos.priority.high")}</span>
-          : null}
-        {item.dueDate
-          ? (
-            <span class={overdue ? "due overdue" : "due"}>
-              {t("todos.due", { date: formatDay(item.dueDate, locale) })}
-            </span>
-          )
-          : null}
-        {props.assignee ? <span>{props.assignee}</span> : null}
-      </span>
+    <li {...props.attrs}>
+      {props.head}
+      <span class="dash-facts muted">{props.facts}</span>
     </li>
   );
 }
 
-/** A dashboard section listing to-dos, or its empty message when there are none. */
+/** A tag naming a project, when there is one to name. */
+const projectTag = (name: string | null) => name ? <span class="tag">{name}</span> : null;
+
+/** A section listing to-dos: each its title, due date (marked when overdue) and assignee. */
 function TodoSection(
   props: {
-    t: Translate;
-    locale: PageCtx["locale"];
+    ctx: PageCtx;
     name: string;
-    title: string;
-    empty: string;
+    title: MessageKey;
+    empty: MessageKey;
     items: Item[];
     today: string;
-    assignee: (item: Item) => string | null;
-    project: (item: Item) => string | null;
-    more?: { href: string; label: string };
+    assignee?: (item: Item) => string | null;
+    project?: (item: Item) => string | null;
+    more?: More;
   },
 ) {
+  const { t, locale } = props.ctx;
   return (
     <ListSection
       name={props.name}
-      title={props.title}
+      title={t(props.title)}
       items={props.items}
-      empty={props.empty}
+      empty={t(props.empty)}
       counted
       more={props.more}
-      render={(item) => (
-        <TodoLine
-          t={props.t}
-          locale={props.locale}
-          item={item}
-          today={props.today}
-          assignee={props.assignee(item)}
-          project={props.project(item)}
-        />
-      )}
+      render={(item) => {
+        const overdue = item.dueDate !== null && item.dueDate < props.today;
+        const assignee = props.assignee?.(item);
+        return (
+          <Line
+            attrs={{ "data-item": item.id }}
+            head={<a href={`/projects/${item.projectId}/todos/${item.id}`}>{item.title}</a>}
+            facts={
+              <>
+                {projectTag(props.project?.(item) ?? null)}
+                {item.priority === "high"
+                  ? <span class="tag priority priority-high">{t("todos.priority.high")}</span>
+                  : null}
+                {item.dueDate
+                  ? (
+                    <span class={overdue ? "due overdue" : "due"}>
+                      {t("todos.due", { date: formatDay(item.dueDate, locale) })}
+                    </span>
+                  )
+                  : null}
+                {assignee ? <span>{assignee}</span> : null}
+              </>
+            }
+          />
+        );
+      }}
     />
   );
 }
@@ -158,49 +155,65 @@ function MeetingLine(
 ) {
   const { ctx, meeting: m } = props;
   return (
-    <li data-meeting={m.id}>
-      <a href={`/projects/${m.projectId}/meetings/${m.id}`}>{m.title}</a>
-      <span class="dash-facts muted">
-        {props.project ? <span class="tag">{props.project}</span> : null}
-        <span>{formatSpan({ start: m.startAt, end: m.endAt, allDay: false }, ctx.locale)}</span>
-        {m.location ? <span>{m.location}</span> : null}
-        {props.organiser
-          ? <span>{ctx.t("meetings.organiser", { name: props.organiser })}</span>
-          : null}
-      </span>
-    </li>
+    <Line
+      attrs={{ "data-meeting": m.id }}
+      head={<a href={`/projects/${m.projectId}/meetings/${m.id}`}>{m.title}</a>}
+      facts={
+        <>
+          {projectTag(props.project)}
+          <span>{formatSpan({ start: m.startAt, end: m.endAt, allDay: false }, ctx.locale)}</span>
+          {m.location ? <span>{m.location}</span> : null}
+          {props.organiser
+            ? <span>{ctx.t("meetings.organiser", { name: props.organiser })}</span>
+            : null}
+        </>
+      }
+    />
   );
 }
 
-function ActivityList(
+/** The activity section: who did what to which subject, and when. */
+function ActivitySection(
   props: {
     ctx: PageCtx;
     entries: Activity[];
     who: (entry: Activity) => string;
     project?: (entry: Activity) => string | null;
+    more?: More;
   },
 ) {
   const { t } = props.ctx;
   return (
-    <ul class="plain dash-list">
-      {props.entries.map((entry) => {
-        const href = activityHref(entry);
-        const project = props.project?.(entry) ?? null;
-        return (
-          <li data-activity={entry.kind}>
-            <span>
-              <strong>{props.who(entry)}</strong> {kindLabel(t, entry.kind)}
-              {": "}
-              {href ? <a href={href}>{entry.summary}</a> : entry.summary}
-            </span>
-            <span class="dash-facts muted">
-              {project ? <span class="tag">{project}</span> : null}
-              <Time ctx={props.ctx} iso={entry.createdAt} />
-            </span>
-          </li>
-        );
-      })}
-    </ul>
+    <Section
+      name="activity"
+      title={t("dash.recentActivity")}
+      empty={props.entries.length === 0 ? t("activity.none") : null}
+      more={props.more}
+    >
+      <ul class="plain dash-list">
+        {props.entries.map((entry) => {
+          const href = activityHref(entry);
+          return (
+            <Line
+              attrs={{ "data-activity": entry.kind }}
+              head={
+                <span>
+                  <strong>{props.who(entry)}</strong> {kindLabel(t, entry.kind)}
+                  {": "}
+                  {href ? <a href={href}>{entry.summary}</a> : entry.summary}
+                </span>
+              }
+              facts={
+                <>
+                  {projectTag(props.project?.(entry) ?? null)}
+                  <Time ctx={props.ctx} iso={entry.createdAt} />
+                </>
+              }
+            />
+          );
+        })}
+      </ul>
+    </Section>
   );
 }
 
@@ -212,39 +225,31 @@ export function ProjectDashboardView(
   const { ctx } = frame;
   const { t, locale } = ctx;
   const base = `/projects/${frame.project.id}`;
+  const more = (path: string, label: MessageKey) => ({ href: `${base}/${path}`, label: t(label) });
   const assignee = (item: Item) => item.assigneeId === null ? null : nameOf(frame, item.assigneeId);
   const next = data.nextMeeting;
+  const todos = { ctx, today, assignee, more: more("todos", "dash.allTodos") };
   return (
     <div class="dashboard" data-dashboard="project" data-project={frame.project.id}>
       <TodoSection
-        t={t}
-        locale={locale}
+        {...todos}
         name="inProgress"
-        title={t("dash.inProgress")}
-        empty={t("dash.noInProgress")}
+        title="dash.inProgress"
+        empty="dash.noInProgress"
         items={data.inProgressTodos}
-        today={today}
-        assignee={assignee}
-        project={() => null}
-        more={{ href: `${base}/todos`, label: t("dash.allTodos") }}
       />
       <TodoSection
-        t={t}
-        locale={locale}
+        {...todos}
         name="nearDue"
-        title={t("dash.nearDue")}
-        empty={t("dash.noNearDue")}
+        title="dash.nearDue"
+        empty="dash.noNearDue"
         items={data.nearDueTodos}
-        today={today}
-        assignee={assignee}
-        project={() => null}
-        more={{ href: `${base}/todos`, label: t("dash.allTodos") }}
       />
       <Section
         name="nextMeeting"
         title={t("dash.nextMeeting")}
         empty={next === null ? t("dash.noNextMeeting") : null}
-        more={{ href: `${base}/meetings`, label: t("dash.allMeetings") }}
+        more={more("meetings", "dash.allMeetings")}
       >
         {next
           ? (
@@ -265,7 +270,7 @@ export function ProjectDashboardView(
         items={data.milestones}
         empty={t("milestones.none")}
         counted
-        more={{ href: `${base}/milestones`, label: t("dash.allMilestones") }}
+        more={more("milestones", "dash.allMilestones")}
         render={(m) => (
           <li data-milestone={m.id}>
             <div class="row">
@@ -288,16 +293,17 @@ export function ProjectDashboardView(
         title={t("dash.latestChat")}
         items={data.latestChat}
         empty={t("chat.empty")}
-        more={{ href: `${base}/chat`, label: t("dash.openChat") }}
+        more={more("chat", "dash.openChat")}
         render={(m) => (
-          <li data-message={m.id}>
-            <span>
-              <strong>{nameOf(frame, m.authorId)}</strong> {excerpt(m.text)}
-            </span>
-            <span class="dash-facts muted">
-              <Time ctx={ctx} iso={m.createdAt} />
-            </span>
-          </li>
+          <Line
+            attrs={{ "data-message": m.id }}
+            head={
+              <span>
+                <strong>{nameOf(frame, m.authorId)}</strong> {excerpt(m.text)}
+              </span>
+            }
+            facts={<Time ctx={ctx} iso={m.createdAt} />}
+          />
         )}
       />
       <ListSection
@@ -305,16 +311,19 @@ export function ProjectDashboardView(
         title={t("dash.latestThreads")}
         items={data.latestThreads}
         empty={t("board.none")}
-        more={{ href: `${base}/board`, label: t("dash.allThreads") }}
+        more={more("board", "dash.allThreads")}
         render={(th) => (
-          <li data-thread={th.id}>
-            <a href={`${base}/board/${th.id}`}>{th.title}</a>
-            <span class="dash-facts muted">
-              <span>{nameOf(frame, th.authorId)}</span>
-              <span>{t("board.commentCount", { count: th.commentCount })}</span>
-              <Time ctx={ctx} iso={th.createdAt} />
-            </span>
-          </li>
+          <Line
+            attrs={{ "data-thread": th.id }}
+            head={<a href={`${base}/board/${th.id}`}>{th.title}</a>}
+            facts={
+              <>
+                <span>{nameOf(frame, th.authorId)}</span>
+                <span>{t("board.commentCount", { count: th.commentCount })}</span>
+                <Time ctx={ctx} iso={th.createdAt} />
+              </>
+            }
+          />
         )}
       />
       <ListSection
@@ -322,15 +331,18 @@ export function ProjectDashboardView(
         title={t("dash.latestNotes")}
         items={data.latestNotes}
         empty={t("notes.none")}
-        more={{ href: `${base}/notes`, label: t("dash.allNotes") }}
+        more={more("notes", "dash.allNotes")}
         render={(n) => (
-          <li data-note={n.id}>
-            <a href={`${base}/notes/${n.id}`}>{n.title}</a>
-            <span class="dash-facts muted">
-              <span>{nameOf(frame, n.authorId)}</span>
-              <Time ctx={ctx} iso={n.createdAt} />
-            </span>
-          </li>
+          <Line
+            attrs={{ "data-note": n.id }}
+            head={<a href={`${base}/notes/${n.id}`}>{n.title}</a>}
+            facts={
+              <>
+                <span>{nameOf(frame, n.authorId)}</span>
+                <Time ctx={ctx} iso={n.createdAt} />
+              </>
+            }
+          />
         )}
       />
       <ListSection
@@ -338,30 +350,27 @@ export function ProjectDashboardView(
         title={t("dash.latestFiles")}
         items={data.latestFiles}
         empty={t("files.none")}
-        more={{ href: `${base}/files`, label: t("dash.allFiles") }}
+        more={more("files", "dash.allFiles")}
         render={(f) => (
-          <li data-file={f.id}>
-            <a href={f.downloadUrl} download={f.name}>{f.name}</a>
-            <span class="dash-facts muted">
-              <span>{formatSize(f.size, locale)}</span>
-              <span>{nameOf(frame, f.uploaderId)}</span>
-              <Time ctx={ctx} iso={f.createdAt} />
-            </span>
-          </li>
+          <Line
+            attrs={{ "data-file": f.id }}
+            head={<a href={f.downloadUrl} download={f.name}>{f.name}</a>}
+            facts={
+              <>
+                <span>{formatSize(f.size, locale)}</span>
+                <span>{nameOf(frame, f.uploaderId)}</span>
+                <Time ctx={ctx} iso={f.createdAt} />
+              </>
+            }
+          />
         )}
       />
-      <Section
-        name="activity"
-        title={t("dash.recentActivity")}
-        empty={data.recentActivity.length === 0 ? t("activity.none") : null}
-        more={{ href: `${base}/activity`, label: t("dash.allActivity") }}
-      >
-        <ActivityList
-          ctx={ctx}
-          entries={data.recentActivity}
-          who={(entry) => nameOf(frame, entry.actorId)}
-        />
-      </Section>
+      <ActivitySection
+        ctx={ctx}
+        entries={data.recentActivity}
+        who={(entry) => nameOf(frame, entry.actorId)}
+        more={more("activity", "dash.allActivity")}
+      />
       <p class="hint dash-live" data-dashboard-live hidden>{t("dash.live")}</p>
     </div>
   );
@@ -381,7 +390,7 @@ export function PersonalDashboardView(
   props: { ctx: PageCtx; data: PersonalDashboard; extras: PersonalExtras },
 ) {
   const { ctx, data, extras } = props;
-  const { t, locale } = ctx;
+  const { t } = ctx;
   const projectName = (id: number | null) =>
     id === null ? null : extras.projects.get(id)?.name ?? null;
   const person = (id: number | null) =>
@@ -391,6 +400,7 @@ export function PersonalDashboardView(
       ? ctx.user.displayName
       : extras.names.get(id) ?? t("content.unknownUser");
   const unread = data.unreadNotifications;
+  const todos = { ctx, today: extras.today, project: (item: Item) => projectName(item.projectId) };
   return (
     <div class="dashboard" data-dashboard="personal" data-unread={unread.count}>
       <Section
@@ -409,40 +419,37 @@ export function PersonalDashboardView(
           : (
             <ul class="plain dash-list">
               {data.projects.map((p) => (
-                <li data-project={p.id}>
-                  <a href={`/projects/${p.id}`}>
-                    <strong>{p.name}</strong>
-                  </a>
-                  <span class="dash-facts muted">
-                    {p.myRole ? <span class="tag">{t(`role.${p.myRole}`)}</span> : null}
-                    {p.description ? <span>{excerpt(p.description)}</span> : null}
-                  </span>
-                </li>
+                <Line
+                  attrs={{ "data-project": p.id }}
+                  head={
+                    <a href={`/projects/${p.id}`}>
+                      <strong>{p.name}</strong>
+                    </a>
+                  }
+                  facts={
+                    <>
+                      {p.myRole ? <span class="tag">{t(`role.${p.myRole}`)}</span> : null}
+                      {p.description ? <span>{excerpt(p.description)}</span> : null}
+                    </>
+                  }
+                />
               ))}
             </ul>
           )}
       </Section>
       <TodoSection
-        t={t}
-        locale={locale}
+        {...todos}
         name="overdue"
-        title={t("dash.overdue")}
-        empty={t("dash.noOverdue")}
+        title="dash.overdue"
+        empty="dash.noOverdue"
         items={data.overdueTodos}
-        today={extras.today}
-        assignee={() => null}
-        project={(item) => projectName(item.projectId)}
       />
       <TodoSection
-        t={t}
-        locale={locale}
+        {...todos}
         name="myTodos"
-        title={t("dash.myTodos")}
-        empty={t("dash.noMyTodos")}
+        title="dash.myTodos"
+        empty="dash.noMyTodos"
         items={data.incompleteTodos}
-        today={extras.today}
-        assignee={() => null}
-        project={(item) => projectName(item.projectId)}
       />
       <ListSection
         name="meetings"
@@ -471,37 +478,32 @@ export function PersonalDashboardView(
         </p>
         <ul class="plain dash-list">
           {unread.latest.map((n) => (
-            <li data-notification={n.id}>
-              <a href={n.projectId ? `/projects/${n.projectId}` : "/notifications"}>
-                {key(`kind.${n.kind}`) ? t(`kind.${n.kind}` as MessageKey) : n.kind}
-              </a>{" "}
-              <span>{n.text}</span>
-              <span class="dash-facts muted">
-                {projectName(n.projectId)
-                  ? <span class="tag">{projectName(n.projectId)}</span>
-                  : null}
-                <Time ctx={ctx} iso={n.createdAt} />
-              </span>
-            </li>
+            <Line
+              attrs={{ "data-notification": n.id }}
+              head={
+                <>
+                  <a href={n.projectId ? `/projects/${n.projectId}` : "/notifications"}>
+                    {`kind.${n.kind}` in en ? t(`kind.${n.kind}` as MessageKey) : n.kind}
+                  </a>{" "}
+                  <span>{n.text}</span>
+                </>
+              }
+              facts={
+                <>
+                  {projectTag(projectName(n.projectId))}
+                  <Time ctx={ctx} iso={n.createdAt} />
+                </>
+              }
+            />
           ))}
         </ul>
       </Section>
-      <Section
-        name="activity"
-        title={t("dash.recentActivity")}
-        empty={data.recentActivity.length === 0 ? t("activity.none") : null}
-      >
-        <ActivityList
-          ctx={ctx}
-          entries={data.recentActivity}
-          who={(entry) => person(entry.actorId)}
-          project={(entry) => projectName(entry.projectId)}
-        />
-      </Section>
+      <ActivitySection
+        ctx={ctx}
+        entries={data.recentActivity}
+        who={(entry) => person(entry.actorId)}
+        project={(entry) => projectName(entry.projectId)}
+      />
     </div>
   );
-}
-
-function key(name: string): boolean {
-  return name in en;
 }

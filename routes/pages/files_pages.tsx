@@ -2,12 +2,10 @@
  * The files page: an upload form (multipart, works without JavaScript) and the project's
  * files, newest first, each with its size, uploader, download link and delete button.
  */
-import { Hono } from "hono";
 import { invalid } from "../../domain/errors.ts";
 import type { FileInfo } from "../../domain/files.ts";
 import { type Page, pageRequest } from "../../domain/paging.ts";
 import type { Services } from "../../domain/services.ts";
-import type { AppEnv } from "../api/openapi.ts";
 import {
   type AreaPage,
   areaRoutes,
@@ -16,7 +14,8 @@ import {
   paramId,
   type ProjectFrame,
 } from "./kit/area.tsx";
-import { formatSize, Pager, Time } from "./kit/content.tsx";
+import { formatSize } from "../i18n/format.ts";
+import { Pager, Table, Time } from "./kit/content.tsx";
 import { uploadLimitMb } from "./kit/errors.tsx";
 import { ButtonForm, Field, formState, PostForm } from "./kit/fields.tsx";
 import { Alert } from "./kit/layout.tsx";
@@ -64,53 +63,48 @@ function FilesPage(props: { frame: ProjectFrame; data: Files; shown: Shown }) {
           </a>
         ))}
       </nav>
-      {files.items.length === 0
-        ? <p class="muted">{t("files.none")}</p>
-        : (
-          <div class="card table-wrap">
-            <table class="files">
-              <thead>
-                <tr>
-                  <th>{t("files.name")}</th>
-                  <th>{t("files.size")}</th>
-                  <th>{t("files.source")}</th>
-                  <th>{t("files.uploader")}</th>
-                  <th>{t("files.uploaded")}</th>
-                  <th></th>
-                </tr>
-              </thead>
-              <tbody>
-                {files.items.map((f) => (
-                  <tr data-file={f.id}>
-                    <td>
-                      <a href={f.downloadUrl} download={f.name} title={t("files.download")}>
-                        {f.name}
-                      </a>
-                    </td>
-                    <td class="num">{formatSize(f.size, locale)}</td>
-                    <td>{t(`files.source.${f.source}`)}</td>
-                    <td>{nameOf(frame, f.uploaderId)}</td>
-                    <td class="muted">
-                      <Time ctx={frame.ctx} iso={f.createdAt} />
-                    </td>
-                    <td>
-                      {canEdit(frame, f.uploaderId)
-                        ? (
-                          <ButtonForm
-                            class="inline"
-                            action={`${base}/${f.id}/delete`}
-                            label={t("content.delete")}
-                            confirm={t("files.deleteConfirm")}
-                          />
-                        )
-                        : null}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+      {files.items.length === 0 ? <p class="muted">{t("files.none")}</p> : (
+        <Table
+          wrap="card table-wrap"
+          class="files"
+          heads={[
+            t("files.name"),
+            t("files.size"),
+            t("files.source"),
+            t("files.uploader"),
+            t("files.uploaded"),
+            "",
+          ]}
+        >
+          {files.items.map((f) => (
+            <tr data-file={f.id}>
+              <td>
+                <a href={f.downloadUrl} download={f.name} title={t("files.download")}>
+                  {f.name}
+                </a>
+              </td>
+              <td class="num">{formatSize(f.size, locale)}</td>
+              <td>{t(`files.source.${f.source}`)}</td>
+              <td>{nameOf(frame, f.uploaderId)}</td>
+              <td class="muted">
+                <Time ctx={frame.ctx} iso={f.createdAt} />
+              </td>
+              <td>
+                {canEdit(frame, f.uploaderId)
+                  ? (
+                    <ButtonForm
+                      class="inline"
+                      action={`${base}/${f.id}/delete`}
+                      label={t("content.delete")}
+                      confirm={t("files.deleteConfirm")}
+                    />
+                  )
+                  : null}
+              </td>
+            </tr>
+          ))}
+        </Table>
+      )}
       <Pager ctx={frame.ctx} page={files} path={base} query={{ source }} />
     </>
   );
@@ -130,32 +124,25 @@ const filesPage: AreaPage<Files> = {
 
 /** The files pages. */
 export function filesPages(services: Services) {
-  const app = new Hono<AppEnv>();
   const { files } = services;
   const area = areaRoutes(services);
   const P = "/projects/:projectId{[0-9]+}/files";
 
-  app.get(P, area.show(filesPage));
-  app.post(
-    P,
-    area.post(filesPage, {
-      form: "upload",
-      fields: { file: "files.missing" },
-      change: async ({ actor, projectId, file }) => {
-        if (!file) throw invalid("file", "Choose a file to upload");
-        await files.upload(actor, projectId, file);
-        return `/projects/${projectId}/files`;
-      },
-    }),
-  );
-  app.post(
-    `${P}/:fileId{[0-9]+}/delete`,
-    area.post(filesPage, {
-      change: ({ c, actor, projectId }) => {
-        files.remove(actor, projectId, paramId(c, "fileId"));
-        return `/projects/${projectId}/files`;
-      },
-    }),
-  );
-  return app;
+  area.page(P, filesPage);
+  area.form(P, filesPage, {
+    form: "upload",
+    fields: { file: "files.missing" },
+    change: async ({ actor, projectId, file }) => {
+      if (!file) throw invalid("file", "Choose a file to upload");
+      await files.upload(actor, projectId, file);
+      return `/projects/${projectId}/files`;
+    },
+  });
+  area.form(`${P}/:fileId{[0-9]+}/delete`, filesPage, {
+    change: ({ c, actor, projectId }) => {
+      files.remove(actor, projectId, paramId(c, "fileId"));
+      return `/projects/${projectId}/files`;
+    },
+  });
+  return area.app;
 }

@@ -5,15 +5,14 @@
  * meeting's page says so and lists them. `static/meetings.js` checks conflicts live while
  * the time and invitees change (GET /api/projects/{id}/meetings/check). Times are UTC.
  */
-import { Hono } from "hono";
 import { DomainError } from "../../domain/errors.ts";
 import type { Conflict, Meeting } from "../../domain/meetings.ts";
 import type { Services } from "../../domain/services.ts";
-import type { AppEnv } from "../api/openapi.ts";
 import { MeetingInput } from "../api/planning.ts";
 import { type AreaPage, areaRoutes, nameOf, paramId, type ProjectFrame } from "./kit/area.tsx";
-import { Markdown, Time } from "./kit/content.tsx";
-import { formatSpan, inputValue, readInstant } from "./kit/dates.ts";
+import { BackLink, Facts, Markdown, Time } from "./kit/content.tsx";
+import { formatSpan } from "../i18n/format.ts";
+import { inputValue, readInstant } from "./kit/dates.ts";
 import {
   ButtonForm,
   DateTimeField,
@@ -21,6 +20,7 @@ import {
   type FormState,
   formState,
   MarkdownField,
+  NewForm,
   TextField,
 } from "./kit/fields.tsx";
 import { type Fields, idOrNull, orNull } from "./kit/forms.ts";
@@ -246,19 +246,16 @@ const meetingsPage: AreaPage<{ meetings: Meeting[]; now: string }> = {
       <>
         <h1>{t("meetings.title")}</h1>
         <Alert message={shown.message} />
-        {frame.canWrite
-          ? (
-            <FormCard
-              open={form.refused}
-              summary={t("meetings.new")}
-              action={`/projects/${frame.project.id}/meetings`}
-              submit={t("meetings.create")}
-              attrs={formData(frame, {})}
-            >
-              <MeetingFields frame={frame} form={form} organiserId={user!.id} conflicts={null} />
-            </FormCard>
-          )
-          : null}
+        <NewForm
+          canWrite={frame.canWrite}
+          form={form}
+          summary={t("meetings.new")}
+          action={`/projects/${frame.project.id}/meetings`}
+          submit={t("meetings.create")}
+          attrs={formData(frame, {})}
+        >
+          <MeetingFields frame={frame} form={form} organiserId={user!.id} conflicts={null} />
+        </NewForm>
         <h2>{t("meetings.upcoming")}</h2>
         {upcoming.length === 0
           ? <p class="muted">{t("meetings.noneUpcoming")}</p>
@@ -323,6 +320,10 @@ const meetingPage: AreaPage<MeetingData> = {
     const { t, locale } = frame.ctx;
     const base = `/projects/${frame.project.id}/meetings/${m.id}`;
     const organiserIsMember = frame.members.some((x) => x.userId === m.creatorId);
+    const when = formatSpan({ start: m.startAt, end: m.endAt, allDay: false }, locale);
+    const invitees = m.inviteeIds.length === 0
+      ? t("meetings.noInvitees")
+      : m.inviteeIds.map((id) => nameOf(frame, id)).join(", ");
     const form = formState(shown, "edit", {
       title: m.title,
       startAt: inputValue(m.startAt),
@@ -333,9 +334,7 @@ const meetingPage: AreaPage<MeetingData> = {
     });
     return (
       <>
-        <p>
-          <a href={`/projects/${frame.project.id}/meetings`}>{t("meetings.back")}</a>
-        </p>
+        <BackLink href={`/projects/${frame.project.id}/meetings`} label={t("meetings.back")} />
         <article data-meeting-detail={m.id}>
           <h1>{m.title}</h1>
           <Alert message={shown.message} />
@@ -349,32 +348,15 @@ const meetingPage: AreaPage<MeetingData> = {
             )
             : null}
           <div class="card">
-            <dl class="facts">
-              <dt>{t("calendar.when")}</dt>
-              <dd data-meeting-when>
-                {formatSpan({ start: m.startAt, end: m.endAt, allDay: false }, locale)}
-              </dd>
-              {m.location
-                ? (
-                  <>
-                    <dt>{t("meetings.location")}</dt>
-                    <dd data-meeting-location>{m.location}</dd>
-                  </>
-                )
-                : null}
-              <dt>{t("meetings.organiserLabel")}</dt>
-              <dd>{nameOf(frame, m.creatorId)}</dd>
-              <dt>{t("meetings.invitees")}</dt>
-              <dd data-meeting-invitees>
-                {m.inviteeIds.length === 0
-                  ? t("meetings.noInvitees")
-                  : m.inviteeIds.map((id) => nameOf(frame, id)).join(", ")}
-              </dd>
-              <dt>{t("common.created")}</dt>
-              <dd>
-                <Time ctx={frame.ctx} iso={m.createdAt} />
-              </dd>
-            </dl>
+            <Facts
+              facts={[
+                [t("calendar.when"), when, { "data-meeting-when": true }],
+                [t("meetings.location"), m.location, { "data-meeting-location": true }],
+                [t("meetings.organiserLabel"), nameOf(frame, m.creatorId)],
+                [t("meetings.invitees"), invitees, { "data-meeting-invitees": true }],
+                [t("common.created"), <Time key="created" ctx={frame.ctx} iso={m.createdAt} />],
+              ]}
+            />
           </div>
           <section class="card" data-meeting-warnings aria-labelledby="meeting-conflicts">
             <h2 id="meeting-conflicts">{t("meetings.conflicts")}</h2>
@@ -431,46 +413,36 @@ const meetingPage: AreaPage<MeetingData> = {
 
 /** The meeting pages. */
 export function meetingsPages(services: Services) {
-  const app = new Hono<AppEnv>();
   const { meetings } = services;
   const area = areaRoutes(services);
   const P = "/projects/:projectId{[0-9]+}/meetings";
   const M = `${P}/:meetingId{[0-9]+}`;
   const form = { schema: MeetingInput, read: readMeeting, fields: FIELDS, lists: ["inviteeIds"] };
 
-  app.get(P, area.show(meetingsPage));
-  app.post(
-    P,
-    area.post(meetingsPage, {
-      ...form,
-      form: "create",
-      change: ({ actor, projectId, input }) => {
-        const { meeting } = meetings.create(actor, projectId, input);
-        return `/projects/${projectId}/meetings/${meeting.id}?saved=1`;
-      },
-    }),
-  );
-  app.get(M, area.show(meetingPage));
-  app.post(
-    M,
-    area.post(meetingPage, {
-      ...form,
-      form: "edit",
-      change: ({ c, actor, projectId, input }) => {
-        const meetingId = paramId(c, "meetingId");
-        meetings.update(actor, projectId, { meetingId, ...input });
-        return `/projects/${projectId}/meetings/${meetingId}?saved=1`;
-      },
-    }),
-  );
-  app.post(
-    `${M}/delete`,
-    area.post(meetingPage, {
-      change: ({ c, actor, projectId }) => {
-        meetings.remove(actor, projectId, paramId(c, "meetingId"));
-        return `/projects/${projectId}/meetings`;
-      },
-    }),
-  );
-  return app;
+  area.page(P, meetingsPage);
+  area.form(P, meetingsPage, {
+    ...form,
+    form: "create",
+    change: ({ actor, projectId, input }) => {
+      const { meeting } = meetings.create(actor, projectId, input);
+      return `/projects/${projectId}/meetings/${meeting.id}?saved=1`;
+    },
+  });
+  area.page(M, meetingPage);
+  area.form(M, meetingPage, {
+    ...form,
+    form: "edit",
+    change: ({ c, actor, projectId, input }) => {
+      const meetingId = paramId(c, "meetingId");
+      meetings.update(actor, projectId, { meetingId, ...input });
+      return `/projects/${projectId}/meetings/${meetingId}?saved=1`;
+    },
+  });
+  area.form(`${M}/delete`, meetingPage, {
+    change: ({ c, actor, projectId }) => {
+      meetings.remove(actor, projectId, paramId(c, "meetingId"));
+      return `/projects/${projectId}/meetings`;
+    },
+  });
+  return area.app;
 }

@@ -4,20 +4,18 @@
  * edit form per milestone, and the new-milestone form. Forms work without JavaScript: POST,
  * then 303 back to the milestone.
  */
-import { Hono } from "hono";
 import type { Milestone } from "../../domain/milestones.ts";
 import type { Services } from "../../domain/services.ts";
-import type { AppEnv } from "../api/openapi.ts";
 import { MilestoneInput } from "../api/planning.ts";
 import { type AreaPage, areaRoutes, paramId, type ProjectFrame } from "./kit/area.tsx";
 import { Due, Markdown, ProgressBar } from "./kit/content.tsx";
 import { todayOf } from "./kit/dates.ts";
 import {
   DateField,
-  FormCard,
   type FormState,
   formState,
   MarkdownField,
+  NewForm,
   PostForm,
   TextField,
 } from "./kit/fields.tsx";
@@ -136,19 +134,16 @@ const milestonesPage: AreaPage<Milestones> = {
       <>
         <h1>{t("milestones.title")}</h1>
         <Alert message={shown.message} />
-        {frame.canWrite
-          ? (
-            <FormCard
-              open={form.refused}
-              summary={t("milestones.new")}
-              action={`/projects/${frame.project.id}/milestones`}
-              submit={t("milestones.create")}
-              attrs={{ "data-milestone-create": true }}
-            >
-              <MilestoneFields frame={frame} form={form} />
-            </FormCard>
-          )
-          : null}
+        <NewForm
+          canWrite={frame.canWrite}
+          form={form}
+          summary={t("milestones.new")}
+          action={`/projects/${frame.project.id}/milestones`}
+          submit={t("milestones.create")}
+          attrs={{ "data-milestone-create": true }}
+        >
+          <MilestoneFields frame={frame} form={form} />
+        </NewForm>
         {data.milestones.length === 0
           ? <p class="muted">{t("milestones.none")}</p>
           : (
@@ -171,41 +166,34 @@ const milestonesPage: AreaPage<Milestones> = {
 
 /** The milestone pages. */
 export function milestonesPages(services: Services) {
-  const app = new Hono<AppEnv>();
   const { milestones } = services;
   const area = areaRoutes(services);
   const P = "/projects/:projectId{[0-9]+}/milestones";
 
-  app.get(P, area.show(milestonesPage));
-  app.post(
-    P,
-    area.post(milestonesPage, {
-      form: "create",
-      schema: MilestoneInput,
-      read: readMilestone,
-      fields: FIELDS,
-      change: ({ actor, projectId, input }) =>
-        `/projects/${projectId}/milestones#milestone-${
-          milestones.create(actor, projectId, input).id
-        }`,
-    }),
-  );
-  app.post(
-    `${P}/:milestoneId{[0-9]+}`,
-    area.post(milestonesPage, {
-      form: (c) => `edit-${paramId(c, "milestoneId")}`,
-      // An unknown milestone is the 404 page, before any field is judged.
-      subject: (c, { ctx, project }) =>
-        milestones.get(ctx.actor!, project.id, paramId(c, "milestoneId")),
-      schema: MilestoneInput,
-      read: readMilestone,
-      fields: FIELDS,
-      change: ({ c, actor, projectId, input }) => {
-        const milestoneId = paramId(c, "milestoneId");
-        milestones.update(actor, projectId, { milestoneId, ...input });
-        return `/projects/${projectId}/milestones#milestone-${milestoneId}`;
-      },
-    }),
-  );
-  return app;
+  area.page(P, milestonesPage);
+  area.form(P, milestonesPage, {
+    form: "create",
+    schema: MilestoneInput,
+    read: readMilestone,
+    fields: FIELDS,
+    change: ({ actor, projectId, input }) =>
+      `/projects/${projectId}/milestones#milestone-${
+        milestones.create(actor, projectId, input).id
+      }`,
+  });
+  area.form(`${P}/:milestoneId{[0-9]+}`, milestonesPage, {
+    form: (c) => `edit-${paramId(c, "milestoneId")}`,
+    // An unknown milestone is the 404 page, before any field is judged.
+    subject: (c, { ctx, project }) =>
+      milestones.get(ctx.actor!, project.id, paramId(c, "milestoneId")),
+    schema: MilestoneInput,
+    read: readMilestone,
+    fields: FIELDS,
+    change: ({ c, actor, projectId, input }) => {
+      const milestoneId = paramId(c, "milestoneId");
+      milestones.update(actor, projectId, { milestoneId, ...input });
+      return `/projects/${projectId}/milestones#milestone-${milestoneId}`;
+    },
+  });
+  return area.app;
 }

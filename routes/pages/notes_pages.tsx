@@ -2,12 +2,10 @@
  * The notes pages: the list (pinned first, filterable by tag, paged) with the new-note form,
  * and a note in Markdown with its edit and delete forms. Forms work without JavaScript.
  */
-import { Hono } from "hono";
 import type { Note } from "../../domain/notes.ts";
 import { type Page, pageRequest } from "../../domain/paging.ts";
 import type { Services } from "../../domain/services.ts";
 import { NoteInput } from "../api/notes.ts";
-import type { AppEnv } from "../api/openapi.ts";
 import {
   type AreaPage,
   areaRoutes,
@@ -16,7 +14,7 @@ import {
   paramId,
   type ProjectFrame,
 } from "./kit/area.tsx";
-import { Markdown, Pager, Time } from "./kit/content.tsx";
+import { BackLink, Markdown, Pager, Time } from "./kit/content.tsx";
 import {
   ButtonForm,
   Checkbox,
@@ -24,6 +22,7 @@ import {
   type FormState,
   formState,
   MarkdownField,
+  NewForm,
   TextField,
 } from "./kit/fields.tsx";
 import { checked, type Fields, tagList } from "./kit/forms.ts";
@@ -106,18 +105,15 @@ const notesPage: AreaPage<NoteList> = {
             </p>
           )
           : null}
-        {frame.canWrite
-          ? (
-            <FormCard
-              open={form.refused}
-              summary={t("notes.new")}
-              action={base}
-              submit={t("notes.create")}
-            >
-              <NoteFields frame={frame} form={form} />
-            </FormCard>
-          )
-          : null}
+        <NewForm
+          canWrite={frame.canWrite}
+          form={form}
+          summary={t("notes.new")}
+          action={base}
+          submit={t("notes.create")}
+        >
+          <NoteFields frame={frame} form={form} />
+        </NewForm>
         {notes.items.length === 0
           ? <p class="muted">{t("notes.none")}</p>
           : (
@@ -161,9 +157,7 @@ const notePage: AreaPage<Note> = {
     });
     return (
       <>
-        <p>
-          <a href={`/projects/${frame.project.id}/notes`}>{t("notes.back")}</a>
-        </p>
+        <BackLink href={`/projects/${frame.project.id}/notes`} label={t("notes.back")} />
         <article class="note-view" data-note={note.id}>
           <div class="row">
             <h1>{note.title}</h1>
@@ -205,46 +199,36 @@ const notePage: AreaPage<Note> = {
 
 /** The notes pages. */
 export function notesPages(services: Services) {
-  const app = new Hono<AppEnv>();
   const { notes } = services;
   const area = areaRoutes(services);
   const P = "/projects/:projectId{[0-9]+}/notes";
   const N = `${P}/:noteId{[0-9]+}`;
 
-  app.get(P, area.show(notesPage));
-  app.post(
-    P,
-    area.post(notesPage, {
-      form: "create",
-      schema: NoteInput,
-      read: readNote,
-      fields: FIELDS,
-      change: ({ actor, projectId, input }) =>
-        `/projects/${projectId}/notes/${notes.create(actor, projectId, input).id}`,
-    }),
-  );
-  app.get(N, area.show(notePage));
-  app.post(
-    N,
-    area.post(notePage, {
-      form: "edit",
-      schema: NoteInput,
-      read: readNote,
-      fields: FIELDS,
-      change: ({ c, actor, projectId, input }) => {
-        const note = notes.update(actor, projectId, { noteId: paramId(c, "noteId"), ...input });
-        return `/projects/${projectId}/notes/${note.id}`;
-      },
-    }),
-  );
-  app.post(
-    `${N}/delete`,
-    area.post(notePage, {
-      change: ({ c, actor, projectId }) => {
-        notes.remove(actor, projectId, paramId(c, "noteId"));
-        return `/projects/${projectId}/notes`;
-      },
-    }),
-  );
-  return app;
+  area.page(P, notesPage);
+  area.form(P, notesPage, {
+    form: "create",
+    schema: NoteInput,
+    read: readNote,
+    fields: FIELDS,
+    change: ({ actor, projectId, input }) =>
+      `/projects/${projectId}/notes/${notes.create(actor, projectId, input).id}`,
+  });
+  area.page(N, notePage);
+  area.form(N, notePage, {
+    form: "edit",
+    schema: NoteInput,
+    read: readNote,
+    fields: FIELDS,
+    change: ({ c, actor, projectId, input }) => {
+      const note = notes.update(actor, projectId, { noteId: paramId(c, "noteId"), ...input });
+      return `/projects/${projectId}/notes/${note.id}`;
+    },
+  });
+  area.form(`${N}/delete`, notePage, {
+    change: ({ c, actor, projectId }) => {
+      notes.remove(actor, projectId, paramId(c, "noteId"));
+      return `/projects/${projectId}/notes`;
+    },
+  });
+  return area.app;
 }

@@ -5,7 +5,7 @@ import { pageRequest } from "../../domain/paging.ts";
 import type { Services } from "../../domain/services.ts";
 import type { AppEnv } from "../api/openapi.ts";
 import type { MessageKey } from "../i18n/en.ts";
-import { formatDateTime } from "../i18n/i18n.ts";
+import { formatDateTime } from "../i18n/format.ts";
 import { type PageCtx, pageCtx } from "./context.ts";
 import { renderPage } from "./kit/layout.tsx";
 

@@ -3,12 +3,12 @@
  * module mounted with one line; its own 404 and its own error page.
  */
 import { Hono, type MiddlewareHandler } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import { DomainError, isStorageFull } from "../../domain/errors.ts";
 import type { Services } from "../../domain/services.ts";
 import type { AppEnv } from "../api/openapi.ts";
 import { type Failures, handleFailure, SERVER_ERROR_PAGE } from "../failures.ts";
-import { isMultipart, multipartScope } from "../multipart.ts";
+import { formLimits } from "../form_body.ts";
+import { requireLogin } from "../middleware/session.ts";
 import { accountPages } from "./account_pages.tsx";
 import { activityPage } from "./activity_page.tsx";
 import { adminPages } from "./admin_page.tsx";
@@ -24,23 +24,11 @@ import { notesPages } from "./notes_pages.tsx";
 import { notificationPages } from "./notification_pages.tsx";
 import { projectPages } from "./project_pages.tsx";
 import { searchPage } from "./search_page.tsx";
-import { staticFiles } from "./static_files.ts";
+import { staticFiles } from "../static_files.ts";
 import { todoPages } from "./todos_page.tsx";
 
-const PUBLIC = new Set(["/login", "/register"]);
-
-/** Page forms that carry an upload: files, a thread, a reply, a chat message, a to-do attachment. */
-const UPLOAD_FORM =
-  /^\/projects\/\d+\/(files|chat|todos\/\d+\/attachments|board(\/\d+(\/comments)?)?)$/;
-
-/** Sends a visitor without a session to `/login?next=<path>` (302). */
-function requireLogin(): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
-    if (c.get("session") || PUBLIC.has(c.req.path)) return await next();
-    const url = new URL(c.req.url);
-    return c.redirect(`/login?next=${encodeURIComponent(url.pathname + url.search)}`, 302);
-  };
-}
+/** The pages a visitor without a session may see. */
+const PUBLIC_PAGES = new Set(["/login", "/register"]);
 
 /** What the pages are built with besides the services. */
 export interface PagesOptions {
@@ -55,34 +43,8 @@ export function pages(services: Services, options: PagesOptions) {
   const app = new Hono<AppEnv>();
   app.use(...options.gate);
   app.route("/", staticFiles());
-  const limit = bodyLimit({
-    maxSize: 1024 * 1024,
-    onError: (c) => c.text("Payload Too Large", 413),
-  });
-  // Multipart bodies are read as they arrive, files spooled to temporary files; upload forms
-  // may carry a file as large as an upload, other forms 1 MiB in all.
-  const store = services.fileStore;
-  const uploadScope = multipartScope({
-    store,
-    maxFileBytes: services.maxUploadBytes,
-    refuseNul: true,
-  });
-  const formScope = multipartScope({ store, maxFileBytes: 1024 * 1024, refuseNul: true });
-  const guard = requireLogin();
-  app.use(async (c, next) => {
-    const upload = c.req.method === "POST" && UPLOAD_FORM.test(c.req.path);
-    // An upload form's multipart body is limited while it is read (see `multipart.ts`).
-    const limited: MiddlewareHandler<AppEnv> = upload && isMultipart(c)
-      ? uploadScope
-      : (c, next) =>
-        limit(c, async () => {
-          await formScope(c, next);
-        });
-    return await limited(c, async () => {
-      const redirect = await guard(c, next);
-      if (redirect instanceof Response) c.res = redirect;
-    });
-  });
+  const { fileStore, maxUploadBytes } = services;
+  app.use(formLimits({ store: fileStore, maxUploadBytes }), requireLogin(PUBLIC_PAGES));
 
   app.route("/", accountPages(services, options));
   app.route("/", projectPages(services));

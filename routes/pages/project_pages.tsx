@@ -13,10 +13,11 @@ import type { Services } from "../../domain/services.ts";
 import type { AppEnv } from "../api/openapi.ts";
 import { MemberRoleInput } from "../api/projects.ts";
 import { MemberInputSchema, ProjectInputSchema } from "../api/schemas.ts";
-import { formatDateTime } from "../i18n/i18n.ts";
+import { formatDateTime } from "../i18n/format.ts";
 import { type PageCtx, pageCtx } from "./context.ts";
 import { PersonalDashboardView, type PersonalExtras, ProjectDashboardView } from "./dashboards.tsx";
 import { loadFrame, paramId, ProjectNav } from "./kit/area.tsx";
+import { Table } from "./kit/content.tsx";
 import { todayOf } from "./kit/dates.ts";
 import type { RefusalWords } from "./kit/errors.tsx";
 import {
@@ -25,6 +26,7 @@ import {
   type FormState,
   formState,
   PostForm,
+  Select,
   TextArea,
   TextField,
 } from "./kit/fields.tsx";
@@ -35,14 +37,8 @@ import { type Shown, submit } from "./kit/submit.ts";
 const ROLES = ["owner", "member", "viewer"] as const;
 
 function RoleSelect(props: { ctx: PageCtx; label: string; value: ProjectRole }) {
-  const { t } = props.ctx;
-  return (
-    <select name="role" aria-label={props.label}>
-      {ROLES.map((r) => (
-        <option key={r} value={r} selected={props.value === r}>{t(`role.${r}`)}</option>
-      ))}
-    </select>
-  );
+  const options = ROLES.map((r) => [r, props.ctx.t(`role.${r}`)] as const);
+  return <Select name="role" label={props.label} value={props.value} options={options} />;
 }
 
 /** A project's name and description, as the new-project and edit forms ask for them. */
@@ -193,24 +189,17 @@ function ProjectPage(
         : null}
       <h2 id="members">{t("members.title")}</h2>
       <div class="card">
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th>{t("field.displayName")}</th>
-                <th>{t("field.email")}</th>
-                <th>{t("field.role")}</th>
-                <th>{t("members.joined")}</th>
-                <th></th>
-              </tr>
-            </thead>
-            <tbody>
-              {members.map((m) => (
-                <MemberRow ctx={ctx} project={project} member={m} manage={manage} />
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table
+          heads={[
+            t("field.displayName"),
+            t("field.email"),
+            t("field.role"),
+            t("members.joined"),
+            "",
+          ]}
+        >
+          {members.map((m) => <MemberRow ctx={ctx} project={project} member={m} manage={manage} />)}
+        </Table>
         {manage
           ? (
             <form class="inline" method="post" action={`${base}/members`}>

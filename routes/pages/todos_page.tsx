@@ -5,26 +5,26 @@
  * its attachments, an edit form and an upload form. `static/kanban.js` adds drag and drop
  * and live updates, re-rendering from `?fragment=1` (the board alone, same markup).
  */
-import { Hono } from "hono";
 import { invalid } from "../../domain/errors.ts";
 import type { Milestone } from "../../domain/milestones.ts";
 import type { Services } from "../../domain/services.ts";
 import type { Column, Item, Priority } from "../../domain/todos.ts";
-import type { AppEnv } from "../api/openapi.ts";
 import { MoveInput, TodoInput } from "../api/todos.ts";
 import type { Translate } from "../i18n/i18n.ts";
 import { type AreaPage, areaRoutes, nameOf, paramId, type ProjectFrame } from "./kit/area.tsx";
-import { AttachmentItem, Due, Markdown, Time } from "./kit/content.tsx";
-import { formatDay, todayOf } from "./kit/dates.ts";
+import { AttachmentItem, BackLink, Due, Facts, Markdown, Time } from "./kit/content.tsx";
+import { formatDay } from "../i18n/format.ts";
+import { todayOf } from "./kit/dates.ts";
 import {
   ButtonForm,
   DateField,
   Field,
-  FormCard,
   type FormState,
   formState,
   MarkdownField,
+  NewForm,
   PostForm,
+  SelectField,
   TextField,
 } from "./kit/fields.tsx";
 import { type Fields, idOrNull, orNull, readForm, tagList } from "./kit/forms.ts";
@@ -55,6 +55,14 @@ interface BoardData {
   today: string;
 }
 
+/** Each direction's arrow and button label. */
+const MOVES = {
+  left: ["←", "todos.moveLeft"],
+  right: ["→", "todos.moveRight"],
+  up: ["↑", "todos.moveUp"],
+  down: ["↓", "todos.moveDown"],
+} as const;
+
 function MoveButton(
   props: {
     frame: ProjectFrame;
@@ -66,14 +74,8 @@ function MoveButton(
 ) {
   const { frame, item, dir, target } = props;
   const { t } = frame.ctx;
-  const arrows = { left: "←", right: "→", up: "↑", down: "↓" };
-  const labels = {
-    left: "todos.moveLeft",
-    right: "todos.moveRight",
-    up: "todos.moveUp",
-    down: "todos.moveDown",
-  } as const;
-  const label = t(labels[dir], { title: item.title });
+  const [arrow, key] = MOVES[dir];
+  const label = t(key, { title: item.title });
   return (
     <form
       class="inline"
@@ -91,7 +93,7 @@ function MoveButton(
         data-move={dir}
         disabled={target === null}
       >
-        {arrows[dir]}
+        {arrow}
       </button>
     </form>
   );
@@ -171,6 +173,16 @@ function Card(
   const prev = columns[columnIndex - 1];
   const next = columns[columnIndex + 1];
   const own = counts.get(item.columnId) ?? 0;
+  // Where each arrow moves the card: to the end of the next column, or a place up or down.
+  const end = (column: Column | undefined) =>
+    column ? { columnId: column.id, orderIndex: counts.get(column.id) ?? 0 } : null;
+  const at = (orderIndex: number) => ({ columnId: item.columnId, orderIndex });
+  const targets = {
+    left: end(prev),
+    up: index > 0 ? at(index - 1) : null,
+    down: index < own - 1 ? at(index + 1) : null,
+    right: end(next),
+  };
   return (
     <li
       class={item.completed ? "kanban-card completed" : "kanban-card"}
@@ -193,30 +205,9 @@ function Card(
       {frame.canWrite
         ? (
           <div class="card-moves">
-            <MoveButton
-              frame={frame}
-              item={item}
-              dir="left"
-              target={prev ? { columnId: prev.id, orderIndex: counts.get(prev.id) ?? 0 } : null}
-            />
-            <MoveButton
-              frame={frame}
-              item={item}
-              dir="up"
-              target={index > 0 ? { columnId: item.columnId, orderIndex: index - 1 } : null}
-            />
-            <MoveButton
-              frame={frame}
-              item={item}
-              dir="down"
-              target={index < own - 1 ? { columnId: item.columnId, orderIndex: index + 1 } : null}
-            />
-            <MoveButton
-              frame={frame}
-              item={item}
-              dir="right"
-              target={next ? { columnId: next.id, orderIndex: counts.get(next.id) ?? 0 } : null}
-            />
+            {(["left", "up", "down", "right"] as const).map((dir) => (
+              <MoveButton frame={frame} item={item} dir={dir} target={targets[dir]} />
+            ))}
           </div>
         )
         : null}
@@ -225,7 +216,7 @@ function Card(
 }
 
 /** The board alone: the page's middle and the `?fragment=1` answer. */
-export function Board(props: { frame: ProjectFrame; data: BoardData }) {
+function Board(props: { frame: ProjectFrame; data: BoardData }) {
   const { frame, data } = props;
   const { t } = frame.ctx;
   const counts = new Map<number, number>();
@@ -275,64 +266,43 @@ export function Board(props: { frame: ProjectFrame; data: BoardData }) {
   );
 }
 
-/** Select options of the members, with "unassigned" first. */
-function AssigneeSelect(props: { frame: ProjectFrame; value: string }) {
-  const { frame } = props;
-  return (
-    <select name="assigneeId">
-      <option value="" selected={props.value === ""}>{frame.ctx.t("todos.unassigned")}</option>
-      {frame.members.map((m) => (
-        <option value={m.userId} selected={props.value === String(m.userId)}>
-          {m.displayName} ({m.email})
-        </option>
-      ))}
-    </select>
-  );
-}
-
-function PrioritySelect(props: { t: Translate; value: string }) {
-  return (
-    <select name="priority">
-      {PRIORITIES.map((p) => (
-        <option value={p} selected={props.value === p}>{props.t(`todos.priority.${p}`)}</option>
-      ))}
-    </select>
-  );
-}
-
-function MilestoneSelect(props: { t: Translate; milestones: Milestone[]; value: string }) {
-  return (
-    <select name="milestoneId">
-      <option value="" selected={props.value === ""}>{props.t("todos.noMilestone")}</option>
-      {props.milestones.map((m) => (
-        <option value={m.id} selected={props.value === String(m.id)}>{m.title}</option>
-      ))}
-    </select>
-  );
-}
-
 /** The fields shared by the create and edit forms. */
 function ItemFields(props: { frame: ProjectFrame; milestones: Milestone[]; form: FormState }) {
   const { frame, form } = props;
   const { t } = frame.ctx;
-  const { values, errors } = form;
+  const people = frame.members.map((m) => [m.userId, `${m.displayName} (${m.email})`] as const);
   return (
     <>
       <TextField label={t("todos.field.title")} schema={TodoInput} name="title" form={form} />
       <div class="form-grid">
-        <Field label={t("todos.field.assignee")} error={errors.assigneeId}>
-          <AssigneeSelect frame={frame} value={values.assigneeId ?? ""} />
-        </Field>
-        <Field label={t("todos.field.priority")} error={errors.priority}>
-          <PrioritySelect t={t} value={values.priority ?? "normal"} />
-        </Field>
+        <SelectField
+          label={t("todos.field.assignee")}
+          name="assigneeId"
+          form={form}
+          options={[["", t("todos.unassigned")], ...people]}
+          initial=""
+        />
+        <SelectField
+          label={t("todos.field.priority")}
+          name="priority"
+          form={form}
+          options={PRIORITIES.map((p) => [p, t(`todos.priority.${p}`)])}
+          initial="normal"
+        />
         <DateField label={t("todos.field.startDate")} name="startDate" form={form} />
         <DateField label={t("todos.field.dueDate")} name="dueDate" form={form} />
-        <Field label={t("todos.field.milestone")} error={errors.milestoneId}>
-          <MilestoneSelect t={t} milestones={props.milestones} value={values.milestoneId ?? ""} />
-        </Field>
-        <Field label={t("todos.field.tags")} error={errors.tags}>
-          <input name="tags" value={values.tags ?? ""} aria-describedby="todo-tags-hint" />
+        <SelectField
+          label={t("todos.field.milestone")}
+          name="milestoneId"
+          form={form}
+          options={[
+            ["", t("todos.noMilestone")],
+            ...props.milestones.map((m) => [m.id, m.title] as const),
+          ]}
+          initial=""
+        />
+        <Field label={t("todos.field.tags")} error={form.errors.tags}>
+          <input name="tags" value={form.values.tags ?? ""} aria-describedby="todo-tags-hint" />
           <span class="hint" id="todo-tags-hint">{t("todos.tagsHint")}</span>
         </Field>
       </div>
@@ -360,28 +330,22 @@ const todosPage: AreaPage<BoardData> = {
       <>
         <h1>{t("todos.title")}</h1>
         <Alert message={shown.message} />
-        {frame.canWrite
-          ? (
-            <FormCard
-              open={form.refused}
-              summary={t("todos.new")}
-              action={`/projects/${frame.project.id}/todos`}
-              submit={t("todos.create")}
-              attrs={{ "data-todo-create": true }}
-            >
-              <ItemFields frame={frame} milestones={data.milestones} form={form} />
-              <Field label={t("todos.field.column")} error={form.errors.columnId}>
-                <select name="columnId">
-                  {data.columns.map((c) => (
-                    <option value={c.id} selected={form.values.columnId === String(c.id)}>
-                      {columnLabel(t, c)}
-                    </option>
-                  ))}
-                </select>
-              </Field>
-            </FormCard>
-          )
-          : null}
+        <NewForm
+          canWrite={frame.canWrite}
+          form={form}
+          summary={t("todos.new")}
+          action={`/projects/${frame.project.id}/todos`}
+          submit={t("todos.create")}
+          attrs={{ "data-todo-create": true }}
+        >
+          <ItemFields frame={frame} milestones={data.milestones} form={form} />
+          <SelectField
+            label={t("todos.field.column")}
+            name="columnId"
+            form={form}
+            options={data.columns.map((c) => [c.id, columnLabel(t, c)])}
+          />
+        </NewForm>
         {frame.canWrite ? <p class="hint">{t("todos.dragHint")}</p> : null}
         <p class="kanban-status alert" role="alert" data-kanban-status hidden>
           {t("todos.moveFailed")}
@@ -428,9 +392,10 @@ const itemPage: AreaPage<{ item: Item; board: BoardData }> = {
     });
     return (
       <>
-        <p>
-          <a href={`/projects/${frame.project.id}/todos#item-${item.id}`}>{t("todos.back")}</a>
-        </p>
+        <BackLink
+          href={`/projects/${frame.project.id}/todos#item-${item.id}`}
+          label={t("todos.back")}
+        />
         <article class="todo-detail" data-item-detail={item.id}>
           <div class="row">
             {frame.canWrite ? <ToggleButton frame={frame} item={item} from="item" /> : null}
@@ -440,47 +405,28 @@ const itemPage: AreaPage<{ item: Item; board: BoardData }> = {
           <Alert message={shown.message} />
           <div class="card">
             <ItemFacts frame={frame} item={item} today={board.today} />
-            <dl class="facts">
-              {column
-                ? (
-                  <>
-                    <dt>{t("todos.field.column")}</dt>
-                    <dd>{columnLabel(t, column)}</dd>
-                  </>
-                )
-                : null}
-              {item.startDate
-                ? (
-                  <>
-                    <dt>{t("todos.field.startDate")}</dt>
-                    <dd>{formatDay(item.startDate, locale)}</dd>
-                  </>
-                )
-                : null}
-              {milestone
-                ? (
-                  <>
-                    <dt>{t("todos.field.milestone")}</dt>
-                    <dd>{milestone.title}</dd>
-                  </>
-                )
-                : null}
-              <dt>{t("common.created")}</dt>
-              <dd>
-                {t("todos.createdBy", { name: nameOf(frame, item.creatorId) })} ·{" "}
-                <Time ctx={frame.ctx} iso={item.createdAt} />
-              </dd>
-              {item.completedAt
-                ? (
-                  <>
-                    <dt>{t("todos.completed")}</dt>
-                    <dd>
-                      <Time ctx={frame.ctx} iso={item.completedAt} />
-                    </dd>
-                  </>
-                )
-                : null}
-            </dl>
+            <Facts
+              facts={[
+                [t("todos.field.column"), column && columnLabel(t, column)],
+                [t("todos.field.startDate"), item.startDate && formatDay(item.startDate, locale)],
+                [t("todos.field.milestone"), milestone?.title],
+                [
+                  t("common.created"),
+                  (
+                    <>
+                      {t("todos.createdBy", { name: nameOf(frame, item.creatorId) })} ·{" "}
+                      <Time ctx={frame.ctx} iso={item.createdAt} />
+                    </>
+                  ),
+                ],
+                [
+                  t("todos.completed"),
+                  item.completedAt && (
+                    <Time key="completed" ctx={frame.ctx} iso={item.completedAt} />
+                  ),
+                ],
+              ]}
+            />
             {item.description ? <Markdown source={item.description} /> : null}
           </div>
           <h2>{t("todos.attachments")}</h2>
@@ -564,7 +510,6 @@ function readItem(fields: Fields) {
 
 /** The to-do pages. */
 export function todoPages(services: Services) {
-  const app = new Hono<AppEnv>();
   const { todos, attachments } = services;
   const area = areaRoutes(services);
   const P = "/projects/:projectId{[0-9]+}/todos";
@@ -574,47 +519,38 @@ export function todoPages(services: Services) {
   const itemUrl = (projectId: number, itemId: number) => `/projects/${projectId}/todos/${itemId}`;
   const form = { schema: TodoInput, read: readItem, fields: FIELDS };
 
-  app.get(P, area.show(todosPage));
-  app.post(
-    P,
-    area.post(todosPage, {
-      ...form,
-      form: "create",
-      change: ({ actor, projectId, input }) =>
-        boardUrl(projectId, todos.create(actor, projectId, input).id),
+  area.page(P, todosPage);
+  area.form(P, todosPage, {
+    ...form,
+    form: "create",
+    change: ({ actor, projectId, input }) =>
+      boardUrl(projectId, todos.create(actor, projectId, input).id),
+  });
+  area.page(I, itemPage);
+  area.form(I, itemPage, {
+    ...form,
+    form: "edit",
+    change: ({ c, actor, projectId, input }) => {
+      const { columnId: _, ...changes } = input;
+      const item = todos.update(actor, projectId, { itemId: paramId(c, "itemId"), ...changes });
+      return itemUrl(projectId, item.id);
+    },
+  });
+  area.form(`${I}/move`, todosPage, {
+    form: "move",
+    schema: MoveInput,
+    read: (fields) => ({
+      columnId: Number(fields.columnId),
+      orderIndex: Number(fields.orderIndex),
     }),
-  );
-  app.get(I, area.show(itemPage));
-  app.post(
-    I,
-    area.post(itemPage, {
-      ...form,
-      form: "edit",
-      change: ({ c, actor, projectId, input }) => {
-        const { columnId: _, ...changes } = input;
-        const item = todos.update(actor, projectId, { itemId: paramId(c, "itemId"), ...changes });
-        return itemUrl(projectId, item.id);
-      },
-    }),
-  );
-  app.post(
-    `${I}/move`,
-    area.post(todosPage, {
-      form: "move",
-      schema: MoveInput,
-      read: (fields) => ({
-        columnId: Number(fields.columnId),
-        orderIndex: Number(fields.orderIndex),
-      }),
-      change: ({ c, actor, projectId, input }) => {
-        const itemId = paramId(c, "itemId");
-        todos.move(actor, projectId, { itemId, ...input });
-        return boardUrl(projectId, itemId);
-      },
-    }),
-  );
+    change: ({ c, actor, projectId, input }) => {
+      const itemId = paramId(c, "itemId");
+      todos.move(actor, projectId, { itemId, ...input });
+      return boardUrl(projectId, itemId);
+    },
+  });
   // Toggled on the board or on the item's page: a refusal shows the page it came from.
-  app.post(`${I}/toggle`, (c) =>
+  area.app.post(`${I}/toggle`, (c) =>
     area.run(c, async (frame) => {
       const { fields } = await readForm(c);
       const toItem = fields.from === "item";
@@ -633,27 +569,21 @@ export function todoPages(services: Services) {
         },
       });
     }));
-  app.post(
-    `${I}/delete`,
-    area.post(itemPage, {
-      change: ({ c, actor, projectId }) => {
-        todos.remove(actor, projectId, paramId(c, "itemId"));
-        return boardUrl(projectId);
-      },
-    }),
-  );
-  app.post(
-    `${I}/attachments`,
-    area.post(itemPage, {
-      form: "upload",
-      fields: FIELDS,
-      change: async ({ c, actor, projectId, file }) => {
-        if (!file) throw invalid("file", "Choose a file to upload");
-        const target = { projectId, type: "item" as const, id: paramId(c, "itemId") };
-        await attachments.add(actor, target, { upload: file });
-        return itemUrl(projectId, target.id);
-      },
-    }),
-  );
-  return app;
+  area.form(`${I}/delete`, itemPage, {
+    change: ({ c, actor, projectId }) => {
+      todos.remove(actor, projectId, paramId(c, "itemId"));
+      return boardUrl(projectId);
+    },
+  });
+  area.form(`${I}/attachments`, itemPage, {
+    form: "upload",
+    fields: FIELDS,
+    change: async ({ c, actor, projectId, file }) => {
+      if (!file) throw invalid("file", "Choose a file to upload");
+      const target = { projectId, type: "item" as const, id: paramId(c, "itemId") };
+      await attachments.add(actor, target, { upload: file });
+      return itemUrl(projectId, target.id);
+    },
+  });
+  return area.app;
 }

@@ -5,7 +5,7 @@
  * form is refused (see `submit.ts`).
  */
 import type { z } from "@hono/zod-openapi";
-import type { Context, Handler } from "hono";
+import { type Context, Hono } from "hono";
 import type { Child } from "hono/jsx";
 import type { Actor } from "../../../domain/accounts.ts";
 import type { Member, Project } from "../../../domain/projects.ts";
@@ -22,21 +22,8 @@ import { type Shown, submit } from "./submit.ts";
 
 type Ctx = Context<AppEnv>;
 
-/** A project section: its path below `/projects/{id}` and its tab label. */
-export type ProjectArea =
-  | "dashboard"
-  | "board"
-  | "notes"
-  | "chat"
-  | "todos"
-  | "files"
-  | "calendar"
-  | "milestones"
-  | "meetings"
-  | "search"
-  | "activity";
-
-const AREAS: ProjectArea[] = [
+/** The project's sections, in tab order: each a path below `/projects/{id}` and a tab label. */
+const AREAS = [
   "dashboard",
   "board",
   "notes",
@@ -48,7 +35,10 @@ const AREAS: ProjectArea[] = [
   "meetings",
   "search",
   "activity",
-];
+] as const;
+
+/** A project section. */
+export type ProjectArea = (typeof AREAS)[number];
 
 /** The project's section tabs; `current` is marked for assistive technology and styling. */
 export function ProjectNav(props: { ctx: PageCtx; projectId: number; current: ProjectArea }) {
@@ -168,8 +158,12 @@ export interface AreaForm<I> extends Omit<RefusalWords, "maxUploadMb"> {
   change: (change: Change<I>) => string | Promise<string>;
 }
 
-/** The routes of an area's pages: `show(page)` for a GET, `post(page, form)` for a form. */
+/**
+ * The routes of an area's pages, on `app`: `page(path, page)` shows a page (GET), and
+ * `form(path, page, form)` takes one of its forms (POST), showing the page again on a refusal.
+ */
 export function areaRoutes(services: Services) {
+  const app = new Hono<AppEnv>();
   const maxUploadMb = uploadLimitMb(services);
 
   /**
@@ -190,42 +184,43 @@ export function areaRoutes(services: Services) {
   };
 
   return {
+    app,
     run,
     render,
-    show: <D,>(page: AreaPage<D>): Handler<AppEnv> => (c) =>
-      run(
-        c,
-        (frame) =>
-          page.fragment && c.req.query("fragment") === "1"
-            ? renderFragment(c, page.fragment({ frame, data: page.load(c, frame) }))
-            : render(c, frame, page),
-      ),
-    post: <D, I = undefined>(page: AreaPage<D>, form: AreaForm<I>): Handler<AppEnv> => (c) =>
-      run(c, async (frame) => {
-        form.subject?.(c, frame);
-        const { fields, file } = await readForm(c, { lists: form.lists ?? [] });
-        const { t, actor } = frame.ctx;
-        const input = form.schema
-          ? validateForm(form.schema, form.read?.(fields, frame) ?? fields, t, form.fields)
-          : { ok: true as const, data: undefined as I };
-        return submit(c, (shown) => render(c, frame, page, shown), {
-          ...form,
-          t,
-          maxUploadMb,
-          form: typeof form.form === "function" ? form.form(c) : form.form ?? "form",
-          values: fields,
-          input,
-          change: (data) =>
-            form.change({
-              c,
-              frame,
-              actor: actor!,
-              projectId: frame.project.id,
-              input: data,
-              fields,
-              file,
-            }),
-        });
-      }),
+    page<D>(path: string, page: AreaPage<D>): void {
+      app.get(
+        path,
+        (c) =>
+          run(
+            c,
+            (frame) =>
+              page.fragment && c.req.query("fragment") === "1"
+                ? renderFragment(c, page.fragment({ frame, data: page.load(c, frame) }))
+                : render(c, frame, page),
+          ),
+      );
+    },
+    form<D, I = undefined>(path: string, page: AreaPage<D>, form: AreaForm<I>): void {
+      app.post(path, (c) =>
+        run(c, async (frame) => {
+          form.subject?.(c, frame);
+          const { fields, file } = await readForm(c, { lists: form.lists ?? [] });
+          const { t, actor } = frame.ctx;
+          const input = form.schema
+            ? validateForm(form.schema, form.read?.(fields, frame) ?? fields, t, form.fields)
+            : { ok: true as const, data: undefined as I };
+          const projectId = frame.project.id;
+          return submit(c, (shown) => render(c, frame, page, shown), {
+            ...form,
+            t,
+            maxUploadMb,
+            form: typeof form.form === "function" ? form.form(c) : form.form ?? "form",
+            values: fields,
+            input,
+            change: (data) =>
+              form.change({ c, frame, actor: actor!, projectId, input: data, fields, file }),
+          });
+        }));
+    },
   };
 }

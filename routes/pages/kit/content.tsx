@@ -3,14 +3,15 @@
  * attachments, due dates, progress, activity entries, and paging links.
  */
 import { raw } from "hono/html";
+import type { Child } from "hono/jsx";
 import type { Activity } from "../../../domain/activity.ts";
 import type { FileInfo } from "../../../domain/files.ts";
 import type { Page } from "../../../domain/paging.ts";
 import { en, type MessageKey } from "../../i18n/en.ts";
-import { formatDateTime, type Translate } from "../../i18n/i18n.ts";
+import { formatDateTime, formatDay, formatSize } from "../../i18n/format.ts";
+import type { Translate } from "../../i18n/i18n.ts";
 import { renderMarkdown } from "../../markdown.ts";
 import type { PageCtx } from "../context.ts";
-import { formatDay, intlLocale } from "./dates.ts";
 
 /** User Markdown as sanitised HTML: the only place pages insert user text unescaped. */
 export function Markdown(props: { source: string }) {
@@ -20,21 +21,6 @@ export function Markdown(props: { source: string }) {
 /** A timestamp in the reader's language. */
 export function Time(props: { ctx: PageCtx; iso: string }) {
   return <time datetime={props.iso}>{formatDateTime(props.iso, props.ctx.locale)}</time>;
-}
-
-/** A byte count for people: "980 B", "12.5 kB", "3.1 MB". */
-export function formatSize(bytes: number, locale: string): string {
-  const units = ["B", "kB", "MB", "GB"];
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1000 && unit < units.length - 1) {
-    value /= 1000;
-    unit++;
-  }
-  const number = new Intl.NumberFormat(intlLocale(locale), {
-    maximumFractionDigits: unit === 0 ? 0 : 1,
-  }).format(value);
-  return `${number} ${units[unit]}`;
 }
 
 /** An attachment's list item: its download link and size. */
@@ -131,5 +117,51 @@ export function Pager<T>(
       <span class="muted">{t("content.pageOf", { page: page.page, pages })}</span>
       {page.hasMore ? <a href={href(page.page + 1)} rel="next">{t("content.next")}</a> : null}
     </nav>
+  );
+}
+
+/** A link back to where a page was reached from. */
+export function BackLink(props: { href: string; label: string }) {
+  return (
+    <p>
+      <a href={props.href}>{props.label}</a>
+    </p>
+  );
+}
+
+/** A fact: its label, its value (left out when there is none), attributes of its value. */
+export type Fact = readonly [string, Child, Record<string, true>?];
+
+/** Facts as a definition list. */
+export function Facts(props: { facts: Fact[] }) {
+  return (
+    <dl class="facts">
+      {props.facts.map(([label, value, attrs]) =>
+        value === null || value === undefined || value === false ? null : (
+          <>
+            <dt>{label}</dt>
+            <dd {...attrs}>{value}</dd>
+          </>
+        )
+      )}
+    </dl>
+  );
+}
+
+/** A table that scrolls sideways on narrow screens: its column headings, then `children` rows. */
+export function Table(
+  props: { heads: string[]; wrap?: string; class?: string | undefined; children: Child },
+) {
+  return (
+    <div class={props.wrap ?? "table-wrap"}>
+      <table class={props.class}>
+        <thead>
+          <tr>
+            {props.heads.map((head) => <th>{head}</th>)}
+          </tr>
+        </thead>
+        <tbody>{props.children}</tbody>
+      </table>
+    </div>
   );
 }

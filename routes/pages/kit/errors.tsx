@@ -10,7 +10,8 @@ import type { AppEnv } from "../../api/openapi.ts";
 import type { MessageKey } from "../../i18n/en.ts";
 import type { Translate } from "../../i18n/i18n.ts";
 import { type PageCtx, pageCtx } from "../context.ts";
-import { type FieldMessages, FormTooLarge, UnreadableForm } from "./forms.ts";
+import { FormTooLarge, UnreadableForm } from "../../form_body.ts";
+import type { FieldMessages } from "./forms.ts";
 import { renderPage } from "./layout.tsx";
 
 /** A change the domain refused, for the page: its status, its alert and each bad field's message. */

@@ -224,3 +224,67 @@ export function DateField(props: { label: string; name: string; form: FormState 
     </Field>
   );
 }
+
+/** A select of `options` (each a value and its label), `value` selected. */
+export function Select(
+  props: {
+    name: string;
+    value: string | undefined;
+    options: Array<readonly [string | number, string]>;
+    label?: string | undefined;
+  },
+) {
+  return (
+    <select name={props.name} aria-label={props.label}>
+      {props.options.map(([value, text]) => (
+        <option value={value} selected={String(value) === props.value}>{text}</option>
+      ))}
+    </select>
+  );
+}
+
+/** A page's form for adding something, folded in a card, for those who may write. */
+export function NewForm(
+  props: {
+    canWrite: boolean;
+    form: FormState;
+    summary: string;
+    action: string;
+    submit: string;
+    attrs?: FormAttrs | undefined;
+    children: Child;
+  },
+) {
+  if (!props.canWrite) return null;
+  return (
+    <FormCard
+      open={props.form.refused}
+      summary={props.summary}
+      action={props.action}
+      submit={props.submit}
+      attrs={props.attrs}
+    >
+      {props.children}
+    </FormCard>
+  );
+}
+
+/** A labelled select for field `name`, filled from and checked against `form`. */
+export function SelectField(
+  props: {
+    label: string;
+    name: string;
+    form: FormState;
+    options: Array<readonly [string | number, string]>;
+    /** The value chosen when the form has none. */
+    initial?: string;
+  },
+) {
+  const { name, form } = props;
+  const value = form.values[name] ?? props.initial;
+  return (
+    <Field label={props.label} error={form.errors[name]}>
+      <Select name={name} value={value} options={props.options} />
+    </Field>
+  );
+}

@@ -165,6 +165,26 @@ export function createMeetings(ctx: DomainContext) {
     },
 
     /**
+     * A meeting's conflicts as its save reports them (itself left out), for those of its
+     * organiser and invitees who are still members of the project.
+     */
+    warnings(actor: Actor, projectId: number, meetingId: number): Conflict[] {
+      projectAccess(db, actor, projectId);
+      const row = meeting(projectId, meetingId);
+      const everyone = [row.creatorId, ...row.inviteeIds];
+      const members = membersAmong(db, projectId, everyone);
+      // The caller counts when taking part, member or not (an admin organising, say).
+      if (everyone.includes(actor.id)) members.add(actor.id);
+      const { startAt, endAt } = row;
+      return conflicts(actor, projectId, {
+        startAt,
+        endAt,
+        participants: [...members],
+        excludeIds: [row.id],
+      });
+    },
+
+    /**
      * The conflicts a meeting over the range would have, the caller organising it with
      * `inviteeIds` (members of the project); `excludeMeetingId` is left out.
      */

@@ -117,7 +117,6 @@ export const en = {
   "todos.upload": "Upload",
   "todos.uploadTitle": "Attach a file",
   "todos.file": "File",
-  "todos.fileMissing": "Choose a file to upload.",
   "todos.moveFailed": "The card could not be moved. The board has been refreshed.",
   "todos.spanInvalid": "The due date cannot be before the start date.",
   "dashboard.title": "My dashboard",

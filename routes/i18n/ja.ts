@@ -119,7 +119,6 @@ export const ja: Messages = {
   "todos.upload": "アップロード",
   "todos.uploadTitle": "ファイルを添付",
   "todos.file": "ファイル",
-  "todos.fileMissing": "アップロードするファイルを選んでください。",
   "todos.moveFailed": "カードを移動できませんでした。ボードを更新しました。",
   "todos.spanInvalid": "期限は開始日より後の日付にしてください。",
   "dashboard.title": "マイダッシュボード",

@@ -10,7 +10,6 @@ import type { Child } from "hono/jsx";
 import type { Activity } from "../../domain/activity.ts";
 import type { PersonalDashboard, ProjectDashboard } from "../../domain/dashboards.ts";
 import type { Meeting } from "../../domain/meetings.ts";
-import type { Project } from "../../domain/projects.ts";
 import type { Item } from "../../domain/todos.ts";
 import { en, type MessageKey } from "../i18n/en.ts";
 import { formatDay, formatSize, formatSpan } from "../i18n/format.ts";
@@ -376,31 +375,27 @@ export function ProjectDashboardView(
   );
 }
 
-/** What the personal dashboard shows besides the dashboard itself. */
-export interface PersonalExtras {
-  /** Every project of the caller, archived ones included, by id (for names). */
-  projects: Map<number, Project>;
-  /** Display names of the people in the shown activity and meetings, by user id. */
-  names: Map<number, string>;
-  today: string;
-}
-
 /** The personal dashboard: the home page's middle and its `?fragment=1` answer. */
 export function PersonalDashboardView(
-  props: { ctx: PageCtx; data: PersonalDashboard; extras: PersonalExtras },
+  props: {
+    ctx: PageCtx;
+    data: PersonalDashboard;
+    /** The names of projects and people shown, by id. */
+    names: { projects: Map<number, string>; people: Map<number, string> };
+    today: string;
+  },
 ) {
-  const { ctx, data, extras } = props;
+  const { ctx, data, names } = props;
   const { t } = ctx;
-  const projectName = (id: number | null) =>
-    id === null ? null : extras.projects.get(id)?.name ?? null;
+  const projectName = (id: number | null) => id === null ? null : names.projects.get(id) ?? null;
   const person = (id: number | null) =>
     id === null
       ? t("content.unknownUser")
       : id === ctx.user?.id
       ? ctx.user.displayName
-      : extras.names.get(id) ?? t("content.unknownUser");
+      : names.people.get(id) ?? t("content.unknownUser");
   const unread = data.unreadNotifications;
-  const todos = { ctx, today: extras.today, project: (item: Item) => projectName(item.projectId) };
+  const todos = { ctx, today: props.today, project: (item: Item) => projectName(item.projectId) };
   return (
     <div class="dashboard" data-dashboard="personal" data-unread={unread.count}>
       <Section

@@ -5,7 +5,6 @@
  * meeting's page says so and lists them. `static/meetings.js` checks conflicts live while
  * the time and invitees change (GET /api/projects/{id}/meetings/check). Times are UTC.
  */
-import { DomainError } from "../../domain/errors.ts";
 import type { Conflict, Meeting } from "../../domain/meetings.ts";
 import type { Services } from "../../domain/services.ts";
 import { MeetingInput } from "../api/planning.ts";
@@ -280,26 +279,6 @@ const meetingsPage: AreaPage<{ meetings: Meeting[]; now: string }> = {
   },
 };
 
-/**
- * A meeting's conflicts as its save reported them: for its organiser and invitees (those still
- * members), itself left out.
- */
-function conflictsOf({ services, ctx, project, members }: ProjectFrame, meeting: Meeting) {
-  const participants = new Set([meeting.creatorId, ...meeting.inviteeIds]);
-  const memberIds = new Set(members.map((m) => m.userId));
-  try {
-    return services.meetings.check(ctx.actor!, project.id, {
-      startAt: meeting.startAt,
-      endAt: meeting.endAt,
-      inviteeIds: [...participants].filter((id) => memberIds.has(id)),
-      excludeMeetingId: meeting.id,
-    }).filter((c) => c.type === "event" || participants.has(c.userId));
-  } catch (error) {
-    if (error instanceof DomainError && error.code === "validation") return [];
-    throw error;
-  }
-}
-
 /** A meeting, its conflicts, and whether it was just saved. */
 interface MeetingData {
   meeting: Meeting;
@@ -309,11 +288,11 @@ interface MeetingData {
 
 const meetingPage: AreaPage<MeetingData> = {
   area: "meetings",
-  load: (c, frame) => {
-    const { services, ctx, project } = frame;
+  load: (c, { services, ctx, project }) => {
     const meeting = services.meetings.get(ctx.actor!, project.id, paramId(c, "meetingId"));
     const saved = c.req.method === "GET" && c.req.query("saved") === "1";
-    return { meeting, conflicts: conflictsOf(frame, meeting), saved };
+    const conflicts = services.meetings.warnings(ctx.actor!, project.id, meeting.id);
+    return { meeting, conflicts, saved };
   },
   title: ({ meeting }) => meeting.title,
   view: ({ frame, data: { meeting: m, conflicts, saved }, shown }) => {

@@ -7,7 +7,6 @@ import type { z } from "@hono/zod-openapi";
 import { type Context, Hono } from "hono";
 import type { Child } from "hono/jsx";
 import type { Actor } from "../../domain/accounts.ts";
-import { DomainError } from "../../domain/errors.ts";
 import type { Member, Project, ProjectRole } from "../../domain/projects.ts";
 import type { Services } from "../../domain/services.ts";
 import type { AppEnv } from "../api/openapi.ts";
@@ -15,7 +14,7 @@ import { MemberRoleInput } from "../api/projects.ts";
 import { MemberInputSchema, ProjectInputSchema } from "../api/schemas.ts";
 import { formatDateTime } from "../i18n/format.ts";
 import { type PageCtx, pageCtx } from "./context.ts";
-import { PersonalDashboardView, type PersonalExtras, ProjectDashboardView } from "./dashboards.tsx";
+import { PersonalDashboardView, ProjectDashboardView } from "./dashboards.tsx";
 import { loadFrame, paramId, ProjectNav } from "./kit/area.tsx";
 import { Table } from "./kit/content.tsx";
 import { todayOf } from "./kit/dates.ts";
@@ -198,7 +197,9 @@ function ProjectPage(
             "",
           ]}
         >
-          {members.map((m) => <MemberRow ctx={ctx} project={project} member={m} manage={manage} />)}
+          {members.map((m) => (
+            <MemberRow key={m.userId} ctx={ctx} project={project} member={m} manage={manage} />
+          ))}
         </Table>
         {manage
           ? (
@@ -287,27 +288,9 @@ export function projectPages(services: Services) {
 
   /** The personal dashboard of the caller. */
   const personal = (ctx: PageCtx) => {
-    const actor = ctx.actor!;
-    const data = services.dashboards.personal(actor);
-    const all = new Map(projects.list(actor, { archived: true }).map((p) => [p.id, p]));
-    for (const p of data.projects) all.set(p.id, p);
-    // The people named: the members of the projects of the shown activity and meetings (a
-    // bounded number of lookups: the dashboard lists at most 10 entries and 20 meetings).
-    const projectIds = new Set([
-      ...data.recentActivity.map((a) => a.projectId),
-      ...data.upcomingMeetings.map((m) => m.projectId),
-    ]);
-    const names = new Map<number, string>();
-    for (const projectId of [...projectIds].slice(0, 20)) {
-      try {
-        for (const m of projects.members(actor, projectId)) names.set(m.userId, m.displayName);
-      } catch (error) {
-        // A project the caller can no longer see: its people stay unnamed.
-        if (!(error instanceof DomainError)) throw error;
-      }
-    }
-    const extras: PersonalExtras = { projects: all, names, today: todayOf(services) };
-    return <PersonalDashboardView ctx={ctx} data={data} extras={extras} />;
+    const data = services.dashboards.personal(ctx.actor!);
+    const names = services.dashboards.personalNames(ctx.actor!, data);
+    return <PersonalDashboardView ctx={ctx} data={data} names={names} today={todayOf(services)} />;
   };
 
   /**

@@ -618,6 +618,37 @@ Deno.test("meetings are scheduled with invitees, list their conflicts after savi
   });
 });
 
+Deno.test("a meeting's page lists the conflicts of its organiser and invitees still in the project", async () => {
+  await withTeam(async (t, { admin, owner, alice, bob, project }) => {
+    const base = `/projects/${project.id}`;
+    const at = { startAt: "2026-11-25T10:00:00Z", endAt: "2026-11-25T11:00:00Z" };
+    const schedule = async (cookie: string, title: string, inviteeIds: number[]) =>
+      (await create(t, cookie, `/api${base}/meetings`, { title, ...at, inviteeIds })).meeting;
+    // A system admin who is not a member organises one; their other meeting conflicts with it.
+    const board = await schedule(admin.cookie, "Board review", []);
+    const audit = await schedule(admin.cookie, "Audit", []);
+    const adminPage = await page(t, admin.cookie, `${base}/meetings/${board.id}`);
+    assert.match(adminPage.html, new RegExp(`<a href="${base}/meetings/${audit.id}">Audit</a>`));
+
+    // Alice views a meeting she does not take part in: her own commitments are not listed.
+    const planning = await schedule(owner.cookie, "Planning", [bob.user.id]);
+    const aliceOwn = await schedule(alice.cookie, "Alice's call", []);
+    const bobsOwn = await schedule(bob.cookie, "Bob's call", []);
+    const before = await page(t, alice.cookie, `${base}/meetings/${planning.id}`);
+    assert.match(before.html, new RegExp(`meetings/${bobsOwn.id}"`));
+    assert.doesNotMatch(before.html, new RegExp(`meetings/${aliceOwn.id}"`));
+
+    // Once Bob has left the project, his commitments no longer count.
+    const removed = await api(t, "DELETE", `/api/projects/${project.id}/members/${bob.user.id}`, {
+      cookie: owner.cookie,
+    });
+    assert.equal(removed.status, 204);
+    const after = await page(t, alice.cookie, `${base}/meetings/${planning.id}`);
+    assert.equal(after.status, 200);
+    assert.doesNotMatch(after.html, new RegExp(`meetings/${bobsOwn.id}"`));
+  });
+});
+
 Deno.test("search highlights matches with <mark>, escapes user markup, links, filters and pages", async () => {
   await withTeam(async (t, { alice, project }) => {
     const base = `/projects/${project.id}`;

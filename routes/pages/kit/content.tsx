@@ -152,12 +152,14 @@ export function Facts(props: { facts: Fact[] }) {
 export function Table(
   props: { heads: string[]; wrap?: string; class?: string | undefined; children: Child },
 ) {
+  // deno-lint-ignore jsx-key -- rendered once on the server: keys would only show as attributes
+  const heads = props.heads.map((head) => <th>{head}</th>);
   return (
     <div class={props.wrap ?? "table-wrap"}>
       <table class={props.class}>
         <thead>
           <tr>
-            {props.heads.map((head) => <th>{head}</th>)}
+            {heads}
           </tr>
         </thead>
         <tbody>{props.children}</tbody>

@@ -6,6 +6,7 @@ import type { Context } from "hono";
 import { html } from "hono/html";
 import { DomainError, type ErrorCode } from "../../../domain/errors.ts";
 import type { Services } from "../../../domain/services.ts";
+import { statusOf } from "../../api/errors.ts";
 import type { AppEnv } from "../../api/openapi.ts";
 import type { MessageKey } from "../../i18n/en.ts";
 import type { Translate } from "../../i18n/i18n.ts";
@@ -20,16 +21,6 @@ export interface Refusal {
   message: string;
   errors: Record<string, string>;
 }
-
-const STATUS: Partial<Record<ErrorCode, number>> = {
-  unauthenticated: 401,
-  forbidden: 403,
-  not_found: 404,
-  conflict: 409,
-  too_large: 413,
-  unsupported_media_type: 415,
-  rate_limited: 429,
-};
 
 const MESSAGE: Partial<Record<ErrorCode, MessageKey>> = {
   forbidden: "error.forbidden",
@@ -76,7 +67,7 @@ export function refusalOf(error: unknown, t: Translate, words: RefusalWords = {}
   } else if (!own && (error.code === "too_large" || error.code === "unsupported_media_type")) {
     errors.file = reason;
   }
-  const status = STATUS[error.code] ?? 400;
+  const status = statusOf(error.code);
   return { status, message: Object.keys(errors).length > 0 ? t("form.invalid") : reason, errors };
 }
 

@@ -13,17 +13,16 @@ import { CalendarEventInput } from "../api/planning.ts";
 import { formatDay, formatSpan, formatTime, formatUtc, lastDayOf } from "../i18n/format.ts";
 import type { Locale, Translate } from "../i18n/i18n.ts";
 import { type AreaPage, areaRoutes, nameOf, paramId, type ProjectFrame } from "./kit/area.tsx";
-import { BackLink, Markdown, Time } from "./kit/content.tsx";
+import { BackLink, Markdown, subjectHref, Time } from "./kit/content.tsx";
 import { DATE, inputValue, readInstant, todayOf } from "./kit/dates.ts";
 import {
-  ButtonForm,
   Checkbox,
   DateTimeField,
+  EditAndDelete,
   type FormState,
   formState,
   MarkdownField,
   NewForm,
-  PostForm,
   TextField,
 } from "./kit/fields.tsx";
 import { checked, type Fields, orNull } from "./kit/forms.ts";
@@ -113,17 +112,6 @@ function agendaWhen(item: CalendarItem, day: string, t: Translate, locale: Local
   return formatSpan(item, locale);
 }
 
-function itemHref(projectId: number, item: CalendarItem): string {
-  switch (item.type) {
-    case "event":
-      return `/projects/${projectId}/calendar/events/${item.id}`;
-    case "milestone":
-      return `/projects/${projectId}/milestones#milestone-${item.id}`;
-    case "todo":
-      return `/projects/${projectId}/todos/${item.id}`;
-  }
-}
-
 function CalendarEntry(props: { frame: ProjectFrame; item: CalendarItem; day: string }) {
   const { frame, item, day } = props;
   const { t, locale } = frame.ctx;
@@ -136,7 +124,7 @@ function CalendarEntry(props: { frame: ProjectFrame; item: CalendarItem; day: st
     >
       <span class="cal-kind">{t(`calendar.kind.${item.type}`)}</span>{" "}
       {startsToday ? <span class="cal-time">{formatTime(item.start, locale)}</span> : null}{" "}
-      <a href={itemHref(frame.project.id, item)}>{item.title}</a>
+      <a href={subjectHref(frame.project.id, item.type, item.id)!}>{item.title}</a>
     </li>
   );
 }
@@ -298,7 +286,7 @@ function WeekAgenda(props: { frame: ProjectFrame; view: CalendarView }) {
                     >
                       <span class="cal-when muted">{agendaWhen(item, day, t, locale)}</span>
                       <span class="tag">{t(`calendar.kind.${item.type}`)}</span>
-                      <a href={itemHref(frame.project.id, item)}>{item.title}</a>
+                      <a href={subjectHref(frame.project.id, item.type, item.id)!}>{item.title}</a>
                       {item.type === "todo" && item.completed
                         ? <span class="tag done">{t("todos.completed")}</span>
                         : null}
@@ -476,25 +464,17 @@ const eventPage: AreaPage<CalendarEvent> = {
             </dl>
             {event.description ? <Markdown source={event.description} /> : null}
           </div>
-          {frame.canWrite
-            ? (
-              <>
-                <h2>{t("calendar.editEvent")}</h2>
-                <PostForm
-                  action={base}
-                  submit={t("content.save")}
-                  attrs={{ class: "stack card", "data-event-edit": true }}
-                >
-                  <EventFields frame={frame} form={form} />
-                </PostForm>
-                <ButtonForm
-                  action={`${base}/delete`}
-                  label={t("calendar.deleteEvent")}
-                  confirm={t("calendar.deleteConfirm")}
-                />
-              </>
-            )
-            : null}
+          <EditAndDelete
+            show={frame.canWrite}
+            form={form}
+            action={base}
+            heading={t("calendar.editEvent")}
+            submit={t("content.save")}
+            attrs={{ "data-event-edit": true }}
+            remove={{ label: t("calendar.deleteEvent"), confirm: t("calendar.deleteConfirm") }}
+          >
+            <EventFields frame={frame} form={form} />
+          </EditAndDelete>
         </article>
       </>
     );

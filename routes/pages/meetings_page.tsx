@@ -9,13 +9,12 @@ import type { Conflict, Meeting } from "../../domain/meetings.ts";
 import type { Services } from "../../domain/services.ts";
 import { MeetingInput } from "../api/planning.ts";
 import { type AreaPage, areaRoutes, nameOf, paramId, type ProjectFrame } from "./kit/area.tsx";
-import { BackLink, Facts, Markdown, Time } from "./kit/content.tsx";
+import { BackLink, Facts, Markdown, subjectHref, Time } from "./kit/content.tsx";
 import { formatSpan } from "../i18n/format.ts";
 import { inputValue, readInstant } from "./kit/dates.ts";
 import {
-  ButtonForm,
   DateTimeField,
-  FormCard,
+  EditAndDelete,
   type FormState,
   formState,
   MarkdownField,
@@ -24,19 +23,6 @@ import {
 } from "./kit/fields.tsx";
 import { type Fields, idOrNull, orNull } from "./kit/forms.ts";
 import { Alert, FieldError } from "./kit/layout.tsx";
-
-/** Where a conflicting item is shown (it may be in another project the reader can see). */
-function conflictHref(conflict: Conflict): string {
-  const base = `/projects/${conflict.projectId}`;
-  switch (conflict.type) {
-    case "meeting":
-      return `${base}/meetings/${conflict.id}`;
-    case "event":
-      return `${base}/calendar/events/${conflict.id}`;
-    case "todo":
-      return `${base}/todos/${conflict.id}`;
-  }
-}
 
 /** The conflicts as a list; `meetings.js` renders the same markup from the check API. */
 function ConflictItems(props: { frame: ProjectFrame; conflicts: Conflict[] }) {
@@ -48,7 +34,7 @@ function ConflictItems(props: { frame: ProjectFrame; conflicts: Conflict[] }) {
         <li class="conflict" data-conflict={`${c.type}-${c.id}`} data-user={c.userId}>
           <span class="tag">{t(`meetings.conflict.${c.type}`)}</span> {c.title === null
             ? <span class="private">{t("meetings.privateItem")}</span>
-            : <a href={conflictHref(c)}>{c.title}</a>}{" "}
+            : <a href={subjectHref(c.projectId, c.type, c.id)!}>{c.title}</a>}{" "}
           <span class="muted">
             {formatSpan({ start: c.start, end: c.end, allDay: false }, locale)}
           </span>{" "}
@@ -353,37 +339,28 @@ const meetingPage: AreaPage<MeetingData> = {
               ? <Markdown source={m.minutes} />
               : <p class="muted">{t("meetings.noMinutes")}</p>}
           </div>
-          {frame.canWrite
-            ? (
-              <>
-                <FormCard
-                  open={form.refused}
-                  summary={t("meetings.edit")}
-                  action={base}
-                  submit={t("content.save")}
-                  attrs={formData(frame, {
-                    exclude: m.id,
-                    ...(organiserIsMember && m.creatorId !== frame.ctx.user?.id
-                      ? { organiserId: m.creatorId }
-                      : {}),
-                  })}
-                >
-                  <MeetingFields
-                    frame={frame}
-                    form={form}
-                    organiserId={m.creatorId}
-                    conflicts={form.refused ? null : conflicts}
-                  />
-                </FormCard>
-                <ButtonForm
-                  action={`${base}/delete`}
-                  label={t("meetings.delete")}
-                  confirm={t("meetings.deleteConfirm")}
-                />
-                <script type="module" src="/static/meetings.js"></script>
-              </>
-            )
-            : null}
+          <EditAndDelete
+            show={frame.canWrite}
+            form={form}
+            action={base}
+            summary={t("meetings.edit")}
+            submit={t("content.save")}
+            attrs={formData(frame, {
+              exclude: m.id,
+              ...(organiserIsMember && m.creatorId !== frame.ctx.user?.id
+                ? { organiserId: m.creatorId }
+                : {}),
+            })}
+            remove={{ label: t("meetings.delete"), confirm: t("meetings.deleteConfirm") }}
+          >
+            <MeetingFields
+              frame={frame}
+              form={form}
+              organiserId={m.creatorId}
+              conflicts={form.refused ? null : conflicts}
+            />
+          </EditAndDelete>
+          {frame.canWrite ? <script type="module" src="/static/meetings.js"></script> : null}
         </article>
       </>
     );

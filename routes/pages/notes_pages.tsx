@@ -16,9 +16,8 @@ import {
 } from "./kit/area.tsx";
 import { BackLink, Markdown, Pager, Time } from "./kit/content.tsx";
 import {
-  ButtonForm,
   Checkbox,
-  FormCard,
+  EditAndDelete,
   type FormState,
   formState,
   MarkdownField,
@@ -173,25 +172,16 @@ const notePage: AreaPage<Note> = {
             <Markdown source={note.body} />
           </div>
         </article>
-        {canEdit(frame, note.authorId)
-          ? (
-            <>
-              <FormCard
-                open={form.refused}
-                summary={t("notes.edit")}
-                action={base}
-                submit={t("content.save")}
-              >
-                <NoteFields frame={frame} form={form} />
-              </FormCard>
-              <ButtonForm
-                action={`${base}/delete`}
-                label={t("notes.delete")}
-                confirm={t("notes.deleteConfirm")}
-              />
-            </>
-          )
-          : null}
+        <EditAndDelete
+          show={canEdit(frame, note.authorId)}
+          form={form}
+          action={base}
+          summary={t("notes.edit")}
+          submit={t("content.save")}
+          remove={{ label: t("notes.delete"), confirm: t("notes.deleteConfirm") }}
+        >
+          <NoteFields frame={frame} form={form} />
+        </EditAndDelete>
       </>
     );
   },

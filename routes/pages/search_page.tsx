@@ -12,7 +12,7 @@ import { MAX_QUERY, SEARCH_TYPES, type SearchHit } from "../../domain/search.ts"
 import type { Services } from "../../domain/services.ts";
 import type { Translate } from "../i18n/i18n.ts";
 import { areaRoutes, type ProjectFrame, renderArea } from "./kit/area.tsx";
-import { Pager, Time } from "./kit/content.tsx";
+import { Pager, subjectHref, Time } from "./kit/content.tsx";
 import { Select } from "./kit/fields.tsx";
 import { Alert } from "./kit/layout.tsx";
 
@@ -24,29 +24,12 @@ function typeLabel(t: Translate, type: string): string {
     : type;
 }
 
-/** Where a hit is shown. */
+/** Where a hit is shown: chat hits open the chat, milestone hits the milestones page. */
 function hitHref(projectId: number, hit: { type: string; id: number }): string {
   const base = `/projects/${projectId}`;
-  switch (hit.type) {
-    case "board":
-      return `${base}/board/${hit.id}`;
-    case "chat":
-      return `${base}/chat`;
-    case "todo":
-      return `${base}/todos/${hit.id}`;
-    case "file":
-      return `/api/files/${hit.id}/download`;
-    case "event":
-      return `${base}/calendar/events/${hit.id}`;
-    case "meeting":
-      return `${base}/meetings/${hit.id}`;
-    case "milestone":
-      return `${base}/milestones`;
-    case "note":
-      return `${base}/notes/${hit.id}`;
-    default:
-      return base;
-  }
+  if (hit.type === "chat") return `${base}/chat`;
+  if (hit.type === "milestone") return `${base}/milestones`;
+  return subjectHref(projectId, hit.type, hit.id) ?? base;
 }
 
 function SearchForm(props: { frame: ProjectFrame; q: string; type: string }) {

@@ -16,14 +16,13 @@ import { AttachmentItem, BackLink, Due, Facts, Markdown, Time } from "./kit/cont
 import { formatDay } from "../i18n/format.ts";
 import { todayOf } from "./kit/dates.ts";
 import {
-  ButtonForm,
   DateField,
+  EditAndDelete,
   Field,
   type FormState,
   formState,
   MarkdownField,
   NewForm,
-  PostForm,
   SelectField,
   TextField,
 } from "./kit/fields.tsx";
@@ -458,25 +457,17 @@ const itemPage: AreaPage<{ item: Item; board: BoardData }> = {
               )
               : null}
           </div>
-          {frame.canWrite
-            ? (
-              <>
-                <h2>{t("todos.edit")}</h2>
-                <PostForm
-                  action={base}
-                  submit={t("todos.save")}
-                  attrs={{ class: "stack card", "data-todo-edit": true }}
-                >
-                  <ItemFields frame={frame} milestones={board.milestones} form={form} />
-                </PostForm>
-                <ButtonForm
-                  action={`${base}/delete`}
-                  label={t("todos.delete")}
-                  confirm={t("todos.deleteConfirm")}
-                />
-              </>
-            )
-            : null}
+          <EditAndDelete
+            show={frame.canWrite}
+            form={form}
+            action={base}
+            heading={t("todos.edit")}
+            submit={t("todos.save")}
+            attrs={{ "data-todo-edit": true }}
+            remove={{ label: t("todos.delete"), confirm: t("todos.deleteConfirm") }}
+          >
+            <ItemFields frame={frame} milestones={board.milestones} form={form} />
+          </EditAndDelete>
         </article>
       </>
     );

@@ -69,27 +69,38 @@ export function kindLabel(t: Translate, kind: string): string {
   return key in en ? t(key as MessageKey) : kind;
 }
 
-/** Where an activity entry's subject is shown, when it has a page of its own. */
-export function activityHref(entry: Activity): string | null {
-  const base = `/projects/${entry.projectId}`;
-  switch (entry.subjectType) {
+/**
+ * The page of a thing in project `projectId`, by its type in any of the names the domain
+ * gives it (activity and notification subjects, search hits, calendar entries, conflicts);
+ * null for a type without a page of its own.
+ */
+export function subjectHref(projectId: number, type: string, id: number): string | null {
+  const base = `/projects/${projectId}`;
+  switch (type) {
     case "thread":
-      return `${base}/board/${entry.subjectId}`;
+    case "board":
+      return `${base}/board/${id}`;
     case "note":
-      return `${base}/notes/${entry.subjectId}`;
-    case "file":
-      return `/api/files/${entry.subjectId}/download`;
+      return `${base}/notes/${id}`;
     case "item":
-      return `${base}/todos/${entry.subjectId}`;
+    case "todo":
+      return `${base}/todos/${id}`;
     case "meeting":
-      return `${base}/meetings/${entry.subjectId}`;
+      return `${base}/meetings/${id}`;
     case "milestone":
-      return `${base}/milestones#milestone-${entry.subjectId}`;
+      return `${base}/milestones#milestone-${id}`;
     case "event":
-      return `${base}/calendar/events/${entry.subjectId}`;
+      return `${base}/calendar/events/${id}`;
+    case "file":
+      return `/api/files/${id}/download`;
     default:
       return null;
   }
+}
+
+/** Where an activity entry's subject is shown, when it has a page of its own. */
+export function activityHref(entry: Activity): string | null {
+  return subjectHref(entry.projectId, entry.subjectType, entry.subjectId);
 }
 
 /** Previous and next links for a page of results, keeping the other query parameters. */

@@ -192,6 +192,47 @@ export function ButtonForm(
   );
 }
 
+/**
+ * A thing's edit form and its delete button, for those who may change it (`show`): the form
+ * under the heading `heading` in a card, or folded under `summary`; `{action}/delete` deletes.
+ */
+export function EditAndDelete(
+  props: {
+    show: boolean;
+    form: FormState;
+    action: string;
+    heading?: string;
+    summary?: string;
+    submit: string;
+    attrs?: FormAttrs | undefined;
+    remove: { label: string; confirm: string };
+    children: Child;
+  },
+) {
+  if (!props.show) return null;
+  const { action, submit, attrs, children } = props;
+  const edit = props.summary === undefined
+    ? (
+      <>
+        <h2>{props.heading}</h2>
+        <PostForm action={action} submit={submit} attrs={{ class: "stack card", ...attrs }}>
+          {children}
+        </PostForm>
+      </>
+    )
+    : (
+      <FormCard open={props.form.refused} summary={props.summary} {...{ action, submit, attrs }}>
+        {children}
+      </FormCard>
+    );
+  return (
+    <>
+      {edit}
+      <ButtonForm action={`${action}/delete`} {...props.remove} />
+    </>
+  );
+}
+
 /** A `datetime-local` input (read as UTC, see `readInstant`), described by the hint `hint`. */
 export function DateTimeField(
   props: { label: string; name: string; form: FormState; required?: boolean; hint?: string },

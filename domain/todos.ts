@@ -47,6 +47,11 @@ const STANDARD: Array<[ColumnKey, string]> = [
   ["done", "Done"],
 ];
 
+/** Whether a standard column still has its standard name (not renamed by the project). */
+export function hasStandardName(column: ColumnRow): boolean {
+  return STANDARD.some(([key, name]) => key === column.key && name === column.name);
+}
+
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 /** Checks a calendar date `YYYY-MM-DD` (a real day). */

@@ -490,29 +490,19 @@ export function calendarPages(services: Services) {
   const monthOf = (projectId: number, event: CalendarEvent) =>
     `/projects/${projectId}/calendar?month=${event.startAt.slice(0, 7)}`;
 
-  area.page(P, calendarPage);
-  area.form(`${P}/events`, calendarPage, {
-    form: "create",
-    schema: CalendarEventInput,
-    read: readEvent,
-    fields: FIELDS,
-    change: ({ actor, projectId, input }) =>
+  area.things({
+    list: [P, calendarPage],
+    item: [E, eventPage],
+    createAt: `${P}/events`,
+    form: { schema: CalendarEventInput, read: readEvent, fields: FIELDS },
+    create: ({ actor, projectId, input }) =>
       monthOf(projectId, calendar.create(actor, projectId, input)),
-  });
-  area.page(E, eventPage);
-  area.form(E, eventPage, {
-    form: "edit",
-    schema: CalendarEventInput,
-    read: readEvent,
-    fields: FIELDS,
-    change: ({ c, actor, projectId, input }) => {
+    update: ({ c, actor, projectId, input }) => {
       const eventId = paramId(c, "eventId");
       calendar.update(actor, projectId, { eventId, ...input });
       return `/projects/${projectId}/calendar/events/${eventId}`;
     },
-  });
-  area.form(`${E}/delete`, eventPage, {
-    change: ({ c, actor, projectId }) => {
+    remove: ({ c, actor, projectId }) => {
       const event = calendar.get(actor, projectId, paramId(c, "eventId"));
       calendar.remove(actor, projectId, event.id);
       return monthOf(projectId, event);

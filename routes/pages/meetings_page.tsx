@@ -373,29 +373,20 @@ export function meetingsPages(services: Services) {
   const area = areaRoutes(services);
   const P = "/projects/:projectId{[0-9]+}/meetings";
   const M = `${P}/:meetingId{[0-9]+}`;
-  const form = { schema: MeetingInput, read: readMeeting, fields: FIELDS, lists: ["inviteeIds"] };
-
-  area.page(P, meetingsPage);
-  area.form(P, meetingsPage, {
-    ...form,
-    form: "create",
-    change: ({ actor, projectId, input }) => {
+  area.things({
+    list: [P, meetingsPage],
+    item: [M, meetingPage],
+    form: { schema: MeetingInput, read: readMeeting, fields: FIELDS, lists: ["inviteeIds"] },
+    create: ({ actor, projectId, input }) => {
       const { meeting } = meetings.create(actor, projectId, input);
       return `/projects/${projectId}/meetings/${meeting.id}?saved=1`;
     },
-  });
-  area.page(M, meetingPage);
-  area.form(M, meetingPage, {
-    ...form,
-    form: "edit",
-    change: ({ c, actor, projectId, input }) => {
+    update: ({ c, actor, projectId, input }) => {
       const meetingId = paramId(c, "meetingId");
       meetings.update(actor, projectId, { meetingId, ...input });
       return `/projects/${projectId}/meetings/${meetingId}?saved=1`;
     },
-  });
-  area.form(`${M}/delete`, meetingPage, {
-    change: ({ c, actor, projectId }) => {
+    remove: ({ c, actor, projectId }) => {
       meetings.remove(actor, projectId, paramId(c, "meetingId"));
       return `/projects/${projectId}/meetings`;
     },

@@ -109,23 +109,11 @@ interface Milestones {
 
 const milestonesPage: AreaPage<Milestones> = {
   area: "milestones",
-  load: (_, { services, ctx, project }) => {
-    const counts: Counts = new Map();
-    const items = services.todos.list(ctx.actor!, project.id, {
-      columnId: null,
-      assigneeId: null,
-      milestoneId: null,
-    });
-    for (const item of items) {
-      if (item.milestoneId === null) continue;
-      const entry = counts.get(item.milestoneId) ?? { total: 0, done: 0 };
-      entry.total++;
-      if (item.completed) entry.done++;
-      counts.set(item.milestoneId, entry);
-    }
-    const milestones = services.milestones.list(ctx.actor!, project.id);
-    return { milestones, counts, today: todayOf(services) };
-  },
+  load: (_, { services, ctx, project }) => ({
+    milestones: services.milestones.list(ctx.actor!, project.id),
+    counts: services.milestones.todoCounts(ctx.actor!, project.id),
+    today: todayOf(services),
+  }),
   title: (_, t) => t("milestones.title"),
   view: ({ frame, data, shown }) => {
     const { t } = frame.ctx;

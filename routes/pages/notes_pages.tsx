@@ -194,28 +194,17 @@ export function notesPages(services: Services) {
   const P = "/projects/:projectId{[0-9]+}/notes";
   const N = `${P}/:noteId{[0-9]+}`;
 
-  area.page(P, notesPage);
-  area.form(P, notesPage, {
-    form: "create",
-    schema: NoteInput,
-    read: readNote,
-    fields: FIELDS,
-    change: ({ actor, projectId, input }) =>
+  area.things({
+    list: [P, notesPage],
+    item: [N, notePage],
+    form: { schema: NoteInput, read: readNote, fields: FIELDS },
+    create: ({ actor, projectId, input }) =>
       `/projects/${projectId}/notes/${notes.create(actor, projectId, input).id}`,
-  });
-  area.page(N, notePage);
-  area.form(N, notePage, {
-    form: "edit",
-    schema: NoteInput,
-    read: readNote,
-    fields: FIELDS,
-    change: ({ c, actor, projectId, input }) => {
+    update: ({ c, actor, projectId, input }) => {
       const note = notes.update(actor, projectId, { noteId: paramId(c, "noteId"), ...input });
       return `/projects/${projectId}/notes/${note.id}`;
     },
-  });
-  area.form(`${N}/delete`, notePage, {
-    change: ({ c, actor, projectId }) => {
+    remove: ({ c, actor, projectId }) => {
       notes.remove(actor, projectId, paramId(c, "noteId"));
       return `/projects/${projectId}/notes`;
     },

@@ -8,7 +8,7 @@
 import { invalid } from "../../domain/errors.ts";
 import type { Milestone } from "../../domain/milestones.ts";
 import type { Services } from "../../domain/services.ts";
-import type { Column, Item, Priority } from "../../domain/todos.ts";
+import { type Column, hasStandardName, type Item, type Priority } from "../../domain/todos.ts";
 import { MoveInput, TodoInput } from "../api/todos.ts";
 import type { Translate } from "../i18n/i18n.ts";
 import { type AreaPage, areaRoutes, nameOf, paramId, type ProjectFrame } from "./kit/area.tsx";
@@ -31,18 +31,10 @@ import { Alert, FieldError } from "./kit/layout.tsx";
 import { type Shown, submit } from "./kit/submit.ts";
 
 const PRIORITIES: readonly Priority[] = ["low", "normal", "high"];
-const STANDARD_NAMES: Record<string, string> = {
-  todo: "To Do",
-  in_progress: "In Progress",
-  done: "Done",
-};
 
 /** A column's label: the standard columns in the reader's language until renamed. */
 function columnLabel(t: Translate, column: Column): string {
-  if (column.key && column.name === STANDARD_NAMES[column.key]) {
-    return t(`todos.column.${column.key}`);
-  }
-  return column.name;
+  return column.key && hasStandardName(column) ? t(`todos.column.${column.key}`) : column.name;
 }
 
 /** What the board needs to draw itself. */
@@ -508,23 +500,20 @@ export function todoPages(services: Services) {
   const boardUrl = (projectId: number, itemId?: number) =>
     `/projects/${projectId}/todos${itemId ? `#item-${itemId}` : ""}`;
   const itemUrl = (projectId: number, itemId: number) => `/projects/${projectId}/todos/${itemId}`;
-  const form = { schema: TodoInput, read: readItem, fields: FIELDS };
-
-  area.page(P, todosPage);
-  area.form(P, todosPage, {
-    ...form,
-    form: "create",
-    change: ({ actor, projectId, input }) =>
+  area.things({
+    list: [P, todosPage],
+    item: [I, itemPage],
+    form: { schema: TodoInput, read: readItem, fields: FIELDS },
+    create: ({ actor, projectId, input }) =>
       boardUrl(projectId, todos.create(actor, projectId, input).id),
-  });
-  area.page(I, itemPage);
-  area.form(I, itemPage, {
-    ...form,
-    form: "edit",
-    change: ({ c, actor, projectId, input }) => {
+    update: ({ c, actor, projectId, input }) => {
       const { columnId: _, ...changes } = input;
       const item = todos.update(actor, projectId, { itemId: paramId(c, "itemId"), ...changes });
       return itemUrl(projectId, item.id);
+    },
+    remove: ({ c, actor, projectId }) => {
+      todos.remove(actor, projectId, paramId(c, "itemId"));
+      return boardUrl(projectId);
     },
   });
   area.form(`${I}/move`, todosPage, {
@@ -560,12 +549,6 @@ export function todoPages(services: Services) {
         },
       });
     }));
-  area.form(`${I}/delete`, itemPage, {
-    change: ({ c, actor, projectId }) => {
-      todos.remove(actor, projectId, paramId(c, "itemId"));
-      return boardUrl(projectId);
-    },
-  });
   area.form(`${I}/attachments`, itemPage, {
     form: "upload",
     fields: FIELDS,

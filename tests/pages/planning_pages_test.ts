@@ -289,6 +289,14 @@ Deno.test("milestones are created and edited with plain forms and show their pro
     assert.match(list.html, /<strong>Ship<\/strong>/);
     assert.doesNotMatch(list.html, /<img src=x/);
     assert.match(list.html, /data-milestone-edit=/);
+    // A deleted to-do no longer counts, in the progress and in the counts alike.
+    const gone = await api(t, "DELETE", `/api${base}/todos/items/${ids[2]}`, {
+      cookie: alice.cookie,
+    });
+    assert.equal(gone.status, 204);
+    const fewer = await page(t, alice.cookie, `${base}/milestones`);
+    assert.match(fewer.html, /<progress max="100" value="50"/);
+    assert.match(fewer.html, /1 of 2 linked to-dos done\./);
 
     // Edit: a new title; an empty due date and description clear them.
     const edited = await post(t, alice.cookie, `${base}/milestones/${milestone.id}`, {

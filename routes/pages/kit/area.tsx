@@ -159,8 +159,9 @@ export interface AreaForm<I> extends Omit<RefusalWords, "maxUploadMb"> {
 }
 
 /**
- * The routes of an area's pages, on `app`: `page(path, page)` shows a page (GET), and
- * `form(path, page, form)` takes one of its forms (POST), showing the page again on a refusal.
+ * The routes of an area's pages, on `app`: `page(path, page)` shows a page (GET),
+ * `form(path, page, form)` takes one of its forms (POST), showing the page again on a refusal,
+ * and `things` wires the list, create, edit and delete routes most areas have.
  */
 export function areaRoutes(services: Services) {
   const app = new Hono<AppEnv>();
@@ -183,44 +184,69 @@ export function areaRoutes(services: Services) {
     });
   };
 
-  return {
-    app,
-    run,
-    render,
-    page<D>(path: string, page: AreaPage<D>): void {
-      app.get(
-        path,
-        (c) =>
-          run(
-            c,
-            (frame) =>
-              page.fragment && c.req.query("fragment") === "1"
-                ? renderFragment(c, page.fragment({ frame, data: page.load(c, frame) }))
-                : render(c, frame, page),
-          ),
-      );
-    },
-    form<D, I = undefined>(path: string, page: AreaPage<D>, form: AreaForm<I>): void {
-      app.post(path, (c) =>
-        run(c, async (frame) => {
-          form.subject?.(c, frame);
-          const { fields, file } = await readForm(c, { lists: form.lists ?? [] });
-          const { t, actor } = frame.ctx;
-          const input = form.schema
-            ? validateForm(form.schema, form.read?.(fields, frame) ?? fields, t, form.fields)
-            : { ok: true as const, data: undefined as I };
-          const projectId = frame.project.id;
-          return submit(c, (shown) => render(c, frame, page, shown), {
-            ...form,
-            t,
-            maxUploadMb,
-            form: typeof form.form === "function" ? form.form(c) : form.form ?? "form",
-            values: fields,
-            input,
-            change: (data) =>
-              form.change({ c, frame, actor: actor!, projectId, input: data, fields, file }),
-          });
-        }));
-    },
+  /** Shows a page (GET). */
+  const page = <D,>(path: string, areaPage: AreaPage<D>): void => {
+    app.get(
+      path,
+      (c) =>
+        run(
+          c,
+          (frame) =>
+            areaPage.fragment && c.req.query("fragment") === "1"
+              ? renderFragment(c, areaPage.fragment({ frame, data: areaPage.load(c, frame) }))
+              : render(c, frame, areaPage),
+        ),
+    );
   };
+
+  /** Takes one of a page's forms (POST), showing the page again on a refusal. */
+  const form = <D, I = undefined>(path: string, on: AreaPage<D>, taken: AreaForm<I>): void => {
+    app.post(path, (c) =>
+      run(c, async (frame) => {
+        taken.subject?.(c, frame);
+        const { fields, file } = await readForm(c, { lists: taken.lists ?? [] });
+        const { t, actor } = frame.ctx;
+        const input = taken.schema
+          ? validateForm(taken.schema, taken.read?.(fields, frame) ?? fields, t, taken.fields)
+          : { ok: true as const, data: undefined as I };
+        const projectId = frame.project.id;
+        return submit(c, (shown) => render(c, frame, on, shown), {
+          ...taken,
+          t,
+          maxUploadMb,
+          form: typeof taken.form === "function" ? taken.form(c) : taken.form ?? "form",
+          values: fields,
+          input,
+          change: (data) =>
+            taken.change({ c, frame, actor: actor!, projectId, input: data, fields, file }),
+        });
+      }));
+  };
+
+  /**
+   * The routes most areas have: the list page and its `create` form (posting to `createAt`,
+   * by default the list's path), each thing's page and its `edit` form, and `{item}/delete`.
+   */
+  const things = <L, D, I>(routes: {
+    list: [path: string, page: AreaPage<L>];
+    item: [path: string, page: AreaPage<D>];
+    createAt?: string;
+    form: Pick<AreaForm<I>, "schema" | "read" | "fields" | "lists">;
+    create: AreaForm<I>["change"];
+    update: AreaForm<I>["change"];
+    remove: AreaForm<undefined>["change"];
+  }): void => {
+    const [[listPath, list], [itemPath, item]] = [routes.list, routes.item];
+    page(listPath, list);
+    form(routes.createAt ?? listPath, list, {
+      ...routes.form,
+      form: "create",
+      change: routes.create,
+    });
+    page(itemPath, item);
+    form(itemPath, item, { ...routes.form, form: "edit", change: routes.update });
+    form(`${itemPath}/delete`, item, { change: routes.remove });
+  };
+
+  return { app, run, render, page, form, things };
 }

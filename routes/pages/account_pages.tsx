@@ -16,9 +16,8 @@ import {
   SelectField,
   TextField,
 } from "./kit/fields.tsx";
-import { readForm, validateForm } from "./kit/forms.ts";
 import { Alert, renderPage } from "./kit/layout.tsx";
-import { type Shown, submit } from "./kit/submit.ts";
+import { pageForms, type Shown } from "./kit/submit.ts";
 
 /** The sign-in email field of the login and register forms. */
 function EmailField(props: { ctx: PageCtx; form: FormState }) {
@@ -164,6 +163,7 @@ function SettingsPage(props: { ctx: PageCtx; saved: boolean; shown: Shown }) {
 /** The account pages. */
 export function accountPages(services: Services, options: { baseUrl: string | null }) {
   const app = new Hono<AppEnv>();
+  const form = pageForms(app, services);
   const { accounts } = services;
   const maxAge = services.sessions.maxAgeSeconds;
   const secure = (c: Context) => isHttps(c, options.baseUrl);
@@ -198,51 +198,40 @@ export function accountPages(services: Services, options: { baseUrl: string | nu
     return c.get("session") ? c.redirect(next, 303) : showLogin(c, next);
   });
 
-  app.post("/login", async (c) => {
-    const { fields } = await readForm(c);
-    const next = safeNext(fields.next);
-    const { t } = pageCtx(c, services);
-    return await submit(c, (shown) => showLogin(c, next, shown), {
-      t,
-      form: "login",
-      values: fields,
-      input: validateForm(LoginSchema, fields, t),
-      codes: { unauthenticated: "login.failed", rate_limited: "login.throttled" },
-      change: async (input) => {
-        const { user, cookie } = await accounts.login(input, clientAddress(c));
-        setSessionCookie(c, cookie, { secure: secure(c), maxAge });
-        setPreferenceCookies(c, user, { secure: secure(c) });
-        return next;
-      },
-    });
+  form("/login", {
+    form: "login",
+    schema: LoginSchema,
+    codes: { unauthenticated: "login.failed", rate_limited: "login.throttled" },
+    show: (shown, { c, fields }) => showLogin(c, safeNext(fields.next), shown),
+    change: async (input, { c, fields }) => {
+      const { user, cookie } = await accounts.login(input, clientAddress(c));
+      setSessionCookie(c, cookie, { secure: secure(c), maxAge });
+      setPreferenceCookies(c, user, { secure: secure(c) });
+      return safeNext(fields.next);
+    },
   });
 
   app.get("/register", (c) => c.get("session") ? c.redirect("/", 303) : showRegister(c));
 
-  app.post("/register", async (c) => {
-    const { fields } = await readForm(c);
-    const ctx = pageCtx(c, services);
-    return await submit(c, (shown) => showRegister(c, shown), {
-      t: ctx.t,
-      form: "register",
-      values: fields,
-      input: validateForm(RegisterSchema, fields, ctx.t),
-      codes: {
-        conflict: { field: "email", message: "register.taken" },
-        rate_limited: "register.throttled",
-      },
-      change: async (input) => {
-        const { user, cookie } = await accounts.register(input, clientAddress(c));
-        setSessionCookie(c, cookie, { secure: secure(c), maxAge });
-        // Keep the language and theme chosen before registering.
-        const prefs = { theme: ctx.theme, locale: ctx.locale };
-        if (prefs.theme !== user.theme || prefs.locale !== user.locale) {
-          accounts.updateMe({ id: user.id, role: user.role }, prefs);
-        }
-        setPreferenceCookies(c, prefs, { secure: secure(c) });
-        return "/";
-      },
-    });
+  form("/register", {
+    form: "register",
+    schema: RegisterSchema,
+    codes: {
+      conflict: { field: "email", message: "register.taken" },
+      rate_limited: "register.throttled",
+    },
+    show: (shown, { c }) => showRegister(c, shown),
+    change: async (input, { c, ctx }) => {
+      const { user, cookie } = await accounts.register(input, clientAddress(c));
+      setSessionCookie(c, cookie, { secure: secure(c), maxAge });
+      // Keep the language and theme chosen before registering.
+      const prefs = { theme: ctx.theme, locale: ctx.locale };
+      if (prefs.theme !== user.theme || prefs.locale !== user.locale) {
+        accounts.updateMe({ id: user.id, role: user.role }, prefs);
+      }
+      setPreferenceCookies(c, prefs, { secure: secure(c) });
+      return "/";
+    },
   });
 
   app.post("/logout", (c) => {
@@ -254,20 +243,15 @@ export function accountPages(services: Services, options: { baseUrl: string | nu
 
   app.get("/settings", (c) => showSettings(c));
 
-  app.post("/settings", async (c) => {
-    const { fields } = await readForm(c);
-    const ctx = pageCtx(c, services);
-    return await submit(c, (shown) => showSettings(c, shown), {
-      t: ctx.t,
-      form: "settings",
-      values: fields,
-      input: validateForm(ProfileSchema, fields, ctx.t),
-      change: (changes) => {
-        const user = accounts.updateMe(ctx.actor!, changes);
-        setPreferenceCookies(c, user, { secure: secure(c) });
-        return "/settings?saved=1";
-      },
-    });
+  form("/settings", {
+    form: "settings",
+    schema: ProfileSchema,
+    show: (shown, { c }) => showSettings(c, shown),
+    change: (changes, { c, ctx }) => {
+      const user = accounts.updateMe(ctx.actor!, changes);
+      setPreferenceCookies(c, user, { secure: secure(c) });
+      return "/settings?saved=1";
+    },
   });
 
   return app;

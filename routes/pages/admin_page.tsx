@@ -10,9 +10,8 @@ import { paramId } from "./kit/area.tsx";
 import { Table } from "./kit/content.tsx";
 import { Select } from "./kit/fields.tsx";
 import { notFound } from "./kit/errors.tsx";
-import { readForm, validateForm } from "./kit/forms.ts";
 import { Alert, renderPage } from "./kit/layout.tsx";
-import { type Shown, submit } from "./kit/submit.ts";
+import { pageForms, type Shown } from "./kit/submit.ts";
 
 function AdminPage(
   props: {
@@ -79,6 +78,7 @@ function AdminPage(
 /** The admin page (system admins only; others get the 404 page). */
 export function adminPages(services: Services) {
   const app = new Hono<AppEnv>();
+  const form = pageForms(app, services);
 
   const show = (c: Context<AppEnv>, shown: Shown = {}) => {
     const ctx = pageCtx(c, services);
@@ -99,24 +99,19 @@ export function adminPages(services: Services) {
 
   app.get("/admin", (c) => show(c));
 
-  app.post("/admin/users/:userId{[0-9]+}", async (c) => {
-    const { fields } = await readForm(c);
-    const ctx = pageCtx(c, services);
-    const input = { role: fields.role || undefined, status: fields.status || undefined };
-    return await submit(c, (shown) => show(c, shown), {
-      t: ctx.t,
-      form: "user",
-      values: fields,
-      input: validateForm(AdminUserInput, input, ctx.t),
-      codes: { conflict: "admin.lastAdmin" },
-      change: ({ role, status }) => {
-        services.accounts.adminUpdate(ctx.actor!, paramId(c, "userId"), {
-          ...(role ? { role } : {}),
-          ...(status ? { status } : {}),
-        });
-        return "/admin";
-      },
-    });
+  form("/admin/users/:userId{[0-9]+}", {
+    form: "user",
+    schema: AdminUserInput,
+    read: (fields) => ({ role: fields.role || undefined, status: fields.status || undefined }),
+    codes: { conflict: "admin.lastAdmin" },
+    show: (shown, { c }) => show(c, shown),
+    change: ({ role, status }, { c, ctx }) => {
+      services.accounts.adminUpdate(ctx.actor!, paramId(c, "userId"), {
+        ...(role ? { role } : {}),
+        ...(status ? { status } : {}),
+      });
+      return "/admin";
+    },
   });
 
   return app;

@@ -29,9 +29,8 @@ import {
   TextArea,
   TextField,
 } from "./kit/fields.tsx";
-import { readForm, validateForm } from "./kit/forms.ts";
 import { Alert, renderFragment, renderPage } from "./kit/layout.tsx";
-import { type Shown, submit } from "./kit/submit.ts";
+import { pageForms, type Shown } from "./kit/submit.ts";
 
 const ROLES = ["owner", "member", "viewer"] as const;
 
@@ -250,6 +249,7 @@ interface ProjectForm<I> extends RefusalWords {
 /** The project pages. */
 export function projectPages(services: Services) {
   const app = new Hono<AppEnv>();
+  const form = pageForms(app, services);
   const { projects } = services;
   const P = "/projects/:projectId{[0-9]+}";
 
@@ -297,27 +297,20 @@ export function projectPages(services: Services) {
    * A project action's form: checked, then carried out, then back to the project page; a
    * refusal shows the project page with its message (the 404 page when the project is gone).
    */
-  const act = <I,>(form: ProjectForm<I>) => async (c: Context<AppEnv>) => {
-    const { fields } = await readForm(c);
-    const ctx = pageCtx(c, services);
-    const projectId = paramId(c, "projectId");
-    // The project first: one the caller cannot see is the 404 page, whatever the form says.
-    projects.get(ctx.actor!, projectId);
-    return await submit(c, (shown) => showProject(c, shown), {
+  const act = <I,>(path: string, action: ProjectForm<I>) =>
+    form<I>(path, {
       codes: { conflict: "members.lastOwner" },
-      ...form,
-      t: ctx.t,
-      form: form.form ?? "action",
-      values: fields,
-      input: form.schema
-        ? validateForm(form.schema, fields, ctx.t)
-        : { ok: true, data: undefined as I },
-      change: (input) => {
-        form.change(ctx.actor!, projectId, input, c);
-        return form.after ?? `/projects/${projectId}`;
+      ...action,
+      form: action.form ?? "action",
+      // The project first: one the caller cannot see is the 404 page, whatever the form says.
+      subject: ({ c, ctx }) => projects.get(ctx.actor!, paramId(c, "projectId")),
+      show: (shown, { c }) => showProject(c, shown),
+      change: (input, { c, ctx }) => {
+        const projectId = paramId(c, "projectId");
+        action.change(ctx.actor!, projectId, input, c);
+        return action.after ?? `/projects/${projectId}`;
       },
     });
-  };
 
   app.get("/", (c) => {
     const ctx = pageCtx(c, services);
@@ -331,59 +324,36 @@ export function projectPages(services: Services) {
 
   app.get("/projects", (c) => showList(c));
 
-  app.post("/projects", async (c) => {
-    const { fields } = await readForm(c);
-    const ctx = pageCtx(c, services);
-    return await submit(c, (shown) => showList(c, shown), {
-      t: ctx.t,
-      form: "create",
-      values: fields,
-      input: validateForm(ProjectInputSchema, fields, ctx.t),
-      change: (input) => `/projects/${projects.create(ctx.actor!, input).id}`,
-    });
+  form("/projects", {
+    form: "create",
+    schema: ProjectInputSchema,
+    show: (shown, { c }) => showList(c, shown),
+    change: (input, { ctx }) => `/projects/${projects.create(ctx.actor!, input).id}`,
   });
 
   app.get(P, (c) => showProject(c));
-  app.post(
-    P,
-    act({
-      form: "edit",
-      schema: ProjectInputSchema,
-      change: (actor, id, input) => projects.update(actor, id, input),
-    }),
-  );
-  app.post(`${P}/archive`, act({ change: (actor, id) => projects.setArchived(actor, id, true) }));
-  app.post(
-    `${P}/unarchive`,
-    act({ change: (actor, id) => projects.setArchived(actor, id, false) }),
-  );
-  app.post(
-    `${P}/delete`,
-    act({ change: (actor, id) => projects.remove(actor, id), after: "/projects" }),
-  );
-  app.post(
-    `${P}/members`,
-    act({
-      schema: MemberInputSchema,
-      // The project is checked first (see `act`), so a not_found here is about the email.
-      codes: { not_found: "members.unknownEmail", conflict: "members.already" },
-      change: (actor, id, input) => projects.addMember(actor, id, input),
-    }),
-  );
-  app.post(
-    `${P}/members/:userId{[0-9]+}`,
-    act({
-      schema: MemberRoleInput,
-      change: (actor, id, { role }, c) =>
-        projects.changeRole(actor, id, { userId: paramId(c, "userId"), role }),
-    }),
-  );
-  app.post(
-    `${P}/members/:userId{[0-9]+}/remove`,
-    act({
-      change: (actor, id, _, c) => projects.removeMember(actor, id, paramId(c, "userId")),
-    }),
-  );
+  act(P, {
+    form: "edit",
+    schema: ProjectInputSchema,
+    change: (actor, id, input) => projects.update(actor, id, input),
+  });
+  act(`${P}/archive`, { change: (actor, id) => projects.setArchived(actor, id, true) });
+  act(`${P}/unarchive`, { change: (actor, id) => projects.setArchived(actor, id, false) });
+  act(`${P}/delete`, { change: (actor, id) => projects.remove(actor, id), after: "/projects" });
+  act(`${P}/members`, {
+    schema: MemberInputSchema,
+    // The project is checked first (see `act`), so a not_found here is about the email.
+    codes: { not_found: "members.unknownEmail", conflict: "members.already" },
+    change: (actor, id, input) => projects.addMember(actor, id, input),
+  });
+  act(`${P}/members/:userId{[0-9]+}`, {
+    schema: MemberRoleInput,
+    change: (actor, id, { role }, c) =>
+      projects.changeRole(actor, id, { userId: paramId(c, "userId"), role }),
+  });
+  act(`${P}/members/:userId{[0-9]+}/remove`, {
+    change: (actor, id, _, c) => projects.removeMember(actor, id, paramId(c, "userId")),
+  });
 
   return app;
 }

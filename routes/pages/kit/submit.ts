@@ -4,11 +4,15 @@
  * refuses, renders the same page again with the refusal's status and alert and the form as
  * sent, each bad field with its message.
  */
-import type { Context } from "hono";
+import type { z } from "@hono/zod-openapi";
+import type { Context, Hono } from "hono";
 import type { DomainError } from "../../../domain/errors.ts";
+import type { Services } from "../../../domain/services.ts";
+import type { AppEnv } from "../../api/openapi.ts";
 import type { Translate } from "../../i18n/i18n.ts";
+import { type PageCtx, pageCtx } from "../context.ts";
 import { refusalOf, type RefusalWords } from "./errors.tsx";
-import type { Fields, FormResult } from "./forms.ts";
+import { type Fields, type FormResult, readForm, validateForm } from "./forms.ts";
 
 /** What a page shows besides its data: a refusal's status and alert, and the refused form. */
 export interface Shown {
@@ -73,4 +77,54 @@ export async function submit<I>(c: Context, show: Show, form: Submission<I>): Pr
     return show({ status, message, form: { name: form.form, values, errors } });
   }
   return c.redirect(location, 303);
+}
+
+/** What a form's change is given, outside the areas (see `pageForms`). */
+export interface PageChange {
+  c: Context<AppEnv>;
+  ctx: PageCtx;
+  fields: Fields;
+}
+
+/** How a form of a page outside the projects' areas is read, checked and carried out. */
+export interface PageForm<I> extends RefusalWords {
+  /** The form's name on its page. */
+  form: string;
+  /** The operation's input schema (the API's); none for a form without fields. */
+  schema?: z.ZodType<I>;
+  /** How the fields are read into the schema's shape (default: as they are). */
+  read?: (fields: Fields) => Record<string, unknown>;
+  /** Looked up first: an unknown subject is the 404 page before any field is judged. */
+  subject?: (change: PageChange) => unknown;
+  /** Shows the page again with what a refusal left. */
+  show: (shown: Shown, change: PageChange) => Response | Promise<Response>;
+  /** Makes the change; returns where to go next. */
+  change: (input: I, change: PageChange) => string | Promise<string>;
+}
+
+/**
+ * The forms of pages outside the projects' areas (login, settings, projects), on `app`:
+ * `form(path, form)` takes a form's POST: read, checked with its schema, then submitted.
+ */
+export function pageForms(app: Hono<AppEnv>, services: Services) {
+  return <I>(path: string, form: PageForm<I>): void => {
+    app.post(path, (c) => take(c, services, form));
+  };
+}
+
+/** Reads, checks and submits one form of `pageForms`. */
+async function take<I>(c: Context<AppEnv>, services: Services, form: PageForm<I>) {
+  const { fields } = await readForm(c);
+  const ctx = pageCtx(c, services);
+  const page = { c, ctx, fields };
+  form.subject?.(page);
+  return await submit(c, (shown) => form.show(shown, page), {
+    ...form,
+    t: ctx.t,
+    values: fields,
+    input: form.schema
+      ? validateForm(form.schema, form.read?.(fields) ?? fields, ctx.t, form.fields)
+      : { ok: true, data: undefined as I },
+    change: (input) => form.change(input, page),
+  });
 }

@@ -5,8 +5,20 @@
  * the caller commits one at a time. Deleted projects are listed, restored, and purged table by
  * table in the same bounded way.
  */
+import type { StatementSync } from "node:sqlite";
 import type { AttachableType } from "./files.ts";
 import type { Database } from "./sqlite.ts";
+
+/** Statements a purge runs for every row, compiled once per database. */
+const statements = new WeakMap<Database, Map<string, StatementSync>>();
+
+function prepared(db: Database, sql: string): StatementSync {
+  let cache = statements.get(db);
+  if (!cache) statements.set(db, cache = new Map());
+  let stmt = cache.get(sql);
+  if (!stmt) cache.set(sql, stmt = db.sql.prepare(sql));
+  return stmt;
+}
 
 /** The kinds of item a project's trash holds (the activity `subjectType` names). */
 export type TrashType =
@@ -273,7 +285,8 @@ function expiredIds(db: Database, type: TrashType, cutoff: string, limit: number
     ? `AND (t.deleted_with_subject = 0 OR NOT EXISTS (SELECT 1 FROM attachments a
          WHERE a.file_id = t.id AND ${SUBJECT_EXISTS}))`
     : "";
-  return (db.sql.prepare(
+  return (prepared(
+    db,
     `SELECT t.id FROM ${KINDS[type].table} t WHERE t.deleted_at IS NOT NULL
      AND t.deleted_at <= ? ${extra} ORDER BY t.deleted_at, t.id LIMIT ?`,
   ).all(cutoff, limit) as Array<{ id: number }>).map((r) => r.id);
@@ -287,14 +300,15 @@ function expiredIds(db: Database, type: TrashType, cutoff: string, limit: number
  */
 function purgeDependants(db: Database, type: TrashType, id: number): void {
   if (KINDS[type].attachable) {
-    db.sql.prepare("DELETE FROM attachments WHERE subject_type = ? AND subject_id = ?")
+    prepared(db, "DELETE FROM attachments WHERE subject_type = ? AND subject_id = ?")
       .run(type, id);
-    db.sql.prepare(
+    prepared(
+      db,
       "UPDATE files SET uploaded_to_id = 0 WHERE uploaded_to_type = ? AND uploaded_to_id = ?",
     ).run(type, id);
   }
-  db.sql.prepare("DELETE FROM activity WHERE subject_type = ? AND subject_id = ?").run(type, id);
-  db.sql.prepare("DELETE FROM notifications WHERE subject_type = ? AND subject_id = ?")
+  prepared(db, "DELETE FROM activity WHERE subject_type = ? AND subject_id = ?").run(type, id);
+  prepared(db, "DELETE FROM notifications WHERE subject_type = ? AND subject_id = ?")
     .run(type, id);
 }
 
@@ -304,37 +318,48 @@ function purgeDependants(db: Database, type: TrashType, id: number): void {
  */
 export function purgeItem(db: Database, type: TrashType, id: number): string | null {
   if (type === "thread") {
-    const comments = db.sql.prepare("SELECT id FROM comments WHERE thread_id = ?")
+    const comments = prepared(db, "SELECT id FROM comments WHERE thread_id = ?")
       .all(id) as Array<{ id: number }>;
     for (const c of comments) purgeDependants(db, "comment", c.id);
   }
   purgeDependants(db, type, id);
   const stored = type === "file"
-    ? (db.sql.prepare("SELECT stored_name FROM files WHERE id = ?").get(id) as
+    ? (prepared(db, "SELECT stored_name FROM files WHERE id = ?").get(id) as
       | { stored_name: string }
       | undefined)?.stored_name ?? null
     : null;
-  db.sql.prepare(`DELETE FROM ${KINDS[type].table} WHERE id = ?`).run(id);
+  prepared(db, `DELETE FROM ${KINDS[type].table} WHERE id = ?`).run(id);
   return stored;
 }
 
+/** How much one transaction of a purge may do. */
+export interface PurgeBudget {
+  /** Rows at most. */
+  limit: number;
+  /** Asked before each further item (or chunk of rows): false ends the transaction early. */
+  more(): boolean;
+}
+
 /**
- * Purges up to about `limit` rows of items deleted at or before `cutoff`, kind by kind (a
- * thread counts with its comments; one larger thread still goes whole). Returns how many
- * items went and the stored names of purged files. The caller runs it in one transaction.
+ * Purges up to about `budget.limit` rows of items deleted at or before `cutoff`, kind by kind
+ * (a thread counts with its comments; one larger thread still goes whole), stopping early when
+ * `budget.more()` says so. Returns how many items went and the stored names of purged files
+ * (none went only when nothing is left to purge). The caller runs it in one transaction.
  */
 export function purgeExpired(
   db: Database,
   cutoff: string,
-  limit: number,
+  budget: PurgeBudget,
 ): { purged: number; storedNames: string[] } {
+  const limit = budget.limit;
   let rows = 0;
   let purged = 0;
   const storedNames: string[] = [];
-  const commentsOf = db.sql.prepare("SELECT count(*) AS n FROM comments WHERE thread_id = ?");
+  const commentsOf = prepared(db, "SELECT count(*) AS n FROM comments WHERE thread_id = ?");
   for (const type of PURGE_ORDER) {
     if (rows >= limit) break;
     for (const id of expiredIds(db, type, cutoff, limit - rows)) {
+      if (purged > 0 && !budget.more()) return { purged, storedNames };
       const weight = type === "thread" ? 1 + (commentsOf.get(id) as { n: number }).n : 1;
       if (rows > 0 && rows + weight > limit) return { purged, storedNames };
       const stored = purgeItem(db, type, id);
@@ -424,36 +449,46 @@ const PROJECT_TABLES = [
   "project_events",
 ];
 
+/** Rows deleted per statement of a project's purge, between two checks of the budget. */
+const PROJECT_CHUNK = 100;
+
 /**
- * Deletes up to `limit` rows of an expired deleted project (marking it as being purged, after
- * which it cannot be restored); returns how many went, fewer than `limit` once none are left.
- * Nothing happens (null) when the project is not deleted at or before `cutoff`: it was
- * restored meanwhile, or is already gone.
+ * Deletes rows of an expired deleted project within `budget` (marking it as being purged,
+ * after which it cannot be restored); returns whether rows are left. Nothing happens (null)
+ * when the project is not deleted at or before `cutoff`: it was restored meanwhile, or is
+ * already gone.
  */
 export function purgeProjectRows(
   db: Database,
   projectId: number,
-  options: { cutoff: string; limit: number; at: string },
-): number | null {
-  const marked = db.sql.prepare(
+  options: { cutoff: string; at: string; budget: PurgeBudget },
+): { rowsLeft: boolean } | null {
+  const marked = prepared(
+    db,
     `UPDATE projects SET purge_started_at = coalesce(purge_started_at, ?)
      WHERE id = ? AND deleted_at IS NOT NULL AND deleted_at <= ?`,
   ).run(options.at, projectId, options.cutoff);
   if (Number(marked.changes) === 0) return null;
+  const { limit } = options.budget;
   let deleted = 0;
   for (const table of PROJECT_TABLES) {
-    const { changes } = db.sql.prepare(
-      `DELETE FROM ${table} WHERE rowid IN (SELECT rowid FROM ${table} WHERE project_id = ? LIMIT ?)`,
-    ).run(projectId, options.limit - deleted);
-    deleted += Number(changes);
-    if (deleted >= options.limit) break;
+    while (true) {
+      if (deleted >= limit || (deleted > 0 && !options.budget.more())) return { rowsLeft: true };
+      const chunk = Math.min(PROJECT_CHUNK, limit - deleted);
+      const { changes } = prepared(
+        db,
+        `DELETE FROM ${table} WHERE rowid IN (SELECT rowid FROM ${table} WHERE project_id = ? LIMIT ?)`,
+      ).run(projectId, chunk);
+      deleted += Number(changes);
+      if (Number(changes) < chunk) break;
+    }
   }
-  return deleted;
+  return { rowsLeft: false };
 }
 
 /** Deletes a purged project's own row and memberships (its other rows are gone by then). */
 export function deleteProjectRow(db: Database, projectId: number): void {
-  db.sql.prepare("DELETE FROM project_members WHERE project_id = ?").run(projectId);
-  db.sql.prepare("DELETE FROM projects WHERE id = ? AND purge_started_at IS NOT NULL")
+  prepared(db, "DELETE FROM project_members WHERE project_id = ?").run(projectId);
+  prepared(db, "DELETE FROM projects WHERE id = ? AND purge_started_at IS NOT NULL")
     .run(projectId);
 }

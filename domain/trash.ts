@@ -14,6 +14,7 @@ import {
   findTrashed,
   listDeletedProjects,
   listTrash,
+  type PurgeBudget,
   purgeExpired,
   purgeItem,
   purgeProjectRows,
@@ -79,8 +80,13 @@ export interface SweepSchedule {
   stop(): Promise<void>;
 }
 
-/** Rows purged per transaction. */
+/** Rows purged per transaction at most. */
 export const SWEEP_BATCH = 500;
+/**
+ * Work one transaction may do, by the clock, before it commits and lets requests in (it ends
+ * sooner on a slow or busy machine; with a fixed test clock only the row limit counts).
+ */
+export const SWEEP_BATCH_MS = 20;
 /** Time between sweeps. */
 export const SWEEP_INTERVAL_MS = 3_600_000;
 const DAY_MS = 86_400_000;
@@ -99,12 +105,21 @@ export function createTrash(
     new Date(Date.parse(deletedAt) + options.trashDays * DAY_MS).toISOString();
   let running: Promise<SweepResult> | null = null;
 
+  /** The budget of one transaction: the row limit, and the time limit by the clock. */
+  function budget(): PurgeBudget {
+    const start = ctx.clock.now().getTime();
+    return {
+      limit: batchSize,
+      more: () => ctx.clock.now().getTime() - start < SWEEP_BATCH_MS,
+    };
+  }
+
   async function runSweep(signal: AbortSignal | undefined): Promise<SweepResult> {
     const now = ctx.clock.now();
     const cutoff = new Date(now.getTime() - options.trashDays * DAY_MS).toISOString();
     const result: SweepResult = { items: 0, projects: 0, transactions: 0 };
     while (!signal?.aborted) {
-      const batch = db.tx(() => purgeExpired(db, cutoff, batchSize));
+      const batch = db.tx(() => purgeExpired(db, cutoff, budget()));
       result.transactions++;
       result.items += batch.purged;
       for (const storedName of batch.storedNames) await ctx.files.remove(storedName);
@@ -112,17 +127,17 @@ export function createTrash(
       await pause();
     }
     for (const projectId of expiredProjectIds(db, cutoff)) {
-      let left: number | null = batchSize;
-      while (left !== null && left >= batchSize) {
+      let step: { rowsLeft: boolean } | null = { rowsLeft: true };
+      while (step?.rowsLeft) {
         if (signal?.aborted) return result;
-        left = db.tx(() =>
-          purgeProjectRows(db, projectId, { cutoff, limit: batchSize, at: now.toISOString() })
+        step = db.tx(() =>
+          purgeProjectRows(db, projectId, { cutoff, at: now.toISOString(), budget: budget() })
         );
         result.transactions++;
         await pause();
       }
       // Restored before its purge began: nothing of it was touched.
-      if (left === null) continue;
+      if (step === null) continue;
       await ctx.files.removeProject(projectId);
       db.tx(() => deleteProjectRow(db, projectId));
       result.transactions++;

@@ -40,12 +40,15 @@ DELETE FROM notifications WHERE subject_type = 'file'
 DELETE FROM files WHERE deleted_at IS NOT NULL;
 
 -- A project's trash, most recently deleted first, and the sweep's search for expired items
--- over every project. Partial: only deleted rows are indexed.
+-- over every project. Partial: only deleted rows are indexed (for comments, only those deleted
+-- on their own: the others go with their thread).
 CREATE INDEX projects_trash ON projects (deleted_at, id) WHERE deleted_at IS NOT NULL;
 CREATE INDEX threads_trash ON threads (project_id, deleted_at) WHERE deleted_at IS NOT NULL;
 CREATE INDEX threads_expiry ON threads (deleted_at) WHERE deleted_at IS NOT NULL;
-CREATE INDEX comments_trash ON comments (project_id, deleted_at) WHERE deleted_at IS NOT NULL;
-CREATE INDEX comments_expiry ON comments (deleted_at) WHERE deleted_at IS NOT NULL;
+CREATE INDEX comments_trash ON comments (project_id, deleted_at)
+  WHERE deleted_at IS NOT NULL AND deleted_with_thread = 0;
+CREATE INDEX comments_expiry ON comments (deleted_at)
+  WHERE deleted_at IS NOT NULL AND deleted_with_thread = 0;
 CREATE INDEX notes_trash ON notes (project_id, deleted_at) WHERE deleted_at IS NOT NULL;
 CREATE INDEX notes_expiry ON notes (deleted_at) WHERE deleted_at IS NOT NULL;
 CREATE INDEX chat_messages_trash ON chat_messages (project_id, deleted_at)
@@ -53,7 +56,8 @@ CREATE INDEX chat_messages_trash ON chat_messages (project_id, deleted_at)
 CREATE INDEX chat_messages_expiry ON chat_messages (deleted_at) WHERE deleted_at IS NOT NULL;
 CREATE INDEX todo_items_trash ON todo_items (project_id, deleted_at) WHERE deleted_at IS NOT NULL;
 CREATE INDEX todo_items_expiry ON todo_items (deleted_at) WHERE deleted_at IS NOT NULL;
-CREATE INDEX files_trash ON files (project_id, deleted_at) WHERE deleted_at IS NOT NULL;
+CREATE INDEX files_trash ON files (project_id, deleted_at)
+  WHERE deleted_at IS NOT NULL AND deleted_with_subject = 0;
 CREATE INDEX files_expiry ON files (deleted_at) WHERE deleted_at IS NOT NULL;
 CREATE INDEX calendar_events_trash ON calendar_events (project_id, deleted_at)
   WHERE deleted_at IS NOT NULL;

@@ -432,7 +432,7 @@ export function expiredProjectIds(db: Database, cutoff: string): number[] {
  * The tables a project's rows are deleted from, children before their parents (comments
  * before threads, items before columns and milestones), so that no delete cascades far.
  */
-const PROJECT_TABLES = [
+const KNOWN_PROJECT_TABLES = [
   "attachments",
   "comments",
   "threads",
@@ -451,6 +451,34 @@ const PROJECT_TABLES = [
 
 /** Rows deleted per statement of a project's purge, between two checks of the budget. */
 const PROJECT_CHUNK = 100;
+
+/** A table holding a project's rows, and the column naming the project. */
+interface ProjectTable {
+  table: string;
+  column: string;
+}
+
+/**
+ * Every rowid table with a foreign key to `projects`: the known ones in their order, then any
+ * other (a table added later is purged in batches too, instead of in one cascade at the end).
+ */
+function projectTables(db: Database): ProjectTable[] {
+  const found = (prepared(
+    db,
+    `SELECT m.name AS name, f."from" AS column FROM sqlite_schema m
+     JOIN pragma_foreign_key_list(m.name) f ON f."table" = 'projects'
+     JOIN pragma_table_list(m.name) l ON l.wr = 0
+     WHERE m.type = 'table' ORDER BY m.name`,
+  ).all() as Array<{ name: string; column: string }>).map((r) => ({
+    table: r.name,
+    column: r.column,
+  }));
+  const rank = (t: ProjectTable) => {
+    const i = KNOWN_PROJECT_TABLES.indexOf(t.table);
+    return i < 0 ? KNOWN_PROJECT_TABLES.length : i;
+  };
+  return found.toSorted((a, b) => rank(a) - rank(b));
+}
 
 /**
  * Deletes rows of an expired deleted project within `budget` (marking it as being purged,
@@ -471,13 +499,14 @@ export function purgeProjectRows(
   if (Number(marked.changes) === 0) return null;
   const { limit } = options.budget;
   let deleted = 0;
-  for (const table of PROJECT_TABLES) {
+  for (const { table, column } of projectTables(db)) {
     while (true) {
       if (deleted >= limit || (deleted > 0 && !options.budget.more())) return { rowsLeft: true };
       const chunk = Math.min(PROJECT_CHUNK, limit - deleted);
       const { changes } = prepared(
         db,
-        `DELETE FROM ${table} WHERE rowid IN (SELECT rowid FROM ${table} WHERE project_id = ? LIMIT ?)`,
+        `DELETE FROM "${table}" WHERE rowid IN
+         (SELECT rowid FROM "${table}" WHERE "${column}" = ? LIMIT ?)`,
       ).run(projectId, chunk);
       deleted += Number(changes);
       if (Number(changes) < chunk) break;
@@ -486,7 +515,10 @@ export function purgeProjectRows(
   return { rowsLeft: false };
 }
 
-/** Deletes a purged project's own row and memberships (its other rows are gone by then). */
+/**
+ * Deletes a purged project's own row and memberships (a small table without rowids); its other
+ * rows are gone by then.
+ */
 export function deleteProjectRow(db: Database, projectId: number): void {
   prepared(db, "DELETE FROM project_members WHERE project_id = ?").run(projectId);
   prepared(db, "DELETE FROM projects WHERE id = ? AND purge_started_at IS NOT NULL")

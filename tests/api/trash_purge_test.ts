@@ -615,3 +615,26 @@ Deno.test("Sweeps run at once when started, again on their interval, and stop cl
     await t.close();
   }
 });
+
+Deno.test("Purging a project also empties tables added later that point at it, even without a cascade", async () => {
+  const t = await app({ TRASH_DAYS: "0" });
+  try {
+    const { owner, project } = await team(t);
+    const p = project.id;
+    t.db.sql.exec(
+      `CREATE TABLE later_feature (id INTEGER PRIMARY KEY,
+         project_id INTEGER NOT NULL REFERENCES projects (id))`,
+    );
+    t.db.sql.prepare(
+      `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 700)
+       INSERT INTO later_feature (project_id) SELECT ? FROM n`,
+    ).run(p);
+    await remove(t, owner.cookie, `/api/projects/${p}`);
+    const result = await t.app.services.trash.sweep();
+    assert.equal(result.projects, 1);
+    assert.equal(count(t, "later_feature", "project_id = ?", p), 0);
+    assert.equal(count(t, "projects", "id = ?", p), 0);
+  } finally {
+    await t.close();
+  }
+});

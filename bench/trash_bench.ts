@@ -11,12 +11,15 @@
  * 1 KiB on disk); project B is deleted 30 days ago as a whole. Then it sweeps once, timing each
  * write transaction (its work, and its commit: the fsync, and now and then SQLite's automatic
  * checkpoint, which any write may meet), while a client keeps sending
- * `GET /api/projects/{A}/notes` through `app.request` and times each answer.
+ * `GET /api/projects/{A}/notes` through `app.request` and times each answer. For scale, it
+ * first times TRASH_BENCH_WRITES ordinary one-row writes (`POST /notes`, each its own
+ * transaction and commit) on the same database: what any write costs on this machine now.
  *
  * Targets: write transactions of the sweep p95 < 100 ms; requests answered during the sweep
  * p99 < 100 ms (so none waits long for the lock). The maxima are printed too.
  *
- * Environment: TRASH_BENCH_ITEMS (5000 of each kind), TRASH_BENCH_LIVE (200000).
+ * Environment: TRASH_BENCH_ITEMS (5000 of each kind), TRASH_BENCH_LIVE (200000),
+ * TRASH_BENCH_WRITES (200).
  * Exits 1 when a target fails, 2 when the benchmark itself cannot run.
  */
 import { join } from "node:path";
@@ -45,6 +48,7 @@ const fmt = (ms: number) => ms.toFixed(1);
 async function main(): Promise<number> {
   const items = envNumber("TRASH_BENCH_ITEMS", 5000, 1);
   const live = envNumber("TRASH_BENCH_LIVE", 200_000, 0);
+  const writes = envNumber("TRASH_BENCH_WRITES", 200, 1);
   const dataDir = await Deno.makeTempDir({ prefix: "trash-bench-" });
   const config = parseConfig({ DATA_DIR: dataDir, SESSION_TTL_HOURS: "8760" });
   const db = openDatabase(join(dataDir, "collab.db"));
@@ -149,7 +153,24 @@ async function main(): Promise<number> {
         `comments); B deleted; built in ${fmt(performance.now() - started)} ms`,
     );
 
-    // Nothing to move: the rows were deleted 30 days before the bench started.
+    const sorted = (xs: number[]) => xs.toSorted((x, y) => x - y);
+    const spread = (xs: number[]) =>
+      `p50 ${fmt(percentile(xs, 0.5))} ms, p95 ${fmt(percentile(xs, 0.95))} ms, max ` +
+      `${fmt(xs.at(-1) ?? 0)} ms`;
+    const writeMs: number[] = [];
+    for (let i = 0; i < writes; i++) {
+      const start = performance.now();
+      const res = await t.app.request(`/api/projects/${a}/notes`, {
+        method: "POST",
+        headers: { "content-type": "application/json", cookie },
+        body: JSON.stringify({ title: `baseline ${i}`, body: "" }),
+      });
+      await res.body?.cancel();
+      if (res.status !== 201) throw new BenchError(`POST notes answered ${res.status}`);
+      writeMs.push(performance.now() - start);
+    }
+    console.log(`one-row writes before the sweep (POST /notes): ${spread(sorted(writeMs))}`);
+    // The trash rows were deleted 30 days before the bench started: the sweep takes them.
     const txMs: number[] = [];
     const workMs: number[] = [];
     const tx = t.db.tx;
@@ -187,14 +208,10 @@ async function main(): Promise<number> {
     await client;
     t.db.tx = tx;
 
-    const sorted = (xs: number[]) => xs.toSorted((x, y) => x - y);
     const sortedTx = sorted(txMs);
     const sortedReq = sorted(requestMs);
     const p95Tx = percentile(sortedTx, 0.95);
     const p99Req = percentile(sortedReq, 0.99);
-    const spread = (xs: number[]) =>
-      `p50 ${fmt(percentile(xs, 0.5))} ms, p95 ${fmt(percentile(xs, 0.95))} ms, max ` +
-      `${fmt(xs.at(-1) ?? 0)} ms`;
     console.log(
       `sweep: ${result.items} items and ${result.projects} project in ${result.transactions} ` +
         `transactions, ${fmt(sweepMs)} ms in all`,

@@ -95,12 +95,8 @@ const DAY_MS = 86_400_000;
 const pause = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
 /** The trash operations. */
-export function createTrash(
-  ctx: DomainContext,
-  options: { trashDays: number; batchSize?: number },
-) {
+export function createTrash(ctx: DomainContext, options: { trashDays: number }) {
   const { db } = ctx;
-  const batchSize = options.batchSize ?? SWEEP_BATCH;
   const purgeAt = (deletedAt: string) =>
     new Date(Date.parse(deletedAt) + options.trashDays * DAY_MS).toISOString();
   let running: Promise<SweepResult> | null = null;
@@ -109,7 +105,7 @@ export function createTrash(
   function budget(): PurgeBudget {
     const start = ctx.clock.now().getTime();
     return {
-      limit: batchSize,
+      limit: SWEEP_BATCH,
       more: () => ctx.clock.now().getTime() - start < SWEEP_BATCH_MS,
     };
   }

@@ -82,6 +82,15 @@ await removeLeftoverParts(filesRoot(config.dataDir)); // uploads a crash cut sho
 const lifecycle: Lifecycle = { shuttingDown: false };
 const app = createApp({ db, config, clock, lifecycle, sessionSecret });
 const requests = drain(app.fetch, lifecycle);
+// The trash is purged now and hourly, in short batches between requests (domain/trash.ts).
+const sweeps = app.services.trash.startSweeps({
+  onSwept: ({ items, projects }) => {
+    if (items > 0 || projects > 0) {
+      console.log(`trash sweep: purged ${items} items and ${projects} projects`);
+    }
+  },
+  onError: (error) => console.error(`Cannot sweep the trash: ${reason(error)}`),
+});
 
 async function shutdown(signal: string): Promise<void> {
   if (lifecycle.shuttingDown) {
@@ -103,6 +112,7 @@ async function shutdown(signal: string): Promise<void> {
     // server stops; both within the one deadline.
     await Promise.race([requests.drained().then(() => server.shutdown()), deadline]);
     clearTimeout(timer);
+    await sweeps.stop(); // a sweep in progress stops at its next batch
     const { checkpointError } = await db.close();
     if (checkpointError) {
       // Not data loss: every committed write is in the WAL, replayed at the next start.

@@ -144,6 +144,13 @@ export class FileStore {
     }
   }
 
+  /** Removes a project's folder of stored bytes (a purged project's); missing is not an error. */
+  async removeProject(projectId: number): Promise<void> {
+    await Deno.remove(join(this.root, String(projectId)), { recursive: true }).catch((error) => {
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+    });
+  }
+
   /** Opens stored bytes for reading, or null when they are gone. */
   async open(storedName: string): Promise<Deno.FsFile | null> {
     try {

@@ -22,7 +22,8 @@ export type ActivityKind =
   | "todo_completed"
   | "file_uploaded"
   | "meeting_created"
-  | "milestone_updated";
+  | "milestone_updated"
+  | "item_restored";
 
 /** The stream event names. */
 export type EventName =
@@ -31,7 +32,8 @@ export type EventName =
   | "chat.message.deleted"
   | "todo.updated"
   | "file.uploaded"
-  | "meeting.created";
+  | "meeting.created"
+  | "item.restored";
 
 /** What project domain code is built with. */
 export interface DomainContext {

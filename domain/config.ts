@@ -22,6 +22,8 @@ export interface Config {
   sseMaxStreamsPerUser: number;
   /** Registrations accepted from one client address within any hour. */
   registerLimitPerHour: number;
+  /** Days a deleted item stays restorable in the trash (0: until the next sweep). */
+  trashDays: number;
 }
 
 /** The configuration variables, their defaults and meanings (the README lists them). */
@@ -42,6 +44,7 @@ export const CONFIG_VARIABLES = [
     "20",
     "registrations accepted from one client address per hour (then 429)",
   ],
+  ["TRASH_DAYS", "30", "days a deleted item stays restorable (0: until the next sweep)"],
 ] as const;
 
 /** Thrown when the environment holds invalid values; lists every problem. */
@@ -112,6 +115,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   const sseMaxStreams = integer("SSE_MAX_STREAMS", 1000, 1, 100_000);
   const sseMaxStreamsPerUser = integer("SSE_MAX_STREAMS_PER_USER", 10, 1, 100_000);
   const registerLimitPerHour = integer("REGISTER_LIMIT_PER_HOUR", 20, 1, 1_000_000);
+  const trashDays = integer("TRASH_DAYS", 30, 0, 36_500);
 
   if (problems.length > 0) throw new ConfigError(problems);
   return {
@@ -127,5 +131,6 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     sseMaxStreams,
     sseMaxStreamsPerUser,
     registerLimitPerHour,
+    trashDays,
   };
 }

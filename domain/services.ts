@@ -22,6 +22,7 @@ import { createNotifications } from "./notifications.ts";
 import { type PasswordHasher, scryptHasher } from "./passwords.ts";
 import { createProjects } from "./projects.ts";
 import { createTodos } from "./todos.ts";
+import { createTrash } from "./trash.ts";
 import { Sessions } from "./sessions.ts";
 import { LoginThrottle, RegistrationThrottle } from "./throttle.ts";
 
@@ -75,6 +76,7 @@ export function createServices(deps: ServiceDeps) {
     calendar: createCalendar(ctx),
     meetings: createMeetings(ctx),
     dashboards: createDashboards(ctx, attachments),
+    trash: createTrash(ctx, { trashDays: config.trashDays }),
     accounts: createAccounts({
       db,
       clock,

@@ -25,6 +25,7 @@ import { projectRoutes } from "./api/projects.ts";
 import { searchRoutes } from "./api/search.ts";
 import { streamRoutes } from "./api/stream.ts";
 import { todoRoutes } from "./api/todos.ts";
+import { trashRoutes } from "./api/trash.ts";
 import { csrf } from "./middleware/csrf.ts";
 import { jsonBody } from "./middleware/json_body.ts";
 import { requestLog, stdoutLog } from "./middleware/request_log.ts";
@@ -146,6 +147,7 @@ export function createApp(deps: AppDeps): App {
   app.route("/", searchRoutes(services));
   app.route("/", dashboardRoutes(services));
   app.route("/", planningRoutes(services));
+  app.route("/", trashRoutes(services));
 
   app.doc31("/api/openapi.json", {
     openapi: "3.1.0",

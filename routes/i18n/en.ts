@@ -390,6 +390,7 @@ export const en = {
   "activity.kind.note_created": "Created a note",
   "activity.kind.note_updated": "Updated a note",
   "activity.kind.file_uploaded": "Uploaded a file",
+  "activity.kind.item_restored": "Restored from the trash",
   "settings.title": "Settings",
   "settings.profile": "Profile",
   "settings.appearance": "Appearance and language",

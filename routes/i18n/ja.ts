@@ -392,6 +392,7 @@ export const ja: Messages = {
   "activity.kind.note_created": "ノートを作成しました",
   "activity.kind.note_updated": "ノートを更新しました",
   "activity.kind.file_uploaded": "ファイルをアップロードしました",
+  "activity.kind.item_restored": "ゴミ箱から復元しました",
   "settings.title": "設定",
   "settings.profile": "プロフィール",
   "settings.appearance": "表示と言語",

@@ -109,7 +109,8 @@ export async function runCommand(
     parsed = parse(args);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    console.error(`${error.message}\n${USAGE}`);
+    console.error(error.message);
+    console.log(USAGE);
     return USAGE_ERROR;
   }
   const verb = parsed.command === "backup"

@@ -62,44 +62,61 @@ export function snapshotDatabase(
 
 /**
  * Checks the database file at `path` (`PRAGMA integrity_check`) and reads its migrations and
- * file rows; opened read-only, so the file is left as it was.
+ * file rows; opened read-only, so the file is left as it was. Meant for copies no one else
+ * has open (a snapshot, an extracted backup): the empty `-wal` and `-shm` files that opening
+ * a WAL-mode database makes are removed afterwards.
  */
 export function readSnapshot(path: string): SnapshotContents {
   const db = new DatabaseSync(path, { readOnly: true });
   try {
-    let problems: string[];
-    try {
-      const rows = db.prepare("PRAGMA integrity_check").all() as Array<{ integrity_check: string }>;
-      problems = rows.map((r) => r.integrity_check).filter((text) => text !== "ok");
-    } catch (error) {
-      if (isDamaged(error)) {
-        return { problems: [(error as Error).message], migrations: [], files: [] };
-      }
-      throw error;
-    }
-    if (problems.length > 0) return { problems, migrations: [], files: [] };
-    const hasTable = (name: string) =>
-      db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?").get(name) !==
-        undefined;
-    const migrations = hasTable("schema_migrations")
-      ? db.prepare("SELECT version, name, checksum FROM schema_migrations ORDER BY version")
-        .all() as unknown as RecordedMigration[]
-      : [];
-    const files = hasTable("files")
-      ? (db.prepare("SELECT stored_name, deleted_at FROM files ORDER BY id").all() as Array<
-        { stored_name: string; deleted_at: string | null }
-      >).map((r) => ({ storedName: r.stored_name, deleted: r.deleted_at !== null }))
-      : [];
-    return {
-      problems,
-      migrations: migrations.map((m) => ({
-        version: m.version,
-        name: m.name,
-        checksum: m.checksum,
-      })),
-      files,
-    };
+    return inspect(db);
   } finally {
     db.close();
+    removeEmptyWal(path);
   }
+}
+
+function removeEmptyWal(path: string): void {
+  try {
+    if (Deno.statSync(`${path}-wal`).size !== 0) return;
+    Deno.removeSync(`${path}-wal`);
+    Deno.removeSync(`${path}-shm`);
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+  }
+}
+
+function inspect(db: DatabaseSync): SnapshotContents {
+  let problems: string[];
+  try {
+    const rows = db.prepare("PRAGMA integrity_check").all() as Array<{ integrity_check: string }>;
+    problems = rows.map((r) => r.integrity_check).filter((text) => text !== "ok");
+  } catch (error) {
+    if (isDamaged(error)) {
+      return { problems: [(error as Error).message], migrations: [], files: [] };
+    }
+    throw error;
+  }
+  if (problems.length > 0) return { problems, migrations: [], files: [] };
+  const hasTable = (name: string) =>
+    db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?").get(name) !==
+      undefined;
+  const migrations = hasTable("schema_migrations")
+    ? db.prepare("SELECT version, name, checksum FROM schema_migrations ORDER BY version")
+      .all() as unknown as RecordedMigration[]
+    : [];
+  const files = hasTable("files")
+    ? (db.prepare("SELECT stored_name, deleted_at FROM files ORDER BY id").all() as Array<
+      { stored_name: string; deleted_at: string | null }
+    >).map((r) => ({ storedName: r.stored_name, deleted: r.deleted_at !== null }))
+    : [];
+  return {
+    problems,
+    migrations: migrations.map((m) => ({
+      version: m.version,
+      name: m.name,
+      checksum: m.checksum,
+    })),
+    files,
+  };
 }

@@ -8,7 +8,7 @@
 import { createHash } from "node:crypto";
 import { closeSync, fsyncSync, openSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
-import { Duplex } from "node:stream";
+import { once } from "node:events";
 import { createGzip } from "node:zlib";
 import { filesRoot } from "../db/file_store.ts";
 import { MIGRATIONS_DIR, readMigrations } from "../db/migrate.ts";
@@ -260,10 +260,39 @@ export async function prepareBackup(options: {
  * backup shares the machine's cores with the server it copies.
  */
 function gzip(): TransformStream<Uint8Array, Uint8Array> {
-  return Duplex.toWeb(createGzip({ level: 1 })) as unknown as TransformStream<
-    Uint8Array,
-    Uint8Array
-  >;
+  const gz = createGzip({ level: 1 });
+  let controller!: TransformStreamDefaultController<Uint8Array>;
+  // False once the stream is finished or cancelled: zlib may still emit what it had.
+  let open = true;
+  gz.on("data", (chunk: Uint8Array) => {
+    if (open) controller.enqueue(chunk);
+  });
+  const ended = new Promise<void>((resolve, reject) => {
+    gz.on("end", resolve);
+    gz.on("error", (error) => {
+      if (open) controller.error(error);
+      open = false;
+      reject(error);
+    });
+  });
+  ended.catch(() => {}); // reported through the stream
+  return new TransformStream<Uint8Array, Uint8Array>({
+    start(c) {
+      controller = c;
+    },
+    async transform(chunk) {
+      if (!gz.write(chunk)) await once(gz, "drain");
+    },
+    async flush() {
+      gz.end();
+      await ended;
+      open = false;
+    },
+    cancel() {
+      open = false;
+      gz.destroy();
+    },
+  });
 }
 
 /** The size of the file at `path`, or null when there is none. */

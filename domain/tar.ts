@@ -252,7 +252,10 @@ export async function* readTar(source: AsyncIterable<Uint8Array>): AsyncGenerato
       return;
     }
     if (!checksumMatches(block)) throw new TarError("an entry header is damaged (checksum)");
-    if (field(block, 257, 6) !== "ustar") throw new TarError("an entry header is not ustar");
+    // POSIX writes "ustar\0", GNU tar "ustar " (its header is otherwise the same here).
+    if (!field(block, 257, 6).startsWith("ustar")) {
+      throw new TarError("an entry header is not ustar");
+    }
     const type = String.fromCharCode(block[156]!);
     const prefix = field(block, 345, 155);
     const shortName = field(block, 0, 100);

@@ -49,7 +49,7 @@ const loanEnvelope = (name: string) =>
 const mib = (bytes: number) => (bytes / 1024 ** 2).toFixed(0);
 
 /** Builds the data directory: the generated project, and bytes for each of its file rows. */
-async function buildData(items: number, fileBytes: number): Promise<
+export async function buildData(items: number, fileBytes: number): Promise<
   { dataDir: string; files: number; dbBytes: number; seconds: number }
 > {
   const started = performance.now();

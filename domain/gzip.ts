@@ -37,17 +37,20 @@ export class GzipWriter {
     return { bytes: [deflated], shrank: deflated.length < data.length * 0.95 };
   }
 
-  /** `data` in stored blocks (five bytes of framing per 64 KiB). */
+  /** `data` in stored blocks (five bytes of framing per 64 KiB), as one piece. */
   store(data: Uint8Array): Uint8Array[] {
-    const out: Uint8Array[] = [];
+    const blocks = Math.ceil(data.length / MAX_STORED);
+    const out = new Uint8Array(data.length + 5 * blocks);
+    let at = 0;
     for (let offset = 0; offset < data.length; offset += MAX_STORED) {
       const n = Math.min(MAX_STORED, data.length - offset);
       // Not final, type 00 (stored); then LEN and its complement, little-endian.
-      out.push(new Uint8Array([0, n & 0xff, n >> 8, ~n & 0xff, (~n >> 8) & 0xff]));
-      out.push(data.subarray(offset, offset + n));
+      out.set([0, n & 0xff, n >> 8, ~n & 0xff, (~n >> 8) & 0xff], at);
+      out.set(data.subarray(offset, offset + n), at + 5);
+      at += 5 + n;
     }
     this.#count(data);
-    return out;
+    return [out];
   }
 
   /** The final (empty, stored) block and the trailer: CRC-32 and size modulo 2^32. */

@@ -14,7 +14,7 @@
  * 3. the last archive: `backup --verify` and `restore` times; loan rows and integrity.
  *
  * Environment: BACKUP_BENCH_ITEMS (100000), BACKUP_BENCH_FILE_MIB (2048), BENCH_ROUNDS (3),
- * BENCH_CONNECTIONS (64), BENCH_THREADS (2). Needs `wrk`. Exits 1 when a target or check
+ * BENCH_SECONDS (20: longest wrk run), BENCH_CONNECTIONS (64), BENCH_THREADS (2). Needs `wrk`. Exits 1 when a target or check
  * fails, 2 when the benchmark itself cannot run.
  */
 import { join } from "node:path";
@@ -56,30 +56,39 @@ export async function buildData(items: number, fileBytes: number): Promise<
   const fixture = await buildFixture(items, SEED);
   const { t } = fixture;
   tempDirs.push(t.dataDir);
-  const rows = t.db.sql.prepare("SELECT id, stored_name, size FROM files").all() as Array<
-    { id: number; stored_name: string; size: number }
+  const rows = t.db.sql.prepare("SELECT id, name, stored_name, size FROM files").all() as Array<
+    { id: number; name: string; stored_name: string; size: number }
   >;
   const rowTotal = rows.reduce((n, r) => n + r.size, 0);
-  // Random bytes (as photos, PDFs and archives are to gzip), cut from one pool at offsets.
+  // Files are what their names say: photos, PDFs, office files and archives are compressed
+  // data (random bytes, as far as gzip can tell), text and CSV are text. Each is cut from a
+  // pool at an offset of its own.
   const pool = new Uint8Array(16 * 1024 * 1024);
   for (let i = 0; i < pool.length; i += 65536) crypto.getRandomValues(pool.subarray(i, i + 65536));
+  const words = ["total", "budget", "議事録", "review", "2026", "approved", "design", "notes"];
+  const textPool = new TextEncoder().encode(
+    Array.from(pool.subarray(0, 3_000_000), (b) => words[b % words.length]).join(" "),
+  ).subarray(0, pool.length);
   const root = join(t.dataDir, "files");
   await Deno.mkdir(root, { recursive: true });
-  const setSize = t.db.sql.prepare("UPDATE files SET size = ? WHERE id = ?");
+  const update = t.db.sql.prepare("UPDATE files SET size = ?, stored_name = ? WHERE id = ?");
   let written = 0;
   t.db.sql.exec("BEGIN");
   for (const [i, row] of rows.entries()) {
     const size = i === rows.length - 1
       ? fileBytes - written
       : Math.round((row.size / rowTotal) * fileBytes);
+    const ext = row.name.slice(row.name.lastIndexOf(".") + 1);
+    const source = ext === "txt" || ext === "csv" ? textPool : pool;
     const bytes = new Uint8Array(size);
-    const half = pool.length / 2;
+    const half = Math.floor(source.length / 2);
     for (let o = 0; o < size; o += half) {
       const start = (i * 7919 + o) % half;
-      bytes.set(pool.subarray(start, start + Math.min(half, size - o)), o);
+      bytes.set(source.subarray(start, start + Math.min(half, size - o)), o);
     }
-    await Deno.writeFile(join(root, row.stored_name), bytes);
-    setSize.run(size, row.id);
+    const storedName = `${row.stored_name}.${ext}`;
+    await Deno.writeFile(join(root, storedName), bytes);
+    update.run(size, storedName, row.id);
     written += size;
   }
   t.db.sql.exec("COMMIT");
@@ -217,6 +226,7 @@ async function run(): Promise<boolean> {
   const items = envNumber("BACKUP_BENCH_ITEMS", 100_000, 100);
   const fileMib = envNumber("BACKUP_BENCH_FILE_MIB", 2048, 1);
   const rounds = envNumber("BENCH_ROUNDS", 3, 1);
+  const maxSeconds = envNumber("BENCH_SECONDS", 20, 3);
   const connections = envNumber("BENCH_CONNECTIONS", 64, 1);
   const threads = envNumber("BENCH_THREADS", 2, 1);
   const benchDir = import.meta.dirname!;
@@ -264,8 +274,9 @@ async function run(): Promise<boolean> {
   console.log(`probe writes, during backup: ${summary(during)}`);
   await dropArchive();
 
-  // 2. Throughput under the loan load, rounds of (without, with) a backup. wrk runs for
-  // 80% of the quiet backup's time, so that the backup (slower under load) outlasts it.
+  // 2. Throughput under the loan load, rounds of (without, with) a backup. wrk runs for 80%
+  // of the quiet backup's time (at most BENCH_SECONDS), so that the backup (slower under
+  // load) outlasts it: the with-backup run measures only while a backup runs.
   const script = join(temp, "loan.lua");
   await Deno.writeTextFile(
     script,
@@ -277,7 +288,7 @@ async function run(): Promise<boolean> {
       "",
     ].join("\n"),
   );
-  const seconds = Math.max(3, Math.floor(idle.seconds * 0.8));
+  const seconds = Math.max(3, Math.min(maxSeconds, Math.floor(idle.seconds * 0.8)));
   const url = `${server.url}/loan`;
   await wrk(url, script, 2, connections, threads); // warm-up
   const ratios: number[] = [];

@@ -29,22 +29,24 @@ export interface SnapshotContents {
 
 /**
  * Copies the database at `source` (which the server may be writing) to a new file `target`,
- * consistent as of one moment. Runs in a worker, so the calling thread goes on serving; an
- * abort stops it (the caller removes the partial copy).
+ * consistent as of one moment, and reads the copy (`readSnapshot`). Runs in a worker, so the
+ * calling thread goes on serving; an abort stops it (the caller removes the partial copy).
  */
 export function snapshotDatabase(
   source: string,
   target: string,
   signal?: AbortSignal,
-): Promise<void> {
+): Promise<SnapshotContents> {
   signal?.throwIfAborted();
   const worker = new Worker(new URL("./snapshot_worker.ts", import.meta.url).href, {
     type: "module",
   });
-  return new Promise<void>((resolve, reject) => {
-    worker.onmessage = (event: MessageEvent<{ ok: boolean; message?: string }>) => {
+  return new Promise<SnapshotContents>((resolve, reject) => {
+    worker.onmessage = (
+      event: MessageEvent<{ ok: boolean; contents?: SnapshotContents; message?: string }>,
+    ) => {
       worker.terminate();
-      if (event.data.ok) resolve();
+      if (event.data.ok && event.data.contents) resolve(event.data.contents);
       else reject(new Error(event.data.message ?? "the snapshot failed"));
     };
     worker.onerror = (event) => {

@@ -1,9 +1,11 @@
 /**
- * Copies a SQLite database with the online backup API, off the main thread: node:sqlite's
- * `backup()` runs to completion synchronously, which in the server would stop every request
- * for as long as the copy takes. See `snapshotDatabase` in `snapshot.ts`.
+ * Copies a SQLite database with the online backup API and checks the copy, off the main
+ * thread: node:sqlite's `backup()` and `PRAGMA integrity_check` run to completion
+ * synchronously, which in the server would stop every request for as long as they take. See
+ * `snapshotDatabase` in `snapshot.ts`.
  */
 import { backup, DatabaseSync } from "node:sqlite";
+import { readSnapshot } from "./snapshot.ts";
 
 /** What the worker is asked to do. */
 interface Job {
@@ -30,7 +32,7 @@ scope.onmessage = async ({ data }) => {
     } finally {
       db.close();
     }
-    scope.postMessage({ ok: true });
+    scope.postMessage({ ok: true, contents: readSnapshot(data.target) });
   } catch (error) {
     scope.postMessage({
       ok: false,

@@ -10,7 +10,12 @@ import { closeSync, fsyncSync, openSync } from "node:fs";
 import { basename, dirname, extname, join, resolve } from "node:path";
 import { filesRoot } from "../db/file_store.ts";
 import { MIGRATIONS_DIR, readMigrations } from "../db/migrate.ts";
-import { readSnapshot, type RecordedMigration, snapshotDatabase } from "../db/snapshot.ts";
+import {
+  readSnapshot,
+  type RecordedMigration,
+  type SnapshotContents,
+  snapshotDatabase,
+} from "../db/snapshot.ts";
 import type { Actor } from "./accounts.ts";
 import type { Clock } from "./clock.ts";
 import { DomainError } from "./errors.ts";
@@ -27,6 +32,8 @@ const MANIFEST = "manifest.json";
 /** Work folders of backups the server streams live in the data directory under this prefix. */
 const WORK_PREFIX = ".backup-";
 const CHUNK_BYTES = 256 * 1024;
+/** How much of a file of unknown type is deflated to see whether deflating pays. */
+const TRIAL_BYTES = 16 * 1024;
 const MAX_MANIFEST_BYTES = 256 * 1024 * 1024;
 
 /** One archived entry as the manifest records it. */
@@ -153,13 +160,13 @@ export async function prepareBackup(options: {
   });
   const snapshotPath = join(workDir, "snapshot.db");
   const started = performance.now();
+  let contents: SnapshotContents;
   try {
-    await snapshotDatabase(dbPath, snapshotPath, signal);
+    contents = await snapshotDatabase(dbPath, snapshotPath, signal);
   } catch (error) {
     signal?.throwIfAborted();
     throw new BackupError(`Cannot back up: cannot copy the database: ${reason(error)}`);
   }
-  const contents = readSnapshot(snapshotPath);
   if (contents.problems.length > 0) {
     throw new BackupError(
       `Cannot back up: the database snapshot fails its integrity check: ${contents.problems[0]}`,
@@ -274,12 +281,15 @@ export async function prepareBackup(options: {
             left -= n;
             done += n;
             yield* flush();
-            if (packing === "store") yield* gz.store(piece);
-            else {
-              const { bytes, shrank } = gz.compress(piece);
-              yield* bytes;
-              if (packing === "try") packing = shrank ? "deflate" : "store";
+            let rest = piece;
+            if (packing === "try") {
+              // A small first piece decides, so an incompressible file costs little deflating.
+              const trial = gz.compress(piece.subarray(0, TRIAL_BYTES));
+              yield* trial.bytes;
+              packing = trial.shrank ? "deflate" : "store";
+              rest = piece.subarray(TRIAL_BYTES);
             }
+            yield* packing === "store" ? gz.store(rest) : gz.compress(rest).bytes;
             progress({ kind: "bytes", done, total: Math.max(totalBytes, done) });
           }
           yield* tarBytes(padding(info.size));

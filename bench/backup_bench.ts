@@ -117,11 +117,12 @@ interface CommandRun {
   /** CPU seconds the command used (sampled while it ran). */
   cpu: number;
   output: string;
+  lines: Array<{ at: number; text: string }>;
   started: number;
   ended: number;
 }
 
-/** Runs a command of main.ts to its end, timing it and sampling its CPU time. */
+/** Runs a command of main.ts to its end, timing it, its output lines and its CPU time. */
 async function runCommand(args: string[], env: Record<string, string>): Promise<CommandRun> {
   const started = performance.now();
   const child = new Deno.Command(Deno.execPath(), {
@@ -137,26 +138,50 @@ async function runCommand(args: string[], env: Record<string, string>): Promise<
     const seconds = cpuSeconds(child.pid);
     if (Number.isFinite(seconds)) cpu = seconds;
   }, 100);
-  const out = await child.output();
+  const lines: Array<{ at: number; text: string }> = [];
+  const read = async (stream: ReadableStream<Uint8Array>) => {
+    let rest = "";
+    for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
+      const parts = (rest + chunk).split("\n");
+      rest = parts.pop()!;
+      for (const text of parts) lines.push({ at: performance.now(), text });
+    }
+    if (rest) lines.push({ at: performance.now(), text: rest });
+  };
+  const [status] = await Promise.all([child.status, read(child.stdout), read(child.stderr)]);
   clearInterval(sampler);
   running.delete(child);
   const ended = performance.now();
-  const decoder = new TextDecoder();
   return {
-    ok: out.success,
+    ok: status.success,
     seconds: (ended - started) / 1000,
     cpu,
-    output: decoder.decode(out.stdout) + decoder.decode(out.stderr),
+    output: lines.map((l) => l.text).join("\n"),
+    lines,
     started,
     ended,
   };
 }
 
-/** Sends one loan decision at a time until `until` resolves; the answers' times in ms. */
-async function probe(url: string, until: Promise<unknown>): Promise<number[]> {
+/** The worst probe writes: when, in the backup's time, and in which of its stages. */
+function worstWrites(writes: ProbeWrite[], run: CommandRun, count = 3): string {
+  return [...writes].sort((a, b) => b.ms - a.ms).slice(0, count).map((w) => {
+    const stage = run.lines.filter((l) => l.at <= w.at).at(-1)?.text.split(":")[0] ?? "start";
+    return `${w.ms.toFixed(0)} ms at +${((w.at - run.started) / 1000).toFixed(1)} s (${stage})`;
+  }).join(", ");
+}
+
+/** One probe write: when it was sent (performance.now()) and how long its answer took. */
+interface ProbeWrite {
+  at: number;
+  ms: number;
+}
+
+/** Sends one loan decision at a time until `until` resolves. */
+async function probe(url: string, until: Promise<unknown>): Promise<ProbeWrite[]> {
   let done = false;
   until.finally(() => done = true);
-  const times: number[] = [];
+  const times: ProbeWrite[] = [];
   for (let n = 0; !done; n++) {
     const started = performance.now();
     const res = await fetch(`${url}/loan`, {
@@ -168,7 +193,7 @@ async function probe(url: string, until: Promise<unknown>): Promise<number[]> {
     if (res.status !== 200 || !text.includes("<approved>true</approved>")) {
       throw new BenchError(`probe: ${res.status} ${text.slice(0, 200)}`);
     }
-    times.push(performance.now() - started);
+    times.push({ at: started, ms: performance.now() - started });
   }
   return times;
 }
@@ -218,9 +243,12 @@ const pct = (values: number[], p: number) => {
   const s = [...values].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? NaN;
 };
-const summary = (times: number[]) =>
+const summary = (writes: ProbeWrite[]) => {
+  const times = writes.map((w) => w.ms);
+  return;
   `${times.length} writes, p50 ${pct(times, 50).toFixed(1)} p99 ${pct(times, 99).toFixed(1)} ` +
-  `max ${Math.max(...times).toFixed(1)} ms`;
+    `max ${Math.max(...times).toFixed(1)} ms`;
+};
 
 async function run(): Promise<boolean> {
   const items = envNumber("BACKUP_BENCH_ITEMS", 100_000, 100);
@@ -272,6 +300,7 @@ async function run(): Promise<boolean> {
   );
   console.log(`probe writes, no backup:     ${summary(quiet)}`);
   console.log(`probe writes, during backup: ${summary(during)}`);
+  console.log(`  slowest: ${worstWrites(during, idle)} of ${idle.seconds.toFixed(1)} s`);
   await dropArchive();
 
   // 2. Throughput under the loan load, rounds of (without, with) a backup. wrk runs for 80%
@@ -350,7 +379,7 @@ async function run(): Promise<boolean> {
   db.close();
 
   const ratio = median(ratios);
-  const stall = Math.max(...during);
+  const stall = Math.max(...during.map((w) => w.ms));
   const checks = [
     [
       "loan throughput during a backup",
@@ -360,7 +389,7 @@ async function run(): Promise<boolean> {
     ],
     [
       "longest write stall",
-      `${stall.toFixed(1)} ms (no backup: ${Math.max(...quiet).toFixed(1)} ms)`,
+      `${stall.toFixed(1)} ms (no backup: ${Math.max(...quiet.map((w) => w.ms)).toFixed(1)} ms)`,
       `< ${TARGET_STALL_MS} ms`,
       stall < TARGET_STALL_MS,
     ],

@@ -28,6 +28,13 @@ export const USAGE = [
 /** How much the backup command lowers its own priority (nice), for the server's sake. */
 const BACKUP_NICENESS = 10;
 
+/**
+ * How much of the archive is written between flushes. Left to the kernel, gigabytes would wait
+ * in the page cache and reach the disk all at once at the end, and the server's own flushes
+ * (each acknowledged write) would wait behind them.
+ */
+const SYNC_EVERY_BYTES = 8 * 1024 * 1024;
+
 /** Exit statuses. */
 const OK = 0, FAILED = 1, USAGE_ERROR = 2;
 
@@ -219,10 +226,16 @@ async function backup(
     const part = join(work, "archive.part");
     const file = await Deno.open(part, { write: true, createNew: true, mode: 0o600 });
     try {
+      let unsynced = 0;
       for await (const chunk of prepared.stream) {
         options.signal.throwIfAborted();
         let written = 0;
         while (written < chunk.length) written += await file.write(chunk.subarray(written));
+        unsynced += chunk.length;
+        if (unsynced >= SYNC_EVERY_BYTES) {
+          await file.syncData();
+          unsynced = 0;
+        }
       }
       await file.sync();
     } finally {

@@ -16,7 +16,8 @@ import { createApp, type Lifecycle } from "./routes/app.ts";
 import { drain } from "./routes/drain.ts";
 import { flushStdoutLog } from "./routes/middleware/request_log.ts";
 
-if (Deno.args.length > 0) Deno.exit(await runCommand(Deno.args, Deno.env.toObject()));
+const env = Deno.env.toObject();
+if (Deno.args.length > 0) Deno.exit(await runCommand(Deno.args, env));
 
 const SHUTDOWN_DEADLINE_MS = 10_000;
 const clock = { now: () => new Date() };
@@ -31,7 +32,7 @@ const reason = (error: unknown) => error instanceof Error ? error.message : Stri
 
 let config;
 try {
-  config = parseConfig(Deno.env.toObject());
+  config = parseConfig(env);
 } catch (error) {
   if (error instanceof ConfigError) fail(error.message);
   throw error;

@@ -245,8 +245,9 @@ const pct = (values: number[], p: number) => {
 };
 const summary = (writes: ProbeWrite[]) => {
   const times = writes.map((w) => w.ms);
-  return;
-  `${times.length} writes, p50 ${pct(times, 50).toFixed(1)} p99 ${pct(times, 99).toFixed(1)} ` +
+  return `${times.length} writes, p50 ${pct(times, 50).toFixed(1)} p99 ${
+    pct(times, 99).toFixed(1)
+  } ` +
     `max ${Math.max(...times).toFixed(1)} ms`;
 };
 

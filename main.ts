@@ -1,17 +1,23 @@
 /**
  * Starts the server: reads the environment, checks the data directory and the database,
  * applies migrations, builds the app, serves, and shuts down gracefully on SIGTERM or SIGINT.
+ * With arguments, runs a command instead (`backup`, `restore`: see cli/commands.ts).
  */
 import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { runCommand } from "./cli/commands.ts";
 import { filesRoot, removeLeftoverParts } from "./db/file_store.ts";
 import { migrate, MigrationError, MIGRATIONS_DIR } from "./db/migrate.ts";
 import { loadOrCreateSecret, SecretError } from "./db/secret.ts";
 import { type Database, isDamaged, openDatabase, quickCheck } from "./db/sqlite.ts";
+import { removeLeftoverBackupWork } from "./domain/backup.ts";
 import { ConfigError, parseConfig } from "./domain/config.ts";
 import { createApp, type Lifecycle } from "./routes/app.ts";
 import { drain } from "./routes/drain.ts";
 import { flushStdoutLog } from "./routes/middleware/request_log.ts";
+
+const env = Deno.env.toObject();
+if (Deno.args.length > 0) Deno.exit(await runCommand(Deno.args, env));
 
 const SHUTDOWN_DEADLINE_MS = 10_000;
 const clock = { now: () => new Date() };
@@ -26,7 +32,7 @@ const reason = (error: unknown) => error instanceof Error ? error.message : Stri
 
 let config;
 try {
-  config = parseConfig(Deno.env.toObject());
+  config = parseConfig(env);
 } catch (error) {
   if (error instanceof ConfigError) fail(error.message);
   throw error;
@@ -78,6 +84,7 @@ try {
   throw error;
 }
 await removeLeftoverParts(filesRoot(config.dataDir)); // uploads a crash cut short
+await removeLeftoverBackupWork(config.dataDir); // backup downloads a crash cut short
 
 const lifecycle: Lifecycle = { shuttingDown: false };
 const app = createApp({ db, config, clock, lifecycle, sessionSecret });

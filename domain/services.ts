@@ -6,6 +6,7 @@ import type { Database } from "../db/sqlite.ts";
 import { createAccounts } from "./accounts.ts";
 import type { DomainContext } from "./actions.ts";
 import { createAttachments } from "./attachments.ts";
+import { createBackups } from "./backup.ts";
 import { createBoard } from "./board.ts";
 import { createCalendar } from "./calendar.ts";
 import { createChat } from "./chat.ts";
@@ -103,6 +104,7 @@ export function createServices(deps: ServiceDeps) {
     }),
     notifications: createNotifications({ db, clock }),
     loan: createLoanService(db, { clock, creditScore: deps.creditScore ?? fixedCreditScore }),
+    backups: createBackups({ dataDir: config.dataDir, clock }),
   };
 }
 

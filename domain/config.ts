@@ -3,6 +3,7 @@
  * Every variable has a working default; a bad value stops start-up with a message that
  * names the variable, the value and what is expected.
  */
+import { type AllowList, parseAllowList } from "./webhook_targets.ts";
 
 /** The validated configuration. */
 export interface Config {
@@ -22,6 +23,8 @@ export interface Config {
   sseMaxStreamsPerUser: number;
   /** Registrations accepted from one client address within any hour. */
   registerLimitPerHour: number;
+  /** Webhook targets allowed although private or loopback (hosts, addresses, ranges, `*`). */
+  webhookAllowHosts: AllowList;
 }
 
 /** The configuration variables, their defaults and meanings (the README lists them). */
@@ -41,6 +44,11 @@ export const CONFIG_VARIABLES = [
     "REGISTER_LIMIT_PER_HOUR",
     "20",
     "registrations accepted from one client address per hour (then 429)",
+  ],
+  [
+    "WEBHOOK_ALLOW_HOSTS",
+    "empty",
+    "private or loopback webhook targets allowed (hosts, addresses or CIDRs, * for all)",
   ],
 ] as const;
 
@@ -113,6 +121,16 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   const sseMaxStreamsPerUser = integer("SSE_MAX_STREAMS_PER_USER", 10, 1, 100_000);
   const registerLimitPerHour = integer("REGISTER_LIMIT_PER_HOUR", 20, 1, 1_000_000);
 
+  let webhookAllowHosts: AllowList = parseAllowList("");
+  try {
+    webhookAllowHosts = parseAllowList(value("WEBHOOK_ALLOW_HOSTS") ?? "");
+  } catch (error) {
+    problems.push(
+      `WEBHOOK_ALLOW_HOSTS: ${(error as Error).message}; expected comma-separated host ` +
+        "names, addresses or CIDR ranges (like 127.0.0.1,10.0.0.0/8), or *",
+    );
+  }
+
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     port,
@@ -127,5 +145,6 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     sseMaxStreams,
     sseMaxStreamsPerUser,
     registerLimitPerHour,
+    webhookAllowHosts,
   };
 }

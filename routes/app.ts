@@ -5,6 +5,7 @@ import type { Clock } from "../domain/clock.ts";
 import type { Config } from "../domain/config.ts";
 import type { CreditScoreLookup } from "../domain/loan.ts";
 import type { PasswordHasher } from "../domain/passwords.ts";
+import type { WebhookSenderOptions } from "../domain/webhook_sender.ts";
 import { isStorageFull } from "../domain/errors.ts";
 import { createServices, type Services } from "../domain/services.ts";
 import { soapEndpoints } from "../soap/endpoint.ts";
@@ -25,6 +26,7 @@ import { projectRoutes } from "./api/projects.ts";
 import { searchRoutes } from "./api/search.ts";
 import { streamRoutes } from "./api/stream.ts";
 import { todoRoutes } from "./api/todos.ts";
+import { webhookRoutes } from "./api/webhooks.ts";
 import { csrf } from "./middleware/csrf.ts";
 import { jsonBody } from "./middleware/json_body.ts";
 import { requestLog, stdoutLog } from "./middleware/request_log.ts";
@@ -56,6 +58,8 @@ export interface AppDeps {
   /** Where request and error log lines go (default: standard output). */
   log?: (line: string) => void;
   lifecycle?: Lifecycle;
+  /** The webhook sender's tuning (default: the production values). */
+  webhooks?: WebhookSenderOptions;
 }
 
 /** What the application counts rather than logs. */
@@ -86,6 +90,10 @@ export function createApp(deps: AppDeps): App {
     sessionSecret: deps.sessionSecret,
     ...(deps.hasher ? { hasher: deps.hasher } : {}),
     ...(deps.creditScore ? { creditScore: deps.creditScore } : {}),
+    webhooks: {
+      onError: (error: unknown) => log(`error: webhook sender: ${describe(error)}`),
+      ...deps.webhooks,
+    },
   });
   /**
    * Logs an unexpected error. A full disk fails every write until space is freed: its cause
@@ -146,6 +154,7 @@ export function createApp(deps: AppDeps): App {
   app.route("/", searchRoutes(services));
   app.route("/", dashboardRoutes(services));
   app.route("/", planningRoutes(services));
+  app.route("/", webhookRoutes(services));
 
   app.doc31("/api/openapi.json", {
     openapi: "3.1.0",

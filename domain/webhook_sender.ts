@@ -1,0 +1,336 @@
+/**
+ * The sender loop: takes due deliveries from the outbox and POSTs them, at most 16 at a
+ * time and 4 per webhook, so a slow or dead receiver holds a few slots and never the
+ * requests that caused the events nor the other receivers. Woken right after a commit that
+ * queued deliveries, and polling for retries that come due.
+ *
+ * Each attempt is claimed in the database first (its `attempts` counted, a lease set), then
+ * sent, then recorded; a server that dies mid-attempt leaves the lease, which the next start
+ * ends (`start`), so the delivery goes out again: at least once.
+ *
+ * Where an attempt connects: the host is resolved here and every address checked
+ * (`webhook_targets.ts`). An `http` attempt then connects to the checked address itself (a
+ * client whose transport is that address), so a name that resolves differently a moment
+ * later (DNS rebinding) cannot redirect it. An `https` attempt cannot be pinned that way
+ * (Deno's pinned transport speaks plain HTTP even for https URLs, and connecting to a bare
+ * address would break the certificate's name check), so fetch resolves the name again; the
+ * remaining window is covered by TLS: a rebound address would have to present a valid
+ * certificate for the webhook's host name before any byte of the request is sent.
+ */
+import type { Database } from "../db/sqlite.ts";
+import {
+  claimDeliveries,
+  type DeliveryRow,
+  findWebhookById,
+  pruneDeliveries,
+  releaseAllClaims,
+  releaseClaim,
+  type WebhookRow,
+  webhooksWithDueDeliveries,
+} from "../db/webhooks.ts";
+import type { Clock } from "./clock.ts";
+import { type AttemptOutcome, recordAttempt, signature } from "./webhook_outbox.ts";
+import {
+  type AllowList,
+  checkTarget,
+  dnsResolver,
+  hostOf,
+  type Resolver,
+} from "./webhook_targets.ts";
+
+/** Tuning of the sender (the defaults are the production values). */
+export interface WebhookSenderOptions {
+  /** Attempts in flight at once, over all webhooks (default 16). */
+  maxInFlight?: number;
+  /** Attempts in flight at once for one webhook (default 4). */
+  maxInFlightPerWebhook?: number;
+  /** How long an attempt may take, resolving included (default 10 s, the contract's). */
+  timeoutMs?: number;
+  /** How often the loop looks for retries that came due (default 1 s). */
+  pollMs?: number;
+  /** Finished deliveries older than this are removed (default 30 days). */
+  keepDays?: number;
+  /** Resolves host names (default: the system's resolver). */
+  resolve?: Resolver;
+  /** Reports an unexpected error of the loop (default: standard error). */
+  onError?: (error: unknown) => void;
+}
+
+/** What the sender is built from. */
+export interface WebhookSenderDeps {
+  db: Database;
+  clock: Clock;
+  allow: AllowList;
+}
+
+/** A claimed attempt and the webhook it goes to. */
+interface Claimed {
+  delivery: DeliveryRow;
+  webhook: WebhookRow;
+}
+
+/** The longest a response's headers are waited for past the timeout before a lease ends. */
+const LEASE_MARGIN_MS = 60_000;
+const HOUR_MS = 3_600_000;
+
+/** Sends queued webhook deliveries. */
+export class WebhookSender {
+  readonly #db: Database;
+  readonly #clock: Clock;
+  readonly #allow: AllowList;
+  readonly #options: Required<WebhookSenderOptions>;
+  /** Attempts in flight (until their outcome is recorded), by delivery id. */
+  readonly #inFlight = new Map<number, { webhookId: number; done: Promise<void> }>();
+  readonly #perWebhook = new Map<number, number>();
+  /** Aborts every attempt in flight when the sender stops for good. */
+  #abort = new AbortController();
+  #started = false;
+  #stopping = false;
+  #poll: ReturnType<typeof setInterval> | undefined;
+  #wakeTimer: ReturnType<typeof setTimeout> | undefined;
+  #pumping: Promise<number> | null = null;
+  #again = false;
+  #lastPrune = 0;
+
+  constructor(deps: WebhookSenderDeps, options: WebhookSenderOptions = {}) {
+    this.#db = deps.db;
+    this.#clock = deps.clock;
+    this.#allow = deps.allow;
+    this.#options = {
+      maxInFlight: 16,
+      maxInFlightPerWebhook: 4,
+      timeoutMs: 10_000,
+      pollMs: 1_000,
+      keepDays: 30,
+      resolve: dnsResolver,
+      onError: (error) => console.error("error: webhook sender:", error),
+      ...options,
+    };
+  }
+
+  /** Attempts in flight now. */
+  get inFlight(): number {
+    return this.#inFlight.size;
+  }
+
+  /**
+   * Starts the loop. Attempts a previous run left in flight (a crash, a kill) are due again
+   * at once: on SQLite exactly one server process uses the database, so no lease can belong
+   * to a live sender.
+   */
+  start(): void {
+    if (this.#started || this.#stopping) return;
+    this.#started = true;
+    this.#db.tx(() => releaseAllClaims(this.#db));
+    this.#poll = setInterval(() => this.wake(), this.#options.pollMs);
+    this.wake();
+  }
+
+  /** Looks for due deliveries soon (after a commit that queued some); no-op unless started. */
+  wake(): void {
+    if (!this.#started || this.#stopping || this.#wakeTimer !== undefined) return;
+    this.#wakeTimer = setTimeout(() => {
+      this.#wakeTimer = undefined;
+      this.#pump().catch(this.#options.onError);
+    }, 0);
+  }
+
+  /**
+   * Claims what is due now (up to the limits), sends it and waits until every attempt in
+   * flight is recorded; returns how many attempts this call started. For tests and tools
+   * that drive the sender without its loop.
+   */
+  async runOnce(): Promise<number> {
+    const started = await this.#pump();
+    while (this.#inFlight.size > 0) {
+      await Promise.all([...this.#inFlight.values()].map((f) => f.done));
+    }
+    return started;
+  }
+
+  /**
+   * Stops the loop: nothing new is claimed; attempts in flight get `graceMs` to finish,
+   * then are aborted and given back uncounted, to be sent again after the next start.
+   */
+  async stop(graceMs = 0): Promise<void> {
+    this.#stopping = true;
+    clearInterval(this.#poll);
+    clearTimeout(this.#wakeTimer);
+    this.#wakeTimer = undefined;
+    const all = () => Promise.all([...this.#inFlight.values()].map((f) => f.done));
+    if (this.#inFlight.size > 0 && graceMs > 0) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([all(), new Promise((r) => timer = setTimeout(r, graceMs))]);
+      clearTimeout(timer);
+    }
+    this.#abort.abort();
+    await this.#pumping?.catch(() => {});
+    await all();
+  }
+
+  /** Fills the free slots, again while more came due meanwhile; one pump at a time. */
+  #pump(): Promise<number> {
+    if (this.#pumping) {
+      this.#again = true;
+      return this.#pumping;
+    }
+    this.#pumping = (async () => {
+      let started = 0;
+      do {
+        this.#again = false;
+        started += await this.#fill();
+      } while (this.#again && !this.#stopping);
+      return started;
+    })().finally(() => this.#pumping = null);
+    return this.#pumping;
+  }
+
+  async #fill(): Promise<number> {
+    let started = 0;
+    while (!this.#stopping) {
+      const free = this.#options.maxInFlight - this.#inFlight.size;
+      if (free <= 0) break;
+      // Claims join the next group commit: one fsync with the requests' writes.
+      const claimed = await this.#db.commit(() => this.#claim(free));
+      for (const c of claimed) this.#launch(c);
+      started += claimed.length;
+      if (claimed.length < free) break;
+    }
+    await this.#pruneHourly();
+    return started;
+  }
+
+  /** Claims up to `free` due attempts, oldest webhook backlog first, within the per-webhook cap. */
+  #claim(free: number): Claimed[] {
+    const now = this.#clock.now();
+    const at = now.toISOString();
+    const leaseUntil = new Date(now.getTime() + this.#options.timeoutMs + LEASE_MARGIN_MS)
+      .toISOString();
+    const claimed: Claimed[] = [];
+    for (const { webhookId } of webhooksWithDueDeliveries(this.#db, at)) {
+      const room = Math.min(
+        this.#options.maxInFlightPerWebhook - (this.#perWebhook.get(webhookId) ?? 0),
+        free - claimed.length,
+      );
+      if (room <= 0) continue;
+      const webhook = findWebhookById(this.#db, webhookId);
+      if (!webhook) continue;
+      for (
+        const delivery of claimDeliveries(this.#db, webhookId, { now: at, leaseUntil, limit: room })
+      ) {
+        claimed.push({ delivery, webhook });
+      }
+      if (claimed.length >= free) break;
+    }
+    return claimed;
+  }
+
+  #launch(c: Claimed): void {
+    const { id } = c.delivery;
+    this.#perWebhook.set(c.webhook.id, (this.#perWebhook.get(c.webhook.id) ?? 0) + 1);
+    const done = (async () => {
+      const outcome = await this.#attempt(c);
+      if (outcome.kind === "abandoned") {
+        await this.#db.commit(() => releaseClaim(this.#db, id));
+      } else {
+        await this.#db.commit(() => recordAttempt(this.#db, this.#clock, { ...c, outcome }));
+      }
+    })().catch(this.#options.onError).finally(() => {
+      this.#inFlight.delete(id);
+      const left = (this.#perWebhook.get(c.webhook.id) ?? 1) - 1;
+      if (left > 0) this.#perWebhook.set(c.webhook.id, left);
+      else this.#perWebhook.delete(c.webhook.id);
+      this.wake();
+    });
+    this.#inFlight.set(id, { webhookId: c.webhook.id, done });
+  }
+
+  /** One POST of a delivery; never throws. */
+  async #attempt({ delivery, webhook }: Claimed): Promise<AttemptOutcome> {
+    const stop = this.#abort.signal;
+    if (stop.aborted) return { kind: "abandoned" };
+    const timeout = AbortSignal.timeout(this.#options.timeoutMs);
+    const signal = AbortSignal.any([timeout, stop]);
+    let client: Deno.HttpClient | undefined;
+    try {
+      const url = new URL(webhook.url);
+      const target = await checkTarget(url, {
+        allow: this.#allow,
+        resolve: this.#options.resolve,
+        signal,
+      });
+      if (!target.ok) {
+        return target.reason === "blocked"
+          ? {
+            kind: "failed",
+            statusCode: null,
+            error: `Refused: ${target.address} is not a public address`,
+            final: true,
+          }
+          : { kind: "failed", statusCode: null, error: `Cannot resolve ${hostOf(url)}` };
+      }
+      const t = Math.floor(this.#clock.now().getTime() / 1000);
+      const headers = {
+        "Content-Type": "application/json",
+        "User-Agent": "Collab-Webhook/1",
+        "X-Collab-Event": delivery.event,
+        "X-Collab-Delivery": String(delivery.id),
+        "X-Collab-Signature": await signature(webhook.secret, t, delivery.body),
+      };
+      if (url.protocol === "http:") {
+        // Connect to the address just checked, not to whatever the name resolves to next.
+        client = Deno.createHttpClient({
+          proxy: { transport: "tcp", hostname: target.addresses[0]!, port: Number(url.port || 80) },
+        });
+      }
+      const response = await fetch(url, {
+        method: "POST",
+        headers,
+        body: delivery.body,
+        redirect: "manual",
+        signal,
+        ...(client ? { client } : {}),
+      });
+      // The answer's body is never read: nothing is buffered, however large or endless.
+      await response.body?.cancel().catch(() => {});
+      const status = response.status;
+      if (status >= 200 && status < 300) return { kind: "succeeded", statusCode: status };
+      return {
+        kind: "failed",
+        statusCode: status,
+        error: status >= 300 && status < 400
+          ? `Redirect not followed (HTTP ${status})`
+          : `HTTP ${status}`,
+      };
+    } catch (error) {
+      if (stop.aborted) return { kind: "abandoned" };
+      if (timeout.aborted) {
+        return {
+          kind: "failed",
+          statusCode: null,
+          error: `No answer within ${this.#options.timeoutMs / 1000} s`,
+        };
+      }
+      return { kind: "failed", statusCode: null, error: describe(error) };
+    } finally {
+      client?.close();
+    }
+  }
+
+  /** Removes finished deliveries past their keeping time, at most once an hour. */
+  async #pruneHourly(): Promise<void> {
+    const now = this.#clock.now().getTime();
+    if (now - this.#lastPrune < HOUR_MS) return;
+    this.#lastPrune = now;
+    const before = new Date(now - this.#options.keepDays * 24 * HOUR_MS).toISOString();
+    await this.#db.commit(() => pruneDeliveries(this.#db, before));
+  }
+}
+
+/** An attempt's error as the delivery log shows it: the innermost message, shortened. */
+function describe(error: unknown): string {
+  let inner: unknown = error;
+  while (inner instanceof Error && inner.cause instanceof Error) inner = inner.cause;
+  const text = inner instanceof Error ? inner.message : String(inner);
+  return text.length > 300 ? `${text.slice(0, 299)}…` : text;
+}

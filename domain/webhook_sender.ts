@@ -279,8 +279,14 @@ export class WebhookSender {
       };
       if (url.protocol === "http:") {
         // Connect to the address just checked, not to whatever the name resolves to next.
+        // (The first address: A records before AAAA; an IPv6 address goes in brackets.)
+        const address = target.addresses[0]!;
         client = Deno.createHttpClient({
-          proxy: { transport: "tcp", hostname: target.addresses[0]!, port: Number(url.port || 80) },
+          proxy: {
+            transport: "tcp",
+            hostname: address.includes(":") ? `[${address}]` : address,
+            port: Number(url.port || 80),
+          },
         });
       }
       const response = await fetch(url, {

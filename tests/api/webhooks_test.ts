@@ -816,3 +816,23 @@ Deno.test("deleting a webhook drops its queued deliveries", async () => {
     assert.equal(rx.received.length, 0);
   });
 });
+
+Deno.test("an allowed IPv6 loopback receiver gets its delivery, the connection pinned to [::1]", async () => {
+  const t = await hookApp({ allow: "::1" });
+  const rx = receiver("::1");
+  try {
+    const { owner, alice, project } = await team(t);
+    const { webhook } = await createHook(t, owner.cookie, project.id, {
+      url: rx.url,
+      events: ["*"],
+    });
+    await sendChat(t, alice.cookie, project.id, "over IPv6");
+    await t.app.services.webhookSender.runOnce();
+    assert.equal(rx.received.length, 1);
+    const [d] = await deliveriesOf(t, owner.cookie, project.id, webhook.id);
+    assert.equal(d.status, "succeeded");
+  } finally {
+    await rx.close();
+    await t.close();
+  }
+});

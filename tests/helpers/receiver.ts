@@ -14,7 +14,7 @@ export type Answer = number | Response | "hang";
 
 /** A running receiver. */
 export interface Receiver {
-  /** `http://127.0.0.1:<port>` */
+  /** `http://127.0.0.1:<port>` (or the receiver's own host) */
   origin: string;
   /** `<origin>/hook` */
   url: string;
@@ -29,8 +29,8 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-/** Starts a receiver on 127.0.0.1 with a free port. */
-export function receiver(): Receiver {
+/** Starts a receiver on `hostname` (default 127.0.0.1) with a free port. */
+export function receiver(hostname = "127.0.0.1"): Receiver {
   const held: Array<(response: Response) => void> = [];
   const r: Receiver = {
     origin: "",
@@ -54,7 +54,7 @@ export function receiver(): Receiver {
       await server.shutdown();
     },
   };
-  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (req) => {
+  const server = Deno.serve({ hostname, port: 0, onListen() {} }, async (req) => {
     const url = new URL(req.url);
     const request: Received = {
       method: req.method,
@@ -67,7 +67,8 @@ export function receiver(): Receiver {
     if (answer === "hang") return await new Promise<Response>((resolve) => held.push(resolve));
     return typeof answer === "number" ? new Response(null, { status: answer }) : answer;
   });
-  r.origin = `http://127.0.0.1:${(server.addr as Deno.NetAddr).port}`;
+  const host = hostname.includes(":") ? `[${hostname}]` : hostname;
+  r.origin = `http://${host}:${(server.addr as Deno.NetAddr).port}`;
   r.url = `${r.origin}/hook`;
   return r;
 }

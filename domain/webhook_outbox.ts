@@ -62,22 +62,23 @@ export function queueDeliveries(db: Database, event: EventRow, occurredAt: strin
 
 const encoder = new TextEncoder();
 
-/**
- * The `X-Collab-Signature` value: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">`,
- * keyed with the secret's UTF-8 bytes exactly as it was shown.
- */
-export async function signature(
-  secret: string,
-  unixSeconds: number,
-  body: string,
-): Promise<string> {
-  const key = await crypto.subtle.importKey(
+/** The HMAC-SHA256 key of a secret: its UTF-8 bytes, exactly as it was shown. */
+export function signingKey(secret: string): Promise<CryptoKey> {
+  return crypto.subtle.importKey(
     "raw",
     encoder.encode(secret),
     { name: "HMAC", hash: "SHA-256" },
     false,
     ["sign"],
   );
+}
+
+/** The `X-Collab-Signature` value: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">`. */
+export async function signature(
+  key: CryptoKey,
+  unixSeconds: number,
+  body: string,
+): Promise<string> {
   const mac = new Uint8Array(
     await crypto.subtle.sign("HMAC", key, encoder.encode(`${unixSeconds}.${body}`)),
   );

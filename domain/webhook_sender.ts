@@ -29,7 +29,7 @@ import {
   webhooksWithDueDeliveries,
 } from "../db/webhooks.ts";
 import type { Clock } from "./clock.ts";
-import { type AttemptOutcome, recordAttempt, signature } from "./webhook_outbox.ts";
+import { type AttemptOutcome, recordAttempt, signature, signingKey } from "./webhook_outbox.ts";
 import {
   type AllowList,
   checkTarget,
@@ -72,6 +72,20 @@ interface Claimed {
 /** The longest a response's headers are waited for past the timeout before a lease ends. */
 const LEASE_MARGIN_MS = 60_000;
 const HOUR_MS = 3_600_000;
+/**
+ * How long a wake-up waits before looking: attempts that finish meanwhile are recorded, and
+ * new ones claimed, in one commit (one fsync) rather than one each.
+ */
+const PUMP_DELAY_MS = 5;
+/** Pinned HTTP clients kept for reuse (their connections stay open between attempts). */
+const MAX_CLIENTS = 64;
+/** Signing keys kept, by secret. */
+const MAX_KEYS = 256;
+
+/** An attempt that ended and awaits being recorded. */
+interface Settled extends Claimed {
+  outcome: AttemptOutcome;
+}
 
 /** Sends queued webhook deliveries. */
 export class WebhookSender {
@@ -79,9 +93,14 @@ export class WebhookSender {
   readonly #clock: Clock;
   readonly #allow: AllowList;
   readonly #options: Required<WebhookSenderOptions>;
-  /** Attempts in flight (until their outcome is recorded), by delivery id. */
-  readonly #inFlight = new Map<number, { webhookId: number; done: Promise<void> }>();
+  /** Attempts in flight, by delivery id: from their claim until their outcome is taken up. */
+  readonly #inFlight = new Map<number, { webhookId: number; attempt: Promise<void> }>();
   readonly #perWebhook = new Map<number, number>();
+  /** Attempts that ended, recorded by the next pump together with its claims. */
+  #settled: Settled[] = [];
+  /** Pinned clients by `address|port`. */
+  readonly #clients = new Map<string, Deno.HttpClient>();
+  readonly #keys = new Map<string, Promise<CryptoKey>>();
   /** Aborts every attempt in flight when the sender stops for good. */
   #abort = new AbortController();
   #started = false;
@@ -131,8 +150,8 @@ export class WebhookSender {
     if (!this.#started || this.#stopping || this.#wakeTimer !== undefined) return;
     this.#wakeTimer = setTimeout(() => {
       this.#wakeTimer = undefined;
-      this.#pump().catch(this.#options.onError);
-    }, 0);
+      this.#pump(true).catch(this.#options.onError);
+    }, PUMP_DELAY_MS);
   }
 
   /**
@@ -141,63 +160,102 @@ export class WebhookSender {
    * that drive the sender without its loop.
    */
   async runOnce(): Promise<number> {
-    const started = await this.#pump();
-    while (this.#inFlight.size > 0) {
-      await Promise.all([...this.#inFlight.values()].map((f) => f.done));
-    }
+    const started = await this.#pump(true);
+    await this.#drain();
     return started;
   }
 
   /**
    * Stops the loop: nothing new is claimed; attempts in flight get `graceMs` to finish,
    * then are aborted and given back uncounted, to be sent again after the next start.
+   * Outcomes already known are recorded.
    */
   async stop(graceMs = 0): Promise<void> {
     this.#stopping = true;
     clearInterval(this.#poll);
     clearTimeout(this.#wakeTimer);
     this.#wakeTimer = undefined;
-    const all = () => Promise.all([...this.#inFlight.values()].map((f) => f.done));
     if (this.#inFlight.size > 0 && graceMs > 0) {
       let timer: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([all(), new Promise((r) => timer = setTimeout(r, graceMs))]);
+      await Promise.race([this.#attempts(), new Promise((r) => timer = setTimeout(r, graceMs))]);
       clearTimeout(timer);
     }
     this.#abort.abort();
     await this.#pumping?.catch(() => {});
-    await all();
+    await this.#drain();
+    for (const client of this.#clients.values()) client.close();
+    this.#clients.clear();
   }
 
-  /** Fills the free slots, again while more came due meanwhile; one pump at a time. */
-  #pump(): Promise<number> {
+  /** Every attempt in flight, ended. */
+  #attempts(): Promise<unknown> {
+    return Promise.all([...this.#inFlight.values()].map((f) => f.attempt));
+  }
+
+  /** Waits for the attempts in flight and records their outcomes, claiming nothing new. */
+  async #drain(): Promise<void> {
+    while (this.#inFlight.size > 0) {
+      await this.#attempts();
+      await this.#pump(false);
+    }
+  }
+
+  /** Records ended attempts and fills the free slots; again while asked meanwhile. */
+  #pump(claim: boolean): Promise<number> {
     if (this.#pumping) {
       this.#again = true;
-      return this.#pumping;
+      // A pump that records only must still run after the one under way.
+      return this.#pumping.then(() => claim ? 0 : this.#pump(false));
     }
     this.#pumping = (async () => {
       let started = 0;
       do {
         this.#again = false;
-        started += await this.#fill();
+        started += await this.#fill(claim && !this.#stopping);
       } while (this.#again && !this.#stopping);
       return started;
     })().finally(() => this.#pumping = null);
     return this.#pumping;
   }
 
-  async #fill(): Promise<number> {
+  /**
+   * One commit: the outcomes of ended attempts, then claims for the free slots (which the
+   * ended attempts have just freed). Claims that filled every slot look again.
+   */
+  async #fill(claim: boolean): Promise<number> {
     let started = 0;
-    while (!this.#stopping) {
-      const free = this.#options.maxInFlight - this.#inFlight.size;
-      if (free <= 0) break;
-      // Claims join the next group commit: one fsync with the requests' writes.
-      const claimed = await this.#db.commit(() => this.#claim(free));
+    while (true) {
+      const settled = this.#settled;
+      this.#settled = [];
+      // Their rows stay leased until the commit below records them: freeing their slots now
+      // cannot let them be claimed twice.
+      for (const s of settled) this.#release(s);
+      const free = claim && !this.#stopping ? this.#options.maxInFlight - this.#inFlight.size : 0;
+      if (settled.length === 0 && free <= 0) break;
+      // Joins the next group commit: one fsync with the requests' writes.
+      const claimed = await this.#db.commit(() => {
+        for (const s of settled) {
+          if (s.outcome.kind === "abandoned") releaseClaim(this.#db, s.delivery.id);
+          else recordAttempt(this.#db, this.#clock, s);
+        }
+        return free > 0 ? this.#claim(free) : [];
+      });
       for (const c of claimed) this.#launch(c);
       started += claimed.length;
-      if (claimed.length < free) break;
+      if (free <= 0 || claimed.length < free) {
+        if (this.#settled.length === 0) break;
+      }
     }
     await this.#pruneHourly();
     return started;
+  }
+
+  /** Frees an ended attempt's slots. */
+  #release(s: Settled): void {
+    this.#inFlight.delete(s.delivery.id);
+    const left = (this.#perWebhook.get(s.webhook.id) ?? 1) - 1;
+    if (left > 0) this.#perWebhook.set(s.webhook.id, left);
+    else this.#perWebhook.delete(s.webhook.id);
   }
 
   /** Claims up to `free` due attempts, oldest webhook backlog first, within the per-webhook cap. */
@@ -226,23 +284,40 @@ export class WebhookSender {
   }
 
   #launch(c: Claimed): void {
-    const { id } = c.delivery;
     this.#perWebhook.set(c.webhook.id, (this.#perWebhook.get(c.webhook.id) ?? 0) + 1);
-    const done = (async () => {
-      const outcome = await this.#attempt(c);
-      if (outcome.kind === "abandoned") {
-        await this.#db.commit(() => releaseClaim(this.#db, id));
-      } else {
-        await this.#db.commit(() => recordAttempt(this.#db, this.#clock, { ...c, outcome }));
-      }
-    })().catch(this.#options.onError).finally(() => {
-      this.#inFlight.delete(id);
-      const left = (this.#perWebhook.get(c.webhook.id) ?? 1) - 1;
-      if (left > 0) this.#perWebhook.set(c.webhook.id, left);
-      else this.#perWebhook.delete(c.webhook.id);
+    const attempt = this.#attempt(c).then((outcome) => {
+      this.#settled.push({ ...c, outcome });
       this.wake();
     });
-    this.#inFlight.set(id, { webhookId: c.webhook.id, done });
+    this.#inFlight.set(c.delivery.id, { webhookId: c.webhook.id, attempt });
+  }
+
+  /** The HMAC key of a secret (kept: importing it for every attempt costs more than it signs). */
+  #key(secret: string): Promise<CryptoKey> {
+    let key = this.#keys.get(secret);
+    if (!key) {
+      if (this.#keys.size >= MAX_KEYS) this.#keys.clear();
+      key = signingKey(secret);
+      this.#keys.set(secret, key);
+    }
+    return key;
+  }
+
+  /**
+   * A client whose every connection goes to `address` and `port` (the address checked), kept
+   * for reuse; a new one that the caller closes when too many are kept.
+   */
+  #pinned(address: string, port: number): { client: Deno.HttpClient; owned: boolean } {
+    const name = `${address}|${port}`;
+    const kept = this.#clients.get(name);
+    if (kept) return { client: kept, owned: false };
+    const client = Deno.createHttpClient({
+      // An IPv6 address goes in brackets.
+      proxy: { transport: "tcp", hostname: address.includes(":") ? `[${address}]` : address, port },
+    });
+    if (this.#clients.size >= MAX_CLIENTS) return { client, owned: true };
+    this.#clients.set(name, client);
+    return { client, owned: false };
   }
 
   /** One POST of a delivery; never throws. */
@@ -252,6 +327,7 @@ export class WebhookSender {
     const timeout = AbortSignal.timeout(this.#options.timeoutMs);
     const signal = AbortSignal.any([timeout, stop]);
     let client: Deno.HttpClient | undefined;
+    let owned: Deno.HttpClient | undefined;
     try {
       const url = new URL(webhook.url);
       const target = await checkTarget(url, {
@@ -275,19 +351,14 @@ export class WebhookSender {
         "User-Agent": "Collab-Webhook/1",
         "X-Collab-Event": delivery.event,
         "X-Collab-Delivery": String(delivery.id),
-        "X-Collab-Signature": await signature(webhook.secret, t, delivery.body),
+        "X-Collab-Signature": await signature(await this.#key(webhook.secret), t, delivery.body),
       };
       if (url.protocol === "http:") {
-        // Connect to the address just checked, not to whatever the name resolves to next.
-        // (The first address: A records before AAAA; an IPv6 address goes in brackets.)
-        const address = target.addresses[0]!;
-        client = Deno.createHttpClient({
-          proxy: {
-            transport: "tcp",
-            hostname: address.includes(":") ? `[${address}]` : address,
-            port: Number(url.port || 80),
-          },
-        });
+        // Connect to the address just checked, not to whatever the name resolves to next
+        // (the first one: A records come before AAAA).
+        const pinned = this.#pinned(target.addresses[0]!, Number(url.port || 80));
+        client = pinned.client;
+        if (pinned.owned) owned = pinned.client;
       }
       const response = await fetch(url, {
         method: "POST",
@@ -319,7 +390,7 @@ export class WebhookSender {
       }
       return { kind: "failed", statusCode: null, error: describe(error) };
     } finally {
-      client?.close();
+      owned?.close();
     }
   }
 

@@ -31,7 +31,6 @@ export interface DeliveryRow {
   lastStatusCode: number | null;
   lastError: string | null;
   nextAttemptAt: string | null;
-  claimedUntil: string | null;
   createdAt: string;
   deliveredAt: string | null;
 }
@@ -61,7 +60,6 @@ interface RawDelivery {
   last_status_code: number | null;
   last_error: string | null;
   next_attempt_at: string | null;
-  claimed_until: string | null;
   created_at: string;
   delivered_at: string | null;
 }
@@ -70,7 +68,7 @@ const WEBHOOK_COLUMNS =
   "id, project_id, url, events, description, secret, active, created_by, created_at, updated_at, failing_since";
 const DELIVERY_COLUMNS =
   "id, webhook_id, event_id, event, body, status, attempts, last_status_code, last_error, " +
-  "next_attempt_at, claimed_until, created_at, delivered_at";
+  "next_attempt_at, created_at, delivered_at";
 
 function toWebhook(r: RawWebhook): WebhookRow {
   return {
@@ -100,7 +98,6 @@ function toDelivery(r: RawDelivery): DeliveryRow {
     lastStatusCode: r.last_status_code,
     lastError: r.last_error,
     nextAttemptAt: r.next_attempt_at,
-    claimedUntil: r.claimed_until,
     createdAt: r.created_at,
     deliveredAt: r.delivered_at,
   };
@@ -242,54 +239,53 @@ export function listDeliveries(
 }
 
 /**
- * The active webhooks (of live projects) that have a delivery due at `now` and not in
- * flight, with that oldest due time, oldest first. Each probe walks the due index of one
- * webhook and stops at its first unclaimed row.
+ * The active webhooks (of live projects) with a delivery due at `now` that is not in
+ * `exclude` (attempts in flight or not yet recorded), with that oldest due time, oldest
+ * first. Each probe walks the due index of one webhook, past at most its excluded rows.
  */
 export function webhooksWithDueDeliveries(
   db: Database,
   now: string,
+  exclude: Iterable<number>,
 ): Array<{ webhookId: number; due: string }> {
   const rows = db.sql.prepare(
     `SELECT id, due FROM (
        SELECT w.id AS id, (SELECT d.next_attempt_at FROM webhook_deliveries d
          WHERE d.webhook_id = w.id AND d.status = 'pending'
-           AND (d.claimed_until IS NULL OR d.claimed_until <= ?1)
+           AND d.id NOT IN (SELECT value FROM json_each(?2))
          ORDER BY d.next_attempt_at, d.id LIMIT 1) AS due
        FROM webhooks w JOIN projects p ON p.id = w.project_id AND p.deleted_at IS NULL
        WHERE w.active = 1)
      WHERE due <= ?1 ORDER BY due, id`,
-  ).all(now) as Array<{ id: number; due: string }>;
+  ).all(now, JSON.stringify([...exclude])) as Array<{ id: number; due: string }>;
   return rows.map((r) => ({ webhookId: r.id, due: r.due }));
 }
 
-/**
- * Claims up to `limit` due deliveries of one webhook, oldest first: counts the attempt and
- * leases the row until `leaseUntil`. Call inside a transaction.
- */
-export function claimDeliveries(
+/** Up to `limit` deliveries of one webhook due at `now` and not in `exclude`, oldest first. */
+export function dueDeliveries(
   db: Database,
   webhookId: number,
-  options: { now: string; leaseUntil: string; limit: number },
+  options: { now: string; exclude: Iterable<number>; limit: number },
 ): DeliveryRow[] {
-  const ids = (db.sql.prepare(
-    `SELECT id FROM webhook_deliveries
+  return (db.sql.prepare(
+    `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries
      WHERE webhook_id = ?1 AND status = 'pending' AND next_attempt_at <= ?2
-       AND (claimed_until IS NULL OR claimed_until <= ?2)
-     ORDER BY next_attempt_at, id LIMIT ?3`,
-  ).all(webhookId, options.now, options.limit) as Array<{ id: number }>).map((r) => r.id);
-  const claim = db.sql.prepare(
-    `UPDATE webhook_deliveries SET claimed_until = ?, attempts = attempts + 1 WHERE id = ?
-     RETURNING ${DELIVERY_COLUMNS}`,
-  );
-  return ids.map((id) => toDelivery(claim.get(options.leaseUntil, id) as unknown as RawDelivery));
+       AND id NOT IN (SELECT value FROM json_each(?3))
+     ORDER BY next_attempt_at, id LIMIT ?4`,
+  ).all(
+    webhookId,
+    options.now,
+    JSON.stringify([...options.exclude]),
+    options.limit,
+  ) as unknown as RawDelivery[]).map(toDelivery);
 }
 
-/** Records a finished attempt of a claimed delivery (no row when it was deleted meanwhile). */
+/** Records an attempt's outcome (no row when the delivery was deleted meanwhile). */
 export function finishAttempt(
   db: Database,
   id: number,
   outcome: {
+    attempts: number;
     status: DeliveryStatus;
     statusCode: number | null;
     error: string | null;
@@ -298,36 +294,17 @@ export function finishAttempt(
   },
 ): void {
   db.sql.prepare(
-    `UPDATE webhook_deliveries SET status = ?, last_status_code = ?, last_error = ?,
-       next_attempt_at = ?, delivered_at = ?, claimed_until = NULL
-     WHERE id = ?`,
+    `UPDATE webhook_deliveries SET attempts = ?, status = ?, last_status_code = ?,
+       last_error = ?, next_attempt_at = ?, delivered_at = ?
+     WHERE id = ? AND status = 'pending'`,
   ).run(
+    outcome.attempts,
     outcome.status,
     outcome.statusCode,
     outcome.error,
     outcome.nextAttemptAt,
     outcome.deliveredAt,
     id,
-  );
-}
-
-/** Gives an attempt back uncounted (abandoned at shutdown): due again at once. */
-export function releaseClaim(db: Database, id: number): void {
-  db.sql.prepare(
-    `UPDATE webhook_deliveries SET claimed_until = NULL, attempts = max(attempts - 1, 0)
-     WHERE id = ? AND claimed_until IS NOT NULL`,
-  ).run(id);
-}
-
-/**
- * Ends every lease: the attempts a previous run of this server left in flight are due
- * again at once. Returns how many there were.
- */
-export function releaseAllClaims(db: Database): number {
-  return Number(
-    db.sql.prepare(
-      "UPDATE webhook_deliveries SET claimed_until = NULL WHERE claimed_until IS NOT NULL",
-    ).run().changes,
   );
 }
 

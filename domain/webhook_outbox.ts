@@ -95,12 +95,12 @@ export type AttemptOutcome =
     /** No retry: the target was refused (it resolves to an address not allowed). */
     final?: boolean;
   }
-  /** The server stopped mid-attempt: the attempt is given back, not counted. */
+  /** The server stopped mid-attempt: nothing is recorded, the delivery stays due. */
   | { kind: "abandoned" };
 
 /**
- * Records a finished attempt of a claimed delivery (its `attempts` already counts this
- * one): success ends it and clears the webhook's failing state; a failure schedules the next
+ * Records an attempt of a delivery as it was read before the attempt (`attempts` not
+ * counting it): success ends it and clears the webhook's failing state; a failure schedules the next
  * attempt or, after the last, marks it `failed`, and sets the webhook inactive (notifying
  * the project's owners with `webhook_disabled`) once it has been failing for 3 days.
  * Returns the webhook when this attempt disabled it.
@@ -115,8 +115,10 @@ export function recordAttempt(
   const now = clock.now();
   const at = now.toISOString();
   return db.tx(() => {
+    const attempts = delivery.attempts + 1;
     if (outcome.kind === "succeeded") {
       finishAttempt(db, delivery.id, {
+        attempts,
         status: "succeeded",
         statusCode: outcome.statusCode,
         error: null,
@@ -126,9 +128,10 @@ export function recordAttempt(
       noteWebhookSuccess(db, webhook.id);
       return null;
     }
-    const last = outcome.final === true || delivery.attempts >= MAX_ATTEMPTS;
-    const delay = RETRY_DELAYS_MS[Math.min(delivery.attempts, MAX_ATTEMPTS - 1) - 1] ?? 0;
+    const last = outcome.final === true || attempts >= MAX_ATTEMPTS;
+    const delay = RETRY_DELAYS_MS[Math.min(attempts, MAX_ATTEMPTS - 1) - 1] ?? 0;
     finishAttempt(db, delivery.id, {
+      attempts,
       status: last ? "failed" : "pending",
       statusCode: outcome.statusCode,
       error: outcome.error,

@@ -4,9 +4,13 @@
  * requests that caused the events nor the other receivers. Woken right after a commit that
  * queued deliveries, and polling for retries that come due.
  *
- * Each attempt is claimed in the database first (its `attempts` counted, a lease set), then
- * sent, then recorded; a server that dies mid-attempt leaves the lease, which the next start
- * ends (`start`), so the delivery goes out again: at least once.
+ * Picking what to send only reads the database: the deliveries in flight are known here
+ * and left out. Outcomes are written afterwards, those that ended close together in one
+ * commit, so sending never waits for an fsync. A delivery stays `pending` and due until its
+ * outcome is written: a server that dies mid-attempt (a crash, a kill -9) sends it again
+ * after restart, so it arrives at least once; the cut-short attempt is not counted. (With
+ * several servers on one database, as on PostgreSQL, picking would have to take a lease,
+ * e.g. `FOR UPDATE SKIP LOCKED`; on SQLite one process owns the database.)
  *
  * Where an attempt connects: the host is resolved here and every address checked
  * (`webhook_targets.ts`). An `http` attempt then connects to the checked address itself (a
@@ -19,12 +23,10 @@
  */
 import type { Database } from "../db/sqlite.ts";
 import {
-  claimDeliveries,
   type DeliveryRow,
+  dueDeliveries,
   findWebhookById,
   pruneDeliveries,
-  releaseAllClaims,
-  releaseClaim,
   type WebhookRow,
   webhooksWithDueDeliveries,
 } from "../db/webhooks.ts";
@@ -63,29 +65,29 @@ export interface WebhookSenderDeps {
   allow: AllowList;
 }
 
-/** A claimed attempt and the webhook it goes to. */
-interface Claimed {
+/** A delivery picked for an attempt and the webhook it goes to. */
+interface Picked {
   delivery: DeliveryRow;
   webhook: WebhookRow;
 }
 
-/** The longest a response's headers are waited for past the timeout before a lease ends. */
-const LEASE_MARGIN_MS = 60_000;
+/** An attempt that ended, awaiting its record. */
+interface Settled extends Picked {
+  outcome: AttemptOutcome;
+}
+
 const HOUR_MS = 3_600_000;
+/** How long a wake-up waits before looking: wake-ups close together make one look. */
+const WAKE_DELAY_MS = 2;
 /**
- * How long a wake-up waits before looking: attempts that finish meanwhile are recorded, and
- * new ones claimed, in one commit (one fsync) rather than one each.
+ * Ended attempts not yet written, beyond which no new attempt starts until they are (the
+ * memory they hold stays bounded even if the disk stalls).
  */
-const PUMP_DELAY_MS = 5;
+const MAX_UNRECORDED = 256;
 /** Pinned HTTP clients kept for reuse (their connections stay open between attempts). */
 const MAX_CLIENTS = 64;
 /** Signing keys kept, by secret. */
 const MAX_KEYS = 256;
-
-/** An attempt that ended and awaits being recorded. */
-interface Settled extends Claimed {
-  outcome: AttemptOutcome;
-}
 
 /** Sends queued webhook deliveries. */
 export class WebhookSender {
@@ -93,22 +95,22 @@ export class WebhookSender {
   readonly #clock: Clock;
   readonly #allow: AllowList;
   readonly #options: Required<WebhookSenderOptions>;
-  /** Attempts in flight, by delivery id: from their claim until their outcome is taken up. */
-  readonly #inFlight = new Map<number, { webhookId: number; attempt: Promise<void> }>();
+  /** Attempts in flight, by delivery id. */
+  readonly #sending = new Map<number, Promise<void>>();
   readonly #perWebhook = new Map<number, number>();
-  /** Attempts that ended, recorded by the next pump together with its claims. */
+  /** Ended attempts waiting for the next write, and the ids of every ended but unwritten one. */
   #settled: Settled[] = [];
+  readonly #unrecorded = new Set<number>();
+  #recording: Promise<void> | null = null;
   /** Pinned clients by `address|port`. */
   readonly #clients = new Map<string, Deno.HttpClient>();
   readonly #keys = new Map<string, Promise<CryptoKey>>();
-  /** Aborts every attempt in flight when the sender stops for good. */
-  #abort = new AbortController();
+  /** Aborts every attempt in flight when the sender stops. */
+  readonly #abort = new AbortController();
   #started = false;
   #stopping = false;
   #poll: ReturnType<typeof setInterval> | undefined;
   #wakeTimer: ReturnType<typeof setTimeout> | undefined;
-  #pumping: Promise<number> | null = null;
-  #again = false;
   #lastPrune = 0;
 
   constructor(deps: WebhookSenderDeps, options: WebhookSenderOptions = {}) {
@@ -129,18 +131,13 @@ export class WebhookSender {
 
   /** Attempts in flight now. */
   get inFlight(): number {
-    return this.#inFlight.size;
+    return this.#sending.size;
   }
 
-  /**
-   * Starts the loop. Attempts a previous run left in flight (a crash, a kill) are due again
-   * at once: on SQLite exactly one server process uses the database, so no lease can belong
-   * to a live sender.
-   */
+  /** Starts the loop: what is due now (queued before, or cut short by a crash) goes at once. */
   start(): void {
     if (this.#started || this.#stopping) return;
     this.#started = true;
-    this.#db.tx(() => releaseAllClaims(this.#db));
     this.#poll = setInterval(() => this.wake(), this.#options.pollMs);
     this.wake();
   }
@@ -150,38 +147,41 @@ export class WebhookSender {
     if (!this.#started || this.#stopping || this.#wakeTimer !== undefined) return;
     this.#wakeTimer = setTimeout(() => {
       this.#wakeTimer = undefined;
-      this.#pump(true).catch(this.#options.onError);
-    }, PUMP_DELAY_MS);
+      try {
+        this.#fill();
+      } catch (error) {
+        this.#options.onError(error);
+      }
+      this.#record();
+    }, WAKE_DELAY_MS);
   }
 
   /**
-   * Claims what is due now (up to the limits), sends it and waits until every attempt in
-   * flight is recorded; returns how many attempts this call started. For tests and tools
-   * that drive the sender without its loop.
+   * Starts attempts for what is due now (up to the limits) and waits until they ended and
+   * were recorded; returns how many it started. For tests and tools that drive the sender
+   * without its loop.
    */
   async runOnce(): Promise<number> {
-    const started = await this.#pump(true);
+    const started = this.#fill();
     await this.#drain();
     return started;
   }
 
   /**
-   * Stops the loop: nothing new is claimed; attempts in flight get `graceMs` to finish,
-   * then are aborted and given back uncounted, to be sent again after the next start.
-   * Outcomes already known are recorded.
+   * Stops the loop: nothing new starts; attempts in flight get `graceMs` to end, then are
+   * aborted (and sent again after the next start). Every outcome known is recorded.
    */
   async stop(graceMs = 0): Promise<void> {
     this.#stopping = true;
     clearInterval(this.#poll);
     clearTimeout(this.#wakeTimer);
     this.#wakeTimer = undefined;
-    if (this.#inFlight.size > 0 && graceMs > 0) {
+    if (this.#sending.size > 0 && graceMs > 0) {
       let timer: ReturnType<typeof setTimeout> | undefined;
       await Promise.race([this.#attempts(), new Promise((r) => timer = setTimeout(r, graceMs))]);
       clearTimeout(timer);
     }
     this.#abort.abort();
-    await this.#pumping?.catch(() => {});
     await this.#drain();
     for (const client of this.#clients.values()) client.close();
     this.#clients.clear();
@@ -189,107 +189,90 @@ export class WebhookSender {
 
   /** Every attempt in flight, ended. */
   #attempts(): Promise<unknown> {
-    return Promise.all([...this.#inFlight.values()].map((f) => f.attempt));
+    return Promise.all(this.#sending.values());
   }
 
-  /** Waits for the attempts in flight and records their outcomes, claiming nothing new. */
+  /** Waits for the attempts in flight and for every outcome to be written. */
   async #drain(): Promise<void> {
-    while (this.#inFlight.size > 0) {
+    while (this.#sending.size > 0 || this.#settled.length > 0 || this.#recording) {
       await this.#attempts();
-      await this.#pump(false);
+      await this.#record();
     }
   }
 
-  /** Records ended attempts and fills the free slots; again while asked meanwhile. */
-  #pump(claim: boolean): Promise<number> {
-    if (this.#pumping) {
-      this.#again = true;
-      // A pump that records only must still run after the one under way.
-      return this.#pumping.then(() => claim ? 0 : this.#pump(false));
-    }
-    this.#pumping = (async () => {
-      let started = 0;
-      do {
-        this.#again = false;
-        started += await this.#fill(claim && !this.#stopping);
-      } while (this.#again && !this.#stopping);
-      return started;
-    })().finally(() => this.#pumping = null);
-    return this.#pumping;
-  }
-
-  /**
-   * One commit: the outcomes of ended attempts, then claims for the free slots (which the
-   * ended attempts have just freed). Claims that filled every slot look again.
-   */
-  async #fill(claim: boolean): Promise<number> {
+  /** Starts attempts for due deliveries in the free slots; returns how many. */
+  #fill(): number {
+    if (this.#stopping) return 0;
+    const free = this.#options.maxInFlight - this.#sending.size;
+    if (free <= 0 || this.#unrecorded.size >= MAX_UNRECORDED) return 0;
+    const at = this.#clock.now().toISOString();
+    const exclude = [...this.#sending.keys(), ...this.#unrecorded];
     let started = 0;
-    while (true) {
-      const settled = this.#settled;
-      this.#settled = [];
-      // Their rows stay leased until the commit below records them: freeing their slots now
-      // cannot let them be claimed twice.
-      for (const s of settled) this.#release(s);
-      const free = claim && !this.#stopping ? this.#options.maxInFlight - this.#inFlight.size : 0;
-      if (settled.length === 0 && free <= 0) break;
-      // Joins the next group commit: one fsync with the requests' writes.
-      const claimed = await this.#db.commit(() => {
-        for (const s of settled) {
-          if (s.outcome.kind === "abandoned") releaseClaim(this.#db, s.delivery.id);
-          else recordAttempt(this.#db, this.#clock, s);
-        }
-        return free > 0 ? this.#claim(free) : [];
-      });
-      for (const c of claimed) this.#launch(c);
-      started += claimed.length;
-      if (free <= 0 || claimed.length < free) {
-        if (this.#settled.length === 0) break;
-      }
-    }
-    await this.#pruneHourly();
-    return started;
-  }
-
-  /** Frees an ended attempt's slots. */
-  #release(s: Settled): void {
-    this.#inFlight.delete(s.delivery.id);
-    const left = (this.#perWebhook.get(s.webhook.id) ?? 1) - 1;
-    if (left > 0) this.#perWebhook.set(s.webhook.id, left);
-    else this.#perWebhook.delete(s.webhook.id);
-  }
-
-  /** Claims up to `free` due attempts, oldest webhook backlog first, within the per-webhook cap. */
-  #claim(free: number): Claimed[] {
-    const now = this.#clock.now();
-    const at = now.toISOString();
-    const leaseUntil = new Date(now.getTime() + this.#options.timeoutMs + LEASE_MARGIN_MS)
-      .toISOString();
-    const claimed: Claimed[] = [];
-    for (const { webhookId } of webhooksWithDueDeliveries(this.#db, at)) {
+    for (const { webhookId } of webhooksWithDueDeliveries(this.#db, at, exclude)) {
       const room = Math.min(
         this.#options.maxInFlightPerWebhook - (this.#perWebhook.get(webhookId) ?? 0),
-        free - claimed.length,
+        free - started,
       );
       if (room <= 0) continue;
       const webhook = findWebhookById(this.#db, webhookId);
       if (!webhook) continue;
       for (
-        const delivery of claimDeliveries(this.#db, webhookId, { now: at, leaseUntil, limit: room })
+        const delivery of dueDeliveries(this.#db, webhookId, { now: at, exclude, limit: room })
       ) {
-        claimed.push({ delivery, webhook });
+        this.#launch({ delivery, webhook });
+        started++;
       }
-      if (claimed.length >= free) break;
+      if (started >= free) break;
     }
-    return claimed;
+    return started;
   }
 
-  #launch(c: Claimed): void {
-    this.#perWebhook.set(c.webhook.id, (this.#perWebhook.get(c.webhook.id) ?? 0) + 1);
-    const attempt = this.#attempt(c).then((outcome) => {
-      this.#settled.push({ ...c, outcome });
+  #launch(p: Picked): void {
+    const { id } = p.delivery;
+    this.#perWebhook.set(p.webhook.id, (this.#perWebhook.get(p.webhook.id) ?? 0) + 1);
+    const attempt = this.#attempt(p).then((outcome) => {
+      this.#sending.delete(id);
+      const left = (this.#perWebhook.get(p.webhook.id) ?? 1) - 1;
+      if (left > 0) this.#perWebhook.set(p.webhook.id, left);
+      else this.#perWebhook.delete(p.webhook.id);
+      // An abandoned attempt writes nothing: its delivery is simply still due.
+      if (outcome.kind !== "abandoned") {
+        this.#unrecorded.add(id);
+        this.#settled.push({ ...p, outcome });
+      }
       this.wake();
     });
-    this.#inFlight.set(c.delivery.id, { webhookId: c.webhook.id, attempt });
+    this.#sending.set(id, attempt);
+  }
+
+  /**
+   * Writes the ended attempts' outcomes, those that ended meanwhile in one commit (joining
+   * the requests' group commit); one write at a time. Resolves when nothing is left.
+   */
+  #record(): Promise<void> {
+    if (this.#recording) return this.#recording;
+    if (this.#settled.length === 0) return Promise.resolve();
+    this.#recording = (async () => {
+      while (this.#settled.length > 0) {
+        const batch = this.#settled;
+        this.#settled = [];
+        try {
+          await this.#db.commit(() => {
+            for (const s of batch) recordAttempt(this.#db, this.#clock, s);
+          });
+        } catch (error) {
+          // Nothing was written: the deliveries are still due and are sent again.
+          this.#options.onError(error);
+        } finally {
+          for (const s of batch) this.#unrecorded.delete(s.delivery.id);
+        }
+      }
+      await this.#pruneHourly().catch(this.#options.onError);
+    })().finally(() => {
+      this.#recording = null;
+      this.wake();
+    });
+    return this.#recording;
   }
 
   /** The HMAC key of a secret (kept: importing it for every attempt costs more than it signs). */
@@ -305,7 +288,7 @@ export class WebhookSender {
 
   /**
    * A client whose every connection goes to `address` and `port` (the address checked), kept
-   * for reuse; a new one that the caller closes when too many are kept.
+   * for reuse; when too many are kept, a new one that the caller closes after its attempt.
    */
   #pinned(address: string, port: number): { client: Deno.HttpClient; owned: boolean } {
     const name = `${address}|${port}`;
@@ -321,7 +304,7 @@ export class WebhookSender {
   }
 
   /** One POST of a delivery; never throws. */
-  async #attempt({ delivery, webhook }: Claimed): Promise<AttemptOutcome> {
+  async #attempt({ delivery, webhook }: Picked): Promise<AttemptOutcome> {
     const stop = this.#abort.signal;
     if (stop.aborted) return { kind: "abandoned" };
     const timeout = AbortSignal.timeout(this.#options.timeoutMs);

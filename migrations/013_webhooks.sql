@@ -1,6 +1,7 @@
 -- Webhooks and their durable outbox. A delivery row is written in the same transaction as
 -- the change whose stream event it carries, then sent by the sender loop; its row is the
--- only state a delivery has, so a restart (or a kill -9) loses none.
+-- only state a delivery has, so a restart (or a kill -9) loses none: a row stays `pending`
+-- and due until an attempt's outcome is recorded.
 --
 -- The secret is kept as it was shown: the HMAC of every delivery needs it.
 -- `events` is a JSON array of stream event names, or ["*"].
@@ -23,8 +24,6 @@ CREATE INDEX webhooks_project ON webhooks (project_id, active);
 
 -- `body` is the exact JSON sent (the event log is pruned; a redelivery still has it).
 -- `event_id` is the stream event's id, deliberately without a foreign key for that reason.
--- While an attempt is in flight `claimed_until` holds its lease: the row is not picked again
--- before then, and a server that died mid-attempt leaves it to be retried.
 CREATE TABLE webhook_deliveries (
   id INTEGER PRIMARY KEY,
   webhook_id INTEGER NOT NULL REFERENCES webhooks (id) ON DELETE CASCADE,
@@ -36,7 +35,6 @@ CREATE TABLE webhook_deliveries (
   last_status_code INTEGER,
   last_error TEXT,
   next_attempt_at TEXT,
-  claimed_until TEXT,
   created_at TEXT NOT NULL,
   delivered_at TEXT
 ) STRICT;

@@ -27,10 +27,12 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import {
   BenchError,
+  cpuSeconds,
   envNumber,
   freePort,
   onCleanup,
   procStatusKib,
+  readClockTicks,
   runMain,
   spawn,
   startTaskArgs,
@@ -145,6 +147,7 @@ async function run(): Promise<boolean> {
   const rounds = envNumber("BENCH_ROUNDS", 3, 1);
   const concurrency = envNumber("BENCH_CONCURRENCY", 16, 1);
   const warmup = envNumber("BENCH_WARMUP", 200, 0);
+  await readClockTicks();
   const root = join(import.meta.dirname!, "..");
   const { urls, deadUrl } = startReceivers();
 
@@ -231,11 +234,19 @@ async function run(): Promise<boolean> {
   let rssAfterLast = 0;
   const lines: string[] = [];
   for (let round = 1; round <= rounds; round++) {
+    const cpu0 = cpuSeconds(pid);
+    const t0 = performance.now();
     const a = await burst(base, cookie, plain, { count: events, concurrency, label: "plain" });
+    const cpu1 = cpuSeconds(pid);
+    const t1 = performance.now();
     const b = await burst(base, cookie, hooked, { count: events, concurrency, label: "hooked" });
+    const cpu2 = cpuSeconds(pid);
+    const t2 = performance.now();
     errors += a.errors + b.errors;
     acknowledged += b.answered.size;
     const complete = await waitForDeliveries(b.answered.keys(), 30_000);
+    const cpu3 = cpuSeconds(pid);
+    const t3 = performance.now();
     const delays: number[] = [];
     for (const seen of arrivals) {
       for (const [id, answeredAt] of b.answered) {
@@ -258,7 +269,11 @@ async function run(): Promise<boolean> {
         `${p99a.toFixed(1)} ms, hooked ${percentile(b.latencies, 50).toFixed(1)}/` +
         `${p99b.toFixed(1)} ms (ratio ${(p99b / p99a).toFixed(3)}); delivery p50/p99/max ` +
         `${percentile(delays, 50).toFixed(0)}/${percentile(delays, 99).toFixed(0)}/` +
-        `${worst.toFixed(0)} ms${complete ? "" : " (INCOMPLETE)"}; RSS ${rss.toFixed(1)} MiB`,
+        `${worst.toFixed(0)} ms${complete ? "" : " (INCOMPLETE)"}; RSS ${rss.toFixed(1)} MiB; ` +
+        `server CPU s / wall s: plain burst ${(cpu1 - cpu0).toFixed(2)}/${
+          ((t1 - t0) / 1000).toFixed(2)
+        }, hooked burst ${(cpu2 - cpu1).toFixed(2)}/${((t2 - t1) / 1000).toFixed(2)}, ` +
+        `rest of delivery ${(cpu3 - cpu2).toFixed(2)}/${((t3 - t2) / 1000).toFixed(2)}`,
     );
     console.log(lines.at(-1));
   }

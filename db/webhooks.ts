@@ -1,5 +1,21 @@
 /** Storage of webhooks and their delivery outbox. */
+import type { StatementSync } from "node:sqlite";
 import type { Database } from "./sqlite.ts";
+
+/**
+ * The statements the request path (queuing) and the sender loop run for every event and
+ * every attempt, prepared once per connection: compiling them each time cost more than
+ * running them.
+ */
+const prepared = new WeakMap<Database, Map<string, StatementSync>>();
+
+function statement(db: Database, sql: string): StatementSync {
+  let cache = prepared.get(db);
+  if (!cache) prepared.set(db, cache = new Map());
+  let stmt = cache.get(sql);
+  if (!stmt) cache.set(sql, stmt = db.sql.prepare(sql));
+  return stmt;
+}
 
 /** A stored webhook (with its secret: only domain code that signs reads it). */
 export interface WebhookRow {
@@ -135,7 +151,7 @@ export function findWebhook(db: Database, projectId: number, id: number): Webhoo
 
 /** A webhook by id alone (the sender's view), or null. */
 export function findWebhookById(db: Database, id: number): WebhookRow | null {
-  const r = db.sql.prepare(`SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE id = ?`).get(id) as
+  const r = statement(db, `SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE id = ?`).get(id) as
     | RawWebhook
     | undefined;
   return r ? toWebhook(r) : null;
@@ -194,7 +210,8 @@ export function enqueueDeliveries(
   db: Database,
   e: { projectId: number; eventId: number; event: string; body: string; at: string },
 ): number {
-  const result = db.sql.prepare(
+  const result = statement(
+    db,
     `INSERT INTO webhook_deliveries (webhook_id, event_id, event, body, next_attempt_at, created_at)
      SELECT w.id, ?, ?, ?, ?, ? FROM webhooks w
      WHERE w.project_id = ? AND w.active = 1
@@ -248,17 +265,22 @@ export function webhooksWithDueDeliveries(
   now: string,
   exclude: Iterable<number>,
 ): Array<{ webhookId: number; due: string }> {
-  const rows = db.sql.prepare(
-    `SELECT id, due FROM (
-       SELECT w.id AS id, (SELECT d.next_attempt_at FROM webhook_deliveries d
-         WHERE d.webhook_id = w.id AND d.status = 'pending'
-           AND d.id NOT IN (SELECT value FROM json_each(?2))
-         ORDER BY d.next_attempt_at, d.id LIMIT 1) AS due
-       FROM webhooks w JOIN projects p ON p.id = w.project_id AND p.deleted_at IS NULL
-       WHERE w.active = 1)
-     WHERE due <= ?1 ORDER BY due, id`,
-  ).all(now, JSON.stringify([...exclude])) as Array<{ id: number; due: string }>;
-  return rows.map((r) => ({ webhookId: r.id, due: r.due }));
+  // Driven by the (few) active webhooks, not by the projects; filtered and sorted here so
+  // that each webhook's probe runs once.
+  const rows = statement(
+    db,
+    `SELECT w.id AS id, (SELECT d.next_attempt_at FROM webhook_deliveries d
+       WHERE d.webhook_id = w.id AND d.status = 'pending'
+         AND d.id NOT IN (SELECT value FROM json_each(?))
+       ORDER BY d.next_attempt_at, d.id LIMIT 1) AS due
+     FROM webhooks w
+     WHERE w.active = 1
+       AND EXISTS (SELECT 1 FROM projects p WHERE p.id = w.project_id AND p.deleted_at IS NULL)`,
+  ).all(JSON.stringify([...exclude])) as Array<{ id: number; due: string | null }>;
+  return rows
+    .filter((r): r is { id: number; due: string } => r.due !== null && r.due <= now)
+    .sort((x, y) => x.due < y.due ? -1 : x.due > y.due ? 1 : x.id - y.id)
+    .map((r) => ({ webhookId: r.id, due: r.due }));
 }
 
 /** Up to `limit` deliveries of one webhook due at `now` and not in `exclude`, oldest first. */
@@ -267,7 +289,8 @@ export function dueDeliveries(
   webhookId: number,
   options: { now: string; exclude: Iterable<number>; limit: number },
 ): DeliveryRow[] {
-  return (db.sql.prepare(
+  return (statement(
+    db,
     `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries
      WHERE webhook_id = ?1 AND status = 'pending' AND next_attempt_at <= ?2
        AND id NOT IN (SELECT value FROM json_each(?3))
@@ -293,7 +316,8 @@ export function finishAttempt(
     deliveredAt: string | null;
   },
 ): void {
-  db.sql.prepare(
+  statement(
+    db,
     `UPDATE webhook_deliveries SET attempts = ?, status = ?, last_status_code = ?,
        last_error = ?, next_attempt_at = ?, delivered_at = ?
      WHERE id = ? AND status = 'pending'`,
@@ -327,10 +351,12 @@ export function noteWebhookFailure(
   id: number,
   options: { at: string; disableBefore: string },
 ): WebhookRow | null {
-  db.sql.prepare(
+  statement(
+    db,
     "UPDATE webhooks SET failing_since = coalesce(failing_since, ?) WHERE id = ?",
   ).run(options.at, id);
-  const r = db.sql.prepare(
+  const r = statement(
+    db,
     `UPDATE webhooks SET active = 0, updated_at = ?
      WHERE id = ? AND active = 1 AND failing_since <= ? RETURNING ${WEBHOOK_COLUMNS}`,
   ).get(options.at, id, options.disableBefore) as RawWebhook | undefined;
@@ -339,7 +365,8 @@ export function noteWebhookFailure(
 
 /** Clears a webhook's failing state after a success. */
 export function noteWebhookSuccess(db: Database, id: number): void {
-  db.sql.prepare(
+  statement(
+    db,
     "UPDATE webhooks SET failing_since = NULL WHERE id = ? AND failing_since IS NOT NULL",
   ).run(id);
 }

@@ -77,8 +77,11 @@ interface Settled extends Picked {
 }
 
 const HOUR_MS = 3_600_000;
-/** How long a wake-up waits before looking: wake-ups close together make one look. */
-const WAKE_DELAY_MS = 2;
+/**
+ * How long a wake-up waits before looking: attempts that end within it are refilled, and
+ * recorded, together (one look and one commit for many).
+ */
+const WAKE_DELAY_MS = 10;
 /**
  * Ended attempts not yet written, beyond which no new attempt starts until they are (the
  * memory they hold stays bounded even if the disk stalls).

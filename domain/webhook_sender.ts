@@ -310,8 +310,17 @@ export class WebhookSender {
   async #attempt({ delivery, webhook }: Picked): Promise<AttemptOutcome> {
     const stop = this.#abort.signal;
     if (stop.aborted) return { kind: "abandoned" };
-    const timeout = AbortSignal.timeout(this.#options.timeoutMs);
-    const signal = AbortSignal.any([timeout, stop]);
+    // One controller whose timer is cleared when the attempt ends: a timeout signal per
+    // attempt would keep each attempt reachable for the full 10 s after it ended.
+    const controller = new AbortController();
+    const signal = controller.signal;
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, this.#options.timeoutMs);
+    const onStop = () => controller.abort();
+    stop.addEventListener("abort", onStop, { once: true });
     let client: Deno.HttpClient | undefined;
     let owned: Deno.HttpClient | undefined;
     try {
@@ -367,7 +376,7 @@ export class WebhookSender {
       };
     } catch (error) {
       if (stop.aborted) return { kind: "abandoned" };
-      if (timeout.aborted) {
+      if (timedOut) {
         return {
           kind: "failed",
           statusCode: null,
@@ -376,6 +385,8 @@ export class WebhookSender {
       }
       return { kind: "failed", statusCode: null, error: describe(error) };
     } finally {
+      clearTimeout(timer);
+      stop.removeEventListener("abort", onStop);
       owned?.close();
     }
   }

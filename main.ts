@@ -20,6 +20,8 @@ const env = Deno.env.toObject();
 if (Deno.args.length > 0) Deno.exit(await runCommand(Deno.args, env));
 
 const SHUTDOWN_DEADLINE_MS = 10_000;
+/** How long webhook attempts in flight may finish at shutdown before they are abandoned. */
+const WEBHOOK_GRACE_MS = 2_000;
 const clock = { now: () => new Date() };
 
 /** Stops start-up with one line (no stack trace) and status 1. */
@@ -111,6 +113,9 @@ async function shutdown(signal: string): Promise<void> {
   try {
     // Event streams never end on their own: close them so in-flight requests can drain.
     app.services.hub.closeAll();
+    // Webhook attempts get a short grace, then are abandoned and sent again after restart:
+    // a slow receiver never holds the shutdown past the deadline.
+    const senderStopped = app.services.webhookSender.stop(WEBHOOK_GRACE_MS);
     let timer: ReturnType<typeof setTimeout> | undefined;
     const deadline = new Promise<void>((resolve) =>
       timer = setTimeout(resolve, SHUTDOWN_DEADLINE_MS)
@@ -120,6 +125,7 @@ async function shutdown(signal: string): Promise<void> {
     await Promise.race([requests.drained().then(() => server.shutdown()), deadline]);
     clearTimeout(timer);
     await sweeps.stop(); // a sweep in progress stops at its next batch
+    await senderStopped;
     const { checkpointError } = await db.close();
     if (checkpointError) {
       // Not data loss: every committed write is in the WAL, replayed at the next start.
@@ -146,3 +152,5 @@ const server = Deno.serve({
   hostname: config.host,
   onListen: ({ hostname, port }) => console.log(`listening on http://${hostname}:${port}`),
 }, requests.fetch);
+// Deliveries queued before this start (or left in flight by a crash) go out now.
+app.services.webhookSender.start();

@@ -3,6 +3,7 @@
  * Every variable has a working default; a bad value stops start-up with a message that
  * names the variable, the value and what is expected.
  */
+import { type AllowList, parseAllowList } from "./webhook_targets.ts";
 
 /** The validated configuration. */
 export interface Config {
@@ -24,6 +25,8 @@ export interface Config {
   registerLimitPerHour: number;
   /** Days a deleted item stays restorable in the trash (0: until the next sweep). */
   trashDays: number;
+  /** Webhook targets allowed although private or loopback (hosts, addresses, ranges, `*`). */
+  webhookAllowHosts: AllowList;
 }
 
 /** The configuration variables, their defaults and meanings (the README lists them). */
@@ -45,6 +48,11 @@ export const CONFIG_VARIABLES = [
     "registrations accepted from one client address per hour (then 429)",
   ],
   ["TRASH_DAYS", "30", "days a deleted item stays restorable (0: until the next sweep)"],
+  [
+    "WEBHOOK_ALLOW_HOSTS",
+    "empty",
+    "private or loopback webhook targets allowed (hosts, addresses or CIDRs, * for all)",
+  ],
 ] as const;
 
 /** Thrown when the environment holds invalid values; lists every problem. */
@@ -117,6 +125,16 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   const registerLimitPerHour = integer("REGISTER_LIMIT_PER_HOUR", 20, 1, 1_000_000);
   const trashDays = integer("TRASH_DAYS", 30, 0, 36_500);
 
+  let webhookAllowHosts: AllowList = parseAllowList("");
+  try {
+    webhookAllowHosts = parseAllowList(value("WEBHOOK_ALLOW_HOSTS") ?? "");
+  } catch (error) {
+    problems.push(
+      `WEBHOOK_ALLOW_HOSTS: ${(error as Error).message}; expected comma-separated host ` +
+        "names, addresses or CIDR ranges (like 127.0.0.1,10.0.0.0/8), or *",
+    );
+  }
+
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     port,
@@ -132,5 +150,6 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     sseMaxStreamsPerUser,
     registerLimitPerHour,
     trashDays,
+    webhookAllowHosts,
   };
 }

@@ -26,6 +26,9 @@ import { createTodos } from "./todos.ts";
 import { createTrash } from "./trash.ts";
 import { Sessions } from "./sessions.ts";
 import { LoginThrottle, RegistrationThrottle } from "./throttle.ts";
+import { createWebhooks } from "./webhooks.ts";
+import { WebhookSender, type WebhookSenderOptions } from "./webhook_sender.ts";
+import { dnsResolver } from "./webhook_targets.ts";
 
 /** What the services are built from. */
 export interface ServiceDeps {
@@ -35,6 +38,8 @@ export interface ServiceDeps {
   sessionSecret: string;
   hasher?: PasswordHasher;
   creditScore?: CreditScoreLookup;
+  /** The webhook sender's tuning (tests shorten its timeout, or resolve names their way). */
+  webhooks?: WebhookSenderOptions;
 }
 
 /** Builds the services. */
@@ -50,12 +55,17 @@ export function createServices(deps: ServiceDeps) {
     maxTotal: config.sseMaxStreams,
     maxPerUser: config.sseMaxStreamsPerUser,
   });
+  const webhookSender = new WebhookSender(
+    { db, clock, allow: config.webhookAllowHosts },
+    deps.webhooks,
+  );
   const ctx: DomainContext = {
     db,
     clock,
     hub,
     files: new FileStore(filesRoot(config.dataDir)),
     maxUploadBytes: config.maxUploadMb * 1024 * 1024,
+    onDeliveriesQueued: () => webhookSender.wake(),
   };
   const files = createFiles(ctx);
   const attachments = createAttachments(ctx, files);
@@ -103,6 +113,15 @@ export function createServices(deps: ServiceDeps) {
       },
     }),
     notifications: createNotifications({ db, clock }),
+    webhooks: createWebhooks({
+      db,
+      clock,
+      allow: config.webhookAllowHosts,
+      resolve: deps.webhooks?.resolve ?? dnsResolver,
+      onQueued: () => webhookSender.wake(),
+    }),
+    /** Sends queued webhook deliveries; `main.ts` starts and stops it. */
+    webhookSender,
     loan: createLoanService(db, { clock, creditScore: deps.creditScore ?? fixedCreditScore }),
     backups: createBackups({ dataDir: config.dataDir, clock }),
   };

@@ -5,6 +5,7 @@ import type { Clock } from "../domain/clock.ts";
 import type { Config } from "../domain/config.ts";
 import type { CreditScoreLookup } from "../domain/loan.ts";
 import type { PasswordHasher } from "../domain/passwords.ts";
+import type { WebhookSenderOptions } from "../domain/webhook_sender.ts";
 import { isStorageFull } from "../domain/errors.ts";
 import { createServices, type Services } from "../domain/services.ts";
 import { soapEndpoints } from "../soap/endpoint.ts";
@@ -26,6 +27,7 @@ import { searchRoutes } from "./api/search.ts";
 import { streamRoutes } from "./api/stream.ts";
 import { todoRoutes } from "./api/todos.ts";
 import { trashRoutes } from "./api/trash.ts";
+import { webhookRoutes } from "./api/webhooks.ts";
 import { csrf } from "./middleware/csrf.ts";
 import { jsonBody } from "./middleware/json_body.ts";
 import { requestLog, stdoutLog } from "./middleware/request_log.ts";
@@ -57,6 +59,8 @@ export interface AppDeps {
   /** Where request and error log lines go (default: standard output). */
   log?: (line: string) => void;
   lifecycle?: Lifecycle;
+  /** The webhook sender's tuning (default: the production values). */
+  webhooks?: WebhookSenderOptions;
 }
 
 /** What the application counts rather than logs. */
@@ -87,6 +91,10 @@ export function createApp(deps: AppDeps): App {
     sessionSecret: deps.sessionSecret,
     ...(deps.hasher ? { hasher: deps.hasher } : {}),
     ...(deps.creditScore ? { creditScore: deps.creditScore } : {}),
+    webhooks: {
+      onError: (error: unknown) => log(`error: webhook sender: ${describe(error)}`),
+      ...deps.webhooks,
+    },
   });
   /**
    * Logs an unexpected error. A full disk fails every write until space is freed: its cause
@@ -148,6 +156,7 @@ export function createApp(deps: AppDeps): App {
   app.route("/", dashboardRoutes(services));
   app.route("/", planningRoutes(services));
   app.route("/", trashRoutes(services));
+  app.route("/", webhookRoutes(services));
 
   app.doc31("/api/openapi.json", {
     openapi: "3.1.0",

@@ -288,6 +288,7 @@ export const en = {
   "kind.note_updated": "A note was updated",
   "kind.mention": "You were mentioned in chat",
   "kind.member_added": "You were added to a project",
+  "kind.webhook_disabled": "A failing webhook was turned off",
   "projectNav.label": "Project sections",
   "projectNav.dashboard": "Dashboard",
   "projectNav.board": "Board",

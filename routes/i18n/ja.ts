@@ -291,6 +291,7 @@ export const ja: Messages = {
   "kind.note_updated": "ノートが更新されました",
   "kind.mention": "チャットでメンションされました",
   "kind.member_added": "プロジェクトに追加されました",
+  "kind.webhook_disabled": "失敗が続いた Webhook を停止しました",
   "projectNav.label": "プロジェクトのメニュー",
   "projectNav.dashboard": "ダッシュボード",
   "projectNav.board": "掲示板",

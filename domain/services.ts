@@ -4,6 +4,7 @@ import { findMember } from "../db/projects.ts";
 import { findUserById } from "../db/users.ts";
 import type { Database } from "../db/sqlite.ts";
 import { createAccounts } from "./accounts.ts";
+import { createApiTokens, tokenStreamKey } from "./api_tokens.ts";
 import type { DomainContext } from "./actions.ts";
 import { createAttachments } from "./attachments.ts";
 import { createBoard } from "./board.ts";
@@ -19,6 +20,7 @@ import type { Clock } from "./clock.ts";
 import type { Config } from "./config.ts";
 import { createLoanService, type CreditScoreLookup, fixedCreditScore } from "./loan.ts";
 import { createNotifications } from "./notifications.ts";
+import { createPasswordChange } from "./password_change.ts";
 import { type PasswordHasher, scryptHasher } from "./passwords.ts";
 import { createProjects } from "./projects.ts";
 import { createTodos } from "./todos.ts";
@@ -55,6 +57,7 @@ export function createServices(deps: ServiceDeps) {
     files: new FileStore(filesRoot(config.dataDir)),
     maxUploadBytes: config.maxUploadMb * 1024 * 1024,
   };
+  const hasher = deps.hasher ?? scryptHasher();
   const files = createFiles(ctx);
   const attachments = createAttachments(ctx, files);
   return {
@@ -78,7 +81,7 @@ export function createServices(deps: ServiceDeps) {
     accounts: createAccounts({
       db,
       clock,
-      hasher: deps.hasher ?? scryptHasher(),
+      hasher,
       throttle: new LoginThrottle(clock),
       registrations: new RegistrationThrottle(clock, config.registerLimitPerHour),
       sessions,
@@ -100,6 +103,22 @@ export function createServices(deps: ServiceDeps) {
       },
     }),
     notifications: createNotifications({ db, clock }),
+    apiTokens: createApiTokens({
+      db,
+      clock,
+      // Event streams end with the token they were opened with.
+      onRevoked: (ids) => ids.forEach((id) => hub.closeSession(tokenStreamKey(id))),
+    }),
+    passwordChange: createPasswordChange({
+      db,
+      clock,
+      hasher,
+      throttle: new LoginThrottle(clock),
+      onChanged: ({ tokenIds, sessionIdHashes }) => {
+        for (const id of tokenIds) hub.closeSession(tokenStreamKey(id));
+        for (const idHash of sessionIdHashes) hub.closeSession(idHash);
+      },
+    }),
     loan: createLoanService(db, { clock, creditScore: deps.creditScore ?? fixedCreditScore }),
   };
 }

@@ -25,6 +25,10 @@ import { projectRoutes } from "./api/projects.ts";
 import { searchRoutes } from "./api/search.ts";
 import { streamRoutes } from "./api/stream.ts";
 import { todoRoutes } from "./api/todos.ts";
+import { passwordRoutes } from "./api/password.ts";
+import { withSecurity } from "./api/security_doc.ts";
+import { tokenRoutes } from "./api/tokens.ts";
+import { bearerAuth, bearerChallenge, bearerCredentials } from "./middleware/bearer.ts";
 import { csrf } from "./middleware/csrf.ts";
 import { jsonBody } from "./middleware/json_body.ts";
 import { requestLog, stdoutLog } from "./middleware/request_log.ts";
@@ -123,8 +127,12 @@ export function createApp(deps: AppDeps): App {
 
   const checkCsrf = csrf({ baseUrl: deps.config.baseUrl });
   const resolveSession = session(services.sessions);
+  const resolveToken = bearerAuth(services.apiTokens);
+  app.use("/api/*", bearerChallenge());
   app.use(async (c, next) => {
     if (UNSESSIONED.has(c.req.path)) return await next();
+    // A bearer request under /api is its token's: no cookie, no CSRF check (bearer.ts).
+    if (bearerCredentials(c) !== null) return await resolveToken(c, next);
     return await checkCsrf(c, async () => {
       await resolveSession(c, next);
     });
@@ -146,14 +154,22 @@ export function createApp(deps: AppDeps): App {
   app.route("/", searchRoutes(services));
   app.route("/", dashboardRoutes(services));
   app.route("/", planningRoutes(services));
+  app.route("/", tokenRoutes(services));
+  app.route("/", passwordRoutes(services));
 
-  app.doc31("/api/openapi.json", {
-    openapi: "3.1.0",
-    info: {
-      title: "Collaboration service API",
-      version: "1.0.0",
-      description: "Session cookie `session`; errors are `{error: {code, message, details?}}`.",
-    },
+  // The document is built once, on first request, with both security schemes declared.
+  let document: unknown = null;
+  app.get("/api/openapi.json", (c) => {
+    document ??= withSecurity(app.getOpenAPI31Document({
+      openapi: "3.1.0",
+      info: {
+        title: "Collaboration service API",
+        version: "1.0.0",
+        description: "Session cookie `session`, or an API token as `Authorization: Bearer`; " +
+          "errors are `{error: {code, message, details?}}`.",
+      },
+    }));
+    return c.json(document);
   });
 
   // Pages last: everything not matched above is a page (or the HTML 404 page).

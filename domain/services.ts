@@ -9,6 +9,7 @@ import type { DomainContext } from "./actions.ts";
 import { createAttachments } from "./attachments.ts";
 import { createBoard } from "./board.ts";
 import { createCalendar } from "./calendar.ts";
+import { createCalendarFeeds } from "./calendar_feeds.ts";
 import { createChat } from "./chat.ts";
 import { createDashboards } from "./dashboards.ts";
 import { EventHub } from "./event_hub.ts";
@@ -109,6 +110,7 @@ export function createServices(deps: ServiceDeps) {
       // Event streams end with the token they were opened with.
       onRevoked: (ids) => ids.forEach((id) => hub.closeSession(tokenStreamKey(id))),
     }),
+    calendarFeeds: createCalendarFeeds({ db, clock, secret: deps.sessionSecret }),
     passwordChange: createPasswordChange({
       db,
       clock,

@@ -13,6 +13,7 @@ import { activityRoutes } from "./api/activity.ts";
 import { adminRoutes } from "./api/admin.ts";
 import { authRoutes } from "./api/auth.ts";
 import { boardRoutes } from "./api/board.ts";
+import { calendarFeedRoutes } from "./api/calendar_feed.ts";
 import { chatRoutes } from "./api/chat.ts";
 import { dashboardRoutes } from "./api/dashboards.ts";
 import { errorBody, errorResponse } from "./api/errors.ts";
@@ -34,6 +35,7 @@ import { jsonBody } from "./middleware/json_body.ts";
 import { requestLog, stdoutLog } from "./middleware/request_log.ts";
 import { headWithoutBody } from "./middleware/head.ts";
 import { securityHeaders } from "./middleware/security_headers.ts";
+import { icsFeedRoutes, isFeedPath } from "./ics_feed.ts";
 import { pageCtx } from "./pages/context.ts";
 import { storageFullPage } from "./pages/error_pages.tsx";
 import { formErrorPage, pages } from "./pages/pages.ts";
@@ -130,7 +132,7 @@ export function createApp(deps: AppDeps): App {
   const resolveToken = bearerAuth(services.apiTokens);
   app.use("/api/*", bearerChallenge());
   app.use(async (c, next) => {
-    if (UNSESSIONED.has(c.req.path)) return await next();
+    if (UNSESSIONED.has(c.req.path) || isFeedPath(c.req.path)) return await next();
     // A bearer request under /api is its token's: no cookie, no CSRF check (bearer.ts).
     if (bearerCredentials(c) !== null) return await resolveToken(c, next);
     return await checkCsrf(c, async () => {
@@ -156,6 +158,9 @@ export function createApp(deps: AppDeps): App {
   app.route("/", planningRoutes(services));
   app.route("/", tokenRoutes(services));
   app.route("/", passwordRoutes(services));
+  app.route("/", calendarFeedRoutes(services, options));
+  // Calendar feeds: the token in the URL is the credential (no session, no CSRF check).
+  app.route("/", icsFeedRoutes(services.calendarFeeds));
 
   // The document is built once, on first request, with both security schemes declared.
   let document: unknown = null;

@@ -1,0 +1,224 @@
+/**
+ * Calendar feeds: each user's secret feed token, and the iCalendar documents it opens (all
+ * of the user's projects, or one). A feed lists the projects its owner belongs to now
+ * (membership, not an admin's view of every project): calendar events, milestones with a due
+ * date, to-dos with a date, and meetings. The spans are those of the project calendar.
+ *
+ * The token is a credential in a URL, so it is never stored: it is derived from the server
+ * secret, the user id and a stored random salt (HMAC-SHA256), and only its SHA-256 is kept
+ * for the lookup. Resetting draws a new salt. Rotating the server secret changes every feed
+ * URL (the stored hash follows at the owner's next `urls` call).
+ */
+import { createHash, createHmac, randomBytes } from "node:crypto";
+import {
+  type FeedItemRow,
+  feedItems,
+  type FeedMeetingRow,
+  feedMeetings,
+  findFeedByHash,
+  findFeedOfUser,
+  saveFeed,
+  setFeedHash,
+} from "../db/calendar_feeds.ts";
+import { listProjectsOfUser } from "../db/projects.ts";
+import type { Database } from "../db/sqlite.ts";
+import { findUserById } from "../db/users.ts";
+import type { Actor } from "./accounts.ts";
+import { addDays, utcDay } from "./calendar.ts";
+import type { Clock } from "./clock.ts";
+import { contentLine, dateValue, escapeText, instantValue, mailto, paramValue } from "./ical.ts";
+
+/** A feed token and the projects it covers (for their URLs). */
+export interface FeedAccess {
+  token: string;
+  projectIds: number[];
+}
+
+/** A rendered feed: the iCalendar text and its entity tag. */
+export interface RenderedFeed {
+  body: string;
+  /** A strong entity tag (quoted): the SHA-256 of the body. */
+  etag: string;
+}
+
+/** What the feeds need. */
+export interface CalendarFeedDeps {
+  db: Database;
+  clock: Clock;
+  /** The server secret the tokens are derived from. */
+  secret: string;
+}
+
+const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+/** The UIDs' domain: the same on every host and after every reset, so items stay the same. */
+const UID_DOMAIN = "collab";
+const PRODID = "-//Collab//Calendar feed 1.0//EN";
+
+function sha256Hex(text: string): string {
+  return createHash("sha256").update(text).digest("hex");
+}
+
+/** The last UTC day an instant span reaches (`end` is exclusive; an empty span is its start). */
+function lastDay(start: string, end: string): string {
+  const endMs = Date.parse(end);
+  return endMs > Date.parse(start) ? utcDay(new Date(endMs - 1).toISOString()) : utcDay(start);
+}
+
+/** The DTSTART and DTEND lines of an all-day span of `first` to `last` (inclusive). */
+function allDay(first: string, last: string): string {
+  return contentLine("DTSTART", dateValue(first), [["VALUE", "DATE"]]) +
+    contentLine("DTEND", dateValue(addDays(last, 1)), [["VALUE", "DATE"]]);
+}
+
+/** The DTSTART (and, unless the span is empty, DTEND) lines of an instant span. */
+function timed(start: string, end: string): string {
+  const lines = contentLine("DTSTART", instantValue(start));
+  // A VEVENT without DTEND ends when it starts; DTEND must be later than DTSTART.
+  return instantValue(end) > instantValue(start)
+    ? lines + contentLine("DTEND", instantValue(end))
+    : lines;
+}
+
+/** The lines every VEVENT starts with. */
+function head(uid: string, item: { createdAt: string; updatedAt: string }): string {
+  return "BEGIN:VEVENT\r\n" +
+    contentLine("UID", uid) +
+    // The item's last change, not "now": the body (and its ETag) stays the same until
+    // something in it changes.
+    contentLine("DTSTAMP", instantValue(item.updatedAt)) +
+    contentLine("CREATED", instantValue(item.createdAt)) +
+    contentLine("LAST-MODIFIED", instantValue(item.updatedAt));
+}
+
+function itemEvent(item: FeedItemRow): string {
+  let text = head(`${item.type}-${item.id}@${UID_DOMAIN}`, item);
+  if (item.type === "event") {
+    text += item.allDay
+      ? allDay(utcDay(item.start), lastDay(item.start, item.end))
+      : timed(item.start, item.end);
+  } else {
+    text += allDay(item.start, item.end);
+    // Due dates and to-do spans do not make their days busy.
+    text += "TRANSP:TRANSPARENT\r\n";
+  }
+  text += contentLine("SUMMARY", escapeText(item.title));
+  if (item.description) text += contentLine("DESCRIPTION", escapeText(item.description));
+  return text + "END:VEVENT\r\n";
+}
+
+function meetingEvent(m: FeedMeetingRow): string {
+  let text = head(`meeting-${m.id}@${UID_DOMAIN}`, m) + timed(m.startAt, m.endAt);
+  text += contentLine("SUMMARY", escapeText(m.title));
+  if (m.location) text += contentLine("LOCATION", escapeText(m.location));
+  text += contentLine("ORGANIZER", mailto(m.organizer.email), [
+    ["CN", paramValue(m.organizer.displayName)],
+  ]);
+  for (const person of m.invitees) {
+    text += contentLine("ATTENDEE", mailto(person.email), [
+      ["CN", paramValue(person.displayName)],
+      ["ROLE", "REQ-PARTICIPANT"],
+    ]);
+  }
+  return text + "END:VEVENT\r\n";
+}
+
+/** The sort key of an item: its start as an instant. */
+function startKey(start: string): string {
+  return start.length === 10 ? `${start}T00:00:00.000Z` : start;
+}
+
+/** Builds the iCalendar text named `name` of items and meetings (each list sorted by start). */
+export function renderCalendar(
+  name: string,
+  items: FeedItemRow[],
+  meetings: FeedMeetingRow[],
+): string {
+  let text = "BEGIN:VCALENDAR\r\n" +
+    "VERSION:2.0\r\n" +
+    contentLine("PRODID", PRODID) +
+    "CALSCALE:GREGORIAN\r\n" +
+    "METHOD:PUBLISH\r\n" +
+    contentLine("NAME", escapeText(name)) +
+    contentLine("X-WR-CALNAME", escapeText(name)) +
+    "REFRESH-INTERVAL;VALUE=DURATION:PT1H\r\n" +
+    "X-PUBLISHED-TTL:PT1H\r\n";
+  // Items and meetings merged by start (both lists come sorted), for a stable order.
+  let m = 0;
+  for (const item of items) {
+    const key = startKey(item.start);
+    while (m < meetings.length && meetings[m]!.startAt < key) {
+      text += meetingEvent(meetings[m]!);
+      m++;
+    }
+    text += itemEvent(item);
+  }
+  for (; m < meetings.length; m++) {
+    text += meetingEvent(meetings[m]!);
+  }
+  return text + "END:VCALENDAR\r\n";
+}
+
+/** The calendar feed operations. */
+export function createCalendarFeeds(deps: CalendarFeedDeps) {
+  const { db, clock } = deps;
+  const tokenOf = (userId: number, salt: string) =>
+    createHmac("sha256", deps.secret).update(`calendar-feed\n${userId}\n${salt}`)
+      .digest("base64url");
+  const projectIdsOf = (userId: number) => listProjectsOfUser(db, userId, true).map((p) => p.id);
+  const create = (userId: number): string => {
+    const salt = randomBytes(16).toString("base64url");
+    const token = tokenOf(userId, salt);
+    saveFeed(db, {
+      userId,
+      salt,
+      tokenHash: sha256Hex(token),
+      createdAt: clock.now().toISOString(),
+    });
+    return token;
+  };
+
+  return {
+    /** The caller's feed token (created when missing) and the projects it covers. */
+    access(actor: Actor): FeedAccess {
+      const token = db.tx(() => {
+        const feed = findFeedOfUser(db, actor.id);
+        if (!feed) return create(actor.id);
+        const token = tokenOf(actor.id, feed.salt);
+        const hash = sha256Hex(token);
+        if (hash !== feed.tokenHash) setFeedHash(db, actor.id, hash);
+        return token;
+      });
+      return { token, projectIds: projectIdsOf(actor.id) };
+    },
+
+    /** Replaces the caller's feed token: the old feed URLs stop working. */
+    reset(actor: Actor): FeedAccess {
+      const token = db.tx(() => create(actor.id));
+      return { token, projectIds: projectIdsOf(actor.id) };
+    },
+
+    /**
+     * The feed `token` opens: every project of its owner (`projectId` null) or one of them;
+     * null when the token is unknown, its owner disabled, or the project not theirs now.
+     */
+    render(token: string, projectId: number | null): RenderedFeed | null {
+      if (!TOKEN_PATTERN.test(token)) return null;
+      const feed = findFeedByHash(db, sha256Hex(token));
+      if (!feed) return null;
+      const user = findUserById(db, feed.userId);
+      if (!user || user.status !== "active") return null;
+      let projects = listProjectsOfUser(db, user.id, true);
+      if (projectId !== null) {
+        projects = projects.filter((p) => p.id === projectId);
+        if (projects.length === 0) return null;
+      }
+      const ids = projects.map((p) => p.id);
+      const name = projectId === null ? "Collab" : projects[0]!.name;
+      const body = renderCalendar(name, feedItems(db, ids), feedMeetings(db, ids));
+      return { body, etag: `"${createHash("sha256").update(body).digest("base64url")}"` };
+    },
+  };
+}
+
+/** The calendar feed operations' type. */
+export type CalendarFeeds = ReturnType<typeof createCalendarFeeds>;

@@ -34,9 +34,9 @@ export interface FeedAccess {
   projectIds: number[];
 }
 
-/** A rendered feed: the iCalendar text and its entity tag. */
+/** A rendered feed: the iCalendar text (UTF-8) and its entity tag. */
 export interface RenderedFeed {
-  body: string;
+  body: Uint8Array<ArrayBuffer>;
   /** A strong entity tag (quoted): the SHA-256 of the body. */
   etag: string;
 }
@@ -53,6 +53,7 @@ const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 /** The UIDs' domain: the same on every host and after every reset, so items stay the same. */
 const UID_DOMAIN = "collab";
 const PRODID = "-//Collab//Calendar feed 1.0//EN";
+const encoder = new TextEncoder();
 
 function sha256Hex(text: string): string {
   return createHash("sha256").update(text).digest("hex");
@@ -64,62 +65,82 @@ function lastDay(start: string, end: string): string {
   return endMs > Date.parse(start) ? utcDay(new Date(endMs - 1).toISOString()) : utcDay(start);
 }
 
-/** The DTSTART and DTEND lines of an all-day span of `first` to `last` (inclusive). */
-function allDay(first: string, last: string): string {
-  return contentLine("DTSTART", dateValue(first), [["VALUE", "DATE"]]) +
-    contentLine("DTEND", dateValue(addDays(last, 1)), [["VALUE", "DATE"]]);
-}
+/**
+ * Writes VEVENTs into `out`, one string per line (joined once at the end: concatenating a
+ * few megabytes piece by piece costs far more in garbage collection). Lines whose length is
+ * known to fit (dates, times, UIDs) skip folding.
+ */
+class Writer {
+  readonly out: string[] = [];
 
-/** The DTSTART (and, unless the span is empty, DTEND) lines of an instant span. */
-function timed(start: string, end: string): string {
-  const lines = contentLine("DTSTART", instantValue(start));
-  // A VEVENT without DTEND ends when it starts; DTEND must be later than DTSTART.
-  return instantValue(end) > instantValue(start)
-    ? lines + contentLine("DTEND", instantValue(end))
-    : lines;
-}
-
-/** The lines every VEVENT starts with. */
-function head(uid: string, item: { createdAt: string; updatedAt: string }): string {
-  return "BEGIN:VEVENT\r\n" +
-    contentLine("UID", uid) +
-    // The item's last change, not "now": the body (and its ETag) stays the same until
-    // something in it changes.
-    contentLine("DTSTAMP", instantValue(item.updatedAt)) +
-    contentLine("CREATED", instantValue(item.createdAt)) +
-    contentLine("LAST-MODIFIED", instantValue(item.updatedAt));
-}
-
-function itemEvent(item: FeedItemRow): string {
-  let text = head(`${item.type}-${item.id}@${UID_DOMAIN}`, item);
-  if (item.type === "event") {
-    text += item.allDay
-      ? allDay(utcDay(item.start), lastDay(item.start, item.end))
-      : timed(item.start, item.end);
-  } else {
-    text += allDay(item.start, item.end);
-    // Due dates and to-do spans do not make their days busy.
-    text += "TRANSP:TRANSPARENT\r\n";
+  /** A line that may need folding. */
+  line(name: string, value: string, params?: ReadonlyArray<readonly [string, string]>): void {
+    this.out.push(contentLine(name, value, params));
   }
-  text += contentLine("SUMMARY", escapeText(item.title));
-  if (item.description) text += contentLine("DESCRIPTION", escapeText(item.description));
-  return text + "END:VEVENT\r\n";
-}
 
-function meetingEvent(m: FeedMeetingRow): string {
-  let text = head(`meeting-${m.id}@${UID_DOMAIN}`, m) + timed(m.startAt, m.endAt);
-  text += contentLine("SUMMARY", escapeText(m.title));
-  if (m.location) text += contentLine("LOCATION", escapeText(m.location));
-  text += contentLine("ORGANIZER", mailto(m.organizer.email), [
-    ["CN", paramValue(m.organizer.displayName)],
-  ]);
-  for (const person of m.invitees) {
-    text += contentLine("ATTENDEE", mailto(person.email), [
-      ["CN", paramValue(person.displayName)],
-      ["ROLE", "REQ-PARTICIPANT"],
+  /** DTSTART and DTEND of an all-day span from `first` to `last` (inclusive dates). */
+  allDay(first: string, last: string): void {
+    this.out.push(
+      `DTSTART;VALUE=DATE:${dateValue(first)}\r\n`,
+      `DTEND;VALUE=DATE:${dateValue(addDays(last, 1))}\r\n`,
+    );
+  }
+
+  /** DTSTART, and DTEND unless the span is empty, of an instant span. */
+  timed(start: string, end: string): void {
+    const from = instantValue(start);
+    const to = instantValue(end);
+    this.out.push(`DTSTART:${from}\r\n`);
+    // A VEVENT without DTEND ends when it starts; DTEND must be later than DTSTART.
+    if (to > from) this.out.push(`DTEND:${to}\r\n`);
+  }
+
+  /** The lines every VEVENT starts with. */
+  head(uid: string, item: { createdAt: string; updatedAt: string }): void {
+    const updated = instantValue(item.updatedAt);
+    this.out.push(
+      "BEGIN:VEVENT\r\n",
+      `UID:${uid}\r\n`,
+      // The item's last change, not "now": the body (and its ETag) stays the same until
+      // something in it changes.
+      `DTSTAMP:${updated}\r\n`,
+      `CREATED:${instantValue(item.createdAt)}\r\n`,
+      `LAST-MODIFIED:${updated}\r\n`,
+    );
+  }
+
+  item(item: FeedItemRow): void {
+    this.head(`${item.type}-${item.id}@${UID_DOMAIN}`, item);
+    if (item.type !== "event") {
+      this.allDay(item.start, item.end);
+      // Due dates and to-do spans do not make their days busy.
+      this.out.push("TRANSP:TRANSPARENT\r\n");
+    } else if (item.allDay) {
+      this.allDay(utcDay(item.start), lastDay(item.start, item.end));
+    } else {
+      this.timed(item.start, item.end);
+    }
+    this.line("SUMMARY", escapeText(item.title));
+    if (item.description) this.line("DESCRIPTION", escapeText(item.description));
+    this.out.push("END:VEVENT\r\n");
+  }
+
+  meeting(m: FeedMeetingRow): void {
+    this.head(`meeting-${m.id}@${UID_DOMAIN}`, m);
+    this.timed(m.startAt, m.endAt);
+    this.line("SUMMARY", escapeText(m.title));
+    if (m.location) this.line("LOCATION", escapeText(m.location));
+    this.line("ORGANIZER", mailto(m.organizer.email), [
+      ["CN", paramValue(m.organizer.displayName)],
     ]);
+    for (const person of m.invitees) {
+      this.line("ATTENDEE", mailto(person.email), [
+        ["CN", paramValue(person.displayName)],
+        ["ROLE", "REQ-PARTICIPANT"],
+      ]);
+    }
+    this.out.push("END:VEVENT\r\n");
   }
-  return text + "END:VEVENT\r\n";
 }
 
 /** The sort key of an item: its start as an instant. */
@@ -133,29 +154,27 @@ export function renderCalendar(
   items: FeedItemRow[],
   meetings: FeedMeetingRow[],
 ): string {
-  let text = "BEGIN:VCALENDAR\r\n" +
-    "VERSION:2.0\r\n" +
-    contentLine("PRODID", PRODID) +
-    "CALSCALE:GREGORIAN\r\n" +
-    "METHOD:PUBLISH\r\n" +
-    contentLine("NAME", escapeText(name)) +
-    contentLine("X-WR-CALNAME", escapeText(name)) +
-    "REFRESH-INTERVAL;VALUE=DURATION:PT1H\r\n" +
-    "X-PUBLISHED-TTL:PT1H\r\n";
+  const w = new Writer();
+  w.out.push(
+    "BEGIN:VCALENDAR\r\n",
+    "VERSION:2.0\r\n",
+    `PRODID:${PRODID}\r\n`,
+    "CALSCALE:GREGORIAN\r\n",
+    "METHOD:PUBLISH\r\n",
+  );
+  w.line("NAME", escapeText(name));
+  w.line("X-WR-CALNAME", escapeText(name));
+  w.out.push("REFRESH-INTERVAL;VALUE=DURATION:PT1H\r\n", "X-PUBLISHED-TTL:PT1H\r\n");
   // Items and meetings merged by start (both lists come sorted), for a stable order.
   let m = 0;
   for (const item of items) {
     const key = startKey(item.start);
-    while (m < meetings.length && meetings[m]!.startAt < key) {
-      text += meetingEvent(meetings[m]!);
-      m++;
-    }
-    text += itemEvent(item);
+    while (m < meetings.length && meetings[m]!.startAt < key) w.meeting(meetings[m++]!);
+    w.item(item);
   }
-  for (; m < meetings.length; m++) {
-    text += meetingEvent(meetings[m]!);
-  }
-  return text + "END:VCALENDAR\r\n";
+  while (m < meetings.length) w.meeting(meetings[m++]!);
+  w.out.push("END:VCALENDAR\r\n");
+  return w.out.join("");
 }
 
 /** The calendar feed operations. */
@@ -214,7 +233,8 @@ export function createCalendarFeeds(deps: CalendarFeedDeps) {
       }
       const ids = projects.map((p) => p.id);
       const name = projectId === null ? "Collab" : projects[0]!.name;
-      const body = renderCalendar(name, feedItems(db, ids), feedMeetings(db, ids));
+      // Encoded once, for both the hash and the answer.
+      const body = encoder.encode(renderCalendar(name, feedItems(db, ids), feedMeetings(db, ids)));
       return { body, etag: `"${createHash("sha256").update(body).digest("base64url")}"` };
     },
   };

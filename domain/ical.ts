@@ -9,18 +9,35 @@
 export const MAX_LINE_OCTETS = 75;
 const CRLF = "\r\n";
 
-/** Control characters TEXT may not hold (HTAB is allowed; line breaks are escaped as `\n`). */
-// deno-lint-ignore no-control-regex
-const CONTROLS = /[\x00-\x08\x0B\x0C\x0E-\x1F\x7F]/g;
+/**
+ * What TEXT escapes (`\`, `;`, `,`, line breaks as `\n`) or drops (control characters but
+ * HTAB), by ASCII code; undefined: kept as it is.
+ */
+const TEXT_ESCAPES: Array<string | undefined> = Array.from({ length: 128 }, (_, code) => {
+  if (code === 0x5c) return "\\\\";
+  if (code === 0x3b) return "\\;";
+  if (code === 0x2c) return "\\,";
+  if (code === 0x0a || code === 0x0d) return "\\n";
+  if (code === 0x09) return undefined;
+  return code < 0x20 || code === 0x7f ? "" : undefined;
+});
 
 /** A TEXT value: `\`, `;`, `,` escaped, every line break as `\n`, other controls dropped. */
 export function escapeText(value: string): string {
-  return value
-    .replace(CONTROLS, "")
-    .replace(/\\/g, "\\\\")
-    .replace(/;/g, "\\;")
-    .replace(/,/g, "\\,")
-    .replace(/\r\n|\r|\n/g, "\\n");
+  // One pass by hand: feeds escape every title, and this is several times faster than
+  // regular expressions.
+  let out = "";
+  let last = 0;
+  for (let i = 0; i < value.length; i++) {
+    const code = value.charCodeAt(i);
+    if (code >= 128) continue;
+    const replacement = TEXT_ESCAPES[code];
+    if (replacement === undefined) continue;
+    out += value.slice(last, i) + replacement;
+    if (code === 0x0d && value.charCodeAt(i + 1) === 0x0a) i++; // CRLF is one line break
+    last = i + 1;
+  }
+  return last === 0 ? value : out + value.slice(last);
 }
 
 /**
@@ -31,6 +48,8 @@ export function paramValue(value: string): string {
   // deno-lint-ignore no-control-regex
   return `"${value.replace(/[\x00-\x08\x0A-\x1F\x7F]/g, " ").replace(/"/g, "'")}"`;
 }
+
+const NON_ASCII = /[\u0080-\uffff]/;
 
 /** The octets a code point takes in UTF-8. */
 function utf8Length(codePoint: number): number {
@@ -43,8 +62,11 @@ function utf8Length(codePoint: number): number {
  * (a Japanese character, an emoji) is never split. Returns the line with its CRLF.
  */
 export function foldLine(line: string): string {
-  // Most lines are short: at most 3 octets per UTF-16 unit, so 25 units always fit.
-  if (line.length <= 25) return line + CRLF;
+  // Most lines are short: at most 3 octets per UTF-16 unit, so 25 units always fit, and
+  // 75 units fit when they are all ASCII.
+  if (line.length <= 25 || (line.length <= MAX_LINE_OCTETS && !NON_ASCII.test(line))) {
+    return line + CRLF;
+  }
   let out = "";
   let start = 0;
   let octets = 0;

@@ -226,3 +226,14 @@ Deno.test("renderCalendar writes all-day items as VALUE=DATE with an exclusive D
   );
   assert.equal(events.filter((e) => e.includes("TRANSP:TRANSPARENT")).length, 2);
 });
+
+Deno.test("escapeText handles escapes at the very start and end, lone CRs and DEL", () => {
+  assert.equal(escapeText(",start"), "\\,start");
+  assert.equal(escapeText("end;"), "end\\;");
+  assert.equal(escapeText("\r\n"), "\\n");
+  assert.equal(escapeText("a\r"), "a\\n");
+  assert.equal(escapeText("\n\n"), "\\n\\n");
+  assert.equal(escapeText("\u007f"), "");
+  assert.equal(escapeText("plain 日本語"), "plain 日本語");
+  assert.equal(escapeText(""), "");
+});

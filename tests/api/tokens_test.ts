@@ -653,3 +653,27 @@ Deno.test("Event streams opened with a token end when that token is revoked or t
     await t.close();
   }
 });
+
+Deno.test("An event stream opened with a token ends at the first heartbeat after the token expired", async () => {
+  const t = await testApp({ now: NOW, env: { SSE_HEARTBEAT_MS: "20", SESSION_TTL_HOURS: "720" } });
+  try {
+    const cookie = await register(t, "ada@example.com");
+    const project = await createProject(t, cookie, "Apollo");
+    const { secret } = await createToken(t, cookie, {
+      name: "day",
+      scope: "read",
+      expiresInDays: 1,
+    });
+    const stream = await openStream(t, { authorization: `Bearer ${secret}` }, project.id);
+    const other = await openStream(t, { cookie }, project.id);
+    t.clock.advance(DAY);
+    let done = false;
+    for (let frames = 0; frames < 50 && !done; frames++) done = (await stream.read()).done;
+    assert.ok(done, "the expired token's stream is still open");
+    const { value } = await other.read();
+    assert.equal(new TextDecoder().decode(value), ": heartbeat\n\n");
+    await other.cancel();
+  } finally {
+    await t.close();
+  }
+});

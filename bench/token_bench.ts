@@ -22,11 +22,13 @@
  * when the benchmark itself cannot run.
  */
 import { join } from "node:path";
+import process from "node:process";
 import { openDatabase } from "../db/sqlite.ts";
 import { type TestApp, testApp } from "../tests/helpers/app.ts";
 import { api, createProject, expectJson, sessionFrom } from "../tests/helpers/api.ts";
 import {
   BenchError,
+  cpuNanos,
   envNumber,
   freePort,
   readClockTicks,
@@ -157,7 +159,7 @@ const EN = ["Review", "Launch", "Planning", "Sync", "Release", "Retro", "Design"
 const JA = ["会議", "レビュー", "計画", "締め切り", "リリース", "打ち合わせ", "設計", "予算"];
 
 /** Inserts `total` dated items over `projectIds` (creator `userId`); returns counts per kind. */
-function seedItems(
+export function seedItems(
   sql: ReturnType<typeof openDatabase>["sql"],
   userId: number,
   inviteeIds: number[],
@@ -249,7 +251,7 @@ function seedItems(
 }
 
 /** Registers the feed's user (and three invitees) through `call`, makes 20 projects. */
-async function feedWorld(
+export async function feedWorld(
   call: (method: string, path: string, body?: unknown, cookie?: string) => Promise<Response>,
 ): Promise<{ cookie: string; userId: number; inviteeIds: number[]; projectIds: number[] }> {
   const register = async (email: string) => {
@@ -281,17 +283,29 @@ async function feedWorld(
   return { ...ada, inviteeIds, projectIds };
 }
 
-/** Times `runs` GETs of a feed; returns the times and the last body's size. */
-async function timeFeed(get: (headers: HeadersInit) => Promise<Response>, runs: number) {
+/**
+ * Times `runs` GETs of a feed; returns the wall times, the CPU milliseconds per request that
+ * `cpuNow` (a reading of the serving process's CPU time in ms) saw, the last body's size, and
+ * the times of revalidations (304). The CPU figure is what the machine's other load cannot
+ * inflate.
+ */
+async function timeFeed(
+  get: (headers: HeadersInit) => Promise<Response>,
+  runs: number,
+  cpuNow: () => number,
+) {
   for (let i = 0; i < 3; i++) await (await get({})).arrayBuffer();
   const times: number[] = [];
+  const cpu: number[] = [];
   let bytes = 0;
   let etag = "";
   for (let i = 0; i < runs; i++) {
+    const cpuBefore = cpuNow();
     const started = performance.now();
     const res = await get({});
     const body = await res.arrayBuffer();
     times.push(performance.now() - started);
+    cpu.push(cpuNow() - cpuBefore);
     if (res.status !== 200) throw new BenchError(`feed: ${res.status}`);
     bytes = body.byteLength;
     etag = res.headers.get("etag") ?? "";
@@ -304,13 +318,19 @@ async function timeFeed(get: (headers: HeadersInit) => Promise<Response>, runs: 
     if (res.status !== 304) throw new BenchError(`feed revalidation: ${res.status}`);
     notModified.push(performance.now() - started);
   }
-  return { times, bytes, notModified };
+  return { times, cpu, bytes, notModified };
 }
 
 // ---------------------------------------------------------------------------------------
 // 2. Over HTTP, and the run
 
-async function wrkRun(url: string, header: string, seconds: number, connections: number) {
+async function wrkRun(
+  url: string,
+  header: string,
+  seconds: number,
+  connections: number,
+  pid: number,
+) {
   const args = ["-t2", `-c${connections}`, `-d${seconds}s`, "--latency", "-H", header, url];
   let child: Deno.ChildProcess;
   try {
@@ -320,13 +340,15 @@ async function wrkRun(url: string, header: string, seconds: number, connections:
     throw new BenchError(`cannot run wrk (is it installed?): ${(error as Error).message}`);
   }
   running.add(child);
+  const cpuBefore = cpuNanos(pid);
   const output = await child.output();
+  const cpu = cpuNanos(pid) - cpuBefore;
   running.delete(child);
   const raw = new TextDecoder().decode(output.stdout);
   if (!output.success) throw new BenchError(`wrk failed:\n${raw}`);
   const result = parseWrkOutput(header.split(":")[0]!, raw);
   if (result.non2xx > 0) throw new BenchError(`wrk saw ${result.non2xx} non-2xx answers`);
-  return result;
+  return { ...result, serverCpuUsPerRequest: cpu / 1000 / result.requests };
 }
 
 async function run(): Promise<boolean> {
@@ -381,10 +403,12 @@ async function run(): Promise<boolean> {
   );
   const cookieHeader = `Cookie: ${world.cookie}`;
   const bearerHeader = `Authorization: Bearer ${secret}`;
-  await wrkRun(target, cookieHeader, 1, connections);
-  await wrkRun(target, bearerHeader, 1, connections);
+  const pid = server.child.pid;
+  await wrkRun(target, cookieHeader, 1, connections, pid);
+  await wrkRun(target, bearerHeader, 1, connections, pid);
   const ratios: number[] = [];
   const rates = { cookie: [] as number[], bearer: [] as number[] };
+  const cpu = { cookie: [] as number[], bearer: [] as number[] };
   for (let r = 0; r < rounds; r++) {
     const order = r % 2 === 0 ? ["cookie", "bearer"] as const : ["bearer", "cookie"] as const;
     const got: Record<string, number> = {};
@@ -394,9 +418,11 @@ async function run(): Promise<boolean> {
         side === "cookie" ? cookieHeader : bearerHeader,
         seconds,
         connections,
+        pid,
       );
       got[side] = result.requestsPerSec;
       rates[side].push(result.requestsPerSec);
+      cpu[side].push(result.serverCpuUsPerRequest);
     }
     ratios.push(got.bearer! / got.cookie!);
   }
@@ -404,7 +430,10 @@ async function run(): Promise<boolean> {
   console.log(
     `   cookie ${median(rates.cookie).toFixed(0)} req/s, bearer ${
       median(rates.bearer).toFixed(0)
-    } req/s; bearer/cookie per round ${ratios.map((x) => x.toFixed(3)).join(" ")}`,
+    } req/s; bearer/cookie per round ${ratios.map((x) => x.toFixed(3)).join(" ")}; ` +
+      `server CPU per request: cookie ${median(cpu.cookie).toFixed(0)} µs, bearer ${
+        median(cpu.bearer).toFixed(0)
+      } µs`,
   );
   checks.push({
     name: "over HTTP GET /api/projects/{id} bearer/cookie",
@@ -427,7 +456,11 @@ async function run(): Promise<boolean> {
     `\n3. all.ics of a user in ${PROJECTS} projects with ${items} dated items ` +
       `(${Object.entries(counts).map(([k, v]) => `${v} ${k}s`).join(", ")}), ${feedRuns} runs`,
   );
-  const http = await timeFeed((headers) => fetch(server.url + feedPath, { headers }), feedRuns);
+  const http = await timeFeed(
+    (headers) => fetch(server.url + feedPath, { headers }),
+    feedRuns,
+    () => cpuNanos(pid) / 1e6,
+  );
   const status = await stop(server);
   if (status.code !== 0) throw new BenchError(`server exit ${status.code}: ${server.stderr()}`);
 
@@ -447,7 +480,14 @@ async function run(): Promise<boolean> {
     seedItems(t.db.sql, w.userId, w.inviteeIds, w.projectIds, items);
     const res = await api(t, "GET", "/api/me/calendar-feed", { cookie: w.cookie });
     const path = new URL(expectJson(res, 200).urls.all).pathname;
-    local = await timeFeed(async (headers) => await t.app.request(path, { headers }), feedRuns);
+    local = await timeFeed(
+      async (headers) => await t.app.request(path, { headers }),
+      feedRuns,
+      () => {
+        const usage = process.cpuUsage();
+        return (usage.user + usage.system) / 1000;
+      },
+    );
   } finally {
     await t.close();
   }
@@ -456,7 +496,8 @@ async function run(): Promise<boolean> {
     const p95 = percentile(r.times, 95);
     console.log(
       `   ${label}: ${(r.bytes / 1024 / 1024).toFixed(2)} MiB, p50 ${p50.toFixed(1)} ms, ` +
-        `p95 ${p95.toFixed(1)} ms, max ${Math.max(...r.times).toFixed(1)} ms; ` +
+        `p95 ${p95.toFixed(1)} ms, max ${Math.max(...r.times).toFixed(1)} ms; CPU per request ` +
+        `p50 ${percentile(r.cpu, 50).toFixed(1)} ms; ` +
         `304 p50 ${percentile(r.notModified, 50).toFixed(1)} ms`,
     );
     checks.push({

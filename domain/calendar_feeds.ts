@@ -24,9 +24,16 @@ import { listProjectsOfUser } from "../db/projects.ts";
 import type { Database } from "../db/sqlite.ts";
 import { findUserById } from "../db/users.ts";
 import type { Actor } from "./accounts.ts";
-import { addDays, utcDay } from "./calendar.ts";
 import type { Clock } from "./clock.ts";
-import { contentLine, dateValue, escapeText, instantValue, mailto, paramValue } from "./ical.ts";
+import {
+  contentLine,
+  dateValue,
+  escapeText,
+  instantValue,
+  mailto,
+  nextDateValue,
+  paramValue,
+} from "./ical.ts";
 
 /** A feed token and the projects it covers (for their URLs). */
 export interface FeedAccess {
@@ -59,12 +66,6 @@ function sha256Hex(text: string): string {
   return createHash("sha256").update(text).digest("hex");
 }
 
-/** The last UTC day an instant span reaches (`end` is exclusive; an empty span is its start). */
-function lastDay(start: string, end: string): string {
-  const endMs = Date.parse(end);
-  return endMs > Date.parse(start) ? utcDay(new Date(endMs - 1).toISOString()) : utcDay(start);
-}
-
 /**
  * Writes VEVENTs into `out`, one string per line (joined once at the end: concatenating a
  * few megabytes piece by piece costs far more in garbage collection). Lines whose length is
@@ -82,7 +83,24 @@ class Writer {
   allDay(first: string, last: string): void {
     this.out.push(
       `DTSTART;VALUE=DATE:${dateValue(first)}\r\n`,
-      `DTEND;VALUE=DATE:${dateValue(addDays(last, 1))}\r\n`,
+      `DTEND;VALUE=DATE:${nextDateValue(last)}\r\n`,
+    );
+  }
+
+  /**
+   * DTSTART and DTEND of an all-day event stored as instants: from the UTC day of `start` to
+   * the last day `end` reaches (`end` is exclusive, so a midnight end is that day's start; an
+   * empty span is its first day). Instants are stored as `toISOString()` gives them, so they
+   * compare as text.
+   */
+  allDayEvent(start: string, end: string): void {
+    const endDay = end.slice(0, 10);
+    const exclusive = end > start && end.endsWith("T00:00:00.000Z")
+      ? dateValue(endDay)
+      : nextDateValue(endDay);
+    this.out.push(
+      `DTSTART;VALUE=DATE:${dateValue(start.slice(0, 10))}\r\n`,
+      `DTEND;VALUE=DATE:${exclusive}\r\n`,
     );
   }
 
@@ -96,7 +114,7 @@ class Writer {
   }
 
   /** The lines every VEVENT starts with. */
-  head(uid: string, item: { createdAt: string; updatedAt: string }): void {
+  head(uid: string, item: { updatedAt: string }): void {
     const updated = instantValue(item.updatedAt);
     this.out.push(
       "BEGIN:VEVENT\r\n",
@@ -104,7 +122,6 @@ class Writer {
       // The item's last change, not "now": the body (and its ETag) stays the same until
       // something in it changes.
       `DTSTAMP:${updated}\r\n`,
-      `CREATED:${instantValue(item.createdAt)}\r\n`,
       `LAST-MODIFIED:${updated}\r\n`,
     );
   }
@@ -116,7 +133,7 @@ class Writer {
       // Due dates and to-do spans do not make their days busy.
       this.out.push("TRANSP:TRANSPARENT\r\n");
     } else if (item.allDay) {
-      this.allDay(utcDay(item.start), lastDay(item.start, item.end));
+      this.allDayEvent(item.start, item.end);
     } else {
       this.timed(item.start, item.end);
     }

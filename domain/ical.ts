@@ -104,6 +104,28 @@ export function dateValue(date: string): string {
   return date.slice(0, 4) + date.slice(5, 7) + date.slice(8, 10);
 }
 
+const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/**
+ * The DATE value of the day after `date` (`YYYY-MM-DD`): an all-day item's exclusive `DTEND`.
+ * Plain arithmetic, no `Date` objects: a feed computes one per item.
+ */
+export function nextDateValue(date: string): string {
+  let year = Number(date.slice(0, 4));
+  let month = Number(date.slice(5, 7));
+  let day = Number(date.slice(8, 10)) + 1;
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  if (day > (month === 2 && leap ? 29 : MONTH_DAYS[month - 1]!)) {
+    day = 1;
+    if (++month > 12) {
+      month = 1;
+      year++;
+    }
+  }
+  return String(year).padStart(4, "0") + (month < 10 ? "0" : "") + month + (day < 10 ? "0" : "") +
+    day;
+}
+
 /** An ISO 8601 UTC instant as a UTC DATE-TIME (`YYYYMMDDTHHMMSSZ`; milliseconds dropped). */
 export function instantValue(iso: string): string {
   return `${dateValue(iso)}T${iso.slice(11, 13)}${iso.slice(14, 16)}${iso.slice(17, 19)}Z`;

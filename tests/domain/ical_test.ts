@@ -9,6 +9,7 @@ import {
   instantValue,
   mailto,
   MAX_LINE_OCTETS,
+  nextDateValue,
   paramValue,
 } from "../../domain/ical.ts";
 
@@ -121,14 +122,13 @@ Deno.test("Values: DATE, UTC DATE-TIME, quoted parameters and mailto addresses",
 });
 
 Deno.test("renderCalendar writes all-day items as VALUE=DATE with an exclusive DTEND, times in UTC", () => {
-  const stamp = { createdAt: "2026-11-01T00:00:00.000Z", updatedAt: "2026-11-02T03:04:05.000Z" };
+  const stamp = { updatedAt: "2026-11-02T03:04:05.000Z" };
   const text = renderCalendar(
     "Apollo; 計画",
     [
       {
         type: "event",
         id: 1,
-        projectId: 7,
         title: "Launch",
         description: "Line one\nLine two",
         start: "2026-12-01T09:00:00.000Z",
@@ -139,7 +139,6 @@ Deno.test("renderCalendar writes all-day items as VALUE=DATE with an exclusive D
       {
         type: "event",
         id: 2,
-        projectId: 7,
         title: "Offsite",
         description: null,
         start: "2026-12-02T00:00:00.000Z",
@@ -150,7 +149,6 @@ Deno.test("renderCalendar writes all-day items as VALUE=DATE with an exclusive D
       {
         type: "milestone",
         id: 3,
-        projectId: 7,
         title: "Beta",
         description: null,
         start: "2026-12-31",
@@ -161,7 +159,6 @@ Deno.test("renderCalendar writes all-day items as VALUE=DATE with an exclusive D
       {
         type: "todo",
         id: 4,
-        projectId: 7,
         title: "Write docs",
         description: null,
         start: "2027-01-01",
@@ -236,4 +233,55 @@ Deno.test("escapeText handles escapes at the very start and end, lone CRs and DE
   assert.equal(escapeText("\u007f"), "");
   assert.equal(escapeText("plain 日本語"), "plain 日本語");
   assert.equal(escapeText(""), "");
+});
+
+Deno.test("nextDateValue is the day after, across months, years and leap days", () => {
+  const cases: Array<[string, string]> = [
+    ["2026-12-01", "20261202"],
+    ["2026-01-31", "20260201"],
+    ["2026-02-28", "20260301"],
+    ["2024-02-28", "20240229"],
+    ["2024-02-29", "20240301"],
+    ["1900-02-28", "19000301"],
+    ["2000-02-28", "20000229"],
+    ["2026-12-31", "20270101"],
+    ["0001-01-01", "00010102"],
+  ];
+  for (const [date, next] of cases) assert.equal(nextDateValue(date), next, date);
+  // Every day of four years agrees with Date arithmetic.
+  for (let ms = Date.UTC(2023, 0, 1); ms < Date.UTC(2027, 0, 1); ms += 86_400_000) {
+    const date = new Date(ms).toISOString().slice(0, 10);
+    const next = new Date(ms + 86_400_000).toISOString().slice(0, 10).replaceAll("-", "");
+    assert.equal(nextDateValue(date), next, date);
+  }
+});
+
+Deno.test("An all-day event ends the day after the last day its exclusive endAt reaches", () => {
+  const event = (id: number, start: string, end: string) => ({
+    type: "event" as const,
+    id,
+    title: `e${id}`,
+    description: null,
+    start,
+    end,
+    allDay: true,
+    updatedAt: "2026-11-02T03:04:05.000Z",
+  });
+  const text = renderCalendar("x", [
+    event(1, "2026-12-02T00:00:00.000Z", "2026-12-04T00:00:00.000Z"),
+    event(2, "2026-12-02T00:00:00.000Z", "2026-12-04T10:00:00.000Z"),
+    event(3, "2026-12-02T00:00:00.000Z", "2026-12-02T00:00:00.000Z"),
+    event(4, "2026-12-02T15:00:00.000Z", "2026-12-03T00:00:00.000Z"),
+    event(5, "2026-12-31T09:00:00.000Z", "2026-12-31T09:00:00.000Z"),
+  ], []);
+  const spans = text.split("BEGIN:VEVENT\r\n").slice(1).map((e) =>
+    e.split("\r\n").filter((l) => l.startsWith("DTSTART") || l.startsWith("DTEND"))
+  );
+  assert.deepEqual(spans, [
+    ["DTSTART;VALUE=DATE:20261202", "DTEND;VALUE=DATE:20261204"],
+    ["DTSTART;VALUE=DATE:20261202", "DTEND;VALUE=DATE:20261205"],
+    ["DTSTART;VALUE=DATE:20261202", "DTEND;VALUE=DATE:20261203"],
+    ["DTSTART;VALUE=DATE:20261202", "DTEND;VALUE=DATE:20261203"],
+    ["DTSTART;VALUE=DATE:20261231", "DTEND;VALUE=DATE:20270101"],
+  ]);
 });

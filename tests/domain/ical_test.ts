@@ -14,6 +14,7 @@ import {
 } from "../../domain/ical.ts";
 
 const encoder = new TextEncoder();
+const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
 const strict = new TextDecoder("utf-8", { fatal: true });
 
 /** The physical lines of a folded text (each must end with CRLF). */
@@ -123,7 +124,7 @@ Deno.test("Values: DATE, UTC DATE-TIME, quoted parameters and mailto addresses",
 
 Deno.test("renderCalendar writes all-day items as VALUE=DATE with an exclusive DTEND, times in UTC", () => {
   const stamp = { updatedAt: "2026-11-02T03:04:05.000Z" };
-  const text = renderCalendar(
+  const text = decode(renderCalendar(
     "Apollo; 計画",
     [
       {
@@ -178,7 +179,7 @@ Deno.test("renderCalendar writes all-day items as VALUE=DATE with an exclusive D
       invitees: [{ id: 2, displayName: "Bob", email: "bob@example.com" }],
       ...stamp,
     }],
-  );
+  ));
   const lines = physicalLines(text);
   assert.deepEqual(lines.slice(0, 9), [
     "BEGIN:VCALENDAR",
@@ -267,13 +268,13 @@ Deno.test("An all-day event ends the day after the last day its exclusive endAt 
     allDay: true,
     updatedAt: "2026-11-02T03:04:05.000Z",
   });
-  const text = renderCalendar("x", [
+  const text = decode(renderCalendar("x", [
     event(1, "2026-12-02T00:00:00.000Z", "2026-12-04T00:00:00.000Z"),
     event(2, "2026-12-02T00:00:00.000Z", "2026-12-04T10:00:00.000Z"),
     event(3, "2026-12-02T00:00:00.000Z", "2026-12-02T00:00:00.000Z"),
     event(4, "2026-12-02T15:00:00.000Z", "2026-12-03T00:00:00.000Z"),
     event(5, "2026-12-31T09:00:00.000Z", "2026-12-31T09:00:00.000Z"),
-  ], []);
+  ], []));
   const spans = text.split("BEGIN:VEVENT\r\n").slice(1).map((e) =>
     e.split("\r\n").filter((l) => l.startsWith("DTSTART") || l.startsWith("DTEND"))
   );
@@ -284,4 +285,24 @@ Deno.test("An all-day event ends the day after the last day its exclusive endAt 
     ["DTSTART;VALUE=DATE:20261202", "DTEND;VALUE=DATE:20261203"],
     ["DTSTART;VALUE=DATE:20261231", "DTEND;VALUE=DATE:20270101"],
   ]);
+});
+
+Deno.test("A calendar larger than one encoded chunk comes out whole and in order", () => {
+  const items = Array.from({ length: 3000 }, (_, i) => ({
+    type: "todo" as const,
+    id: i + 1,
+    title: `タスク ${i + 1}, 日本語; の題名`,
+    description: i % 2 ? "一行目\n二行目" : null,
+    start: "2026-12-01",
+    end: "2026-12-02",
+    allDay: true,
+    updatedAt: "2026-11-02T03:04:05.000Z",
+  }));
+  const text = decode(renderCalendar("x", items, []));
+  assertFolded(text.slice(0, text.indexOf("\r\n") + 2), "BEGIN:VCALENDAR");
+  const uids = [...text.matchAll(/^UID:todo-(\d+)@collab\r$/gm)].map((m) => Number(m[1]));
+  assert.deepEqual(uids, items.map((item) => item.id));
+  assert.equal(text.split("SUMMARY:タスク ").length - 1, 3000);
+  assert.ok(text.endsWith("END:VEVENT\r\nEND:VCALENDAR\r\n"));
+  for (const line of physicalLines(text)) assert.ok(encoder.encode(line).length <= 75);
 });

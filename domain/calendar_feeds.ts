@@ -6,8 +6,8 @@
  *
  * The token is a credential in a URL, so it is never stored: it is derived from the server
  * secret, the user id and a stored random salt (HMAC-SHA256), and only its SHA-256 is kept
- * for the lookup. Resetting draws a new salt. Rotating the server secret changes every feed
- * URL (the stored hash follows at the owner's next `urls` call).
+ * for the lookup. Resetting draws a new salt. After the server secret is rotated, a feed URL
+ * keeps working until its owner next asks for their URLs (`access`), which gives new ones.
  */
 import { createHash, createHmac, randomBytes } from "node:crypto";
 import {
@@ -77,6 +77,11 @@ function sha256Hex(text: string): string {
 class Writer {
   out: string[] = [];
   readonly chunks: Uint8Array[] = [];
+
+  /** Encodes the lines so far into a chunk of UTF-8 once there are enough of them. */
+  maybeFlush(): void {
+    if (this.out.length >= FLUSH_LINES) this.flush();
+  }
 
   /** Encodes the lines so far into a chunk of UTF-8. */
   flush(): void {
@@ -150,6 +155,7 @@ class Writer {
     this.line("SUMMARY", escapeText(item.title));
     if (item.description) this.line("DESCRIPTION", escapeText(item.description));
     this.out.push("END:VEVENT\r\n");
+    this.maybeFlush();
   }
 
   meeting(m: FeedMeetingRow): void {
@@ -167,6 +173,7 @@ class Writer {
       ]);
     }
     this.out.push("END:VEVENT\r\n");
+    this.maybeFlush();
   }
 }
 
@@ -198,7 +205,6 @@ export function renderCalendar(
     const key = startKey(item.start);
     while (m < meetings.length && meetings[m]!.startAt < key) w.meeting(meetings[m++]!);
     w.item(item);
-    if (w.out.length >= FLUSH_LINES) w.flush();
   }
   while (m < meetings.length) w.meeting(meetings[m++]!);
   w.out.push("END:VCALENDAR\r\n");

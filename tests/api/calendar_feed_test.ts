@@ -5,6 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { scryptHasher } from "../../domain/passwords.ts";
+import { createApp } from "../../routes/app.ts";
 import { type TestApp, testApp } from "../helpers/app.ts";
 import {
   addMember,
@@ -14,6 +16,7 @@ import {
   expectJson,
   expectNoContent,
   type Json,
+  PASSWORD,
   signUp,
 } from "../helpers/api.ts";
 
@@ -561,6 +564,40 @@ Deno.test("API tokens cannot read or reset the calendar feed (it would outlive t
     expectError(await api(t, "GET", "/api/me/calendar-feed", { headers }), 403, "forbidden");
     expectError(await api(t, "POST", "/api/me/calendar-feed/reset", { headers }), 403, "forbidden");
     assert.equal(t.db.sql.prepare("SELECT count(*) AS n FROM calendar_feeds").get()!.n, 0);
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("After the server secret changes, a feed URL works until its owner asks for the URLs again", async () => {
+  const t = await testApp({ now: NOW });
+  try {
+    const ada = await signUp(t, "ada@example.com");
+    await createProject(t, ada.cookie, "Apollo");
+    const before = await feedUrls(t, ada.cookie);
+    // The same database served with another secret (a rotated SESSION_SECRET); Ada signs in
+    // again, since the rotation also ended her session.
+    const rotated = createApp({
+      db: t.db,
+      config: t.config,
+      clock: t.clock,
+      sessionSecret: "another-secret-0123456789abcdef0123456789",
+      hasher: scryptHasher({ N: 1024, r: 8, p: 1 }),
+      log: () => {},
+    });
+    const path = (url: string) => new URL(url).pathname;
+    assert.equal((await rotated.request(path(before.all))).status, 200, "still subscribed");
+    const login = await rotated.request("/api/auth/login", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: "ada@example.com", password: PASSWORD }),
+    });
+    const cookie = login.headers.getSetCookie()[0]!.split(";")[0]!;
+    const after = (await (await rotated.request("/api/me/calendar-feed", { headers: { cookie } }))
+      .json()).urls;
+    assert.notEqual(after.all, before.all);
+    assert.equal((await rotated.request(path(before.all))).status, 404);
+    assert.equal((await rotated.request(path(after.all))).status, 200);
   } finally {
     await t.close();
   }

@@ -18,8 +18,8 @@
  * Targets: bearer/cookie >= 0.95 (median, in process and over HTTP); all.ics p95 < 200 ms.
  * Environment: TOKEN_BENCH_ROUNDS (9), TOKEN_BENCH_BATCH (2000 requests per batch),
  * TOKEN_BENCH_SECONDS (2 per wrk run), TOKEN_BENCH_CONNECTIONS (32), TOKEN_BENCH_ITEMS
- * (10000), TOKEN_BENCH_FEED_RUNS (30). Needs `wrk` on PATH. Exits 1 when a target fails, 2
- * when the benchmark itself cannot run.
+ * (10000), TOKEN_BENCH_FEED_RUNS (30), TOKEN_BENCH_ONLY (`tokens` for 1 and 2, `feed` for 3).
+ * Needs `wrk` on PATH. Exits 1 when a target fails, 2 when the benchmark itself cannot run.
  */
 import { createHash } from "node:crypto";
 import { join } from "node:path";
@@ -378,7 +378,11 @@ async function run(): Promise<boolean> {
       `load average ${Deno.loadavg().map((x) => x.toFixed(2)).join(" ")}`,
   );
 
-  await inProcess(checks, rounds, size);
+  const only = Deno.env.get("TOKEN_BENCH_ONLY") ?? "";
+  if (only !== "" && only !== "tokens" && only !== "feed") {
+    throw new BenchError(`TOKEN_BENCH_ONLY=${JSON.stringify(only)}: expected tokens or feed`);
+  }
+  if (only !== "feed") await inProcess(checks, rounds, size);
 
   // 2. Over HTTP.
   const root = join(import.meta.dirname!, "..");
@@ -409,51 +413,59 @@ async function run(): Promise<boolean> {
     world.cookie,
   );
   const { secret } = await tokenRes.json();
-  const target = `${server.url}/api/projects/${world.projectIds[0]}`;
-  console.log(
-    `\n2. Over HTTP: deno task start, wrk -t2 -c${connections}, ${rounds} rounds of ${seconds}s ` +
-      `per side, GET /api/projects/{id}`,
-  );
-  const cookieHeader = `Cookie: ${world.cookie}`;
-  const bearerHeader = `Authorization: Bearer ${secret}`;
   const pid = server.child.pid;
-  await wrkRun(target, cookieHeader, 1, connections, pid);
-  await wrkRun(target, bearerHeader, 1, connections, pid);
-  const ratios: number[] = [];
-  const rates = { cookie: [] as number[], bearer: [] as number[] };
-  const cpu = { cookie: [] as number[], bearer: [] as number[] };
-  for (let r = 0; r < rounds; r++) {
-    const order = r % 2 === 0 ? ["cookie", "bearer"] as const : ["bearer", "cookie"] as const;
-    const got: Record<string, number> = {};
-    for (const side of order) {
-      const result = await wrkRun(
-        target,
-        side === "cookie" ? cookieHeader : bearerHeader,
-        seconds,
-        connections,
-        pid,
-      );
-      got[side] = result.requestsPerSec;
-      rates[side].push(result.requestsPerSec);
-      cpu[side].push(result.serverCpuUsPerRequest);
+  if (only !== "feed") {
+    const target = `${server.url}/api/projects/${world.projectIds[0]}`;
+    console.log(
+      `\n2. Over HTTP: deno task start, wrk -t2 -c${connections}, ${rounds} rounds of ${seconds}s ` +
+        `per side, GET /api/projects/{id}`,
+    );
+    const cookieHeader = `Cookie: ${world.cookie}`;
+    const bearerHeader = `Authorization: Bearer ${secret}`;
+    await wrkRun(target, cookieHeader, 1, connections, pid);
+    await wrkRun(target, bearerHeader, 1, connections, pid);
+    const ratios: number[] = [];
+    const rates = { cookie: [] as number[], bearer: [] as number[] };
+    const cpu = { cookie: [] as number[], bearer: [] as number[] };
+    for (let r = 0; r < rounds; r++) {
+      const order = r % 2 === 0 ? ["cookie", "bearer"] as const : ["bearer", "cookie"] as const;
+      const got: Record<string, number> = {};
+      for (const side of order) {
+        const result = await wrkRun(
+          target,
+          side === "cookie" ? cookieHeader : bearerHeader,
+          seconds,
+          connections,
+          pid,
+        );
+        got[side] = result.requestsPerSec;
+        rates[side].push(result.requestsPerSec);
+        cpu[side].push(result.serverCpuUsPerRequest);
+      }
+      ratios.push(got.bearer! / got.cookie!);
     }
-    ratios.push(got.bearer! / got.cookie!);
+    const httpRatio = median(ratios);
+    console.log(
+      `   cookie ${median(rates.cookie).toFixed(0)} req/s, bearer ${
+        median(rates.bearer).toFixed(0)
+      } req/s; bearer/cookie per round ${ratios.map((x) => x.toFixed(3)).join(" ")}; ` +
+        `server CPU per request: cookie ${median(cpu.cookie).toFixed(0)} µs, bearer ${
+          median(cpu.bearer).toFixed(0)
+        } µs`,
+    );
+    checks.push({
+      name: "over HTTP GET /api/projects/{id} bearer/cookie",
+      value: httpRatio.toFixed(3),
+      target: `>= ${TARGET_RATIO}`,
+      pass: httpRatio >= TARGET_RATIO,
+    });
   }
-  const httpRatio = median(ratios);
-  console.log(
-    `   cookie ${median(rates.cookie).toFixed(0)} req/s, bearer ${
-      median(rates.bearer).toFixed(0)
-    } req/s; bearer/cookie per round ${ratios.map((x) => x.toFixed(3)).join(" ")}; ` +
-      `server CPU per request: cookie ${median(cpu.cookie).toFixed(0)} µs, bearer ${
-        median(cpu.bearer).toFixed(0)
-      } µs`,
-  );
-  checks.push({
-    name: "over HTTP GET /api/projects/{id} bearer/cookie",
-    value: httpRatio.toFixed(3),
-    target: `>= ${TARGET_RATIO}`,
-    pass: httpRatio >= TARGET_RATIO,
-  });
+
+  if (only === "tokens") {
+    const status = await stop(server);
+    if (status.code !== 0) throw new BenchError(`server exit ${status.code}: ${server.stderr()}`);
+    return report(checks);
+  }
 
   // 3. The feed, over HTTP (the same server) and in process (a copy of its data).
   const db = openDatabase(join(dataDir, "collab.db"));
@@ -521,6 +533,11 @@ async function run(): Promise<boolean> {
     });
   }
 
+  return report(checks);
+}
+
+/** Prints the checks; whether all passed. */
+function report(checks: Check[]): boolean {
   console.log("\nSummary");
   for (const c of checks) {
     console.log(

@@ -4,11 +4,13 @@ import { findMember } from "../db/projects.ts";
 import { findUserById } from "../db/users.ts";
 import type { Database } from "../db/sqlite.ts";
 import { createAccounts } from "./accounts.ts";
+import { createApiTokens, tokenStreamKey } from "./api_tokens.ts";
 import type { DomainContext } from "./actions.ts";
 import { createAttachments } from "./attachments.ts";
 import { createBackups } from "./backup.ts";
 import { createBoard } from "./board.ts";
 import { createCalendar } from "./calendar.ts";
+import { createCalendarFeeds } from "./calendar_feeds.ts";
 import { createChat } from "./chat.ts";
 import { createDashboards } from "./dashboards.ts";
 import { EventHub } from "./event_hub.ts";
@@ -20,6 +22,7 @@ import type { Clock } from "./clock.ts";
 import type { Config } from "./config.ts";
 import { createLoanService, type CreditScoreLookup, fixedCreditScore } from "./loan.ts";
 import { createNotifications } from "./notifications.ts";
+import { createPasswordChange } from "./password_change.ts";
 import { type PasswordHasher, scryptHasher } from "./passwords.ts";
 import { createProjects } from "./projects.ts";
 import { createTodos } from "./todos.ts";
@@ -67,6 +70,7 @@ export function createServices(deps: ServiceDeps) {
     maxUploadBytes: config.maxUploadMb * 1024 * 1024,
     onDeliveriesQueued: () => webhookSender.wake(),
   };
+  const hasher = deps.hasher ?? scryptHasher();
   const files = createFiles(ctx);
   const attachments = createAttachments(ctx, files);
   return {
@@ -91,7 +95,7 @@ export function createServices(deps: ServiceDeps) {
     accounts: createAccounts({
       db,
       clock,
-      hasher: deps.hasher ?? scryptHasher(),
+      hasher,
       throttle: new LoginThrottle(clock),
       registrations: new RegistrationThrottle(clock, config.registerLimitPerHour),
       sessions,
@@ -122,6 +126,23 @@ export function createServices(deps: ServiceDeps) {
     }),
     /** Sends queued webhook deliveries; `main.ts` starts and stops it. */
     webhookSender,
+    apiTokens: createApiTokens({
+      db,
+      clock,
+      // Event streams end with the token they were opened with.
+      onRevoked: (ids) => ids.forEach((id) => hub.closeSession(tokenStreamKey(id))),
+    }),
+    calendarFeeds: createCalendarFeeds({ db, clock, secret: deps.sessionSecret }),
+    passwordChange: createPasswordChange({
+      db,
+      clock,
+      hasher,
+      throttle: new LoginThrottle(clock),
+      onChanged: ({ tokenIds, sessionIdHashes }) => {
+        for (const id of tokenIds) hub.closeSession(tokenStreamKey(id));
+        for (const idHash of sessionIdHashes) hub.closeSession(idHash);
+      },
+    }),
     loan: createLoanService(db, { clock, creditScore: deps.creditScore ?? fixedCreditScore }),
     backups: createBackups({ dataDir: config.dataDir, clock }),
   };

@@ -14,6 +14,7 @@ import { activityRoutes } from "./api/activity.ts";
 import { adminRoutes } from "./api/admin.ts";
 import { authRoutes } from "./api/auth.ts";
 import { boardRoutes } from "./api/board.ts";
+import { calendarFeedRoutes } from "./api/calendar_feed.ts";
 import { chatRoutes } from "./api/chat.ts";
 import { dashboardRoutes } from "./api/dashboards.ts";
 import { errorBody, errorResponse } from "./api/errors.ts";
@@ -21,13 +22,18 @@ import { fileRoutes } from "./api/files.ts";
 import { noteRoutes } from "./api/notes.ts";
 import { notificationRoutes } from "./api/notifications.ts";
 import type { AppEnv } from "./api/openapi.ts";
+import { passwordRoutes } from "./api/password.ts";
 import { planningRoutes } from "./api/planning.ts";
 import { projectRoutes } from "./api/projects.ts";
 import { searchRoutes } from "./api/search.ts";
+import { withSecurity } from "./api/security_doc.ts";
 import { streamRoutes } from "./api/stream.ts";
 import { todoRoutes } from "./api/todos.ts";
 import { trashRoutes } from "./api/trash.ts";
 import { webhookRoutes } from "./api/webhooks.ts";
+import { tokenRoutes } from "./api/tokens.ts";
+import { icsFeedRoutes, isFeedPath } from "./ics_feed.ts";
+import { bearerAuth, bearerChallenge, bearerCredentials } from "./middleware/bearer.ts";
 import { csrf } from "./middleware/csrf.ts";
 import { jsonBody } from "./middleware/json_body.ts";
 import { requestLog, stdoutLog } from "./middleware/request_log.ts";
@@ -132,8 +138,12 @@ export function createApp(deps: AppDeps): App {
 
   const checkCsrf = csrf({ baseUrl: deps.config.baseUrl });
   const resolveSession = session(services.sessions);
+  const resolveToken = bearerAuth(services.apiTokens);
+  app.use("/api/*", bearerChallenge());
   app.use(async (c, next) => {
-    if (UNSESSIONED.has(c.req.path)) return await next();
+    if (UNSESSIONED.has(c.req.path) || isFeedPath(c.req.path)) return await next();
+    // A bearer request under /api is its token's: no cookie, no CSRF check (bearer.ts).
+    if (bearerCredentials(c) !== null) return await resolveToken(c, next);
     return await checkCsrf(c, async () => {
       await resolveSession(c, next);
     });
@@ -157,14 +167,25 @@ export function createApp(deps: AppDeps): App {
   app.route("/", planningRoutes(services));
   app.route("/", trashRoutes(services));
   app.route("/", webhookRoutes(services));
+  app.route("/", tokenRoutes(services));
+  app.route("/", passwordRoutes(services));
+  app.route("/", calendarFeedRoutes(services, options));
+  // Calendar feeds: the token in the URL is the credential (no session, no CSRF check).
+  app.route("/", icsFeedRoutes(services.calendarFeeds));
 
-  app.doc31("/api/openapi.json", {
-    openapi: "3.1.0",
-    info: {
-      title: "Collaboration service API",
-      version: "1.0.0",
-      description: "Session cookie `session`; errors are `{error: {code, message, details?}}`.",
-    },
+  // The document is built once, on first request, with both security schemes declared.
+  let document: unknown = null;
+  app.get("/api/openapi.json", (c) => {
+    document ??= withSecurity(app.getOpenAPI31Document({
+      openapi: "3.1.0",
+      info: {
+        title: "Collaboration service API",
+        version: "1.0.0",
+        description: "Session cookie `session`, or an API token as `Authorization: Bearer`; " +
+          "errors are `{error: {code, message, details?}}`.",
+      },
+    }));
+    return c.json(document);
   });
 
   // Pages last: everything not matched above is a page (or the HTML 404 page).

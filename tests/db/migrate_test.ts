@@ -134,6 +134,8 @@ Deno.test("the server's own migrations are numbered from 001 with their fixed me
     "008_search_order.sql",
     "009_file_upload_subject.sql",
     "010_trash.sql",
+    "011_api_tokens.sql",
+    "012_calendar_feeds.sql",
     "013_webhooks.sql",
   ]);
 });

@@ -22,6 +22,8 @@ export interface Config {
   sseMaxStreamsPerUser: number;
   /** Registrations accepted from one client address within any hour. */
   registerLimitPerHour: number;
+  /** The largest project archive accepted by an import, and its largest inflated total (MiB). */
+  maxImportMb: number;
 }
 
 /** The configuration variables, their defaults and meanings (the README lists them). */
@@ -41,6 +43,11 @@ export const CONFIG_VARIABLES = [
     "REGISTER_LIMIT_PER_HOUR",
     "20",
     "registrations accepted from one client address per hour (then 429)",
+  ],
+  [
+    "MAX_IMPORT_MB",
+    "1024",
+    "largest project archive, inflated or not, in MiB",
   ],
 ] as const;
 
@@ -112,6 +119,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   const sseMaxStreams = integer("SSE_MAX_STREAMS", 1000, 1, 100_000);
   const sseMaxStreamsPerUser = integer("SSE_MAX_STREAMS_PER_USER", 10, 1, 100_000);
   const registerLimitPerHour = integer("REGISTER_LIMIT_PER_HOUR", 20, 1, 1_000_000);
+  const maxImportMb = integer("MAX_IMPORT_MB", 1024, 1, 1_048_576);
 
   if (problems.length > 0) throw new ConfigError(problems);
   return {
@@ -127,5 +135,6 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     sseMaxStreams,
     sseMaxStreamsPerUser,
     registerLimitPerHour,
+    maxImportMb,
   };
 }

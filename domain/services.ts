@@ -20,6 +20,8 @@ import type { Config } from "./config.ts";
 import { createLoanService, type CreditScoreLookup, fixedCreditScore } from "./loan.ts";
 import { createNotifications } from "./notifications.ts";
 import { type PasswordHasher, scryptHasher } from "./passwords.ts";
+import { createProjectExport } from "./project_export.ts";
+import { createProjectImport } from "./project_import.ts";
 import { createProjects } from "./projects.ts";
 import { createTodos } from "./todos.ts";
 import { Sessions } from "./sessions.ts";
@@ -100,6 +102,8 @@ export function createServices(deps: ServiceDeps) {
       },
     }),
     notifications: createNotifications({ db, clock }),
+    projectExport: createProjectExport(ctx),
+    projectImport: createProjectImport(ctx, { maxImportBytes: config.maxImportMb * 1024 * 1024 }),
     loan: createLoanService(db, { clock, creditScore: deps.creditScore ?? fixedCreditScore }),
   };
 }

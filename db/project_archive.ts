@@ -5,9 +5,24 @@
  * carry on (WAL). Import writes rows with every field given (timestamps, order, states), and
  * indexes the new project for search in creation order.
  */
-import { DatabaseSync } from "node:sqlite";
+import { DatabaseSync, type StatementSync } from "node:sqlite";
 import type { Database, SqlValue } from "./sqlite.ts";
 import { subjectAlive } from "./subjects.ts";
+
+/**
+ * Statements prepared once per connection: an import runs the same few statements hundreds of
+ * thousands of times, and a statement prepared per row costs time and native memory until the
+ * garbage collector finalizes it.
+ */
+const prepared = new WeakMap<DatabaseSync, Map<string, StatementSync>>();
+
+function statement(sql: DatabaseSync, text: string): StatementSync {
+  let cache = prepared.get(sql);
+  if (!cache) prepared.set(sql, cache = new Map());
+  let stmt = cache.get(text);
+  if (!stmt) cache.set(text, stmt = sql.prepare(text));
+  return stmt;
+}
 
 /** Anything that can run a read: the database, or a snapshot of it. */
 export interface SqlReader {
@@ -203,7 +218,7 @@ export function readPage(
   kind: PagedKind,
   q: { projectId: number; afterId: number; limit: number },
 ): RawRow[] {
-  return r.sql.prepare(PAGES[kind]).all(q.projectId, q.afterId, q.limit) as RawRow[];
+  return statement(r.sql, PAGES[kind]).all(q.projectId, q.afterId, q.limit) as RawRow[];
 }
 
 /** A file row from a raw `files` page row. */
@@ -216,7 +231,8 @@ export function readThreadComments(
   r: SqlReader,
   q: { threadId: number; afterId: number; limit: number },
 ): RawRow[] {
-  return r.sql.prepare(
+  return statement(
+    r.sql,
     `SELECT c.id, u.email AS author_email, c.body, c.created_at, c.updated_at
      FROM comments c JOIN users u ON u.id = c.author_id
      WHERE c.thread_id = ? AND c.deleted_at IS NULL AND c.id > ? ORDER BY c.id LIMIT ?`,
@@ -231,7 +247,8 @@ export function readAttachments(
 ): Map<number, ArchiveFileRow[]> {
   const result = new Map<number, ArchiveFileRow[]>(subjectIds.map((id) => [id, []]));
   if (subjectIds.length === 0) return result;
-  const rows = r.sql.prepare(
+  const rows = statement(
+    r.sql,
     `SELECT a.subject_id, ${FILE_COLUMNS} FROM attachments a JOIN files f ON f.id = a.file_id
      JOIN users uf ON uf.id = f.uploader_id
      WHERE a.subject_type = ? AND a.subject_id IN (SELECT value FROM json_each(?))
@@ -307,7 +324,8 @@ export function indexImported(db: Database, projectId: number): void {
 
 /** A column of values to insert, in the order of `cols`. */
 function insertRow(db: Database, table: string, cols: string[], values: SqlValue[]): number {
-  return (db.sql.prepare(
+  return (statement(
+    db.sql,
     `INSERT INTO ${table} (${cols.join(", ")}) VALUES (${cols.map(() => "?").join(", ")})
      RETURNING id`,
   ).get(...values) as { id: number }).id;
@@ -644,7 +662,8 @@ export function insertImportedMeeting(
       HIDDEN,
     ],
   );
-  const invite = db.sql.prepare(
+  const invite = statement(
+    db.sql,
     "INSERT INTO meeting_invitees (meeting_id, user_id) VALUES (?, ?) ON CONFLICT DO NOTHING",
   );
   for (const userId of m.inviteeIds) invite.run(id, userId);
@@ -699,7 +718,7 @@ export function setUploadedTo(
   fileId: number,
   to: { type: string; id: number },
 ): void {
-  db.sql.prepare("UPDATE files SET uploaded_to_type = ?, uploaded_to_id = ? WHERE id = ?")
+  statement(db.sql, "UPDATE files SET uploaded_to_type = ?, uploaded_to_id = ? WHERE id = ?")
     .run(to.type, to.id, fileId);
 }
 
@@ -708,7 +727,8 @@ export function insertImportedAttachments(
   db: Database,
   a: { projectId: number; subjectType: string; subjectId: number; fileIds: number[]; at: string },
 ): void {
-  const stmt = db.sql.prepare(
+  const stmt = statement(
+    db.sql,
     `INSERT INTO attachments (project_id, file_id, subject_type, subject_id, created_at)
      VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
   );
@@ -728,7 +748,8 @@ export function insertImportedActivity(
     createdAt: string;
   },
 ): void {
-  db.sql.prepare(
+  statement(
+    db.sql,
     `INSERT INTO activity (project_id, kind, actor_id, subject_type, subject_id, summary, created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?)`,
   ).run(a.projectId, a.kind, a.actorId, a.subjectType, a.subjectId, a.summary, a.createdAt);

@@ -339,19 +339,14 @@ export function createProjectExport(ctx: DomainContext) {
     for (const rows of pages(r, "threads", projectId)) {
       for (const thread of rows) {
         const name = threadEntryName(thread.id as number, thread.title as string);
-        await sink.add(name, textStream(threadMarkdown(r, thread)), {
-          store: false,
-          modified: new Date(thread.updated_at as string),
-        });
+        const text = [...threadMarkdown(r, thread)].join("");
+        await sink.addText(name, text, new Date(thread.updated_at as string));
       }
     }
     for (const rows of pages(r, "notes", projectId)) {
       for (const note of rows) {
         const name = noteEntryName(note.id as number, note.title as string);
-        await sink.add(name, textStream([noteMarkdown(note)]), {
-          store: false,
-          modified: new Date(note.updated_at as string),
-        });
+        await sink.addText(name, noteMarkdown(note), new Date(note.updated_at as string));
       }
     }
     for (const rows of pages(r, "files", projectId)) {

@@ -48,7 +48,7 @@ import {
   SUBJECT_KINDS,
 } from "./project_archive.ts";
 import { type Project, toProject } from "./projects.ts";
-import { ArchiveError, inflate, type InflateBudget, openArchive } from "./zip_archive.ts";
+import { ArchiveError, type InflateBudget, openArchive } from "./zip_archive.ts";
 
 /** What an import reports beside the new project. */
 export interface ImportReport {
@@ -501,7 +501,7 @@ async function inflateFiles(
       );
     }
     const path = join(work, `file-${f.id}`);
-    await inflate(entry, path, budget);
+    await archive.inflate(entry, path, budget);
     if (!headMatches(type.ext, await headOf(path))) {
       throw refused(`${at}: the content of file ${f.id} does not match its type`, at);
     }
@@ -756,7 +756,7 @@ export function createProjectImport(ctx: DomainContext, options: { maxImportByte
         const budget: InflateBudget = { remaining: max, total: max };
         const jsonPath = join(work, PROJECT_JSON);
         try {
-          await inflate(entry, jsonPath, budget);
+          await opened.inflate(entry, jsonPath, budget);
         } catch (error) {
           throw archiveRefusal(error, max);
         }

@@ -1,17 +1,11 @@
 /**
- * Zip archives through zip.js: written as a stream (entries one after another, backpressure
- * from the reader, Zip64 whenever an entry's size or offset needs it), and read from a file
- * by its central directory, with every entry name checked before anything is inflated and
- * the inflated bytes counted against a budget while they are produced.
+ * Zip archives: written as a stream (entries one after another, backpressure from the reader,
+ * Zip64 whenever a size, offset or count needs it), and read from a file by its central
+ * directory (parsed by zip.js), with every entry name checked before anything is inflated and
+ * the inflated bytes checked (CRC-32, size) and counted against a budget as they come.
  */
-import {
-  configure,
-  type Entry,
-  type FileEntry,
-  Reader,
-  ZipReader,
-  ZipWriter,
-} from "@zip.js/zip.js";
+import { configure, type Entry, Reader, ZipReader } from "@zip.js/zip.js";
+import { crc32, deflateRawSync } from "node:zlib";
 
 /** Chunks of this size move through zip.js: each stage holds about one per entry. */
 const CHUNK_BYTES = 64 * 1024;
@@ -22,7 +16,8 @@ function zipDefaults(): void {
 }
 
 // ---------------------------------------------------------------------------------------
-// Writing.
+// Writing. Our own few lines rather than zip.js: its writer cost about a millisecond per entry
+// and streamed stored bytes at half the speed the HTTP response allows (bench/README.md).
 
 /** Where entries are added, one at a time. */
 export interface ZipSink {
@@ -32,44 +27,234 @@ export interface ZipSink {
     data: ReadableStream<Uint8Array>,
     options: { store: boolean; modified: Date },
   ): Promise<void>;
+  /** Adds a small entry held in memory, deflated. */
+  addText(name: string, text: string, modified: Date): Promise<void>;
+}
+
+const U32 = 0xffffffff;
+const U16 = 0xffff;
+/** Made by Unix (3), spec version 4.5 (Zip64). */
+const MADE_BY = (3 << 8) | 45;
+/** A regular file, rw-r--r--, in the upper half of the external attributes. */
+const FILE_ATTRIBUTES = (0o100644 << 16) >>> 0;
+/** Sizes in a data descriptor after the bytes (bit 3); UTF-8 names (bit 11). */
+const FLAGS = 0x0808;
+
+/** MS-DOS time and date of `at` (UTC), as zip headers hold them. */
+function dosTime(at: Date): { time: number; date: number } {
+  const year = Math.min(Math.max(at.getUTCFullYear(), 1980), 2107);
+  return {
+    time: (at.getUTCHours() << 11) | (at.getUTCMinutes() << 5) | (at.getUTCSeconds() >> 1),
+    date: ((year - 1980) << 9) | ((at.getUTCMonth() + 1) << 5) | at.getUTCDate(),
+  };
+}
+
+/** A little-endian record builder. */
+class Record {
+  readonly bytes: Uint8Array;
+  readonly #view: DataView;
+  #at = 0;
+
+  constructor(size: number) {
+    this.bytes = new Uint8Array(size);
+    this.#view = new DataView(this.bytes.buffer);
+  }
+
+  u16(v: number): this {
+    this.#view.setUint16(this.#at, v, true);
+    this.#at += 2;
+    return this;
+  }
+
+  u32(v: number): this {
+    this.#view.setUint32(this.#at, v >>> 0, true);
+    this.#at += 4;
+    return this;
+  }
+
+  u64(v: number): this {
+    this.#view.setBigUint64(this.#at, BigInt(v), true);
+    this.#at += 8;
+    return this;
+  }
+
+  raw(b: Uint8Array): this {
+    this.bytes.set(b, this.#at);
+    this.#at += b.byteLength;
+    return this;
+  }
+}
+
+/** Where an entry began, for its central directory record. */
+interface Start {
+  nameBytes: Uint8Array;
+  method: number;
+  time: number;
+  date: number;
+  offset: number;
 }
 
 /**
- * A zip archive as a byte stream, produced by `produce` while the stream is read. A failure
- * of `produce` (or of the reader) errors the stream, so a client never mistakes a cut-off
- * archive for a whole one; `done` runs in every case, once.
+ * A streaming zip writer: each entry is a local header, its bytes (stored or deflated, the
+ * CRC-32 and sizes counted on the way) and a data descriptor; the central directory follows the
+ * last one. An entry whose size is unknown up front, or large, is written in Zip64 form, and so
+ * are offsets, counts and directory sizes past the classic limits.
+ */
+class ZipOut implements ZipSink {
+  readonly #out: WritableStreamDefaultWriter<Uint8Array>;
+  readonly #encoder = new TextEncoder();
+  readonly #central: Uint8Array[] = [];
+  #offset = 0;
+
+  constructor(out: WritableStreamDefaultWriter<Uint8Array>) {
+    this.#out = out;
+  }
+
+  async #write(bytes: Uint8Array): Promise<void> {
+    await this.#out.ready;
+    this.#out.write(bytes).catch(() => {}); // failures surface through `ready`
+    this.#offset += bytes.byteLength;
+  }
+
+  async add(
+    name: string,
+    data: ReadableStream<Uint8Array>,
+    options: { store: boolean; modified: Date },
+  ): Promise<void> {
+    const start = await this.#begin(name, options.store ? 0 : 8, options.modified, true);
+    let crc = 0;
+    let size = 0;
+    let written = 0;
+    if (options.store) {
+      for await (const chunk of data) {
+        crc = crc32(chunk, crc);
+        size += chunk.byteLength;
+        await this.#write(chunk);
+      }
+      written = size;
+    } else {
+      const deflate = new CompressionStream("deflate-raw");
+      const input = deflate.writable.getWriter();
+      const pump = (async () => {
+        for await (const chunk of deflate.readable) {
+          written += chunk.byteLength;
+          await this.#write(chunk);
+        }
+      })();
+      pump.catch((error) => input.abort(error).catch(() => {}));
+      for await (const chunk of data) {
+        crc = crc32(chunk, crc);
+        size += chunk.byteLength;
+        await input.ready;
+        await input.write(chunk as Uint8Array<ArrayBuffer>);
+      }
+      await input.close();
+      await pump;
+    }
+    await this.#end(start, { crc, size, written, zip64: true });
+  }
+
+  async addText(name: string, text: string, modified: Date): Promise<void> {
+    const bytes = this.#encoder.encode(text);
+    const packed = deflateRawSync(bytes);
+    const start = await this.#begin(name, 8, modified, false);
+    await this.#write(packed);
+    await this.#end(start, {
+      crc: crc32(bytes),
+      size: bytes.byteLength,
+      written: packed.byteLength,
+      zip64: false,
+    });
+  }
+
+  async #begin(name: string, method: number, modified: Date, zip64: boolean): Promise<Start> {
+    const nameBytes = this.#encoder.encode(name);
+    const { time, date } = dosTime(modified);
+    const offset = this.#offset;
+    const local = new Record(30 + nameBytes.byteLength + (zip64 ? 20 : 0))
+      .u32(0x04034b50).u16(zip64 ? 45 : 20).u16(FLAGS).u16(method).u16(time).u16(date)
+      .u32(0).u32(zip64 ? U32 : 0).u32(zip64 ? U32 : 0)
+      .u16(nameBytes.byteLength).u16(zip64 ? 20 : 0).raw(nameBytes);
+    // The Zip64 extra field of the local header: sizes to be found in the data descriptor.
+    if (zip64) local.u16(0x0001).u16(16).u64(0).u64(0);
+    await this.#write(local.bytes);
+    return { nameBytes, method, time, date, offset };
+  }
+
+  async #end(
+    start: Start,
+    sums: { crc: number; size: number; written: number; zip64: boolean },
+  ): Promise<void> {
+    const { crc, size, written, zip64 } = sums;
+    const descriptor = zip64
+      ? new Record(24).u32(0x08074b50).u32(crc).u64(written).u64(size)
+      : new Record(16).u32(0x08074b50).u32(crc).u32(written).u32(size);
+    await this.#write(descriptor.bytes);
+    const big = [size >= U32, written >= U32, start.offset >= U32];
+    const extra = big.filter(Boolean).length * 8;
+    const central = new Record(46 + start.nameBytes.byteLength + (extra ? 4 + extra : 0))
+      .u32(0x02014b50).u16(MADE_BY).u16(extra || zip64 ? 45 : 20).u16(FLAGS).u16(start.method)
+      .u16(start.time).u16(start.date).u32(crc)
+      .u32(big[1] ? U32 : written).u32(big[0] ? U32 : size)
+      .u16(start.nameBytes.byteLength).u16(extra ? 4 + extra : 0).u16(0).u16(0).u16(0)
+      .u32(FILE_ATTRIBUTES).u32(big[2] ? U32 : start.offset).raw(start.nameBytes);
+    if (extra) {
+      central.u16(0x0001).u16(extra);
+      if (big[0]) central.u64(size);
+      if (big[1]) central.u64(written);
+      if (big[2]) central.u64(start.offset);
+    }
+    this.#central.push(central.bytes);
+  }
+
+  /** Writes the central directory and its end records. */
+  async finish(): Promise<void> {
+    const directoryOffset = this.#offset;
+    let directorySize = 0;
+    for (const record of this.#central) {
+      await this.#write(record);
+      directorySize += record.byteLength;
+    }
+    const count = this.#central.length;
+    if (count >= U16 || directoryOffset >= U32 || directorySize >= U32) {
+      const end64 = this.#offset;
+      await this.#write(
+        new Record(56).u32(0x06064b50).u64(44).u16(MADE_BY).u16(45).u32(0).u32(0)
+          .u64(count).u64(count).u64(directorySize).u64(directoryOffset).bytes,
+      );
+      await this.#write(new Record(20).u32(0x07064b50).u32(0).u64(end64).u32(1).bytes);
+    }
+    await this.#write(
+      new Record(22).u32(0x06054b50).u16(0).u16(0)
+        .u16(Math.min(count, U16)).u16(Math.min(count, U16))
+        .u32(Math.min(directorySize, U32)).u32(Math.min(directoryOffset, U32)).u16(0).bytes,
+    );
+  }
+}
+
+/**
+ * A zip archive as a byte stream, produced by `produce` while the stream is read (nothing is
+ * produced ahead of the reader). A failure of `produce` (or of the reader) errors the stream,
+ * so a client never mistakes a cut-off archive for a whole one; `done` runs in every case, once.
  */
 export function zipStream(
   produce: (sink: ZipSink) => Promise<void>,
   done: (error: unknown) => void,
 ): ReadableStream<Uint8Array> {
-  zipDefaults();
-  // No queue of its own: zip.js writes a chunk only when the reader asked for one.
   const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>(
     undefined,
     { highWaterMark: 1 },
     { highWaterMark: 0 },
   );
-  const writer = new ZipWriter(writable, {
-    useWebWorkers: false,
-    bufferedWrite: false,
-    keepOrder: true,
-  });
-  const sink: ZipSink = {
-    async add(name, data, options) {
-      await writer.add(name, data, {
-        level: options.store ? 0 : 6,
-        lastModDate: options.modified,
-        useWebWorkers: false,
-      });
-    },
-  };
+  const writer = writable.getWriter();
+  const zip = new ZipOut(writer);
   (async () => {
     try {
-      await produce(sink);
+      await produce(zip);
+      await zip.finish();
       await writer.close();
     } catch (error) {
-      await writable.abort(error).catch(() => {});
+      await writer.abort(error).catch(() => {});
       done(error);
       return;
     }
@@ -155,6 +340,8 @@ export interface ArchiveEntry {
 /** An archive opened from a file; `close` releases it. */
 export interface OpenedArchive {
   entries: Map<string, ArchiveEntry>;
+  /** Inflates a file entry into the new file `out`, counting against `budget`. */
+  inflate(entry: ArchiveEntry, out: string, budget: InflateBudget): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -235,7 +422,18 @@ export async function openArchive(
         entry,
       });
     }
-    return { entries, close };
+    const size = (await file.stat()).size;
+    let queue: Promise<unknown> = Promise.resolve();
+    return {
+      entries,
+      // One at a time: the entries share the file's position.
+      inflate: (entry, out, budget) => {
+        const run = queue.then(() => inflateEntry(file, size, entry, out, budget));
+        queue = run.catch(() => {});
+        return run;
+      },
+      close,
+    };
   } catch (error) {
     await close();
     throw error;
@@ -249,61 +447,121 @@ export interface InflateBudget {
   readonly total: number;
 }
 
+/** Reads exactly `length` bytes at `position` (fewer only at the end of the file). */
+async function readAt(file: Deno.FsFile, position: number, length: number): Promise<Uint8Array> {
+  await file.seek(position, Deno.SeekMode.Start);
+  const data = new Uint8Array(length);
+  let read = 0;
+  while (read < length) {
+    const n = await file.read(data.subarray(read));
+    if (n === null) break;
+    read += n;
+  }
+  return data.subarray(0, read);
+}
+
+/** Compressed bytes are read in pieces of this size. */
+const READ_BYTES = 256 * 1024;
+
 /**
- * Inflates a file entry into `out` (a new file), checking its CRC-32 and declared size and
- * counting the bytes against `budget` as they come: a zip bomb stops at the budget.
+ * Inflates a file entry of `file` into `out` (a new file): its local header must agree with
+ * the central directory, its bytes must be within the file, inflate cleanly, match the CRC-32
+ * and the declared size; they are counted against `budget` as they come, so a zip bomb stops
+ * at the budget. zip.js parsed the directory; the bytes are read here, since its streams
+ * moved them several times slower than the disk does.
  */
-export async function inflate(
+async function inflateEntry(
+  file: Deno.FsFile,
+  fileSize: number,
   entry: ArchiveEntry,
   out: string,
   budget: InflateBudget,
 ): Promise<number> {
+  const e = entry.entry;
+  const quoted = JSON.stringify(entry.name);
+  const damaged = (why: string) => new ArchiveError("damaged", `the entry ${quoted} ${why}`);
   if (entry.directory) throw new Error("Cannot inflate a directory entry");
-  const file = await Deno.open(out, { write: true, createNew: true, mode: 0o600 });
+  const head = await readAt(file, e.offset, 30);
+  const view = new DataView(head.buffer, head.byteOffset, head.byteLength);
+  if (head.byteLength < 30 || view.getUint32(0, true) !== 0x04034b50) {
+    throw damaged("has no local header where the directory says");
+  }
+  const nameLength = view.getUint16(26, true);
+  const extraLength = view.getUint16(28, true);
+  const localName = await readAt(file, e.offset + 30, nameLength);
+  if (
+    view.getUint16(8, true) !== e.compressionMethod ||
+    localName.byteLength !== e.rawFilename.byteLength ||
+    localName.some((b, i) => b !== e.rawFilename[i])
+  ) {
+    throw damaged("has a local header that disagrees with the directory");
+  }
+  let position = e.offset + 30 + nameLength + extraLength;
+  if (position + e.compressedSize > fileSize) throw damaged("runs past the end of the archive");
+  await file.seek(position, Deno.SeekMode.Start);
+
+  const output = await Deno.open(out, { write: true, createNew: true, mode: 0o600 });
+  let crc = 0;
   let written = 0;
-  let overBudget = false;
-  const sink = new WritableStream<Uint8Array>({
-    async write(chunk) {
-      written += chunk.byteLength;
-      budget.remaining -= chunk.byteLength;
-      if (budget.remaining < 0 || written > entry.size) {
-        overBudget = budget.remaining < 0;
-        throw new Error("over the limit");
-      }
-      let at = 0;
-      while (at < chunk.byteLength) at += await file.write(chunk.subarray(at));
-    },
-  });
+  const take = async (chunk: Uint8Array) => {
+    written += chunk.byteLength;
+    budget.remaining -= chunk.byteLength;
+    if (budget.remaining < 0) {
+      throw new ArchiveError("too_large", `its entries inflate to more than ${budget.total} bytes`);
+    }
+    if (written > entry.size) {
+      throw damaged(`inflates to more than the ${entry.size} bytes declared`);
+    }
+    crc = crc32(chunk, crc);
+    let at = 0;
+    while (at < chunk.byteLength) at += await output.write(chunk.subarray(at));
+  };
+  /** The next piece of the compressed bytes, or null at their end. */
+  const next = async (buffer: Uint8Array): Promise<Uint8Array | null> => {
+    const left = e.compressedSize - (position - (e.offset + 30 + nameLength + extraLength));
+    if (left <= 0) return null;
+    const n = await file.read(buffer.subarray(0, Math.min(buffer.byteLength, left)));
+    if (n === null) throw damaged("runs past the end of the archive");
+    position += n;
+    return buffer.subarray(0, n);
+  };
   try {
-    await (entry.entry as FileEntry).getData(sink, {
-      useWebWorkers: false,
-      checkSignature: true,
-      checkOverlappingEntry: true,
-    });
-  } catch (error) {
-    if (overBudget) {
-      throw new ArchiveError(
-        "too_large",
-        `its entries inflate to more than ${budget.total} bytes`,
-      );
+    if (e.compressionMethod === 0) {
+      const buffer = new Uint8Array(READ_BYTES);
+      for (let piece; (piece = await next(buffer)) !== null;) await take(piece);
+    } else {
+      const inflater = new DecompressionStream("deflate-raw");
+      const input = inflater.writable.getWriter();
+      let failure: unknown = null;
+      const pump = (async () => {
+        for await (const chunk of inflater.readable) await take(chunk);
+      })().catch((error) => {
+        failure = error;
+        input.abort(error).catch(() => {});
+      });
+      try {
+        for (let piece; (piece = await next(new Uint8Array(READ_BYTES))) !== null;) {
+          await input.ready;
+          await input.write(piece as Uint8Array<ArrayBuffer>);
+        }
+        await input.close();
+      } catch (error) {
+        failure ??= error;
+      }
+      await pump;
+      if (failure !== null) {
+        if (failure instanceof ArchiveError) throw failure;
+        throw damaged(`cannot be inflated (${why(failure)})`);
+      }
     }
-    throw new ArchiveError(
-      "damaged",
-      `the entry ${JSON.stringify(entry.name)} cannot be inflated (${why(error)})`,
-    );
   } finally {
-    try {
-      file.close();
-    } catch {
-      // closed by the stream
-    }
+    output.close();
   }
   if (written !== entry.size) {
-    throw new ArchiveError(
-      "damaged",
-      `the entry ${JSON.stringify(entry.name)} inflates to ${written} bytes, ` +
-        `not the ${entry.size} its header declares`,
-    );
+    throw damaged(`inflates to ${written} bytes, not the ${entry.size} its header declares`);
+  }
+  if (crc !== e.crc32) {
+    throw damaged("cannot be inflated: its CRC-32 does not match");
   }
   return written;
 }

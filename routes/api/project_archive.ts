@@ -84,6 +84,44 @@ const importRoute = (scope: ReturnType<typeof multipartScope>, maxImportMb: numb
   });
 
 const MIB = 1024 * 1024;
+/** A body is read into one reused buffer and handed on in runs of at least this many bytes. */
+const RUN_BYTES = 256 * 1024;
+
+/**
+ * The bytes of a body in runs of about `RUN_BYTES`, each valid until the next is asked for.
+ * A network body arrives in small pieces; writing each to disk on its own cost more than the
+ * network (25 MiB/s against 200 in bench/archive_bench.ts).
+ */
+async function* runs(body: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array> {
+  let byob: ReadableStreamBYOBReader | null = null;
+  try {
+    byob = body.getReader({ mode: "byob" });
+  } catch {
+    // Not a byte stream (a body built in process): read as it comes.
+  }
+  if (!byob) {
+    yield* body;
+    return;
+  }
+  let buffer = new ArrayBuffer(RUN_BYTES + 64 * 1024);
+  let length = 0;
+  try {
+    for (;;) {
+      const { value, done } = await byob.read(new Uint8Array(buffer, length));
+      if (value) {
+        buffer = value.buffer as ArrayBuffer;
+        length += value.byteLength;
+      }
+      if (length > 0 && (done || length >= RUN_BYTES)) {
+        yield new Uint8Array(buffer, 0, length);
+        length = 0;
+      }
+      if (done) return;
+    }
+  } finally {
+    byob.releaseLock();
+  }
+}
 
 /** The export and import routes. */
 export function projectArchiveRoutes(services: Services, options: { maxImportMb: number }) {
@@ -117,7 +155,7 @@ export function projectArchiveRoutes(services: Services, options: { maxImportMb:
     const body = c.req.raw.body;
     if (!body) throw invalid("body", "Send the archive as the body");
     try {
-      return await services.fileStore.spool(body, maxBytes);
+      return await services.fileStore.spool(runs(body), maxBytes);
     } catch (error) {
       throw error instanceof TooLargeError ? tooLarge() : error;
     }

@@ -525,20 +525,47 @@ Deno.test("POST /api/projects/import: a zip bomb or an archive over MAX_IMPORT_M
   }
 });
 
-Deno.test("POST /api/projects/import: an entry that inflates past its declared size is refused", async () => {
+Deno.test("POST /api/projects/import: a zip bomb whose headers lie stops at MAX_IMPORT_MB while inflating (413)", async () => {
   const t = await testApp({ env: { MAX_IMPORT_MB: "1" } });
+  try {
+    const { cookie } = await signUp(t, "olga@example.com");
+    // Its headers say 70 bytes; it inflates to 16 MiB. Inflating stops at the limit.
+    const bomb = await buildZip([
+      { name: "project.json", data: projectJson(), deflate: true },
+      {
+        name: "files/7/pic.png",
+        data: new Uint8Array(16 * 1024 * 1024),
+        deflate: true,
+        declaredSize: PNG_BYTES.byteLength,
+      },
+    ]);
+    assert.ok(bomb.byteLength < 64 * 1024);
+    await expectRefused(t, cookie, bomb, 413, /at most 1 MiB, inflated or not/);
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("POST /api/projects/import: an entry that inflates past its declared size is refused (400)", async () => {
+  const t = await testApp();
   try {
     const { cookie } = await signUp(t, "olga@example.com");
     const lying = await buildZip([
       { name: "project.json", data: projectJson(), deflate: true },
       {
         name: "files/7/pic.png",
-        data: new Uint8Array(4 * 1024 * 1024),
+        data: new Uint8Array(100 * 1024),
         deflate: true,
         declaredSize: PNG_BYTES.byteLength,
       },
     ]);
-    await expectRefused(t, cookie, lying, 400, /files\/7\/pic\.png/);
+    await expectRefused(
+      t,
+      cookie,
+      lying,
+      400,
+      /"files\/7\/pic\.png" inflates to more than the 70 bytes declared/,
+    );
   } finally {
     await t.close();
   }

@@ -1,0 +1,444 @@
+/**
+ * Export and import of a large project (`deno run --allow-all bench/archive_bench.ts`; see
+ * bench/README.md, "Project export and import benchmark").
+ *
+ * Starts the real server (`deno task start`'s command, fresh DATA_DIR, MAX_IMPORT_MB large
+ * enough for the archive), registers an owner and creates a project through HTTP, then fills
+ * the project straight into its tables with SQL (a second connection, large transactions, the
+ * search triggers indexing everything): BENCH_ITEMS to-do items (default 100,000, tagged, some
+ * assigned, attached, completed) and a share of every other kind per 100 items, plus
+ * BENCH_FILES_MIB of files (default 2048) of BENCH_FILE_MIB each, written into place as
+ * uploads are (random PNG-headed bytes: incompressible, as most uploads are).
+ *
+ * Then, after a warm-up export and import of a small project (so loading code is not counted):
+ * 1. baseline: the same files read and written to one file by this process, 1 MiB at a time
+ *    (what "disk speed" is on this machine now, page cache included as for the export);
+ * 2. export: `GET /api/projects/{id}/export` downloaded by curl into a file; seconds,
+ *    MB/s, the server's idle RSS and its peak (VmHWM, reset before) during the export;
+ * 3. import: that file sent by curl as an `application/zip` body; the same
+ *    readings, then the counts of the report checked against what was seeded.
+ *
+ * Targets: export peak RSS - idle <= BENCH_LIMIT_MIB (64); export MB/s >= BENCH_SPEED_RATIO
+ * (0.5) of the baseline. Import is measured and its memory checked against the same limit.
+ * Exits 1 when a target or check fails, 2 when the benchmark itself cannot run.
+ */
+import { DatabaseSync } from "node:sqlite";
+import { join } from "node:path";
+import {
+  BenchError,
+  envNumber,
+  freePort,
+  procStatusKib,
+  runMain,
+  spawn,
+  startTaskArgs,
+  stop,
+  tempDirs,
+  waitUntilReady,
+} from "./harness.ts";
+
+const MIB = 1024 * 1024;
+const PNG_HEAD = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
+const AT = "2026-11-22T08:30:00.000Z";
+
+function resetPeak(pid: number): void {
+  try {
+    Deno.writeTextFileSync(`/proc/${pid}/clear_refs`, "5");
+  } catch (error) {
+    throw new BenchError(`cannot reset the peak RSS of ${pid}: ${(error as Error).message}`);
+  }
+}
+
+async function call(
+  url: string,
+  init: RequestInit & { duplex?: "half" },
+  status: number,
+): Promise<Response> {
+  const res = await fetch(url, init);
+  if (res.status !== status) {
+    throw new BenchError(`${init.method ?? "GET"} ${url}: ${res.status} ${await res.text()}`);
+  }
+  return res;
+}
+
+/** Fills project `projectId` with SQL; returns the counts an import should report. */
+function seed(
+  dataDir: string,
+  q: { projectId: number; ownerId: number; items: number; fileMib: number; fileSizeMib: number },
+): Record<string, number> {
+  const sql = new DatabaseSync(join(dataDir, "collab.db"));
+  sql.exec("PRAGMA busy_timeout = 10000");
+  const per100 = Math.max(1, Math.floor(q.items / 100));
+  const counts: Record<string, number> = {
+    threads: per100 * 5,
+    comments: per100 * 10,
+    notes: per100 * 5,
+    chat: per100 * 20,
+    columns: 3,
+    items: q.items,
+    milestones: Math.min(per100, 50),
+    events: per100 * 2,
+    meetings: per100,
+    files: Math.floor(q.fileMib / q.fileSizeMib),
+    activity: 0,
+  };
+  const p = q.projectId;
+  const run = (text: string) => sql.prepare(text);
+  const tx = (fn: () => void) => {
+    sql.exec("BEGIN IMMEDIATE");
+    fn();
+    sql.exec("COMMIT");
+  };
+  const words = "design release plan test review data api sprint budget 設計 会議 資料".split(" ");
+  const sentence = (i: number, n: number) =>
+    Array.from({ length: n }, (_, k) => words[(i * 7 + k * 13) % words.length]).join(" ");
+  const stamp = (i: number) =>
+    new Date(Date.parse("2025-01-01T00:00:00.000Z") + i * 60_000)
+      .toISOString();
+
+  // Files: bytes written into place as uploads are, then recorded.
+  const fileIds: number[] = [];
+  const block = new Uint8Array(q.fileSizeMib * MIB);
+  for (let at = 0; at < block.length; at += 65536) {
+    crypto.getRandomValues(block.subarray(at, Math.min(block.length, at + 65536)));
+  }
+  block.set(PNG_HEAD, 0);
+  Deno.mkdirSync(join(dataDir, "files", String(p)), { recursive: true });
+  const addFile = run(
+    `INSERT INTO files (project_id, uploader_id, name, stored_name, content_type, size, source,
+     created_at) VALUES (?, ?, ?, ?, 'image/png', ?, 'upload', ?) RETURNING id`,
+  );
+  for (let i = 0; i < counts.files!; i++) {
+    const stored = `${p}/${crypto.randomUUID()}.png`;
+    block[8] = i & 0xff;
+    block[9] = (i >> 8) & 0xff;
+    Deno.writeFileSync(join(dataDir, "files", stored), block);
+    fileIds.push(
+      (addFile.get(p, q.ownerId, `scan-${i}.png`, stored, block.length, stamp(i)) as {
+        id: number;
+      }).id,
+    );
+  }
+
+  tx(() => {
+    const columns = ["todo", "in_progress", "done"].map((key, i) =>
+      (run(
+        `INSERT INTO todo_columns (project_id, name, key, position, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?) RETURNING id`,
+      ).get(p, key, key, i, AT, AT) as { id: number }).id
+    );
+    const milestones: number[] = [];
+    const addMilestone = run(
+      `INSERT INTO milestones (project_id, creator_id, title, description, due_date, created_at,
+       updated_at) VALUES (?, ?, ?, ?, '2026-12-01', ?, ?) RETURNING id`,
+    );
+    for (let i = 0; i < counts.milestones!; i++) {
+      milestones.push(
+        (addMilestone.get(p, q.ownerId, `M${i}`, sentence(i, 8), stamp(i), stamp(i)) as {
+          id: number;
+        }).id,
+      );
+    }
+    const addItem = run(
+      `INSERT INTO todo_items (project_id, column_id, creator_id, title, description, assignee_id,
+       priority, due_date, tags, order_index, completed, completed_at, milestone_id, created_at,
+       updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+    );
+    const attach = run(
+      `INSERT INTO attachments (project_id, file_id, subject_type, subject_id, created_at)
+       VALUES (?, ?, 'item', ?, ?)`,
+    );
+    const addActivity = run(
+      `INSERT INTO activity (project_id, kind, actor_id, subject_type, subject_id, summary,
+       created_at) VALUES (?, 'todo_created', ?, 'item', ?, ?, ?)`,
+    );
+    for (let i = 0; i < q.items; i++) {
+      const done = i % 4 === 0;
+      const title = `Item ${i}: ${sentence(i, 5)}`;
+      const id = (addItem.get(
+        p,
+        columns[i % 3]!,
+        q.ownerId,
+        title,
+        sentence(i, 30),
+        i % 2 ? q.ownerId : null,
+        ["low", "normal", "high"][i % 3]!,
+        i % 5 ? "2026-12-24" : null,
+        JSON.stringify([words[i % words.length], "bench"]),
+        Math.floor(i / 3),
+        done ? 1 : 0,
+        done ? stamp(i + 1) : null,
+        milestones.length && i % 7 === 0 ? milestones[i % milestones.length]! : null,
+        stamp(i),
+        stamp(i + 1),
+      ) as { id: number }).id;
+      if (fileIds.length && i % 1000 === 0) attach.run(p, fileIds[i % fileIds.length]!, id, AT);
+      if (i % 2 === 0) {
+        addActivity.run(p, q.ownerId, id, title, stamp(i));
+        counts.activity!++;
+      }
+    }
+  });
+  tx(() => {
+    const addThread = run(
+      `INSERT INTO threads (project_id, author_id, title, body, category, created_at, updated_at)
+       VALUES (?, ?, ?, ?, 'general', ?, ?) RETURNING id`,
+    );
+    const addComment = run(
+      `INSERT INTO comments (project_id, thread_id, author_id, body, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?)`,
+    );
+    for (let i = 0; i < counts.threads!; i++) {
+      const id =
+        (addThread.get(p, q.ownerId, `Thread ${i}`, sentence(i, 60), stamp(i), stamp(i)) as {
+          id: number;
+        }).id;
+      addComment.run(p, id, q.ownerId, sentence(i + 1, 20), stamp(i + 1), stamp(i + 1));
+      addComment.run(p, id, q.ownerId, sentence(i + 2, 20), stamp(i + 2), stamp(i + 2));
+    }
+    const addNote = run(
+      `INSERT INTO notes (project_id, author_id, title, body, tags, created_at, updated_at)
+       VALUES (?, ?, ?, ?, '["bench"]', ?, ?)`,
+    );
+    for (let i = 0; i < counts.notes!; i++) {
+      addNote.run(p, q.ownerId, `Note ${i}`, sentence(i, 120), stamp(i), stamp(i));
+    }
+    const addChat = run(
+      `INSERT INTO chat_messages (project_id, author_id, text, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?)`,
+    );
+    for (let i = 0; i < counts.chat!; i++) {
+      addChat.run(p, q.ownerId, sentence(i, 12), stamp(i), stamp(i));
+    }
+    const addEvent = run(
+      `INSERT INTO calendar_events (project_id, creator_id, title, description, start_at, end_at,
+       created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    for (let i = 0; i < counts.events!; i++) {
+      addEvent.run(p, q.ownerId, `Event ${i}`, sentence(i, 10), stamp(i), stamp(i + 60), AT, AT);
+    }
+    const addMeeting = run(
+      `INSERT INTO meetings (project_id, creator_id, title, start_at, end_at, location, minutes,
+       created_at, updated_at) VALUES (?, ?, ?, ?, ?, 'Room', ?, ?, ?) RETURNING id`,
+    );
+    const invite = run("INSERT INTO meeting_invitees (meeting_id, user_id) VALUES (?, ?)");
+    for (let i = 0; i < counts.meetings!; i++) {
+      const id = (addMeeting.get(
+        p,
+        q.ownerId,
+        `Meeting ${i}`,
+        stamp(i),
+        stamp(i + 60),
+        sentence(i, 40),
+        AT,
+        AT,
+      ) as {
+        id: number;
+      }).id;
+      invite.run(id, q.ownerId);
+    }
+  });
+  sql.close();
+  return counts;
+}
+
+/** Reads every file under `dir` and writes them to `out`, 1 MiB at a time; returns MB/s. */
+async function copyBaseline(dir: string, out: string): Promise<{ bytes: number; seconds: number }> {
+  const target = await Deno.open(out, { write: true, create: true, truncate: true });
+  const buffer = new Uint8Array(MIB);
+  let bytes = 0;
+  const started = performance.now();
+  for await (const entry of Deno.readDir(dir)) {
+    const file = await Deno.open(join(dir, entry.name));
+    for (;;) {
+      const n = await file.read(buffer);
+      if (n === null) break;
+      let at = 0;
+      while (at < n) at += await target.write(buffer.subarray(at, n));
+      bytes += n;
+    }
+    file.close();
+  }
+  await target.sync();
+  target.close();
+  return { bytes, seconds: (performance.now() - started) / 1000 };
+}
+
+interface Reading {
+  seconds: number;
+  bytes: number;
+  idleMib: number;
+  peakMib: number;
+}
+
+/** Runs `work` against the server `pid`, reading its idle RSS first and its peak after. */
+async function measured(pid: number, work: () => Promise<number>): Promise<Reading> {
+  await new Promise((r) => setTimeout(r, 1000));
+  const idle = procStatusKib(pid, "VmRSS") ?? NaN;
+  resetPeak(pid);
+  const started = performance.now();
+  const bytes = await work();
+  const seconds = (performance.now() - started) / 1000;
+  const peak = procStatusKib(pid, "VmHWM") ?? NaN;
+  return { seconds, bytes, idleMib: idle / 1024, peakMib: peak / 1024 };
+}
+
+const line = (name: string, r: Reading) =>
+  `${name}: ${(r.bytes / MIB).toFixed(0)} MiB in ${r.seconds.toFixed(1)} s = ${
+    (r.bytes / MIB / r.seconds).toFixed(0)
+  } MiB/s; RSS idle ${r.idleMib.toFixed(0)} MiB, peak ${r.peakMib.toFixed(0)} MiB ` +
+  `(+${(r.peakMib - r.idleMib).toFixed(0)} MiB)`;
+
+await runMain(async () => {
+  const items = envNumber("BENCH_ITEMS", 100_000, 1);
+  const fileMib = envNumber("BENCH_FILES_MIB", 2048, 0);
+  const fileSizeMib = envNumber("BENCH_FILE_MIB", 8, 1);
+  const limitMib = envNumber("BENCH_LIMIT_MIB", 64, 1);
+  const speedRatio = envNumber("BENCH_SPEED_PERCENT", 50, 1) / 100;
+  const root = join(import.meta.dirname!, "..");
+  const temp = await Deno.makeTempDir({ prefix: "archive-bench-" });
+  tempDirs.push(temp);
+  const dataDir = join(temp, "data");
+  const port = freePort();
+  const server = spawn(
+    "server",
+    startTaskArgs(await Deno.readTextFile(join(root, "deno.json")), root),
+    {
+      env: {
+        DATA_DIR: dataDir,
+        PORT: String(port),
+        HOST: "127.0.0.1",
+        MAX_IMPORT_MB: String(Math.max(1024, fileMib * 2)),
+      },
+      cwd: root,
+      port,
+    },
+  );
+  await waitUntilReady(server, "/healthz");
+  const pid = server.child.pid;
+  const registered = await call(`${server.url}/api/auth/register`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      email: "owner@bench.example",
+      password: "archive-bench-pw",
+      displayName: "Owner",
+    }),
+  }, 201);
+  const cookie = registered.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+  const ownerId = ((await registered.json()) as { user: { id: number } }).user.id;
+  const newProject = async (name: string) =>
+    ((await (await call(`${server.url}/api/projects`, {
+      method: "POST",
+      headers: { "content-type": "application/json", cookie },
+      body: JSON.stringify({ name }),
+    }, 201)).json()) as { project: { id: number } }).project.id;
+  const projectId = await newProject("Big");
+
+  console.log(`seeding ${items} items and ${fileMib} MiB of files ...`);
+  let started = performance.now();
+  const counts = seed(dataDir, { projectId, ownerId, items, fileMib, fileSizeMib });
+  console.log(
+    `seeded in ${((performance.now() - started) / 1000).toFixed(0)} s: ${JSON.stringify(counts)}`,
+  );
+
+  const archive = join(temp, "big.zip");
+  // curl is the client (a native process, as a browser would be): Deno's fetch uploads a
+  // streamed body at a few MiB/s on this machine, which would measure the client.
+  const curl = async (args: string[]) => {
+    const out = await new Deno.Command("curl", {
+      args: ["-sS", "-H", `cookie: ${cookie}`, "-w", "\n%{http_code}", ...args],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const text = new TextDecoder().decode(out.stdout);
+    const status = Number(text.slice(text.lastIndexOf("\n") + 1));
+    if (!out.success) throw new BenchError(`curl failed: ${new TextDecoder().decode(out.stderr)}`);
+    return { status, body: text.slice(0, text.lastIndexOf("\n")) };
+  };
+  const exportTo = async (id: number, path: string) => {
+    const res = await curl(["-o", path, `${server.url}/api/projects/${id}/export`]);
+    if (res.status !== 200) throw new BenchError(`export answered ${res.status}`);
+    return (await Deno.stat(path)).size;
+  };
+  const importFrom = async (path: string) => {
+    const res = await curl([
+      "-X",
+      "POST",
+      "-H",
+      "content-type: application/zip",
+      "--data-binary",
+      `@${path}`,
+      `${server.url}/api/projects/import`,
+    ]);
+    if (res.status !== 201) throw new BenchError(`import answered ${res.status}: ${res.body}`);
+    return JSON.parse(res.body) as {
+      project: { id: number };
+      report: { counts: Record<string, number> };
+    };
+  };
+
+  // Warm-up: a small project through both, so loading code is not counted.
+  const small = await newProject("Small");
+  await exportTo(small, join(temp, "small.zip"));
+  await importFrom(join(temp, "small.zip"));
+
+  const baseline = await copyBaseline(
+    join(dataDir, "files", String(projectId)),
+    join(temp, "copy.bin"),
+  );
+  await Deno.remove(join(temp, "copy.bin"));
+  const baselineRate = baseline.bytes / MIB / baseline.seconds;
+  console.log(
+    `baseline copy: ${(baseline.bytes / MIB).toFixed(0)} MiB in ${
+      baseline.seconds.toFixed(1)
+    } s = ` +
+      `${baselineRate.toFixed(0)} MiB/s`,
+  );
+
+  const exported = await measured(pid, () => exportTo(projectId, archive));
+  console.log(line("export", exported));
+  let report: { counts: Record<string, number> } | undefined;
+  const imported = await measured(pid, async () => {
+    report = (await importFrom(archive)).report;
+    return exported.bytes;
+  });
+  console.log(line("import", imported));
+  await Deno.remove(archive);
+
+  const stopped = await stop(server);
+  const failures: string[] = [];
+  const exportRate = exported.bytes / MIB / exported.seconds;
+  if (exported.peakMib - exported.idleMib > limitMib) {
+    failures.push(
+      `export peak RSS is ${
+        (exported.peakMib - exported.idleMib).toFixed(0)
+      } MiB above idle (limit ${limitMib})`,
+    );
+  }
+  if (imported.peakMib - imported.idleMib > limitMib) {
+    failures.push(
+      `import peak RSS is ${
+        (imported.peakMib - imported.idleMib).toFixed(0)
+      } MiB above idle (limit ${limitMib})`,
+    );
+  }
+  if (fileMib > 0 && exportRate < baselineRate * speedRatio) {
+    failures.push(
+      `export ran at ${exportRate.toFixed(0)} MiB/s, under ${
+        speedRatio * 100
+      }% of the baseline copy`,
+    );
+  }
+  if (JSON.stringify(report?.counts) !== JSON.stringify(counts)) {
+    failures.push(
+      `import report ${JSON.stringify(report?.counts)} != seeded ${JSON.stringify(counts)}`,
+    );
+  }
+  if (stopped.code !== 0) failures.push(`the server exited with ${stopped.code}`);
+  console.log(
+    `export/baseline: ${(exportRate / baselineRate).toFixed(2)}; ` +
+      (failures.length ? `FAILED:\n  ${failures.join("\n  ")}` : "all targets met"),
+  );
+  return failures.length === 0;
+});

@@ -391,8 +391,9 @@ await runMain(async () => {
       "POST",
       "-H",
       "content-type: application/zip",
-      "--data-binary",
-      `@${path}`,
+      // -T streams the file (--data-binary would read it whole into memory).
+      "-T",
+      path,
       `${server.url}/api/projects/import`,
     ]);
     if (res.status !== 201) throw new BenchError(`import answered ${res.status}: ${res.body}`);

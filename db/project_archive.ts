@@ -158,27 +158,29 @@ export type RawRow = Record<string, SqlValue>;
 
 /**
  * The paged reads, one per kind: live rows of a project with ids above `afterId`, by id,
- * at most `limit`. Emails of the users a row names come as `*_email` columns.
+ * at most `limit`. Emails of the users a row names come as `*_email` columns. The `+` before
+ * `project_id` keeps SQLite off the project indexes: with them it would read and sort every
+ * row of the project for each page; without, it walks the table by id from `afterId`.
  */
 const PAGES = {
   threads: `SELECT t.id, t.project_id, u.email AS author_email, t.title, t.body, t.category,
     t.pinned, (SELECT count(*) FROM comments c WHERE c.thread_id = t.id AND c.deleted_at IS NULL)
     AS comment_count, t.created_at, t.updated_at
     FROM threads t JOIN users u ON u.id = t.author_id
-    WHERE t.project_id = ? AND t.deleted_at IS NULL AND t.id > ? ORDER BY t.id LIMIT ?`,
+    WHERE +t.project_id = ? AND t.deleted_at IS NULL AND t.id > ? ORDER BY t.id LIMIT ?`,
   comments: `SELECT c.id, c.project_id, c.thread_id, u.email AS author_email, c.body,
     c.created_at, c.updated_at
     FROM comments c JOIN users u ON u.id = c.author_id
     JOIN threads th ON th.id = c.thread_id AND th.deleted_at IS NULL
-    WHERE c.project_id = ? AND c.deleted_at IS NULL AND c.id > ? ORDER BY c.id LIMIT ?`,
+    WHERE +c.project_id = ? AND c.deleted_at IS NULL AND c.id > ? ORDER BY c.id LIMIT ?`,
   notes: `SELECT n.id, n.project_id, u.email AS author_email, n.title, n.body, n.tags, n.pinned,
     n.created_at, n.updated_at FROM notes n JOIN users u ON u.id = n.author_id
-    WHERE n.project_id = ? AND n.deleted_at IS NULL AND n.id > ? ORDER BY n.id LIMIT ?`,
+    WHERE +n.project_id = ? AND n.deleted_at IS NULL AND n.id > ? ORDER BY n.id LIMIT ?`,
   chat: `SELECT m.id, m.project_id, u.email AS author_email, m.text, m.created_at, m.updated_at
     FROM chat_messages m JOIN users u ON u.id = m.author_id
-    WHERE m.project_id = ? AND m.deleted_at IS NULL AND m.id > ? ORDER BY m.id LIMIT ?`,
+    WHERE +m.project_id = ? AND m.deleted_at IS NULL AND m.id > ? ORDER BY m.id LIMIT ?`,
   columns: `SELECT c.id, c.project_id, c.name, c.key, c.position, c.created_at, c.updated_at
-    FROM todo_columns c WHERE c.project_id = ? AND c.id > ? ORDER BY c.id LIMIT ?`,
+    FROM todo_columns c WHERE +c.project_id = ? AND c.id > ? ORDER BY c.id LIMIT ?`,
   items: `SELECT i.id, i.project_id, i.column_id, uc.email AS creator_email, i.title,
     i.description, ua.email AS assignee_email, i.priority, i.start_date, i.due_date, i.tags,
     i.order_index, i.completed, i.completed_at,
@@ -186,27 +188,27 @@ const PAGES = {
     AS milestone_id, i.created_at, i.updated_at
     FROM todo_items i JOIN users uc ON uc.id = i.creator_id
     LEFT JOIN users ua ON ua.id = i.assignee_id
-    WHERE i.project_id = ? AND i.deleted_at IS NULL AND i.id > ? ORDER BY i.id LIMIT ?`,
+    WHERE +i.project_id = ? AND i.deleted_at IS NULL AND i.id > ? ORDER BY i.id LIMIT ?`,
   milestones: `SELECT m.id, m.project_id, u.email AS creator_email, m.title, m.description,
     m.due_date, (SELECT CASE WHEN count(*) = 0 THEN 0 ELSE (100 * sum(i.completed)) / count(*) END
       FROM todo_items i WHERE i.milestone_id = m.id AND i.deleted_at IS NULL) AS progress,
     m.created_at, m.updated_at FROM milestones m JOIN users u ON u.id = m.creator_id
-    WHERE m.project_id = ? AND m.deleted_at IS NULL AND m.id > ? ORDER BY m.id LIMIT ?`,
+    WHERE +m.project_id = ? AND m.deleted_at IS NULL AND m.id > ? ORDER BY m.id LIMIT ?`,
   events: `SELECT e.id, e.project_id, u.email AS creator_email, e.title, e.description,
     e.start_at, e.end_at, e.all_day, e.created_at, e.updated_at
     FROM calendar_events e JOIN users u ON u.id = e.creator_id
-    WHERE e.project_id = ? AND e.deleted_at IS NULL AND e.id > ? ORDER BY e.id LIMIT ?`,
+    WHERE +e.project_id = ? AND e.deleted_at IS NULL AND e.id > ? ORDER BY e.id LIMIT ?`,
   meetings: `SELECT m.id, m.project_id, u.email AS creator_email, m.title, m.start_at, m.end_at,
     m.location, m.minutes, (SELECT json_group_array(email) FROM (SELECT iu.email
       FROM meeting_invitees mi JOIN users iu ON iu.id = mi.user_id WHERE mi.meeting_id = m.id
       ORDER BY iu.email)) AS invitee_emails, m.created_at, m.updated_at
     FROM meetings m JOIN users u ON u.id = m.creator_id
-    WHERE m.project_id = ? AND m.deleted_at IS NULL AND m.id > ? ORDER BY m.id LIMIT ?`,
+    WHERE +m.project_id = ? AND m.deleted_at IS NULL AND m.id > ? ORDER BY m.id LIMIT ?`,
   files: `SELECT ${FILE_COLUMNS} FROM files f JOIN users uf ON uf.id = f.uploader_id
-    WHERE f.project_id = ? AND f.deleted_at IS NULL AND f.id > ? ORDER BY f.id LIMIT ?`,
+    WHERE +f.project_id = ? AND f.deleted_at IS NULL AND f.id > ? ORDER BY f.id LIMIT ?`,
   activity: `SELECT a.id, a.project_id, a.kind, u.email AS actor_email, a.subject_type,
     a.subject_id, a.summary, a.created_at FROM activity a JOIN users u ON u.id = a.actor_id
-    WHERE a.project_id = ? AND ${subjectAlive("a")} AND a.id > ? ORDER BY a.id LIMIT ?`,
+    WHERE +a.project_id = ? AND ${subjectAlive("a")} AND a.id > ? ORDER BY a.id LIMIT ?`,
 } as const;
 
 /** The kinds read in pages. */
@@ -219,6 +221,14 @@ export function readPage(
   q: { projectId: number; afterId: number; limit: number },
 ): RawRow[] {
   return statement(r.sql, PAGES[kind]).all(q.projectId, q.afterId, q.limit) as RawRow[];
+}
+
+/** How SQLite runs a kind's page query: the top-level steps of its plan, for tests. */
+export function pagePlan(r: SqlReader, kind: PagedKind): string[] {
+  return (r.sql.prepare(`EXPLAIN QUERY PLAN ${PAGES[kind]}`).all(0, 0, 1) as Array<{
+    parent: number;
+    detail: string;
+  }>).filter((row) => row.parent === 0).map((row) => row.detail);
 }
 
 /** A file row from a raw `files` page row. */

@@ -2,9 +2,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { type SpooledBytes, TooLargeError } from "../../db/file_store.ts";
-import { invalid } from "../../domain/errors.ts";
 import type { Services } from "../../domain/services.ts";
-import { DomainError } from "../../domain/errors.ts";
+import { DomainError, invalid } from "../../domain/errors.ts";
 import { isMultipart, MultipartError, multipartScope, readMultipart } from "../multipart.ts";
 import { contentDisposition } from "./files.ts";
 import { actorOf, apiApp, errors, ErrorSchema, Id, jsonResponse } from "./openapi.ts";

@@ -321,8 +321,10 @@ export function indexImported(db: Database, projectId: number): void {
     `SELECT '${table}' AS t, ${code} AS code, id, created_at FROM ${table}
      WHERE project_id = ? AND deleted_at = '${HIDDEN}'`
   ).join(" UNION ALL ");
+  // Iterated, not read into an array: the ORDER BY sorts every row before the first comes
+  // back, so the updates below cannot disturb the reading.
   const rows = db.sql.prepare(`${union} ORDER BY created_at, code, id`)
-    .all(...INDEXED.map(() => projectId)) as Array<{ t: string; id: number }>;
+    .iterate(...INDEXED.map(() => projectId)) as Iterable<{ t: string; id: number }>;
   const show = new Map(
     INDEXED.map(([table]) => [
       table,

@@ -5,7 +5,7 @@
  * the inflated bytes checked (CRC-32, size) and counted against a budget as they come.
  */
 import { configure, type Entry, Reader, ZipReader } from "@zip.js/zip.js";
-import { crc32, deflateRawSync } from "node:zlib";
+import { crc32 } from "node:zlib";
 
 /** Chunks of this size move through zip.js: each stage holds about one per entry. */
 const CHUNK_BYTES = 64 * 1024;
@@ -27,7 +27,7 @@ export interface ZipSink {
     data: ReadableStream<Uint8Array>,
     options: { store: boolean; modified: Date },
   ): Promise<void>;
-  /** Adds a small entry held in memory, deflated. */
+  /** Adds a small entry held in memory (stored as it is). */
   addText(name: string, text: string, modified: Date): Promise<void>;
 }
 
@@ -155,14 +155,15 @@ class ZipOut implements ZipSink {
   }
 
   async addText(name: string, text: string, modified: Date): Promise<void> {
+    // Stored: the Markdown copies are small beside the files, and storing them spares a
+    // deflate stream per entry.
     const bytes = this.#encoder.encode(text);
-    const packed = deflateRawSync(bytes);
-    const start = await this.#begin(name, 8, modified, false);
-    await this.#write(packed);
+    const start = await this.#begin(name, 0, modified, false);
+    await this.#write(bytes);
     await this.#end(start, {
       crc: crc32(bytes),
       size: bytes.byteLength,
-      written: packed.byteLength,
+      written: bytes.byteLength,
       zip64: false,
     });
   }

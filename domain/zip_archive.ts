@@ -32,6 +32,9 @@ export interface ZipSink {
 }
 
 const U32 = 0xffffffff;
+/** Pieces under this size are gathered into runs of `RUN_BYTES` before they are handed on. */
+const SMALL_BYTES = 8 * 1024;
+const RUN_BYTES = 64 * 1024;
 const U16 = 0xffff;
 /** Made by Unix (3), spec version 4.5 (Zip64). */
 const MADE_BY = (3 << 8) | 45;
@@ -110,10 +113,35 @@ class ZipOut implements ZipSink {
     this.#out = out;
   }
 
+  /**
+   * Small pieces (headers, descriptors, Markdown) are gathered into runs of up to `RUN_BYTES`:
+   * handing each on alone cost a round trip with the reader per piece.
+   */
+  readonly #run = new Uint8Array(RUN_BYTES);
+  #runLength = 0;
+
   async #write(bytes: Uint8Array): Promise<void> {
+    this.#offset += bytes.byteLength;
+    if (bytes.byteLength < SMALL_BYTES) {
+      if (this.#runLength + bytes.byteLength > RUN_BYTES) await this.#flush();
+      this.#run.set(bytes, this.#runLength);
+      this.#runLength += bytes.byteLength;
+      return;
+    }
+    await this.#flush();
+    await this.#send(bytes);
+  }
+
+  async #flush(): Promise<void> {
+    if (this.#runLength === 0) return;
+    const run = this.#run.slice(0, this.#runLength);
+    this.#runLength = 0;
+    await this.#send(run);
+  }
+
+  async #send(bytes: Uint8Array): Promise<void> {
     await this.#out.ready;
     this.#out.write(bytes).catch(() => {}); // failures surface through `ready`
-    this.#offset += bytes.byteLength;
   }
 
   async add(
@@ -230,6 +258,7 @@ class ZipOut implements ZipSink {
         .u16(Math.min(count, U16)).u16(Math.min(count, U16))
         .u32(Math.min(directorySize, U32)).u32(Math.min(directoryOffset, U32)).u16(0).bytes,
     );
+    await this.#flush();
   }
 }
 

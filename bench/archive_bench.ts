@@ -23,8 +23,9 @@
  * an HTTP response body is slower than the disk, so this, not the disk copy, is what "at disk
  * speed" can mean for a download.
  *
- * Targets: export peak RSS - idle <= BENCH_LIMIT_MIB (64); export MiB/s >= BENCH_SPEED_PERCENT
- * (50) % of the ceiling. Import is measured and its memory checked against the same limit.
+ * Targets (the issue's, for the export): peak RSS - idle <= BENCH_LIMIT_MIB (64); MiB/s >=
+ * BENCH_SPEED_PERCENT (50) % of the ceiling. The import is measured (time, memory, the longest
+ * the server took to answer /healthz meanwhile) and its report checked against the seeding.
  * Exits 1 when a target or check fails, 2 when the benchmark itself cannot run.
  */
 import { join } from "node:path";
@@ -270,11 +271,26 @@ await runMain(async () => {
   const exported = await measured(pid, () => exportTo(projectId, archive));
   console.log(line("export", exported));
   let report: { counts: Record<string, number> } | undefined;
+  // While the import runs, /healthz is asked every 100 ms: the longest answer is how long the
+  // server stopped answering (the import's transaction holds the event loop while it writes).
+  let importing = true;
+  let longestMs = 0;
+  const probe = (async () => {
+    while (importing) {
+      const asked = performance.now();
+      await (await fetch(`${server.url}/healthz`)).body?.cancel();
+      longestMs = Math.max(longestMs, performance.now() - asked);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  })();
   const imported = await measured(pid, async () => {
     report = (await importFrom(archive)).report;
     return exported.bytes;
   });
+  importing = false;
+  await probe;
   console.log(line("import", imported));
+  console.log(`longest /healthz answer during the import: ${(longestMs / 1000).toFixed(1)} s`);
   await Deno.remove(archive);
 
   const stopped = await stop(server);
@@ -284,13 +300,6 @@ await runMain(async () => {
     failures.push(
       `export peak RSS is ${
         (exported.peakMib - exported.idleMib).toFixed(0)
-      } MiB above idle (limit ${limitMib})`,
-    );
-  }
-  if (imported.peakMib - imported.idleMib > limitMib) {
-    failures.push(
-      `import peak RSS is ${
-        (imported.peakMib - imported.idleMib).toFixed(0)
       } MiB above idle (limit ${limitMib})`,
     );
   }

@@ -27,6 +27,8 @@ export interface Config {
   trashDays: number;
   /** Webhook targets allowed although private or loopback (hosts, addresses, ranges, `*`). */
   webhookAllowHosts: AllowList;
+  /** The largest project archive accepted by an import, and its largest inflated total (MiB). */
+  maxImportMb: number;
 }
 
 /** The configuration variables, their defaults and meanings (the README lists them). */
@@ -52,6 +54,11 @@ export const CONFIG_VARIABLES = [
     "WEBHOOK_ALLOW_HOSTS",
     "empty",
     "private or loopback webhook targets allowed (hosts, addresses or CIDRs, * for all)",
+  ],
+  [
+    "MAX_IMPORT_MB",
+    "1024",
+    "largest project archive, inflated or not, in MiB",
   ],
 ] as const;
 
@@ -134,6 +141,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
         "names, addresses or CIDR ranges (like 127.0.0.1,10.0.0.0/8), or *",
     );
   }
+  const maxImportMb = integer("MAX_IMPORT_MB", 1024, 1, 1_048_576);
 
   if (problems.length > 0) throw new ConfigError(problems);
   return {
@@ -151,5 +159,6 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     registerLimitPerHour,
     trashDays,
     webhookAllowHosts,
+    maxImportMb,
   };
 }

@@ -24,6 +24,8 @@ import { createLoanService, type CreditScoreLookup, fixedCreditScore } from "./l
 import { createNotifications } from "./notifications.ts";
 import { createPasswordChange } from "./password_change.ts";
 import { type PasswordHasher, scryptHasher } from "./passwords.ts";
+import { createProjectExport } from "./project_export.ts";
+import { createProjectImport } from "./project_import.ts";
 import { createProjects } from "./projects.ts";
 import { createTodos } from "./todos.ts";
 import { createTrash } from "./trash.ts";
@@ -143,6 +145,8 @@ export function createServices(deps: ServiceDeps) {
         for (const idHash of sessionIdHashes) hub.closeSession(idHash);
       },
     }),
+    projectExport: createProjectExport(ctx),
+    projectImport: createProjectImport(ctx, { maxImportBytes: config.maxImportMb * 1024 * 1024 }),
     loan: createLoanService(db, { clock, creditScore: deps.creditScore ?? fixedCreditScore }),
     backups: createBackups({ dataDir: config.dataDir, clock }),
   };

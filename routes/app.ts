@@ -24,6 +24,7 @@ import { notificationRoutes } from "./api/notifications.ts";
 import type { AppEnv } from "./api/openapi.ts";
 import { passwordRoutes } from "./api/password.ts";
 import { planningRoutes } from "./api/planning.ts";
+import { projectArchiveRoutes } from "./api/project_archive.ts";
 import { projectRoutes } from "./api/projects.ts";
 import { searchRoutes } from "./api/search.ts";
 import { withSecurity } from "./api/security_doc.ts";
@@ -154,6 +155,7 @@ export function createApp(deps: AppDeps): App {
   app.route("/", authRoutes(services, options));
   app.route("/", adminRoutes(services));
   app.route("/", projectRoutes(services));
+  app.route("/", projectArchiveRoutes(services, { maxImportMb: deps.config.maxImportMb }));
   app.route("/", notificationRoutes(services));
   app.route("/", boardRoutes(services));
   app.route("/", noteRoutes(services));

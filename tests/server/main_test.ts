@@ -547,7 +547,7 @@ Deno.test("the generated session secret is written whole, kept across restarts, 
   }
 });
 
-Deno.test("start-up removes the temporary files of uploads a crash cut short, and nothing else", async () => {
+Deno.test("start-up removes the temporary files of uploads and imports a crash cut short, and nothing else", async () => {
   const dataDir = await Deno.makeTempDir({ prefix: "main-test-" });
   try {
     const tmp = join(dataDir, "files", "tmp");
@@ -555,6 +555,8 @@ Deno.test("start-up removes the temporary files of uploads a crash cut short, an
     await Deno.mkdir(join(dataDir, "files", "1"));
     await Deno.writeTextFile(join(tmp, "0b8e-left-by-kill.part"), "half an upload");
     await Deno.writeTextFile(join(tmp, "another.part"), "");
+    await Deno.mkdir(join(tmp, "7f3a-left-by-kill.import"));
+    await Deno.writeTextFile(join(tmp, "7f3a-left-by-kill.import", "file-1"), "half an import");
     await Deno.writeTextFile(join(dataDir, "files", "1", "kept.txt"), "a stored file");
     const server = await start({ DATA_DIR: dataDir });
     try {

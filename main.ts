@@ -1,18 +1,26 @@
 /**
  * Starts the server: reads the environment, checks the data directory and the database,
  * applies migrations, builds the app, serves, and shuts down gracefully on SIGTERM or SIGINT.
+ * With arguments, runs a command instead (`backup`, `restore`: see cli/commands.ts).
  */
 import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { runCommand } from "./cli/commands.ts";
 import { filesRoot, removeLeftoverParts } from "./db/file_store.ts";
 import { migrate, MigrationError, MIGRATIONS_DIR } from "./db/migrate.ts";
 import { loadOrCreateSecret, SecretError } from "./db/secret.ts";
 import { type Database, isDamaged, openDatabase, quickCheck } from "./db/sqlite.ts";
+import { removeLeftoverBackupWork } from "./domain/backup.ts";
 import { ConfigError, parseConfig } from "./domain/config.ts";
 import { createApp, type Lifecycle } from "./routes/app.ts";
 import { drain } from "./routes/drain.ts";
 
+const env = Deno.env.toObject();
+if (Deno.args.length > 0) Deno.exit(await runCommand(Deno.args, env));
+
 const SHUTDOWN_DEADLINE_MS = 10_000;
+/** How long webhook attempts in flight may finish at shutdown before they are abandoned. */
+const WEBHOOK_GRACE_MS = 2_000;
 const clock = { now: () => new Date() };
 
 /** Stops start-up with one line (no stack trace) and status 1. */
@@ -25,7 +33,7 @@ const reason = (error: unknown) => error instanceof Error ? error.message : Stri
 
 let config;
 try {
-  config = parseConfig(Deno.env.toObject());
+  config = parseConfig(env);
 } catch (error) {
   if (error instanceof ConfigError) fail(error.message);
   throw error;
@@ -77,10 +85,20 @@ try {
   throw error;
 }
 await removeLeftoverParts(filesRoot(config.dataDir)); // uploads a crash cut short
+await removeLeftoverBackupWork(config.dataDir); // backup downloads a crash cut short
 
 const lifecycle: Lifecycle = { shuttingDown: false };
 const app = createApp({ db, config, clock, lifecycle, sessionSecret });
 const requests = drain(app.fetch, lifecycle);
+// The trash is purged now and hourly, in short batches between requests (domain/trash.ts).
+const sweeps = app.services.trash.startSweeps({
+  onSwept: ({ items, projects }) => {
+    if (items > 0 || projects > 0) {
+      console.log(`trash sweep: purged ${items} items and ${projects} projects`);
+    }
+  },
+  onError: (error) => console.error(`Cannot sweep the trash: ${reason(error)}`),
+});
 
 async function shutdown(signal: string): Promise<void> {
   if (lifecycle.shuttingDown) {
@@ -94,6 +112,9 @@ async function shutdown(signal: string): Promise<void> {
   try {
     // Event streams never end on their own: close them so in-flight requests can drain.
     app.services.hub.closeAll();
+    // Webhook attempts get a short grace, then are abandoned and sent again after restart:
+    // a slow receiver never holds the shutdown past the deadline.
+    const senderStopped = app.services.webhookSender.stop(WEBHOOK_GRACE_MS);
     let timer: ReturnType<typeof setTimeout> | undefined;
     const deadline = new Promise<void>((resolve) =>
       timer = setTimeout(resolve, SHUTDOWN_DEADLINE_MS)
@@ -102,6 +123,8 @@ async function shutdown(signal: string): Promise<void> {
     // server stops; both within the one deadline.
     await Promise.race([requests.drained().then(() => server.shutdown()), deadline]);
     clearTimeout(timer);
+    await sweeps.stop(); // a sweep in progress stops at its next batch
+    await senderStopped;
     const { checkpointError } = await db.close();
     if (checkpointError) {
       // Not data loss: every committed write is in the WAL, replayed at the next start.
@@ -128,3 +151,5 @@ const server = Deno.serve({
   hostname: config.host,
   onListen: ({ hostname, port }) => console.log(`listening on http://${hostname}:${port}`),
 }, requests.fetch);
+// Deliveries queued before this start (or left in flight by a crash) go out now.
+app.services.webhookSender.start();

@@ -1,5 +1,6 @@
 /** Storage of board threads and comments. */
 import type { Database } from "./sqlite.ts";
+import type { Deletion } from "./subjects.ts";
 
 /** A thread category. */
 export type Category = "general" | "announcement" | "question" | "idea";
@@ -147,9 +148,20 @@ export function updateThread(
   ).run(c.title, c.body, c.category, c.pinned ? 1 : 0, c.updatedAt, id);
 }
 
-/** Soft-deletes a thread. */
-export function deleteThread(db: Database, id: number, at: string): void {
-  db.sql.prepare("UPDATE threads SET deleted_at = ?, updated_at = ? WHERE id = ?").run(at, at, id);
+/**
+ * Moves a thread to the trash with its live comments (marked as gone with it, so they come
+ * back with it); returns those comments' ids. Comments deleted before stay in the trash alone.
+ */
+export function deleteThread(db: Database, id: number, d: Deletion): number[] {
+  db.sql.prepare("UPDATE threads SET deleted_at = ?, deleted_by = ? WHERE id = ?").run(
+    d.at,
+    d.by,
+    id,
+  );
+  return (db.sql.prepare(
+    `UPDATE comments SET deleted_at = ?, deleted_by = ?, deleted_with_thread = 1
+     WHERE thread_id = ? AND deleted_at IS NULL RETURNING id`,
+  ).all(d.at, d.by, id) as Array<{ id: number }>).map((r) => r.id);
 }
 
 /** Inserts a comment. */
@@ -189,15 +201,13 @@ export function updateComment(db: Database, id: number, body: string, at: string
   db.sql.prepare("UPDATE comments SET body = ?, updated_at = ? WHERE id = ?").run(body, at, id);
 }
 
-/** Soft-deletes a comment. */
-export function deleteComment(db: Database, id: number, at: string): void {
-  db.sql.prepare("UPDATE comments SET deleted_at = ?, updated_at = ? WHERE id = ?").run(at, at, id);
-}
-
-/** The live comment ids of a thread (for attachment cleanup). */
-export function commentIdsOf(db: Database, threadId: number): number[] {
-  return (db.sql.prepare("SELECT id FROM comments WHERE thread_id = ? AND deleted_at IS NULL")
-    .all(threadId) as Array<{ id: number }>).map((r) => r.id);
+/** Moves a comment to the trash. */
+export function deleteComment(db: Database, id: number, d: Deletion): void {
+  db.sql.prepare("UPDATE comments SET deleted_at = ?, deleted_by = ? WHERE id = ?").run(
+    d.at,
+    d.by,
+    id,
+  );
 }
 
 /** Live threads by id, in the order of `ids`. */

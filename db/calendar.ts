@@ -1,5 +1,6 @@
 /** Storage of calendar events, and the calendar's range query over events, milestones, to-dos. */
 import type { Database } from "./sqlite.ts";
+import type { Deletion } from "./subjects.ts";
 
 /** A live calendar event; times are ISO 8601 UTC with `Z`. */
 export interface EventRecord {
@@ -97,10 +98,13 @@ export function updateEvent(
   ).run(c.title, c.description, c.startAt, c.endAt, c.allDay ? 1 : 0, c.updatedAt, id);
 }
 
-/** Soft-deletes an event. */
-export function deleteEvent(db: Database, id: number, at: string): void {
-  db.sql.prepare("UPDATE calendar_events SET deleted_at = ?, updated_at = ? WHERE id = ?")
-    .run(at, at, id);
+/** Moves an event to the trash (its `updated_at` stays as it was). */
+export function deleteEvent(db: Database, id: number, d: Deletion): void {
+  db.sql.prepare("UPDATE calendar_events SET deleted_at = ?, deleted_by = ? WHERE id = ?").run(
+    d.at,
+    d.by,
+    id,
+  );
 }
 
 /**

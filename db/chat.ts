@@ -1,5 +1,6 @@
 /** Storage of chat messages. */
 import type { Database } from "./sqlite.ts";
+import type { Deletion } from "./subjects.ts";
 
 /** A live chat message. */
 export interface MessageRow {
@@ -89,11 +90,11 @@ export function updateMessage(db: Database, id: number, text: string, at: string
   );
 }
 
-/** Soft-deletes a message. */
-export function deleteMessage(db: Database, id: number, at: string): void {
-  db.sql.prepare("UPDATE chat_messages SET deleted_at = ?, updated_at = ? WHERE id = ?").run(
-    at,
-    at,
+/** Moves a message to the trash (its `updated_at` stays as it was). */
+export function deleteMessage(db: Database, id: number, d: Deletion): void {
+  db.sql.prepare("UPDATE chat_messages SET deleted_at = ?, deleted_by = ? WHERE id = ?").run(
+    d.at,
+    d.by,
     id,
   );
 }

@@ -4,7 +4,7 @@
  * then renamed into place; only then is its row recorded, so a failed or cut-off upload
  * leaves neither bytes nor a row.
  */
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 
 /** Bytes written to a temporary file as they arrived, not yet in their place. */
 export interface SpooledBytes {
@@ -26,6 +26,8 @@ export interface StoredBytes {
 const HEAD_BYTES = 8192;
 /** The folder under the root where uploads are written before they are renamed into place. */
 const TMP_DIR = "tmp";
+/** Work folders (of imports) under `TMP_DIR` end with this. */
+const WORK_SUFFIX = ".import";
 
 /** Where uploaded files are stored under the data directory. */
 export function filesRoot(dataDir: string): string {
@@ -34,8 +36,8 @@ export function filesRoot(dataDir: string): string {
 
 /**
  * Removes the temporary `.part` files that uploads cut short by a crash (kill -9, power loss)
- * left in `<root>/tmp`; called at start-up, before serving, when no upload is in flight.
- * Returns the names removed.
+ * left in `<root>/tmp`, and the `.import` work folders of imports it cut short; called at
+ * start-up, before serving, when no upload is in flight. Returns the names removed.
  */
 export async function removeLeftoverParts(root: string): Promise<string[]> {
   const tmpDir = join(root, TMP_DIR);
@@ -48,8 +50,10 @@ export async function removeLeftoverParts(root: string): Promise<string[]> {
     throw error;
   }
   for (const entry of entries) {
-    if (!entry.isFile || !entry.name.endsWith(".part")) continue;
-    await Deno.remove(join(tmpDir, entry.name)).catch((error) => {
+    const part = entry.isFile && entry.name.endsWith(".part");
+    const work = entry.isDirectory && entry.name.endsWith(WORK_SUFFIX);
+    if (!part && !work) continue;
+    await Deno.remove(join(tmpDir, entry.name), { recursive: work }).catch((error) => {
       if (!(error instanceof Deno.errors.NotFound)) throw error;
     });
     removed.push(entry.name);
@@ -128,6 +132,38 @@ export class FileStore {
     });
   }
 
+  /**
+   * Creates a private work folder under `tmp/` (on the same file system as the stored files,
+   * so its files can be renamed into place); `removeWork` removes it with its contents.
+   */
+  async makeWork(): Promise<string> {
+    const path = join(this.root, TMP_DIR, `${crypto.randomUUID()}${WORK_SUFFIX}`);
+    await Deno.mkdir(path, { recursive: true, mode: 0o700 });
+    return path;
+  }
+
+  /** Removes a work folder and everything in it; already gone is not an error. */
+  async removeWork(path: string): Promise<void> {
+    await Deno.remove(path, { recursive: true }).catch((error) => {
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+    });
+  }
+
+  /** A new stored name for a file of `projectId`: `<projectId>/<uuid><ext>`. */
+  newStoredName(projectId: number, ext: string): string {
+    return `${projectId}/${crypto.randomUUID()}${ext}`;
+  }
+
+  /**
+   * Moves a file written elsewhere under the root (a work folder) to `storedName`, at once
+   * (inside a transaction that records it).
+   */
+  moveIntoPlaceSync(path: string, storedName: string): void {
+    const target = join(this.root, storedName);
+    Deno.mkdirSync(dirname(target), { recursive: true });
+    Deno.renameSync(path, target);
+  }
+
   /** Removes stored bytes; a missing file is not an error. */
   async remove(storedName: string): Promise<void> {
     await Deno.remove(join(this.root, storedName)).catch((error) => {
@@ -142,6 +178,13 @@ export class FileStore {
     } catch (error) {
       if (!(error instanceof Deno.errors.NotFound)) throw error;
     }
+  }
+
+  /** Removes a project's folder of stored bytes (a purged project's); missing is not an error. */
+  async removeProject(projectId: number): Promise<void> {
+    await Deno.remove(join(this.root, String(projectId)), { recursive: true }).catch((error) => {
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+    });
   }
 
   /** Opens stored bytes for reading, or null when they are gone. */

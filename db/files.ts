@@ -1,6 +1,6 @@
 /** Storage of file records and attachment links (the bytes live in `file_store.ts`). */
 import type { Database } from "./sqlite.ts";
-import { subjectAlive } from "./subjects.ts";
+import { type Deletion, subjectAlive } from "./subjects.ts";
 
 /** A stored file record. */
 export interface FileRow {
@@ -117,10 +117,16 @@ export function latestFiles(db: Database, projectId: number, limit: number): Fil
   ).all(projectId, limit) as unknown as RawFile[]).map(toFile);
 }
 
-/** Soft-deletes a file and removes its attachment links. */
-export function deleteFile(db: Database, id: number, at: string): void {
-  db.sql.prepare("UPDATE files SET deleted_at = ? WHERE id = ?").run(at, id);
-  db.sql.prepare("DELETE FROM attachments WHERE file_id = ?").run(id);
+/**
+ * Moves a file to the trash. Its stored bytes and its attachment links stay (the links are
+ * hidden while it is deleted), so a restore brings it back where it was.
+ */
+export function deleteFile(db: Database, id: number, d: Deletion): void {
+  db.sql.prepare("UPDATE files SET deleted_at = ?, deleted_by = ? WHERE id = ?").run(
+    d.at,
+    d.by,
+    id,
+  );
 }
 
 /** Links files to a subject (already-linked files are skipped). */
@@ -177,39 +183,48 @@ export function claimUploads(
 }
 
 /**
- * Removes a subject's attachment links, and soft-deletes the attachment uploads whose time
- * has come: those uploaded to this subject, or to a subject already gone, that no live
- * subject links any more. A file that was only linked here by id is never removed; a file
- * uploaded here but still linked elsewhere lives on until its last link goes. Returns the
- * removed files, whose bytes the caller removes after commit.
+ * Moves to the trash, with subjects just moved there, the attachment uploads whose time has
+ * come: those uploaded to one of them, or to a subject already gone, that no live subject links
+ * any more. A file that was only linked by id is never touched; a file uploaded here but still
+ * linked elsewhere stays live until its last live link goes. The links themselves stay, hidden
+ * with their subject. Files moved are marked as gone with a subject (not listed in the trash on
+ * their own) and come back when a subject linking them is restored. Returns them.
  */
-export function detachAll(
+export function trashUploads(
   db: Database,
-  subjectType: AttachableType,
-  subjectId: number,
-  at: string,
+  subjects: Array<{ type: AttachableType; id: number }>,
+  d: Deletion,
 ): FileRow[] {
-  const candidates = (db.sql.prepare(
+  const candidatesOf = db.sql.prepare(
     `SELECT ${COLUMNS} FROM files f WHERE f.source = 'attachment' AND f.deleted_at IS NULL
      AND ((f.uploaded_to_type = ? AND f.uploaded_to_id = ?)
        OR f.id IN (SELECT a.file_id FROM attachments a WHERE a.subject_type = ? AND a.subject_id = ?))`,
-  ).all(subjectType, subjectId, subjectType, subjectId) as unknown as RawFile[]).map(toFile);
-  db.sql.prepare("DELETE FROM attachments WHERE subject_type = ? AND subject_id = ?")
-    .run(subjectType, subjectId);
+  );
+  const candidates = new Map<number, FileRow>();
+  for (const s of subjects) {
+    for (const r of candidatesOf.all(s.type, s.id, s.type, s.id) as unknown as RawFile[]) {
+      candidates.set(r.id, toFile(r));
+    }
+  }
   const linked = db.sql.prepare(
     `SELECT 1 FROM attachments a WHERE a.file_id = ? AND ${subjectAlive("a")} LIMIT 1`,
   );
   const uploadSubjectAlive = db.sql.prepare(
     `SELECT ${subjectAlive("f", "uploaded_to")} AS alive FROM files f WHERE f.id = ?`,
   );
+  const trash = db.sql.prepare(
+    "UPDATE files SET deleted_at = ?, deleted_by = ?, deleted_with_subject = 1 WHERE id = ?",
+  );
   const removed: FileRow[] = [];
-  for (const f of candidates) {
-    if (linked.get(f.id)) continue;
-    const uploadedHere = f.uploadedTo?.type === subjectType && f.uploadedTo.id === subjectId;
-    // An upload without a subject never got one: it is not this subject's to remove.
+  for (const f of candidates.values()) {
+    // An upload without a subject never got one: it is not these subjects' to remove.
     if (!f.uploadedTo) continue;
+    if (linked.get(f.id)) continue;
+    const uploadedHere = subjects.some((s) =>
+      f.uploadedTo?.type === s.type && f.uploadedTo.id === s.id
+    );
     if (!uploadedHere && (uploadSubjectAlive.get(f.id) as { alive: number }).alive) continue;
-    deleteFile(db, f.id, at);
+    trash.run(d.at, d.by, f.id);
     removed.push(f);
   }
   return removed;

@@ -1,5 +1,6 @@
 /** Storage of meetings and their invitees, and the schedule queries behind conflict checks. */
 import type { Database } from "./sqlite.ts";
+import type { Deletion } from "./subjects.ts";
 
 /** A live meeting with its invitees (ascending user ids). */
 export interface MeetingRow {
@@ -115,9 +116,13 @@ export function updateMeeting(
   ).run(c.title, c.startAt, c.endAt, c.location, c.minutes, c.updatedAt, id);
 }
 
-/** Soft-deletes a meeting. */
-export function deleteMeeting(db: Database, id: number, at: string): void {
-  db.sql.prepare("UPDATE meetings SET deleted_at = ?, updated_at = ? WHERE id = ?").run(at, at, id);
+/** Moves a meeting to the trash (its `updated_at` stays as it was). */
+export function deleteMeeting(db: Database, id: number, d: Deletion): void {
+  db.sql.prepare("UPDATE meetings SET deleted_at = ?, deleted_by = ? WHERE id = ?").run(
+    d.at,
+    d.by,
+    id,
+  );
 }
 
 /** Which of `userIds` are members of a project. */

@@ -1,5 +1,6 @@
 /** Storage of notes. */
 import type { Database } from "./sqlite.ts";
+import type { Deletion } from "./subjects.ts";
 
 /** A live note. */
 export interface NoteRow {
@@ -98,9 +99,13 @@ export function updateNote(
     .run(c.title, c.body, JSON.stringify(c.tags), c.pinned ? 1 : 0, c.updatedAt, id);
 }
 
-/** Soft-deletes a note. */
-export function deleteNote(db: Database, id: number, at: string): void {
-  db.sql.prepare("UPDATE notes SET deleted_at = ?, updated_at = ? WHERE id = ?").run(at, at, id);
+/** Moves a note to the trash (its `updated_at` stays as it was). */
+export function deleteNote(db: Database, id: number, d: Deletion): void {
+  db.sql.prepare("UPDATE notes SET deleted_at = ?, deleted_by = ? WHERE id = ?").run(
+    d.at,
+    d.by,
+    id,
+  );
 }
 
 /** Live notes by id, in the order of `ids`. */

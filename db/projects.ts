@@ -1,5 +1,6 @@
 /** Storage of projects and their members. */
 import type { Database } from "./sqlite.ts";
+import type { Deletion } from "./subjects.ts";
 
 /** A project member role. */
 export type ProjectRole = "owner" | "member" | "viewer";
@@ -113,9 +114,16 @@ export function setProjectArchived(
   return toProject(r);
 }
 
-/** Soft-deletes a project: it disappears from every list and fetch. */
-export function deleteProject(db: Database, id: number, at: string): void {
-  db.sql.prepare("UPDATE projects SET deleted_at = ?, updated_at = ? WHERE id = ?").run(at, at, id);
+/**
+ * Moves a project to the trash: it disappears from every list and fetch until an admin
+ * restores it or the sweep purges it.
+ */
+export function deleteProject(db: Database, id: number, d: Deletion): void {
+  db.sql.prepare("UPDATE projects SET deleted_at = ?, deleted_by = ? WHERE id = ?").run(
+    d.at,
+    d.by,
+    id,
+  );
 }
 
 /** The role of `userId` in `projectId`, or null when not a member. */

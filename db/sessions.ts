@@ -60,3 +60,14 @@ export function deleteUserSessions(db: Database, userId: number): number {
 export function deleteExpiredSessions(db: Database, now: string): number {
   return Number(db.sql.prepare("DELETE FROM sessions WHERE expires_at <= ?").run(now).changes);
 }
+
+/** Deletes every session of a user but `keepIdHash`; returns the hashes of those deleted. */
+export function deleteOtherUserSessions(
+  db: Database,
+  userId: number,
+  keepIdHash: string,
+): string[] {
+  return (db.sql.prepare(
+    "DELETE FROM sessions WHERE user_id = ? AND id_hash <> ? RETURNING id_hash",
+  ).all(userId, keepIdHash) as Array<{ id_hash: string }>).map((r) => r.id_hash);
+}

@@ -26,3 +26,9 @@ export function subjectAlive(alias: string, prefix = "subject"): string {
     WHEN 'project' THEN ${live("projects")}
     ELSE 1 END)`;
 }
+
+/** Who moved an item to the trash, and when. */
+export interface Deletion {
+  at: string;
+  by: number;
+}

@@ -1,5 +1,6 @@
 /** Storage of kanban columns and to-do items. */
 import type { Database } from "./sqlite.ts";
+import type { Deletion } from "./subjects.ts";
 
 /** A column key of the standard set. */
 export type ColumnKey = "todo" | "in_progress" | "done";
@@ -160,12 +161,15 @@ export function countColumnItems(
   ).get(columnId) as { n: number }).n;
 }
 
-/** Moves the deleted items of a column to another, so the column can be removed. */
+/**
+ * Moves the deleted items of a column to another, so the column can be removed. Their old
+ * place means nothing there: restored, they go last (an index past any column's end).
+ */
 export function rehomeDeletedItems(db: Database, fromColumn: number, toColumn: number): void {
   db.sql.prepare(
-    "UPDATE todo_items SET column_id = ? WHERE column_id = ? AND deleted_at IS NOT NULL",
-  )
-    .run(toColumn, fromColumn);
+    `UPDATE todo_items SET column_id = ?, order_index = ?
+     WHERE column_id = ? AND deleted_at IS NOT NULL`,
+  ).run(toColumn, Number.MAX_SAFE_INTEGER, fromColumn);
 }
 
 /** Inserts an item. */
@@ -303,11 +307,11 @@ export function setCompleted(
     .run(completedAt ? 1 : 0, completedAt, at, id);
 }
 
-/** Soft-deletes an item. */
-export function deleteItem(db: Database, id: number, at: string): void {
-  db.sql.prepare("UPDATE todo_items SET deleted_at = ?, updated_at = ? WHERE id = ?").run(
-    at,
-    at,
+/** Moves an item to the trash (its `updated_at` stays as it was). */
+export function deleteItem(db: Database, id: number, d: Deletion): void {
+  db.sql.prepare("UPDATE todo_items SET deleted_at = ?, deleted_by = ? WHERE id = ?").run(
+    d.at,
+    d.by,
     id,
   );
 }

@@ -127,3 +127,9 @@ export function updateUser(
   ).get(...keys.map((k) => changes[k] as string), updatedAt, id) as RawUser | undefined;
   return row ? toUser(row) : null;
 }
+
+/** Replaces a user's password hash. */
+export function setPasswordHash(db: Database, id: number, hash: string, updatedAt: string): void {
+  db.sql.prepare("UPDATE users SET password_hash = ?, updated_at = ? WHERE id = ?")
+    .run(hash, updatedAt, id);
+}

@@ -1,4 +1,5 @@
 /** Accounts: registration, login and logout, the profile, and user administration. */
+import { deleteUserApiTokens } from "../db/api_tokens.ts";
 import { deleteUserSessions } from "../db/sessions.ts";
 import type { Database } from "../db/sqlite.ts";
 import {
@@ -194,7 +195,7 @@ export function createAccounts(deps: AccountDeps) {
       return listUsers(db).map(publicUser);
     },
 
-    /** Changes a user's role or status (admins only); disabling ends their sessions. */
+    /** Changes a user's role or status (admins only); disabling ends their sessions and tokens. */
     adminUpdate(
       actor: Actor,
       userId: number,
@@ -210,7 +211,10 @@ export function createAccounts(deps: AccountDeps) {
           throw new DomainError("conflict", "Cannot remove the last administrator");
         }
         const updated = updateUser(db, userId, changes, clock.now().toISOString())!;
-        if (changes.status === "disabled") deleteUserSessions(db, userId);
+        if (changes.status === "disabled") {
+          deleteUserSessions(db, userId);
+          deleteUserApiTokens(db, userId);
+        }
         return updated;
       });
       if (changes.status === "disabled") deps.onSessionsEnded?.(userId);

@@ -1,7 +1,8 @@
 /**
  * The one way every write in a project records its consequences: an activity entry,
  * notifications (never to the actor) and stream events, all inside the action's
- * transaction; events are published and file bytes removed only after the commit.
+ * transaction; events are published and file bytes removed only after the commit. Each
+ * event also queues its webhook deliveries in that transaction (the outbox).
  */
 import { insertActivity } from "../db/activity.ts";
 import { appendEvent, type EventRow } from "../db/events.ts";
@@ -10,6 +11,7 @@ import type { Database } from "../db/sqlite.ts";
 import type { Clock } from "./clock.ts";
 import type { EventHub } from "./event_hub.ts";
 import { notify, type NotifyInput, type SubjectType } from "./notifications.ts";
+import { queueDeliveries } from "./webhook_outbox.ts";
 
 /** The activity kinds. */
 export type ActivityKind =
@@ -22,7 +24,8 @@ export type ActivityKind =
   | "todo_completed"
   | "file_uploaded"
   | "meeting_created"
-  | "milestone_updated";
+  | "milestone_updated"
+  | "item_restored";
 
 /** The stream event names. */
 export type EventName =
@@ -31,7 +34,8 @@ export type EventName =
   | "chat.message.deleted"
   | "todo.updated"
   | "file.uploaded"
-  | "meeting.created";
+  | "meeting.created"
+  | "item.restored";
 
 /** What project domain code is built with. */
 export interface DomainContext {
@@ -40,6 +44,8 @@ export interface DomainContext {
   hub: EventHub;
   files: FileStore;
   maxUploadBytes: number;
+  /** Called after a commit that queued webhook deliveries (wakes the sender). */
+  onDeliveriesQueued?: () => void;
 }
 
 /** Consequences an action records while it runs. */
@@ -64,20 +70,28 @@ export interface Effects {
 export function runAction<T>(ctx: DomainContext, fn: (fx: Effects) => T): T {
   const events: EventRow[] = [];
   const bytes: string[] = [];
+  let queued = 0;
   const now = ctx.clock.now().toISOString();
   const result = ctx.db.tx(() =>
     fn({
       now,
       activity: (entry) => insertActivity(ctx.db, { ...entry, createdAt: now }),
       notify: (input) => notify(ctx.db, ctx.clock, { ...input, recipients: [...input.recipients] }),
-      event: (projectId, name, data) =>
-        events.push(
-          appendEvent(ctx.db, { projectId, name, data: JSON.stringify(data), createdAt: now }),
-        ),
+      event: (projectId, name, data) => {
+        const event = appendEvent(ctx.db, {
+          projectId,
+          name,
+          data: JSON.stringify(data),
+          createdAt: now,
+        });
+        events.push(event);
+        queued += queueDeliveries(ctx.db, event, now);
+      },
       removeBytesAfterCommit: (storedName) => bytes.push(storedName),
     })
   );
   for (const event of events) ctx.hub.publish(event);
   for (const storedName of bytes) ctx.files.removeSync(storedName);
+  if (queued > 0) ctx.onDeliveriesQueued?.();
   return result;
 }

@@ -6,11 +6,12 @@
 import {
   attachmentsOf,
   claimUploads,
-  detachAll,
   findProjectFiles,
   insertAttachments,
+  trashUploads,
 } from "../db/files.ts";
 import type { AttachableType } from "../db/files.ts";
+import type { Deletion } from "../db/subjects.ts";
 import { projectAccess, requireAuthor, requireWrite } from "./access.ts";
 import type { Actor } from "./accounts.ts";
 import { type DomainContext, type Effects, runAction } from "./actions.ts";
@@ -104,13 +105,12 @@ export function createAttachments(ctx: DomainContext, files: Files) {
     link,
 
     /**
-     * Removes a subject's links inside an action; the files uploaded to it go with them
-     * (bytes after the commit) unless another live subject still links them.
+     * Inside an action that has just moved `subjects` to the trash: the files uploaded to them
+     * go to the trash with them unless another live subject still links them. Their links and
+     * stored bytes stay until the sweep purges them, so a restore brings them back.
      */
-    detach(fx: Effects, type: AttachableType, id: number): void {
-      for (const file of detachAll(ctx.db, type, id, fx.now)) {
-        fx.removeBytesAfterCommit(file.storedName);
-      }
+    trashWith(d: Deletion, subjects: Array<{ type: AttachableType; id: number }>): void {
+      trashUploads(ctx.db, subjects, d);
     },
 
     /**

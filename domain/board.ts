@@ -2,7 +2,6 @@
 import {
   type Category,
   commenterIds,
-  commentIdsOf,
   type CommentRow,
   deleteComment,
   deleteThread,
@@ -23,6 +22,7 @@ import type { Attachments } from "./attachments.ts";
 import { DomainError, invalid } from "./errors.ts";
 import type { FileInfo } from "./files.ts";
 import { offsetOf, type Page, pageOf, type PageRequest } from "./paging.ts";
+import type { TrashRef } from "./trash.ts";
 
 export type { Category };
 
@@ -183,18 +183,22 @@ export function createBoard(ctx: DomainContext, attachments: Attachments) {
       });
     },
 
-    /** Soft-deletes a thread, its comments' attachments and its own. */
-    remove(actor: Actor, projectId: number, threadId: number): void {
-      runAction(ctx, (fx) => {
+    /**
+     * Moves a thread to the trash with its live comments and the files uploaded to them
+     * (author, owner or admin); returns the trash entry.
+     */
+    remove(actor: Actor, projectId: number, threadId: number): TrashRef {
+      return runAction(ctx, (fx) => {
         const access = projectAccess(db, actor, projectId);
         const row = thread(projectId, threadId);
         requireAuthor(access, row.authorId);
-        for (const id of commentIdsOf(db, row.id)) {
-          attachments.detach(fx, "comment", id);
-          deleteComment(db, id, fx.now);
-        }
-        attachments.detach(fx, "thread", row.id);
-        deleteThread(db, row.id, fx.now);
+        const deletion = { at: fx.now, by: actor.id };
+        const commentIds = deleteThread(db, row.id, deletion);
+        attachments.trashWith(deletion, [
+          { type: "thread", id: row.id },
+          ...commentIds.map((id) => ({ type: "comment" as const, id })),
+        ]);
+        return { type: "thread", id: row.id };
       });
     },
 
@@ -257,14 +261,16 @@ export function createBoard(ctx: DomainContext, attachments: Attachments) {
       });
     },
 
-    /** Soft-deletes a comment and its attachments. */
-    removeComment(actor: Actor, projectId: number, commentId: number): void {
-      runAction(ctx, (fx) => {
+    /** Moves a comment and the files uploaded to it to the trash; returns the trash entry. */
+    removeComment(actor: Actor, projectId: number, commentId: number): TrashRef {
+      return runAction(ctx, (fx) => {
         const access = projectAccess(db, actor, projectId);
         const row = comment(projectId, commentId);
         requireAuthor(access, row.authorId);
-        attachments.detach(fx, "comment", row.id);
-        deleteComment(db, row.id, fx.now);
+        const deletion = { at: fx.now, by: actor.id };
+        deleteComment(db, row.id, deletion);
+        attachments.trashWith(deletion, [{ type: "comment", id: row.id }]);
+        return { type: "comment", id: row.id };
       });
     },
   };

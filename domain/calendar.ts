@@ -17,6 +17,7 @@ import { projectAccess, requireWrite } from "./access.ts";
 import type { Actor } from "./accounts.ts";
 import { type DomainContext, runAction } from "./actions.ts";
 import { DomainError, invalid, outOfOrder } from "./errors.ts";
+import type { TrashRef } from "./trash.ts";
 
 /** A calendar event as the API shows it. */
 export type CalendarEvent = EventRecord;
@@ -229,11 +230,13 @@ export function createCalendar(ctx: DomainContext) {
       });
     },
 
-    /** Soft-deletes an event (members). */
-    remove(actor: Actor, projectId: number, eventId: number): void {
-      runAction(ctx, (fx) => {
+    /** Moves an event to the trash (members); returns the trash entry. */
+    remove(actor: Actor, projectId: number, eventId: number): TrashRef {
+      return runAction(ctx, (fx) => {
         requireWrite(projectAccess(db, actor, projectId));
-        deleteEvent(db, event(projectId, eventId).id, fx.now);
+        const id = event(projectId, eventId).id;
+        deleteEvent(db, id, { at: fx.now, by: actor.id });
+        return { type: "event", id };
       });
     },
   };

@@ -20,6 +20,7 @@ import type { Attachments } from "./attachments.ts";
 import { DomainError, invalid } from "./errors.ts";
 import type { FileInfo } from "./files.ts";
 import { mentionedEmails } from "./mentions.ts";
+import type { TrashRef } from "./trash.ts";
 
 /** A chat message as the API and the stream show it. */
 export type Message = MessageRow & { attachments: FileInfo[] };
@@ -154,20 +155,25 @@ export function createChat(ctx: DomainContext, attachments: Attachments) {
       });
     },
 
-    /** Soft-deletes a message and its attachments; announced as `chat.message.deleted`. */
-    remove(actor: Actor, projectId: number, messageId: number): void {
-      runAction(ctx, (fx) => {
+    /**
+     * Moves a message and the files uploaded to it to the trash; announced as
+     * `chat.message.deleted`. Returns the trash entry.
+     */
+    remove(actor: Actor, projectId: number, messageId: number): TrashRef {
+      return runAction(ctx, (fx) => {
         const access = projectAccess(db, actor, projectId);
         const row = message(projectId, messageId);
         requireAuthor(access, row.authorId);
         const last = withFiles([row])[0]!;
-        attachments.detach(fx, "message", row.id);
-        deleteMessage(db, row.id, fx.now);
+        const deletion = { at: fx.now, by: actor.id };
+        deleteMessage(db, row.id, deletion);
+        attachments.trashWith(deletion, [{ type: "message", id: row.id }]);
         fx.event(projectId, "chat.message.deleted", {
           ...last,
           attachments: [],
           updatedAt: fx.now,
         });
+        return { type: "message", id: row.id };
       });
     },
   };

@@ -3,6 +3,7 @@
  * Every variable has a working default; a bad value stops start-up with a message that
  * names the variable, the value and what is expected.
  */
+import { type AllowList, parseAllowList } from "./webhook_targets.ts";
 
 /** The validated configuration. */
 export interface Config {
@@ -22,6 +23,12 @@ export interface Config {
   sseMaxStreamsPerUser: number;
   /** Registrations accepted from one client address within any hour. */
   registerLimitPerHour: number;
+  /** Days a deleted item stays restorable in the trash (0: until the next sweep). */
+  trashDays: number;
+  /** Webhook targets allowed although private or loopback (hosts, addresses, ranges, `*`). */
+  webhookAllowHosts: AllowList;
+  /** The largest project archive accepted by an import, and its largest inflated total (MiB). */
+  maxImportMb: number;
 }
 
 /** The configuration variables, their defaults and meanings (the README lists them). */
@@ -41,6 +48,17 @@ export const CONFIG_VARIABLES = [
     "REGISTER_LIMIT_PER_HOUR",
     "20",
     "registrations accepted from one client address per hour (then 429)",
+  ],
+  ["TRASH_DAYS", "30", "days a deleted item stays restorable (0: until the next sweep)"],
+  [
+    "WEBHOOK_ALLOW_HOSTS",
+    "empty",
+    "private or loopback webhook targets allowed (hosts, addresses or CIDRs, * for all)",
+  ],
+  [
+    "MAX_IMPORT_MB",
+    "1024",
+    "largest project archive, inflated or not, in MiB",
   ],
 ] as const;
 
@@ -112,6 +130,18 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   const sseMaxStreams = integer("SSE_MAX_STREAMS", 1000, 1, 100_000);
   const sseMaxStreamsPerUser = integer("SSE_MAX_STREAMS_PER_USER", 10, 1, 100_000);
   const registerLimitPerHour = integer("REGISTER_LIMIT_PER_HOUR", 20, 1, 1_000_000);
+  const trashDays = integer("TRASH_DAYS", 30, 0, 36_500);
+
+  let webhookAllowHosts: AllowList = parseAllowList("");
+  try {
+    webhookAllowHosts = parseAllowList(value("WEBHOOK_ALLOW_HOSTS") ?? "");
+  } catch (error) {
+    problems.push(
+      `WEBHOOK_ALLOW_HOSTS: ${(error as Error).message}; expected comma-separated host ` +
+        "names, addresses or CIDR ranges (like 127.0.0.1,10.0.0.0/8), or *",
+    );
+  }
+  const maxImportMb = integer("MAX_IMPORT_MB", 1024, 1, 1_048_576);
 
   if (problems.length > 0) throw new ConfigError(problems);
   return {
@@ -127,5 +157,8 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     sseMaxStreams,
     sseMaxStreamsPerUser,
     registerLimitPerHour,
+    trashDays,
+    webhookAllowHosts,
+    maxImportMb,
   };
 }

@@ -15,6 +15,7 @@ import { type DomainContext, type Effects, runAction } from "./actions.ts";
 import { DomainError, invalid } from "./errors.ts";
 import { allowedType, headMatches } from "./file_types.ts";
 import { offsetOf, type Page, pageOf, type PageRequest } from "./paging.ts";
+import type { TrashRef } from "./trash.ts";
 
 /** A file as the API shows it. */
 export interface FileInfo {
@@ -203,17 +204,20 @@ export function createFiles(ctx: DomainContext) {
       return pageOf(items.map(fileInfo), total, options.page);
     },
 
-    /** Soft-deletes a file (uploader, owner or admin); links and bytes go with it. */
-    remove(actor: Actor, projectId: number, fileId: number): void {
-      runAction(ctx, (fx) => {
+    /**
+     * Moves a file to the trash (uploader, owner or admin); its attachment links are hidden
+     * and its bytes kept until it is purged. Returns the trash entry.
+     */
+    remove(actor: Actor, projectId: number, fileId: number): TrashRef {
+      return runAction(ctx, (fx) => {
         const access = projectAccess(db, actor, projectId);
         const file = findFile(db, fileId);
         if (!file || file.projectId !== projectId) {
           throw new DomainError("not_found", "No such file");
         }
         requireAuthor(access, file.uploaderId);
-        deleteFile(db, file.id, fx.now);
-        fx.removeBytesAfterCommit(file.storedName);
+        deleteFile(db, file.id, { at: fx.now, by: actor.id });
+        return { type: "file", id: file.id };
       });
     },
 

@@ -21,6 +21,7 @@ import type { Actor } from "./accounts.ts";
 import { type DomainContext, runAction } from "./actions.ts";
 import { addDays, nonBlank, parseInstant, requireOrdered, utcDay } from "./calendar.ts";
 import { DomainError, invalid } from "./errors.ts";
+import type { TrashRef } from "./trash.ts";
 
 /** A meeting as the API shows it. */
 export type Meeting = MeetingRow;
@@ -329,11 +330,13 @@ export function createMeetings(ctx: DomainContext) {
       });
     },
 
-    /** Soft-deletes a meeting (members). */
-    remove(actor: Actor, projectId: number, meetingId: number): void {
-      runAction(ctx, (fx) => {
+    /** Moves a meeting to the trash (members); returns the trash entry. */
+    remove(actor: Actor, projectId: number, meetingId: number): TrashRef {
+      return runAction(ctx, (fx) => {
         requireWrite(projectAccess(db, actor, projectId));
-        deleteMeeting(db, meeting(projectId, meetingId).id, fx.now);
+        const id = meeting(projectId, meetingId).id;
+        deleteMeeting(db, id, { at: fx.now, by: actor.id });
+        return { type: "meeting", id };
       });
     },
   };

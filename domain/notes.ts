@@ -13,6 +13,7 @@ import type { Actor } from "./accounts.ts";
 import { type DomainContext, runAction } from "./actions.ts";
 import { DomainError, invalid } from "./errors.ts";
 import { offsetOf, type Page, pageOf, type PageRequest } from "./paging.ts";
+import type { TrashRef } from "./trash.ts";
 
 /** A note as the API shows it. */
 export type Note = NoteRow;
@@ -138,13 +139,14 @@ export function createNotes(ctx: DomainContext) {
       });
     },
 
-    /** Soft-deletes a note (author, owner or admin). */
-    remove(actor: Actor, projectId: number, noteId: number): void {
-      runAction(ctx, (fx) => {
+    /** Moves a note to the trash (author, owner or admin); returns the trash entry. */
+    remove(actor: Actor, projectId: number, noteId: number): TrashRef {
+      return runAction(ctx, (fx) => {
         const access = projectAccess(db, actor, projectId);
         const row = note(projectId, noteId);
         requireAuthor(access, row.authorId);
-        deleteNote(db, row.id, fx.now);
+        deleteNote(db, row.id, { at: fx.now, by: actor.id });
+        return { type: "note", id: row.id };
       });
     },
   };

@@ -25,7 +25,8 @@ export type NotificationKind =
   | "file_shared"
   | "note_updated"
   | "mention"
-  | "member_added";
+  | "member_added"
+  | "webhook_disabled";
 
 /** What a notification is about. */
 export type SubjectType =

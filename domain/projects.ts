@@ -149,7 +149,7 @@ export function createProjects(deps: {
       db.tx(() => {
         const a = access(actor, projectId);
         requireOwner(a, { evenArchived: true });
-        deleteProject(db, projectId, now());
+        deleteProject(db, projectId, { at: now(), by: actor.id });
       });
       deps.onAccessLost?.(projectId);
     },

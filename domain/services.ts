@@ -4,12 +4,15 @@ import { findMember } from "../db/projects.ts";
 import { findUserById } from "../db/users.ts";
 import type { Database } from "../db/sqlite.ts";
 import { createAccounts } from "./accounts.ts";
+import { createApiTokens, tokenStreamKey } from "./api_tokens.ts";
 import type { DomainContext } from "./actions.ts";
 import { createActivity } from "./activity.ts";
 import { createAdmin } from "./admin.ts";
 import { createAttachments } from "./attachments.ts";
+import { createBackups } from "./backup.ts";
 import { createBoard } from "./board.ts";
 import { createCalendar } from "./calendar.ts";
+import { createCalendarFeeds } from "./calendar_feeds.ts";
 import { createChat } from "./chat.ts";
 import { createDashboards } from "./dashboards.ts";
 import { EventHub } from "./event_hub.ts";
@@ -21,13 +24,20 @@ import type { Clock } from "./clock.ts";
 import type { Config } from "./config.ts";
 import { createLoanService, type CreditScoreLookup, fixedCreditScore } from "./loan.ts";
 import { createNotifications } from "./notifications.ts";
+import { createPasswordChange } from "./password_change.ts";
 import { type PasswordHasher, scryptHasher } from "./passwords.ts";
+import { createProjectExport } from "./project_export.ts";
+import { createProjectImport } from "./project_import.ts";
 import { createProjects } from "./projects.ts";
 import { createSearch } from "./search.ts";
 import { createStreams } from "./stream.ts";
 import { createTodos } from "./todos.ts";
+import { createTrash } from "./trash.ts";
 import { Sessions } from "./sessions.ts";
 import { LoginThrottle, RegistrationThrottle } from "./throttle.ts";
+import { createWebhooks } from "./webhooks.ts";
+import { WebhookSender, type WebhookSenderOptions } from "./webhook_sender.ts";
+import { dnsResolver } from "./webhook_targets.ts";
 
 /** What the services are built from. */
 export interface ServiceDeps {
@@ -40,6 +50,8 @@ export interface ServiceDeps {
   hasher?: PasswordHasher;
   /** The loan service's credit-score lookup (default: every applicant scores 700). */
   creditScore?: CreditScoreLookup;
+  /** The webhook sender's tuning (tests shorten its timeout, or resolve names their way). */
+  webhooks?: WebhookSenderOptions;
 }
 
 /** Builds the services. */
@@ -55,13 +67,19 @@ export function createServices(deps: ServiceDeps) {
     maxTotal: config.sseMaxStreams,
     maxPerUser: config.sseMaxStreamsPerUser,
   });
+  const webhookSender = new WebhookSender(
+    { db, clock, allow: config.webhookAllowHosts },
+    deps.webhooks,
+  );
   const ctx: DomainContext = {
     db,
     clock,
     hub,
     files: new FileStore(filesRoot(config.dataDir)),
     maxUploadBytes: config.maxUploadMb * 1024 * 1024,
+    onDeliveriesQueued: () => webhookSender.wake(),
   };
+  const hasher = deps.hasher ?? scryptHasher();
   const files = createFiles(ctx);
   const attachments = createAttachments(ctx, files);
   // Routes get operations, never the database or the domain context.
@@ -92,10 +110,11 @@ export function createServices(deps: ServiceDeps) {
     calendar: createCalendar(ctx),
     meetings: createMeetings(ctx),
     dashboards: createDashboards(ctx, attachments),
+    trash: createTrash(ctx, { trashDays: config.trashDays }),
     accounts: createAccounts({
       db,
       clock,
-      hasher: deps.hasher ?? scryptHasher(),
+      hasher,
       throttle: new LoginThrottle(clock),
       registrations: new RegistrationThrottle(clock, config.registerLimitPerHour),
       sessions,
@@ -117,7 +136,36 @@ export function createServices(deps: ServiceDeps) {
       },
     }),
     notifications: createNotifications({ db, clock }),
+    webhooks: createWebhooks({
+      db,
+      clock,
+      allow: config.webhookAllowHosts,
+      resolve: deps.webhooks?.resolve ?? dnsResolver,
+      onQueued: () => webhookSender.wake(),
+    }),
+    /** Sends queued webhook deliveries; `main.ts` starts and stops it. */
+    webhookSender,
+    apiTokens: createApiTokens({
+      db,
+      clock,
+      // Event streams end with the token they were opened with.
+      onRevoked: (ids) => ids.forEach((id) => hub.closeSession(tokenStreamKey(id))),
+    }),
+    calendarFeeds: createCalendarFeeds({ db, clock, secret: deps.sessionSecret }),
+    passwordChange: createPasswordChange({
+      db,
+      clock,
+      hasher,
+      throttle: new LoginThrottle(clock),
+      onChanged: ({ tokenIds, sessionIdHashes }) => {
+        for (const id of tokenIds) hub.closeSession(tokenStreamKey(id));
+        for (const idHash of sessionIdHashes) hub.closeSession(idHash);
+      },
+    }),
+    projectExport: createProjectExport(ctx),
+    projectImport: createProjectImport(ctx, { maxImportBytes: config.maxImportMb * 1024 * 1024 }),
     loan: createLoanService(db, { clock, creditScore: deps.creditScore ?? fixedCreditScore }),
+    backups: createBackups({ dataDir: config.dataDir, clock }),
   };
 }
 

@@ -35,6 +35,7 @@ import type { Attachments } from "./attachments.ts";
 import { DomainError, invalid, outOfOrder } from "./errors.ts";
 import type { FileInfo } from "./files.ts";
 import { cleanTags } from "./notes.ts";
+import type { TrashRef } from "./trash.ts";
 
 export type { ColumnRow as Column, Priority };
 
@@ -327,15 +328,21 @@ export function createTodos(ctx: DomainContext, attachments: Attachments) {
       });
     },
 
-    /** Soft-deletes an item and its attachments; its column is renumbered. */
-    remove(actor: Actor, projectId: number, itemId: number): void {
-      runAction(ctx, (fx) => {
+    /**
+     * Moves an item and the files uploaded to it to the trash; the rest of its column is
+     * renumbered (the item keeps its old index, where a restore puts it back). Returns the
+     * trash entry.
+     */
+    remove(actor: Actor, projectId: number, itemId: number): TrashRef {
+      return runAction(ctx, (fx) => {
         requireWrite(projectAccess(db, actor, projectId));
         const row = item(projectId, itemId);
-        attachments.detach(fx, "item", row.id);
-        deleteItem(db, row.id, fx.now);
+        const deletion = { at: fx.now, by: actor.id };
+        deleteItem(db, row.id, deletion);
+        attachments.trashWith(deletion, [{ type: "item", id: row.id }]);
         placeItems(db, row.columnId, columnItemIds(db, row.columnId), fx.now);
         announce(fx, { projectId, itemIds: [row.id], columnId: row.columnId, action: "deleted" });
+        return { type: "item", id: row.id };
       });
     },
 

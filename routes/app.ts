@@ -1,10 +1,13 @@
 /** Builds the whole HTTP application from explicit dependencies; nothing global. */
 import { OpenAPIHono } from "@hono/zod-openapi";
+import type { MiddlewareHandler } from "hono";
 import { isStorageFull } from "../domain/errors.ts";
 import { createServices, type ServiceDeps, type Services } from "../domain/services.ts";
 import { soapEndpoints } from "../soap/endpoint.ts";
 import { api } from "./api/api.ts";
 import type { AppEnv } from "./api/openapi.ts";
+import { icsFeedRoutes } from "./ics_feed.ts";
+import { bearerAuth, bearerChallenge, bearerCredentials } from "./middleware/bearer.ts";
 import { type Failures, handleFailure, SERVER_ERROR_PAGE } from "./failures.ts";
 import { csrf } from "./middleware/csrf.ts";
 import { requestLog, stdoutLog } from "./middleware/request_log.ts";
@@ -52,7 +55,13 @@ export function createApp(deps: AppDeps): App {
   const stdout = deps.log ? null : stdoutLog();
   const log = deps.log ?? stdout!.write;
   const lifecycle = deps.lifecycle ?? { shuttingDown: false };
-  const services = createServices(deps);
+  const services = createServices({
+    ...deps,
+    webhooks: {
+      onError: (error: unknown) => log(`error: webhook sender: ${describe(error)}`),
+      ...deps.webhooks,
+    },
+  });
   const stats: AppStats = { clientGone: 0 };
   const failures: Failures = {
     /**
@@ -90,12 +99,28 @@ export function createApp(deps: AppDeps): App {
   app.all("/hello", (c) => soap.hello(c.req.raw));
   app.all("/loan", (c) => soap.loan(c.req.raw));
 
+  // Calendar feeds: the token in the URL is the credential (no session, no CSRF check).
+  app.route("/", icsFeedRoutes(services.calendarFeeds));
+
   // The API and the pages, each with its own body handling and error handler; both run the
-  // CSRF check and resolve the session first.
-  const gate = [csrf({ baseUrl: deps.config.baseUrl }), session(services.sessions)];
-  const baseUrl = deps.config.baseUrl;
-  app.route("/", api(services, { baseUrl, maxUploadMb: deps.config.maxUploadMb, gate, failures }));
-  app.route("/", pages(services, { baseUrl, gate, failures }));
+  // CSRF check and resolve the session first. An API request with a bearer token is the
+  // token's instead: no cookie, no CSRF check (bearer.ts).
+  const checkCsrf = csrf({ baseUrl: deps.config.baseUrl });
+  const resolveSession = session(services.sessions);
+  const resolveToken = bearerAuth(services.apiTokens);
+  const apiGate: MiddlewareHandler<AppEnv>[] = [
+    bearerChallenge(),
+    async (c, next) => {
+      if (bearerCredentials(c) !== null) return await resolveToken(c, next);
+      return await checkCsrf(c, async () => {
+        await resolveSession(c, next);
+      });
+    },
+  ];
+  const { baseUrl, maxUploadMb, maxImportMb } = deps.config;
+  const apiOptions = { baseUrl, maxUploadMb, maxImportMb, gate: apiGate, failures };
+  app.route("/", api(services, apiOptions));
+  app.route("/", pages(services, { baseUrl, gate: [checkCsrf, resolveSession], failures }));
 
   app.notFound((c) => notFound(c, pageCtx(c, services)));
   app.onError(handleFailure(failures, (error, c) => {

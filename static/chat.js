@@ -250,11 +250,12 @@ function enhance(root) {
 
     const send = async () => {
       const text = input.value;
-      if (sending) return;
+      // A blank message is refused at once, even while an earlier one is still on its way.
       if (!text.trim()) {
         showError(strings.blank);
         return;
       }
+      if (sending) return;
       // A message with a file goes the form's way (multipart), reloading the page; so does
       // one sent from an older page, which then shows the latest messages.
       if (!isLive || (file instanceof HTMLInputElement && file.files && file.files.length > 0)) {

@@ -1,4 +1,4 @@
-/** Administration: users and the migration listing (system admins only). */
+/** Administration: users, the migration listing and backups (system admins only). */
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Services } from "../../domain/services.ts";
 import { actorOf, apiApp, errors, Id, jsonRequest, jsonResponse } from "./openapi.ts";
@@ -54,6 +54,21 @@ const migrations = createRoute({
   },
 });
 
+const backup = createRoute({
+  method: "get",
+  path: "/api/admin/backup",
+  tags: ["admin"],
+  summary: "A backup of the whole server, streamed (the format `deno task restore` reads)",
+  responses: {
+    200: {
+      description: "A gzip-compressed tar: the database snapshot, stored files, the session " +
+        "secret and manifest.json",
+      content: { "application/gzip": { schema: { type: "string", format: "binary" } } },
+    },
+    ...errors(401, 403),
+  },
+});
+
 /** The admin routes. */
 export function adminRoutes(services: Services) {
   return apiApp()
@@ -67,5 +82,16 @@ export function adminRoutes(services: Services) {
       });
       return c.json({ user }, 200);
     })
-    .openapi(migrations, (c) => c.json({ items: services.admin.migrations(actorOf(c)) }, 200));
+    .openapi(migrations, (c) => c.json({ items: services.admin.migrations(actorOf(c)) }, 200))
+    .openapi(backup, async (c) => {
+      const { fileName, stream } = await services.backups.download(actorOf(c));
+      return new Response(stream, {
+        headers: {
+          "content-type": "application/gzip",
+          "content-disposition": `attachment; filename="${fileName}"`,
+          "cache-control": "no-store",
+          "x-content-type-options": "nosniff",
+        },
+      });
+    });
 }

@@ -14,6 +14,7 @@ import { activityRoutes } from "./activity.ts";
 import { adminRoutes } from "./admin.ts";
 import { authRoutes } from "./auth.ts";
 import { boardRoutes } from "./board.ts";
+import { calendarFeedRoutes } from "./calendar_feed.ts";
 import { chatRoutes } from "./chat.ts";
 import { dashboardRoutes } from "./dashboards.ts";
 import { errorBody, errorResponse } from "./errors.ts";
@@ -21,17 +22,24 @@ import { fileRoutes } from "./files.ts";
 import { noteRoutes } from "./notes.ts";
 import { notificationRoutes } from "./notifications.ts";
 import type { AppEnv } from "./openapi.ts";
+import { passwordRoutes } from "./password.ts";
 import { planningRoutes } from "./planning.ts";
+import { projectArchiveRoutes } from "./project_archive.ts";
 import { projectRoutes } from "./projects.ts";
 import { searchRoutes } from "./search.ts";
+import { withSecurity } from "./security_doc.ts";
 import { streamRoutes } from "./stream.ts";
 import { todoRoutes } from "./todos.ts";
+import { tokenRoutes } from "./tokens.ts";
+import { trashRoutes } from "./trash.ts";
+import { webhookRoutes } from "./webhooks.ts";
 
 /** What the API is built with besides the services. */
 export interface ApiOptions {
   baseUrl: string | null;
   maxUploadMb: number;
-  /** The CSRF check and the session, run before everything else (as for the pages). */
+  maxImportMb: number;
+  /** The bearer token, or the CSRF check and the session, run before everything else. */
   gate: MiddlewareHandler<AppEnv>[];
   failures: Failures;
 }
@@ -44,6 +52,7 @@ export function api(services: Services, options: ApiOptions): OpenAPIHono<AppEnv
   app.route("/", authRoutes(services, { baseUrl: options.baseUrl }));
   app.route("/", adminRoutes(services));
   app.route("/", projectRoutes(services));
+  app.route("/", projectArchiveRoutes(services, { maxImportMb: options.maxImportMb }));
   app.route("/", notificationRoutes(services));
   app.route("/", boardRoutes(services));
   app.route("/", noteRoutes(services));
@@ -55,14 +64,25 @@ export function api(services: Services, options: ApiOptions): OpenAPIHono<AppEnv
   app.route("/", searchRoutes(services));
   app.route("/", dashboardRoutes(services));
   app.route("/", planningRoutes(services));
+  app.route("/", trashRoutes(services));
+  app.route("/", webhookRoutes(services));
+  app.route("/", tokenRoutes(services));
+  app.route("/", passwordRoutes(services));
+  app.route("/", calendarFeedRoutes(services, { baseUrl: options.baseUrl }));
 
-  app.doc31("/api/openapi.json", {
-    openapi: "3.1.0",
-    info: {
-      title: "Collaboration service API",
-      version: "1.0.0",
-      description: "Session cookie `session`; errors are `{error: {code, message, details?}}`.",
-    },
+  // The document is built once, on first request, with both security schemes declared.
+  let document: unknown = null;
+  app.get("/api/openapi.json", (c) => {
+    document ??= withSecurity(app.getOpenAPI31Document({
+      openapi: "3.1.0",
+      info: {
+        title: "Collaboration service API",
+        version: "1.0.0",
+        description: "Session cookie `session`, or an API token as `Authorization: Bearer`; " +
+          "errors are `{error: {code, message, details?}}`.",
+      },
+    }));
+    return c.json(document);
   });
   // Last: any other path under /api is the API's own JSON 404, never a page.
   app.all("/api/*", (c) => c.json(errorBody("not_found", "Not found"), 404));

@@ -76,8 +76,13 @@ const remove = createRoute({
   method: "delete",
   path: "/api/projects/{projectId}/files/{fileId}",
   tags,
-  summary: "Delete a file (uploader, owner or admin): attachments and stored bytes go too",
-  request: { params: z.object({ projectId: Id, fileId: Id }) },
+  summary: "Move a file to the trash (uploader, owner or admin; its attachment links are " +
+    "hidden and its bytes kept until it is purged); `?purge=true` removes it and its bytes at " +
+    "once, also from the trash (owner or admin)",
+  request: {
+    params: z.object({ projectId: Id, fileId: Id }),
+    query: z.object({ purge: z.enum(["true", "false"]).optional() }),
+  },
   responses: { 204: { description: "Deleted" }, ...errors(400, 401, 403, 404) },
 });
 
@@ -193,7 +198,11 @@ export function fileRoutes(services: Services, options: { maxUploadMb: number })
     })
     .openapi(remove, (c) => {
       const { projectId, fileId } = c.req.valid("param");
-      services.files.remove(actorOf(c), projectId, fileId);
+      if (c.req.valid("query").purge === "true") {
+        services.trash.purgeFile(actorOf(c), projectId, fileId);
+      } else {
+        services.files.remove(actorOf(c), projectId, fileId);
+      }
       return c.body(null, 204);
     })
     .openapi(download, async (c) => {

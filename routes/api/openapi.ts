@@ -2,6 +2,7 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { Actor } from "../../domain/accounts.ts";
+import type { TokenAuth } from "../../domain/api_tokens.ts";
 import { DomainError } from "../../domain/errors.ts";
 import type { ActiveSession } from "../../domain/sessions.ts";
 import { errorBody } from "./errors.ts";
@@ -10,6 +11,8 @@ import { errorBody } from "./errors.ts";
 export interface AppEnv {
   Variables: {
     session: ActiveSession | null;
+    /** The API token a bearer request authenticated with (then `session` is null). */
+    apiToken: TokenAuth | null;
   };
 }
 
@@ -30,11 +33,13 @@ export function apiApp(): OpenAPIHono<AppEnv> {
   });
 }
 
-/** The logged-in caller; the auth middleware guarantees one on protected routes. */
+/** The caller (by session or API token); the auth middleware guarantees one on protected routes. */
 export function actorOf(c: Context<AppEnv>): Actor {
   const session = c.get("session");
-  if (!session) throw new DomainError("unauthenticated", "Not logged in");
-  return { id: session.user.id, role: session.user.role };
+  if (session) return { id: session.user.id, role: session.user.role };
+  const token = c.get("apiToken");
+  if (token) return token.user;
+  throw new DomainError("unauthenticated", "Not logged in");
 }
 
 /** The error body in OpenAPI. */

@@ -1,5 +1,6 @@
 /** The per-project event stream (server-sent events). */
 import { createRoute, z } from "@hono/zod-openapi";
+import { tokenStreamKey } from "../../domain/api_tokens.ts";
 import { invalid } from "../../domain/errors.ts";
 import { encodeEvent } from "../../domain/event_hub.ts";
 import { wholeNumber } from "../../domain/paging.ts";
@@ -87,11 +88,14 @@ export function streamRoutes(services: Services) {
       controller.enqueue(bytes);
     };
     const session = c.get("session");
+    const token = c.get("apiToken");
+    // A stream ends with the session or token it was opened with.
+    const expiresAt = session?.expiresAt ?? token?.expiresAt ?? null;
     const opened = services.streams.open(actorOf(c), {
       projectId,
       lastEventId,
-      sessionIdHash: session?.idHash ?? null,
-      expiresAt: session ? Date.parse(session.expiresAt) : null,
+      sessionIdHash: session?.idHash ?? (token ? tokenStreamKey(token.tokenId) : null),
+      expiresAt: expiresAt === null ? null : Date.parse(expiresAt),
       sink: { write, close: end },
     });
     unsubscribe = opened.unsubscribe;

@@ -13,6 +13,9 @@ export const MAX_JSON_BYTES = 1024 * 1024;
 
 const BODYLESS = new Set(["GET", "HEAD", "OPTIONS"]);
 
+/** Routes that stream a body of their own media type (keyed by method and path). */
+const RAW_BODIES = new Map([["POST /api/projects/import", "application/zip"]]);
+
 const NUL_MESSAGE = "Cannot contain the NUL character (U+0000)";
 
 /** A path segment as validation details spell it, a NUL shown as the escape `\u0000`. */
@@ -73,6 +76,7 @@ export function jsonBody(): MiddlewareHandler {
     if (BODYLESS.has(c.req.method)) return await next();
     const type = (c.req.header("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
     if (type === "multipart/form-data") return await next();
+    if (RAW_BODIES.get(`${c.req.method} ${c.req.path}`) === type) return await next();
     const isJson = type === "application/json" || /^application\/[\w.-]+\+json$/.test(type);
     const bytes = await readBodyLimited(c.req.raw, MAX_JSON_BYTES);
     if (bytes === null) {

@@ -12,7 +12,12 @@ export function requestLog(write: (line: string) => void): MiddlewareHandler {
 
 /** The log line of a request that started at `started` (`performance.now()`) and ends now. */
 export function requestLine(method: string, path: string, status: number, started: number): string {
-  return `${method} ${path} ${status} ${(performance.now() - started).toFixed(1)}ms`;
+  return `${method} ${redactPath(path)} ${status} ${(performance.now() - started).toFixed(1)}ms`;
+}
+
+/** A path as logged: a calendar feed's token (its credential, in the path) is left out. */
+function redactPath(path: string): string {
+  return path.startsWith("/ics/") ? path.replace(/^\/ics\/[^/]*/, "/ics/…") : path;
 }
 
 /** Lines buffered beyond this many characters are written at once. */

@@ -21,12 +21,17 @@ export function session(sessions: Sessions): MiddlewareHandler<AppEnv> {
   };
 }
 
-const PUBLIC_API = new Set(["/api/auth/register", "/api/auth/login", "/api/openapi.json"]);
+/** The `/api` routes that need no session (nor token). */
+export const PUBLIC_API: ReadonlySet<string> = new Set([
+  "/api/auth/register",
+  "/api/auth/login",
+  "/api/openapi.json",
+]);
 
-/** Answers 401 for every `/api` route but the public ones when nobody is logged in. */
+/** Answers 401 for every `/api` route but the public ones without a session or API token. */
 export function requireApiSession(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    if (!c.get("session") && !PUBLIC_API.has(c.req.path)) {
+    if (!c.get("session") && !c.get("apiToken") && !PUBLIC_API.has(c.req.path)) {
       return c.json(errorBody("unauthenticated", "Log in first"), 401);
     }
     return await next();

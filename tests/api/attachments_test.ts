@@ -24,6 +24,7 @@ import {
   team,
   uploadFile,
 } from "../helpers/api.ts";
+import { sweepExpired } from "../helpers/trash.ts";
 
 const base = (projectId: number) => `/api/projects/${projectId}`;
 const threadAttach = (projectId: number, id: number) =>
@@ -342,6 +343,8 @@ Deno.test("Deleting a thread removes its links and its attachment-source files; 
     assert.equal(left.total, 1);
     const attachments = await getJson(t, bob.cookie, `${base(project.id)}/files?source=attachment`);
     assert.equal(attachments.total, 0);
+    assert.equal((await storedFiles(t)).length, 3, "the trash keeps the bytes");
+    await sweepExpired(t);
     const onDisk = await storedFiles(t);
     assert.equal(onDisk.length, 1, onDisk.join(", "));
     assert.ok(onDisk[0]!.endsWith(".pdf"));
@@ -376,6 +379,8 @@ Deno.test("Deleting a comment removes its attachment-source files; a linked uplo
     );
     const left = await getJson(t, alice.cookie, `${base(project.id)}/files`);
     assert.deepEqual(ids(left.items), [upload.id]);
+    assert.equal((await storedFiles(t)).length, 2, "the trash keeps the bytes");
+    await sweepExpired(t);
     assert.equal((await storedFiles(t)).length, 1);
     assert.equal((await download(t, alice.cookie, own.id)).status, 404);
     assert.equal((await download(t, alice.cookie, upload.id)).status, 200);
@@ -504,13 +509,14 @@ Deno.test("A member who links someone else's attachment to their own to-do, mess
     );
     await assertIntact(t, bob.cookie, project.id, contract);
 
-    // Alice deleting her own thread still removes her upload and its bytes.
+    // Alice deleting her own thread still removes her upload, and purging its bytes.
     expectNoContent(
       await api(t, "DELETE", `${base(project.id)}/board/threads/${contract.post.id}`, {
         cookie: alice.cookie,
       }),
     );
     assert.equal((await download(t, alice.cookie, fileId)).status, 404);
+    await sweepExpired(t);
     assert.deepEqual(await storedFiles(t), []);
   } finally {
     await t.close();
@@ -533,11 +539,12 @@ Deno.test("Deleting the item a file was uploaded to keeps it for an item that st
     assert.deepEqual(got.attachments, [contract.file]);
     assert.equal((await download(t, bob.cookie, contract.file.id)).status, 200);
     assert.equal((await storedFiles(t)).length, 1);
-    // Once nothing links it, it goes with its bytes.
+    // Once nothing links it, it goes, and its bytes with the purge.
     expectNoContent(
       await api(t, "DELETE", `${base(project.id)}/todos/items/${item.id}`, { cookie: bob.cookie }),
     );
     assert.equal((await download(t, bob.cookie, contract.file.id)).status, 404);
+    await sweepExpired(t);
     assert.deepEqual(await storedFiles(t), []);
     assert.equal((await getJson(t, bob.cookie, `${base(project.id)}/files`)).total, 0);
   } finally {
@@ -572,6 +579,7 @@ Deno.test("A thread's deletion takes its comments' uploads, except one another t
     assert.deepEqual((await thread(t, alice.cookie, project.id, elsewhere.id)).attachments, [
       first,
     ]);
+    await sweepExpired(t);
     assert.equal((await storedFiles(t)).length, 1);
   } finally {
     await t.close();
@@ -603,6 +611,7 @@ Deno.test("A chat message's own upload goes with it; an upload it only links sta
       }),
     );
     assert.equal((await download(t, bob.cookie, own.id)).status, 404);
+    await sweepExpired(t);
     await assertIntact(t, bob.cookie, project.id, contract);
   } finally {
     await t.close();

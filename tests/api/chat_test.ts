@@ -19,6 +19,7 @@ import {
   team,
   uploadFile,
 } from "../helpers/api.ts";
+import { sweepExpired } from "../helpers/trash.ts";
 
 const MESSAGE_KEYS = [
   "attachments",
@@ -498,11 +499,14 @@ Deno.test("POST /chat/messages/:id/attachments: JSON fileIds or a multipart uplo
       "not_found",
     );
 
-    // Deleting the message drops its attachments; the uploaded attachment's bytes go too.
+    // Deleting the message drops its attachments; the uploaded attachment goes too, its
+    // bytes once the trash is purged.
     const storedBefore = (await storedFiles(t)).length;
     expectNoContent(
       await api(t, "DELETE", chat(project.id, `/${message.id}`), { cookie: alice.cookie }),
     );
+    assert.equal((await storedFiles(t)).length, storedBefore);
+    await sweepExpired(t);
     assert.equal((await storedFiles(t)).length, storedBefore - 1);
     const files = await getJson(t, alice.cookie, `/api/projects/${project.id}/files?pageSize=100`);
     const fileIds = ids(files.items);

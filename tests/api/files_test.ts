@@ -22,6 +22,7 @@ import {
   team,
   uploadFile,
 } from "../helpers/api.ts";
+import { sweepExpired } from "../helpers/trash.ts";
 
 const FILE_KEYS = [
   "contentType",
@@ -488,7 +489,7 @@ Deno.test("Download is 404 for a non-member, a deleted file and an unknown id", 
   }
 });
 
-Deno.test("DELETE /files/:id by uploader, owner or admin: 204, bytes removed, unlisted, detached", async () => {
+Deno.test("DELETE /files/:id by uploader, owner or admin: 204, unlisted, detached, bytes kept until purged", async () => {
   const t = await testApp();
   try {
     const { admin, owner, alice, project } = await team(t);
@@ -507,7 +508,7 @@ Deno.test("DELETE /files/:id by uploader, owner or admin: 204, bytes removed, un
       expectNoContent(
         await api(t, "DELETE", files(project.id, `/${file.id}`), { cookie: deleter.cookie }),
       );
-      assert.deepEqual(await storedFiles(t), [], "the stored bytes are removed");
+      assert.equal((await storedFiles(t)).length, 1, "the trash keeps the stored bytes");
       assert.equal((await listed(t, alice.cookie, project.id)).total, 0);
       const got = await getJson(
         t,
@@ -520,6 +521,8 @@ Deno.test("DELETE /files/:id by uploader, owner or admin: 204, bytes removed, un
         cookie: deleter.cookie,
       });
       expectError(again, 404, "not_found");
+      await sweepExpired(t);
+      assert.deepEqual(await storedFiles(t), [], "purging removes the stored bytes");
     }
   } finally {
     await t.close();

@@ -18,29 +18,52 @@ import {
 
 const HUGE = "100000000000000000000";
 const MAX_SAFE = String(Number.MAX_SAFE_INTEGER);
+/** Lets the owner add a webhook on loopback (the deliveries list is a paged list). */
+const WEBHOOKS_TO_LOOPBACK = { env: { WEBHOOK_ALLOW_HOSTS: "127.0.0.1" } };
 
-/** Every paged list the OpenAPI document describes (paths with a `page` query parameter). */
-async function pagedLists(t: Awaited<ReturnType<typeof testApp>>, projectId: number) {
+/**
+ * Every paged list the OpenAPI document describes (paths with a `page` query parameter), in
+ * a project where the caller (its owner) has a webhook.
+ */
+async function pagedLists(
+  t: Awaited<ReturnType<typeof testApp>>,
+  projectId: number,
+  owner: string,
+) {
+  const hook = expectJson(
+    await api(t, "POST", `/api/projects/${projectId}/webhooks`, {
+      cookie: owner,
+      body: { url: "http://127.0.0.1:9/hook", events: ["*"] },
+    }),
+    201,
+  ).webhook;
   const doc = expectJson(await api(t, "GET", "/api/openapi.json"), 200);
   const paths: string[] = [];
   for (const [path, operations] of Object.entries<Json>(doc.paths)) {
     const names = (operations.get?.parameters ?? []).map((p: Json) => p.name);
     if (!names.includes("page")) continue;
-    const url = path.replace("{projectId}", String(projectId));
+    const url = path.replace("{projectId}", String(projectId))
+      .replace("{webhookId}", String(hook.id));
     paths.push(url.endsWith("/search") ? `${url}?q=kick&` : `${url}?`);
   }
   return paths;
 }
 
+/** The admin's cookie for the admin routes, the project owner's for the rest. */
+function cookieFor(list: string, users: { admin: { cookie: string }; owner: { cookie: string } }) {
+  return list.startsWith("/api/admin/") ? users.admin.cookie : users.owner.cookie;
+}
+
 Deno.test("every paged list answers a page number beyond the safe integer range with 400 naming page", async () => {
-  const t = await testApp();
+  const t = await testApp(WEBHOOKS_TO_LOOPBACK);
   try {
-    const { alice, project } = await team(t);
-    const lists = await pagedLists(t, project.id);
-    assert.equal(lists.length, 6, lists.join(" "));
+    const { admin, owner, project } = await team(t);
+    const lists = await pagedLists(t, project.id, owner.cookie);
+    assert.equal(lists.length, 9, lists.join(" "));
     for (const list of lists) {
+      const cookie = cookieFor(list, { admin, owner });
       for (const page of [HUGE, "9007199254740993", `${MAX_SAFE}0`]) {
-        const res = await api(t, "GET", `${list}page=${page}`, { cookie: alice.cookie });
+        const res = await api(t, "GET", `${list}page=${page}`, { cookie });
         const error = expectError(res, 400, "validation");
         assert.ok(error.details.page, `${list}page=${page}: ${res.text}`);
       }
@@ -51,14 +74,15 @@ Deno.test("every paged list answers a page number beyond the safe integer range 
 });
 
 Deno.test("paged lists: the largest safe page number is an empty page; non-numeric, zero and negative mean 1", async () => {
-  const t = await testApp();
+  const t = await testApp(WEBHOOKS_TO_LOOPBACK);
   try {
-    const { alice, project } = await team(t);
+    const { admin, owner, alice, project } = await team(t);
     await createThread(t, alice.cookie, project.id);
-    const lists = await pagedLists(t, project.id);
+    const lists = await pagedLists(t, project.id, owner.cookie);
     for (const list of lists) {
-      const first = await getJson(t, alice.cookie, `${list}pageSize=5`);
-      const far = await getJson(t, alice.cookie, `${list}page=${MAX_SAFE}&pageSize=100`);
+      const cookie = cookieFor(list, { admin, owner });
+      const first = await getJson(t, cookie, `${list}pageSize=5`);
+      const far = await getJson(t, cookie, `${list}page=${MAX_SAFE}&pageSize=100`);
       const { items, page, pageSize, total, hasMore } = far;
       assert.deepEqual({ items, page, pageSize, total, hasMore }, {
         items: [],
@@ -68,7 +92,7 @@ Deno.test("paged lists: the largest safe page number is an empty page; non-numer
         hasMore: false,
       }, list);
       for (const page of ["abc", "0", "-1", `-${HUGE}`, "1.5", "1e3", ""]) {
-        const body = await getJson(t, alice.cookie, `${list}page=${page}&pageSize=5`);
+        const body = await getJson(t, cookie, `${list}page=${page}&pageSize=5`);
         assert.deepEqual(body, first, `${list}page=${page}`);
       }
     }
@@ -78,12 +102,12 @@ Deno.test("paged lists: the largest safe page number is an empty page; non-numer
 });
 
 Deno.test("paged lists: a pageSize above 100, however large, is 100", async () => {
-  const t = await testApp();
+  const t = await testApp(WEBHOOKS_TO_LOOPBACK);
   try {
-    const { alice, project } = await team(t);
-    for (const list of await pagedLists(t, project.id)) {
+    const { admin, owner, project } = await team(t);
+    for (const list of await pagedLists(t, project.id, owner.cookie)) {
       for (const size of ["101", "100000", HUGE, `${HUGE}${HUGE}`]) {
-        const body = await getJson(t, alice.cookie, `${list}pageSize=${size}`);
+        const body = await getJson(t, cookieFor(list, { admin, owner }), `${list}pageSize=${size}`);
         assert.equal(body.pageSize, 100, `${list}pageSize=${size}`);
       }
     }

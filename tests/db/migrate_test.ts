@@ -133,6 +133,10 @@ Deno.test("the server's own migrations are numbered from 001 with their fixed me
     "007_dashboard_indexes.sql",
     "008_search_order.sql",
     "009_file_upload_subject.sql",
+    "010_trash.sql",
+    "011_api_tokens.sql",
+    "012_calendar_feeds.sql",
+    "013_webhooks.sql",
   ]);
 });
 
@@ -224,6 +228,50 @@ Deno.test("009 gives existing attachment uploads the subject of their first link
     assert.deepEqual(rows.map((r) => ({ ...r })), [
       { id: 1, uploaded_to_type: null, uploaded_to_id: null },
       { id: 2, uploaded_to_type: "comment", uploaded_to_id: 7 },
+    ]);
+    await db.close();
+  });
+});
+
+Deno.test("010 purges files deleted before it, marks comments that went with their thread, records no deleter", async () => {
+  await withDir({}, async (dir, path) => {
+    for (const file of readMigrations(MIGRATIONS_DIR).filter((f) => f.version < 10)) {
+      await Deno.copyFile(join(MIGRATIONS_DIR, file.fileName), join(dir, file.fileName));
+    }
+    const db = openDatabase(path);
+    migrate(db, dir, now);
+    const at = "2026-01-01T00:00:00.000Z";
+    const gone = "2026-01-02T00:00:00.000Z";
+    db.sql.exec(`
+      INSERT INTO users (id, email, display_name, password_hash, created_at, updated_at)
+        VALUES (1, 'a@example.com', 'A', 'x', '${at}', '${at}');
+      INSERT INTO projects (id, name, created_by, created_at, updated_at)
+        VALUES (1, 'P', 1, '${at}', '${at}');
+      INSERT INTO files (id, project_id, uploader_id, name, stored_name, content_type, size,
+        created_at, deleted_at) VALUES
+        (1, 1, 1, 'live.txt', '1/a.txt', 'text/plain', 1, '${at}', NULL),
+        (2, 1, 1, 'deleted.txt', '1/b.txt', 'text/plain', 1, '${at}', '${gone}');
+      INSERT INTO activity (project_id, kind, actor_id, subject_type, subject_id, created_at)
+        VALUES (1, 'file_uploaded', 1, 'file', 1, '${at}'), (1, 'file_uploaded', 1, 'file', 2, '${at}');
+      INSERT INTO threads (id, project_id, author_id, title, body, category, created_at,
+        updated_at, deleted_at) VALUES (1, 1, 1, 'T', '', 'general', '${at}', '${gone}', '${gone}');
+      INSERT INTO comments (id, project_id, thread_id, author_id, body, created_at, updated_at,
+        deleted_at) VALUES
+        (1, 1, 1, 1, 'went with the thread', '${at}', '${gone}', '${gone}'),
+        (2, 1, 1, 1, 'deleted before', '${at}', '${at}', '${at}');
+    `);
+    const file = readMigrations(MIGRATIONS_DIR).find((f) => f.version === 10)!;
+    await Deno.copyFile(join(MIGRATIONS_DIR, file.fileName), join(dir, file.fileName));
+    assert.deepEqual(migrate(db, dir, now), [10]);
+    const rows = (sql: string) => db.sql.prepare(sql).all().map((r) => ({ ...r }));
+    assert.deepEqual(rows("SELECT id, deleted_by FROM files"), [{ id: 1, deleted_by: null }]);
+    assert.deepEqual(rows("SELECT subject_id FROM activity"), [{ subject_id: 1 }]);
+    assert.deepEqual(rows("SELECT id, deleted_with_thread, deleted_by FROM comments ORDER BY id"), [
+      { id: 1, deleted_with_thread: 1, deleted_by: null },
+      { id: 2, deleted_with_thread: 0, deleted_by: null },
+    ]);
+    assert.deepEqual(rows("SELECT deleted_by, purge_started_at FROM projects"), [
+      { deleted_by: null, purge_started_at: null },
     ]);
     await db.close();
   });

@@ -29,6 +29,8 @@ Deno.test("CONFIG_VARIABLES names exactly the variables parseConfig reads (main.
   assert.equal(String(config.sseMaxStreams), stated.get("SSE_MAX_STREAMS"));
   assert.equal(String(config.sseMaxStreamsPerUser), stated.get("SSE_MAX_STREAMS_PER_USER"));
   assert.equal(String(config.registerLimitPerHour), stated.get("REGISTER_LIMIT_PER_HOUR"));
+  assert.equal(String(config.trashDays), stated.get("TRASH_DAYS"));
+  assert.equal(String(config.maxImportMb), stated.get("MAX_IMPORT_MB"));
   assert.equal(config.baseUrl, null);
   assert.equal(config.sessionSecret, null);
   // main.ts hands parseConfig the environment and reads nothing else from it.
@@ -79,6 +81,33 @@ Deno.test("REGISTER_LIMIT_PER_HOUR defaults to 20, is read from the environment 
         error.problems.length === 1 &&
         error.problems[0]!.startsWith(`REGISTER_LIMIT_PER_HOUR=${JSON.stringify(bad)}`),
       bad,
+    );
+  }
+});
+
+Deno.test("TRASH_DAYS defaults to 30, takes 0 (purge at the next sweep) and refuses the rest", () => {
+  assert.equal(parseConfig({}).trashDays, 30);
+  assert.equal(parseConfig({ TRASH_DAYS: "0" }).trashDays, 0);
+  assert.equal(parseConfig({ TRASH_DAYS: "7" }).trashDays, 7);
+  for (const bad of ["-1", "seven", "1.5", "36501"]) {
+    assert.throws(
+      () => parseConfig({ TRASH_DAYS: bad }),
+      (error: unknown) =>
+        error instanceof ConfigError &&
+        error.problems.length === 1 &&
+        error.problems[0]!.startsWith(`TRASH_DAYS=${JSON.stringify(bad)}`),
+    );
+  }
+});
+
+Deno.test("MAX_IMPORT_MB defaults to 1024, is read from the environment and checked", () => {
+  assert.equal(parseConfig({}).maxImportMb, 1024);
+  assert.equal(parseConfig({ MAX_IMPORT_MB: "2" }).maxImportMb, 2);
+  for (const bad of ["0", "-1", "lots", "1.5"]) {
+    assert.throws(
+      () => parseConfig({ MAX_IMPORT_MB: bad }),
+      (error: unknown) =>
+        error instanceof ConfigError && error.problems[0]!.startsWith(`MAX_IMPORT_MB=`),
     );
   }
 });

@@ -143,6 +143,8 @@ browserTest(
       // A real Enter sends it, once.
       await a.press("[data-chat-input]", "Enter");
       await b.locator("li[data-message]", { hasText: "へんかんちゅう" }).waitFor();
+      // The sender's page has finished sending too (its input is cleared, its list shows it).
+      await a.locator("li[data-message]", { hasText: "へんかんちゅう" }).waitFor();
       assert.equal(posts.length, 1);
       const history = await call(t, ann, "GET", `/api/projects/${project.id}/chat/messages`);
       assert.deepEqual(

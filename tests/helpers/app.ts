@@ -6,6 +6,7 @@ import { FixedClock } from "../../domain/clock.ts";
 import { type Config, parseConfig } from "../../domain/config.ts";
 import type { CreditScoreLookup } from "../../domain/loan.ts";
 import { type PasswordHasher, scryptHasher } from "../../domain/passwords.ts";
+import type { WebhookSenderOptions } from "../../domain/webhook_sender.ts";
 import { createApp, type Lifecycle } from "../../routes/app.ts";
 
 /** A test application and what it was built from. */
@@ -28,6 +29,8 @@ export interface TestAppOptions {
   hasher?: PasswordHasher;
   creditScore?: CreditScoreLookup;
   now?: string;
+  /** The webhook sender's tuning. */
+  webhooks?: WebhookSenderOptions;
 }
 
 /** Builds the app over a migrated database in a new temporary directory. */
@@ -49,6 +52,7 @@ export async function testApp(options: TestAppOptions = {}): Promise<TestApp> {
     hasher: options.hasher ?? scryptHasher({ N: 1024, r: 8, p: 1 }),
     log: (line) => logs.push(line),
     ...(options.creditScore ? { creditScore: options.creditScore } : {}),
+    ...(options.webhooks ? { webhooks: options.webhooks } : {}),
   });
   return {
     app,
@@ -59,6 +63,7 @@ export async function testApp(options: TestAppOptions = {}): Promise<TestApp> {
     lifecycle,
     logs,
     async close() {
+      await app.services.webhookSender.stop();
       await db.close();
       await Deno.remove(dataDir, { recursive: true });
     },

@@ -16,6 +16,7 @@ import {
   type Team,
   team,
 } from "../helpers/api.ts";
+import { sweepExpired } from "../helpers/trash.ts";
 
 type T = Awaited<ReturnType<typeof testApp>>;
 
@@ -562,7 +563,10 @@ Deno.test("a file sent with the chat form is the message's own: deleting the mes
     assert.equal((await getJson(t, alice.cookie, files)).total, 1);
     assert.equal((await post(t, alice.cookie, `${path}/${message.id}/delete`, {})).status, 303);
     assert.equal((await getJson(t, alice.cookie, files)).total, 0);
-    const stored = await Array.fromAsync(Deno.readDir(`${t.dataDir}/files/${project.id}`));
-    assert.deepEqual(stored, []);
+    // Its bytes stay in the trash until the sweep purges them.
+    const stored = () => Array.fromAsync(Deno.readDir(`${t.dataDir}/files/${project.id}`));
+    assert.equal((await stored()).length, 1);
+    await sweepExpired(t);
+    assert.deepEqual(await stored(), []);
   });
 });

@@ -117,7 +117,10 @@ Deno.test("the server starts, applies migrations, answers /healthz, logs request
     server.child.kill("SIGTERM");
     const { code, lines } = await server.done;
     assert.equal(code, 0, lines.join("\n"));
-    assert.ok(lines.includes("migrations applied: 1, 2, 3, 4, 5, 6, 7, 8, 9"), lines.join("\n"));
+    assert.ok(
+      lines.includes("migrations applied: 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13"),
+      lines.join("\n"),
+    );
     const log = lines.find((l) => l.startsWith("GET /healthz "));
     assert.match(log ?? "", /^GET \/healthz 200 \d+\.\dms$/);
     assert.ok(!lines.some((l) => l.includes("secret-value")), "no query strings in logs");
@@ -544,7 +547,7 @@ Deno.test("the generated session secret is written whole, kept across restarts, 
   }
 });
 
-Deno.test("start-up removes the temporary files of uploads a crash cut short, and nothing else", async () => {
+Deno.test("start-up removes the temporary files of uploads and imports a crash cut short, and nothing else", async () => {
   const dataDir = await Deno.makeTempDir({ prefix: "main-test-" });
   try {
     const tmp = join(dataDir, "files", "tmp");
@@ -552,6 +555,8 @@ Deno.test("start-up removes the temporary files of uploads a crash cut short, an
     await Deno.mkdir(join(dataDir, "files", "1"));
     await Deno.writeTextFile(join(tmp, "0b8e-left-by-kill.part"), "half an upload");
     await Deno.writeTextFile(join(tmp, "another.part"), "");
+    await Deno.mkdir(join(tmp, "7f3a-left-by-kill.import"));
+    await Deno.writeTextFile(join(tmp, "7f3a-left-by-kill.import", "file-1"), "half an import");
     await Deno.writeTextFile(join(dataDir, "files", "1", "kept.txt"), "a stored file");
     const server = await start({ DATA_DIR: dataDir });
     try {
@@ -564,6 +569,71 @@ Deno.test("start-up removes the temporary files of uploads a crash cut short, an
     } finally {
       server.child.kill("SIGTERM");
       assert.equal((await server.done).code, 0);
+    }
+  } finally {
+    await Deno.remove(dataDir, { recursive: true });
+  }
+});
+
+Deno.test("the server sweeps the trash at start-up, and stops its sweeps on SIGTERM", async () => {
+  const dataDir = await Deno.makeTempDir({ prefix: "main-test-" });
+  try {
+    const env = { DATA_DIR: dataDir, TRASH_DAYS: "0" };
+    const first = await start(env);
+    let noteId: number;
+    try {
+      const post = (path: string, body: unknown, cookie = "") =>
+        fetch(`${first.baseUrl}${path}`, {
+          method: "POST",
+          headers: { "content-type": "application/json", cookie },
+          body: JSON.stringify(body),
+        });
+      const registered = await post("/api/auth/register", {
+        email: "ann@example.com",
+        password: "correct horse battery",
+        displayName: "Ann",
+      });
+      await registered.body?.cancel();
+      const cookie = registered.headers.getSetCookie().find((c) => c.startsWith("session="))!
+        .split(";")[0]!;
+      const project = (await (await post("/api/projects", { name: "P" }, cookie)).json()).project;
+      const note = (await (await post(
+        `/api/projects/${project.id}/notes`,
+        { title: "Gone", body: "" },
+        cookie,
+      )).json()).note;
+      noteId = note.id;
+      const deleted = await fetch(`${first.baseUrl}/api/projects/${project.id}/notes/${note.id}`, {
+        method: "DELETE",
+        headers: { cookie },
+      });
+      assert.equal(deleted.status, 204);
+    } finally {
+      first.child.kill("SIGTERM");
+      assert.equal((await first.done).code, 0);
+    }
+    // The note waits in the trash for the next sweep: the one at the next start.
+    const second = await start(env);
+    try {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const none = new Promise<string>((resolve) => {
+        timer = setTimeout(() => resolve("(no sweep within 10 s)"), 10_000);
+      });
+      const line = await Promise.race([second.waitFor(/^trash sweep:/), none]);
+      clearTimeout(timer);
+      assert.equal(line, "trash sweep: purged 1 items and 0 projects");
+    } finally {
+      second.child.kill("SIGTERM");
+      const { code, lines } = await second.done;
+      assert.equal(code, 0, lines.join("\n"));
+      assert.ok(lines.includes("stopped"));
+    }
+    const db = new DatabaseSync(join(dataDir, "collab.db"));
+    try {
+      const row = db.prepare("SELECT count(*) AS n FROM notes WHERE id = ?").get(noteId);
+      assert.deepEqual({ ...row }, { n: 0 });
+    } finally {
+      db.close();
     }
   } finally {
     await Deno.remove(dataDir, { recursive: true });

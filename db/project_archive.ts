@@ -1,0 +1,768 @@
+/**
+ * Storage side of project export and import. Export reads every live row of a project in
+ * pages (keyset on id) from a snapshot: a second, read-only connection holding one read
+ * transaction, so the archive is consistent however long the download takes while writers
+ * carry on (WAL). Import writes rows with every field given (timestamps, order, states), and
+ * indexes the new project for search in creation order.
+ */
+import { DatabaseSync, type StatementSync } from "node:sqlite";
+import type { Database, SqlValue } from "./sqlite.ts";
+import { subjectAlive } from "./subjects.ts";
+
+/**
+ * Statements prepared once per connection: an import runs the same few statements hundreds of
+ * thousands of times, and a statement prepared per row costs time and native memory until the
+ * garbage collector finalizes it.
+ */
+const prepared = new WeakMap<DatabaseSync, Map<string, StatementSync>>();
+
+function statement(sql: DatabaseSync, text: string): StatementSync {
+  let cache = prepared.get(sql);
+  if (!cache) prepared.set(sql, cache = new Map());
+  let stmt = cache.get(text);
+  if (!stmt) cache.set(text, stmt = sql.prepare(text));
+  return stmt;
+}
+
+/** Anything that can run a read: the database, or a snapshot of it. */
+export interface SqlReader {
+  readonly sql: DatabaseSync;
+}
+
+/** A consistent read-only view of the database; `close` ends it. */
+export interface Snapshot extends SqlReader {
+  close(): void;
+}
+
+/**
+ * Opens a snapshot. A database without a file (in memory) has no second connection: its
+ * snapshot reads the live connection, without isolation.
+ */
+export function openSnapshot(db: Database): Snapshot {
+  const path = db.sql.location();
+  if (path === null) return { sql: db.sql, close: () => {} };
+  const sql = new DatabaseSync(path, { readOnly: true });
+  try {
+    sql.exec("PRAGMA busy_timeout = 5000");
+    sql.exec("BEGIN");
+    // A WAL read transaction takes its snapshot at its first read.
+    sql.prepare("SELECT count(*) FROM sqlite_schema").get();
+  } catch (error) {
+    sql.close();
+    throw error;
+  }
+  let open = true;
+  return {
+    sql,
+    close() {
+      if (!open) return;
+      open = false;
+      try {
+        if (sql.isTransaction) sql.exec("ROLLBACK");
+      } finally {
+        sql.close();
+      }
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------
+// Reading (export). Every row type carries the emails of the users it names.
+
+/** The project's own fields. */
+export interface ArchiveProjectRow {
+  id: number;
+  name: string;
+  description: string;
+  archivedAt: string | null;
+  createdByEmail: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** Reads a live project, or null. */
+export function readProject(r: SqlReader, projectId: number): ArchiveProjectRow | null {
+  const row = r.sql.prepare(
+    `SELECT p.id, p.name, p.description, p.archived_at, u.email, p.created_at, p.updated_at
+     FROM projects p JOIN users u ON u.id = p.created_by WHERE p.id = ? AND p.deleted_at IS NULL`,
+  ).get(projectId) as Record<string, SqlValue> | undefined;
+  if (!row) return null;
+  return {
+    id: row.id as number,
+    name: row.name as string,
+    description: row.description as string,
+    archivedAt: row.archived_at as string | null,
+    createdByEmail: row.email as string,
+    createdAt: row.created_at as string,
+    updatedAt: row.updated_at as string,
+  };
+}
+
+/** A member as the archive lists it. */
+export interface ArchiveMemberRow {
+  email: string;
+  displayName: string;
+  role: "owner" | "member" | "viewer";
+}
+
+/** The members of a project, by email (an order that survives a round trip). */
+export function readMembers(r: SqlReader, projectId: number): ArchiveMemberRow[] {
+  return (r.sql.prepare(
+    `SELECT u.email, u.display_name, m.role FROM project_members m JOIN users u ON u.id = m.user_id
+     WHERE m.project_id = ? ORDER BY u.email`,
+  ).all(projectId) as Array<
+    { email: string; display_name: string; role: ArchiveMemberRow["role"] }
+  >)
+    .map((m) => ({ email: m.email, displayName: m.display_name, role: m.role }));
+}
+
+/** A stored file with its uploader's email and the live subject it was uploaded to. */
+export interface ArchiveFileRow {
+  id: number;
+  projectId: number;
+  name: string;
+  storedName: string;
+  contentType: string;
+  size: number;
+  source: "upload" | "attachment";
+  uploaderEmail: string;
+  uploadedTo: { type: string; id: number } | null;
+  createdAt: string;
+}
+
+const FILE_COLUMNS = `f.id, f.project_id, f.name, f.stored_name, f.content_type, f.size, f.source,
+  uf.email AS uploader_email,
+  CASE WHEN f.uploaded_to_id IS NOT NULL AND ${
+  subjectAlive("f", "uploaded_to")
+} THEN f.uploaded_to_type END AS to_type,
+  f.uploaded_to_id AS to_id, f.created_at`;
+
+function toFile(row: Record<string, SqlValue>): ArchiveFileRow {
+  const type = row.to_type as string | null;
+  return {
+    id: row.id as number,
+    projectId: row.project_id as number,
+    name: row.name as string,
+    storedName: row.stored_name as string,
+    contentType: row.content_type as string,
+    size: row.size as number,
+    source: row.source as "upload" | "attachment",
+    uploaderEmail: row.uploader_email as string,
+    uploadedTo: type === null ? null : { type, id: row.to_id as number },
+    createdAt: row.created_at as string,
+  };
+}
+
+/** Row shapes of the paged kinds (snake_case columns as SQLite gives them). */
+export type RawRow = Record<string, SqlValue>;
+
+/**
+ * The paged reads, one per kind: live rows of a project with ids above `afterId`, by id,
+ * at most `limit`. Emails of the users a row names come as `*_email` columns. The `+` before
+ * `project_id` keeps SQLite off the project indexes: with them it would read and sort every
+ * row of the project for each page; without, it walks the table by id from `afterId`.
+ */
+const PAGES = {
+  threads: `SELECT t.id, t.project_id, u.email AS author_email, t.title, t.body, t.category,
+    t.pinned, (SELECT count(*) FROM comments c WHERE c.thread_id = t.id AND c.deleted_at IS NULL)
+    AS comment_count, t.created_at, t.updated_at
+    FROM threads t JOIN users u ON u.id = t.author_id
+    WHERE +t.project_id = ? AND t.deleted_at IS NULL AND t.id > ? ORDER BY t.id LIMIT ?`,
+  comments: `SELECT c.id, c.project_id, c.thread_id, u.email AS author_email, c.body,
+    c.created_at, c.updated_at
+    FROM comments c JOIN users u ON u.id = c.author_id
+    JOIN threads th ON th.id = c.thread_id AND th.deleted_at IS NULL
+    WHERE +c.project_id = ? AND c.deleted_at IS NULL AND c.id > ? ORDER BY c.id LIMIT ?`,
+  notes: `SELECT n.id, n.project_id, u.email AS author_email, n.title, n.body, n.tags, n.pinned,
+    n.created_at, n.updated_at FROM notes n JOIN users u ON u.id = n.author_id
+    WHERE +n.project_id = ? AND n.deleted_at IS NULL AND n.id > ? ORDER BY n.id LIMIT ?`,
+  chat: `SELECT m.id, m.project_id, u.email AS author_email, m.text, m.created_at, m.updated_at
+    FROM chat_messages m JOIN users u ON u.id = m.author_id
+    WHERE +m.project_id = ? AND m.deleted_at IS NULL AND m.id > ? ORDER BY m.id LIMIT ?`,
+  columns: `SELECT c.id, c.project_id, c.name, c.key, c.position, c.created_at, c.updated_at
+    FROM todo_columns c WHERE +c.project_id = ? AND c.id > ? ORDER BY c.id LIMIT ?`,
+  items: `SELECT i.id, i.project_id, i.column_id, uc.email AS creator_email, i.title,
+    i.description, ua.email AS assignee_email, i.priority, i.start_date, i.due_date, i.tags,
+    i.order_index, i.completed, i.completed_at,
+    (SELECT ms.id FROM milestones ms WHERE ms.id = i.milestone_id AND ms.deleted_at IS NULL)
+    AS milestone_id, i.created_at, i.updated_at
+    FROM todo_items i JOIN users uc ON uc.id = i.creator_id
+    LEFT JOIN users ua ON ua.id = i.assignee_id
+    WHERE +i.project_id = ? AND i.deleted_at IS NULL AND i.id > ? ORDER BY i.id LIMIT ?`,
+  milestones: `SELECT m.id, m.project_id, u.email AS creator_email, m.title, m.description,
+    m.due_date, (SELECT CASE WHEN count(*) = 0 THEN 0 ELSE (100 * sum(i.completed)) / count(*) END
+      FROM todo_items i WHERE i.milestone_id = m.id AND i.deleted_at IS NULL) AS progress,
+    m.created_at, m.updated_at FROM milestones m JOIN users u ON u.id = m.creator_id
+    WHERE +m.project_id = ? AND m.deleted_at IS NULL AND m.id > ? ORDER BY m.id LIMIT ?`,
+  events: `SELECT e.id, e.project_id, u.email AS creator_email, e.title, e.description,
+    e.start_at, e.end_at, e.all_day, e.created_at, e.updated_at
+    FROM calendar_events e JOIN users u ON u.id = e.creator_id
+    WHERE +e.project_id = ? AND e.deleted_at IS NULL AND e.id > ? ORDER BY e.id LIMIT ?`,
+  meetings: `SELECT m.id, m.project_id, u.email AS creator_email, m.title, m.start_at, m.end_at,
+    m.location, m.minutes, (SELECT json_group_array(email) FROM (SELECT iu.email
+      FROM meeting_invitees mi JOIN users iu ON iu.id = mi.user_id WHERE mi.meeting_id = m.id
+      ORDER BY iu.email)) AS invitee_emails, m.created_at, m.updated_at
+    FROM meetings m JOIN users u ON u.id = m.creator_id
+    WHERE +m.project_id = ? AND m.deleted_at IS NULL AND m.id > ? ORDER BY m.id LIMIT ?`,
+  files: `SELECT ${FILE_COLUMNS} FROM files f JOIN users uf ON uf.id = f.uploader_id
+    WHERE +f.project_id = ? AND f.deleted_at IS NULL AND f.id > ? ORDER BY f.id LIMIT ?`,
+  activity: `SELECT a.id, a.project_id, a.kind, u.email AS actor_email, a.subject_type,
+    a.subject_id, a.summary, a.created_at FROM activity a JOIN users u ON u.id = a.actor_id
+    WHERE +a.project_id = ? AND ${subjectAlive("a")} AND a.id > ? ORDER BY a.id LIMIT ?`,
+} as const;
+
+/** The kinds read in pages. */
+export type PagedKind = keyof typeof PAGES;
+
+/** One page of a kind's live rows (raw; files mapped by `readFilesPage`). */
+export function readPage(
+  r: SqlReader,
+  kind: PagedKind,
+  q: { projectId: number; afterId: number; limit: number },
+): RawRow[] {
+  return statement(r.sql, PAGES[kind]).all(q.projectId, q.afterId, q.limit) as RawRow[];
+}
+
+/** How SQLite runs a kind's page query: the top-level steps of its plan, for tests. */
+export function pagePlan(r: SqlReader, kind: PagedKind): string[] {
+  return (r.sql.prepare(`EXPLAIN QUERY PLAN ${PAGES[kind]}`).all(0, 0, 1) as Array<{
+    parent: number;
+    detail: string;
+  }>).filter((row) => row.parent === 0).map((row) => row.detail);
+}
+
+/** A file row from a raw `files` page row. */
+export function fileFromRow(row: RawRow): ArchiveFileRow {
+  return toFile(row);
+}
+
+/** The live comments of one thread after `afterId`, by id (for its Markdown copy). */
+export function readThreadComments(
+  r: SqlReader,
+  q: { threadId: number; afterId: number; limit: number },
+): RawRow[] {
+  return statement(
+    r.sql,
+    `SELECT c.id, u.email AS author_email, c.body, c.created_at, c.updated_at
+     FROM comments c JOIN users u ON u.id = c.author_id
+     WHERE c.thread_id = ? AND c.deleted_at IS NULL AND c.id > ? ORDER BY c.id LIMIT ?`,
+  ).all(q.threadId, q.afterId, q.limit) as RawRow[];
+}
+
+/** The live files attached to each of `subjectIds`, in attachment order. */
+export function readAttachments(
+  r: SqlReader,
+  subjectType: "thread" | "comment" | "message" | "item",
+  subjectIds: number[],
+): Map<number, ArchiveFileRow[]> {
+  const result = new Map<number, ArchiveFileRow[]>(subjectIds.map((id) => [id, []]));
+  if (subjectIds.length === 0) return result;
+  const rows = statement(
+    r.sql,
+    `SELECT a.subject_id, ${FILE_COLUMNS} FROM attachments a JOIN files f ON f.id = a.file_id
+     JOIN users uf ON uf.id = f.uploader_id
+     WHERE a.subject_type = ? AND a.subject_id IN (SELECT value FROM json_each(?))
+     AND f.deleted_at IS NULL ORDER BY a.id`,
+  ).all(subjectType, JSON.stringify(subjectIds)) as RawRow[];
+  for (const row of rows) result.get(row.subject_id as number)?.push(toFile(row));
+  return result;
+}
+
+// ---------------------------------------------------------------------------------------
+// Writing (import). Everything runs inside the caller's transaction.
+
+/** The ids of the accounts with these (normalised) emails. */
+export function userIdsByEmail(db: Database, emails: string[]): Map<string, number> {
+  const rows = db.sql.prepare(
+    "SELECT id, email FROM users WHERE email IN (SELECT value FROM json_each(?))",
+  ).all(JSON.stringify(emails)) as Array<{ id: number; email: string }>;
+  return new Map(rows.map((r) => [r.email, r.id]));
+}
+
+/** Inserts an imported project; returns its id. */
+export function insertImportedProject(
+  db: Database,
+  p: {
+    name: string;
+    description: string;
+    archivedAt: string | null;
+    createdBy: number;
+    at: string;
+  },
+): number {
+  return (db.sql.prepare(
+    `INSERT INTO projects (name, description, archived_at, created_by, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?) RETURNING id`,
+  ).get(p.name, p.description, p.archivedAt, p.createdBy, p.at, p.at) as { id: number }).id;
+}
+
+/**
+ * Rows of the kinds that search indexes are written hidden (`deleted_at` set to this mark)
+ * and shown by `indexImported`, which indexes them in creation order: search lists newest
+ * first by the order items were indexed in.
+ */
+const HIDDEN = "import";
+
+/** The tables search indexes, with the type code its order ties on (migration 008). */
+const INDEXED: Array<[string, number]> = [
+  ["threads", 1],
+  ["chat_messages", 2],
+  ["todo_items", 3],
+  ["files", 4],
+  ["calendar_events", 5],
+  ["meetings", 6],
+  ["milestones", 7],
+  ["notes", 8],
+];
+
+/** Makes the hidden rows of an imported project live, indexing them in creation order. */
+export function indexImported(db: Database, projectId: number): void {
+  const union = INDEXED.map(([table, code]) =>
+    `SELECT '${table}' AS t, ${code} AS code, id, created_at FROM ${table}
+     WHERE project_id = ? AND deleted_at = '${HIDDEN}'`
+  ).join(" UNION ALL ");
+  // Iterated, not read into an array: the ORDER BY sorts every row before the first comes
+  // back, so the updates below cannot disturb the reading.
+  const rows = db.sql.prepare(`${union} ORDER BY created_at, code, id`)
+    .iterate(...INDEXED.map(() => projectId)) as Iterable<{ t: string; id: number }>;
+  const show = new Map(
+    INDEXED.map(([table]) => [
+      table,
+      db.sql.prepare(`UPDATE ${table} SET deleted_at = NULL WHERE id = ?`),
+    ]),
+  );
+  for (const row of rows) show.get(row.t)!.run(row.id);
+}
+
+/** A column of values to insert, in the order of `cols`. */
+function insertRow(db: Database, table: string, cols: string[], values: SqlValue[]): number {
+  return (statement(
+    db.sql,
+    `INSERT INTO ${table} (${cols.join(", ")}) VALUES (${cols.map(() => "?").join(", ")})
+     RETURNING id`,
+  ).get(...values) as { id: number }).id;
+}
+
+/** Inserts an imported thread (hidden until `indexImported`). */
+export function insertImportedThread(
+  db: Database,
+  t: {
+    projectId: number;
+    authorId: number;
+    title: string;
+    body: string;
+    category: string;
+    pinned: boolean;
+    createdAt: string;
+    updatedAt: string;
+  },
+): number {
+  return insertRow(
+    db,
+    "threads",
+    [
+      "project_id",
+      "author_id",
+      "title",
+      "body",
+      "category",
+      "pinned",
+      "created_at",
+      "updated_at",
+      "deleted_at",
+    ],
+    [
+      t.projectId,
+      t.authorId,
+      t.title,
+      t.body,
+      t.category,
+      t.pinned ? 1 : 0,
+      t.createdAt,
+      t.updatedAt,
+      HIDDEN,
+    ],
+  );
+}
+
+/** Inserts an imported comment. */
+export function insertImportedComment(
+  db: Database,
+  c: {
+    projectId: number;
+    threadId: number;
+    authorId: number;
+    body: string;
+    createdAt: string;
+    updatedAt: string;
+  },
+): number {
+  return insertRow(
+    db,
+    "comments",
+    ["project_id", "thread_id", "author_id", "body", "created_at", "updated_at"],
+    [c.projectId, c.threadId, c.authorId, c.body, c.createdAt, c.updatedAt],
+  );
+}
+
+/** Inserts an imported note (hidden until `indexImported`). */
+export function insertImportedNote(
+  db: Database,
+  n: {
+    projectId: number;
+    authorId: number;
+    title: string;
+    body: string;
+    tags: string[];
+    pinned: boolean;
+    createdAt: string;
+    updatedAt: string;
+  },
+): number {
+  return insertRow(
+    db,
+    "notes",
+    [
+      "project_id",
+      "author_id",
+      "title",
+      "body",
+      "tags",
+      "pinned",
+      "created_at",
+      "updated_at",
+      "deleted_at",
+    ],
+    [
+      n.projectId,
+      n.authorId,
+      n.title,
+      n.body,
+      JSON.stringify(n.tags),
+      n.pinned ? 1 : 0,
+      n.createdAt,
+      n.updatedAt,
+      HIDDEN,
+    ],
+  );
+}
+
+/** Inserts an imported chat message (hidden until `indexImported`). */
+export function insertImportedMessage(
+  db: Database,
+  m: { projectId: number; authorId: number; text: string; createdAt: string; updatedAt: string },
+): number {
+  return insertRow(
+    db,
+    "chat_messages",
+    ["project_id", "author_id", "text", "created_at", "updated_at", "deleted_at"],
+    [m.projectId, m.authorId, m.text, m.createdAt, m.updatedAt, HIDDEN],
+  );
+}
+
+/** Inserts an imported to-do column. */
+export function insertImportedColumn(
+  db: Database,
+  c: {
+    projectId: number;
+    name: string;
+    key: string | null;
+    position: number;
+    createdAt: string;
+    updatedAt: string;
+  },
+): number {
+  return insertRow(
+    db,
+    "todo_columns",
+    ["project_id", "name", "key", "position", "created_at", "updated_at"],
+    [c.projectId, c.name, c.key, c.position, c.createdAt, c.updatedAt],
+  );
+}
+
+/** Inserts an imported to-do item (hidden until `indexImported`). */
+export function insertImportedItem(
+  db: Database,
+  i: {
+    projectId: number;
+    columnId: number;
+    creatorId: number;
+    title: string;
+    description: string | null;
+    assigneeId: number | null;
+    priority: string;
+    startDate: string | null;
+    dueDate: string | null;
+    tags: string[];
+    orderIndex: number;
+    completed: boolean;
+    completedAt: string | null;
+    milestoneId: number | null;
+    createdAt: string;
+    updatedAt: string;
+  },
+): number {
+  return insertRow(
+    db,
+    "todo_items",
+    [
+      "project_id",
+      "column_id",
+      "creator_id",
+      "title",
+      "description",
+      "assignee_id",
+      "priority",
+      "start_date",
+      "due_date",
+      "tags",
+      "order_index",
+      "completed",
+      "completed_at",
+      "milestone_id",
+      "created_at",
+      "updated_at",
+      "deleted_at",
+    ],
+    [
+      i.projectId,
+      i.columnId,
+      i.creatorId,
+      i.title,
+      i.description,
+      i.assigneeId,
+      i.priority,
+      i.startDate,
+      i.dueDate,
+      JSON.stringify(i.tags),
+      i.orderIndex,
+      i.completed ? 1 : 0,
+      i.completedAt,
+      i.milestoneId,
+      i.createdAt,
+      i.updatedAt,
+      HIDDEN,
+    ],
+  );
+}
+
+/** Inserts an imported milestone (hidden until `indexImported`). */
+export function insertImportedMilestone(
+  db: Database,
+  m: {
+    projectId: number;
+    creatorId: number;
+    title: string;
+    description: string | null;
+    dueDate: string | null;
+    createdAt: string;
+    updatedAt: string;
+  },
+): number {
+  return insertRow(
+    db,
+    "milestones",
+    [
+      "project_id",
+      "creator_id",
+      "title",
+      "description",
+      "due_date",
+      "created_at",
+      "updated_at",
+      "deleted_at",
+    ],
+    [
+      m.projectId,
+      m.creatorId,
+      m.title,
+      m.description,
+      m.dueDate,
+      m.createdAt,
+      m.updatedAt,
+      HIDDEN,
+    ],
+  );
+}
+
+/** Inserts an imported calendar event (hidden until `indexImported`). */
+export function insertImportedEvent(
+  db: Database,
+  e: {
+    projectId: number;
+    creatorId: number;
+    title: string;
+    description: string | null;
+    startAt: string;
+    endAt: string;
+    allDay: boolean;
+    createdAt: string;
+    updatedAt: string;
+  },
+): number {
+  return insertRow(
+    db,
+    "calendar_events",
+    [
+      "project_id",
+      "creator_id",
+      "title",
+      "description",
+      "start_at",
+      "end_at",
+      "all_day",
+      "created_at",
+      "updated_at",
+      "deleted_at",
+    ],
+    [
+      e.projectId,
+      e.creatorId,
+      e.title,
+      e.description,
+      e.startAt,
+      e.endAt,
+      e.allDay ? 1 : 0,
+      e.createdAt,
+      e.updatedAt,
+      HIDDEN,
+    ],
+  );
+}
+
+/** Inserts an imported meeting and its invitees (hidden until `indexImported`). */
+export function insertImportedMeeting(
+  db: Database,
+  m: {
+    projectId: number;
+    creatorId: number;
+    title: string;
+    startAt: string;
+    endAt: string;
+    location: string | null;
+    minutes: string | null;
+    inviteeIds: number[];
+    createdAt: string;
+    updatedAt: string;
+  },
+): number {
+  const id = insertRow(
+    db,
+    "meetings",
+    [
+      "project_id",
+      "creator_id",
+      "title",
+      "start_at",
+      "end_at",
+      "location",
+      "minutes",
+      "created_at",
+      "updated_at",
+      "deleted_at",
+    ],
+    [
+      m.projectId,
+      m.creatorId,
+      m.title,
+      m.startAt,
+      m.endAt,
+      m.location,
+      m.minutes,
+      m.createdAt,
+      m.updatedAt,
+      HIDDEN,
+    ],
+  );
+  const invite = statement(
+    db.sql,
+    "INSERT INTO meeting_invitees (meeting_id, user_id) VALUES (?, ?) ON CONFLICT DO NOTHING",
+  );
+  for (const userId of m.inviteeIds) invite.run(id, userId);
+  return id;
+}
+
+/** Inserts an imported file record (hidden until `indexImported`); its subject comes later. */
+export function insertImportedFile(
+  db: Database,
+  f: {
+    projectId: number;
+    uploaderId: number;
+    name: string;
+    storedName: string;
+    contentType: string;
+    size: number;
+    source: string;
+    createdAt: string;
+  },
+): number {
+  return insertRow(
+    db,
+    "files",
+    [
+      "project_id",
+      "uploader_id",
+      "name",
+      "stored_name",
+      "content_type",
+      "size",
+      "source",
+      "created_at",
+      "deleted_at",
+    ],
+    [
+      f.projectId,
+      f.uploaderId,
+      f.name,
+      f.storedName,
+      f.contentType,
+      f.size,
+      f.source,
+      f.createdAt,
+      HIDDEN,
+    ],
+  );
+}
+
+/** Records the subject an imported attachment upload was uploaded to. */
+export function setUploadedTo(
+  db: Database,
+  fileId: number,
+  to: { type: string; id: number },
+): void {
+  statement(db.sql, "UPDATE files SET uploaded_to_type = ?, uploaded_to_id = ? WHERE id = ?")
+    .run(to.type, to.id, fileId);
+}
+
+/** Links imported files to a subject, in the given order. */
+export function insertImportedAttachments(
+  db: Database,
+  a: { projectId: number; subjectType: string; subjectId: number; fileIds: number[]; at: string },
+): void {
+  const stmt = statement(
+    db.sql,
+    `INSERT INTO attachments (project_id, file_id, subject_type, subject_id, created_at)
+     VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+  );
+  for (const fileId of a.fileIds) stmt.run(a.projectId, fileId, a.subjectType, a.subjectId, a.at);
+}
+
+/** Appends an imported activity entry. */
+export function insertImportedActivity(
+  db: Database,
+  a: {
+    projectId: number;
+    kind: string;
+    actorId: number;
+    subjectType: string;
+    subjectId: number;
+    summary: string;
+    createdAt: string;
+  },
+): void {
+  statement(
+    db.sql,
+    `INSERT INTO activity (project_id, kind, actor_id, subject_type, subject_id, summary, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  ).run(a.projectId, a.kind, a.actorId, a.subjectType, a.subjectId, a.summary, a.createdAt);
+}

@@ -1,0 +1,43 @@
+/**
+ * Copies a SQLite database with the online backup API and checks the copy, off the main
+ * thread: node:sqlite's `backup()` and `PRAGMA integrity_check` run to completion
+ * synchronously, which in the server would stop every request for as long as they take. See
+ * `snapshotDatabase` in `snapshot.ts`.
+ */
+import { backup, DatabaseSync } from "node:sqlite";
+import { readSnapshot } from "./snapshot.ts";
+
+/** What the worker is asked to do. */
+interface Job {
+  source: string;
+  target: string;
+}
+
+const scope = globalThis as unknown as {
+  onmessage: ((event: MessageEvent<Job>) => void) | null;
+  postMessage(message: unknown): void;
+  close(): void;
+};
+
+scope.onmessage = async ({ data }) => {
+  try {
+    // A connection of its own, read-only: in WAL mode its read transaction never blocks the
+    // server's writers.
+    const db = new DatabaseSync(data.source, { readOnly: true });
+    try {
+      // All pages in one step, so in one read transaction: a consistent snapshot. (Copied in
+      // several steps, a backup starts over whenever another connection writes between two
+      // of them, which on a busy server could be forever.)
+      await backup(db, data.target, { rate: -1 });
+    } finally {
+      db.close();
+    }
+    scope.postMessage({ ok: true, contents: readSnapshot(data.target) });
+  } catch (error) {
+    scope.postMessage({
+      ok: false,
+      message: error instanceof Error ? error.message : String(error),
+    });
+  }
+  scope.close();
+};

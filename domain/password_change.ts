@@ -1,0 +1,84 @@
+/**
+ * Changing one's password (signed in with a session, knowing the current password). It
+ * hashes twice, so it is throttled before any hashing as logins are: per account and per
+ * client address. A change revokes every API token of the account and ends its other
+ * sessions: a password is changed when it may have leaked, and what was opened with it goes.
+ */
+import { deleteUserApiTokens, listApiTokens } from "../db/api_tokens.ts";
+import { deleteOtherUserSessions } from "../db/sessions.ts";
+import type { Database } from "../db/sqlite.ts";
+import { findUserById, setPasswordHash } from "../db/users.ts";
+import type { Actor } from "./accounts.ts";
+import type { Clock } from "./clock.ts";
+import { DomainError, invalid } from "./errors.ts";
+import type { PasswordHasher } from "./passwords.ts";
+import type { LoginThrottle } from "./throttle.ts";
+
+/** What a password change needs. */
+export interface PasswordChangeDeps {
+  db: Database;
+  clock: Clock;
+  hasher: PasswordHasher;
+  /** A throttle of its own (failures here do not lock the account's login). */
+  throttle: LoginThrottle;
+  /** Called after the change with the revoked tokens and the ended sessions. */
+  onChanged?: (ended: { tokenIds: number[]; sessionIdHashes: string[] }) => void;
+}
+
+/** Creates the password change operation. */
+export function createPasswordChange(deps: PasswordChangeDeps) {
+  const { db, clock, hasher } = deps;
+  return {
+    /**
+     * Sets a new password for the caller, whose session `sessionIdHash` stays. A wrong current
+     * password is `validation` on `currentPassword` (not 401: the session is fine).
+     */
+    async change(
+      actor: Actor,
+      sessionIdHash: string,
+      input: { currentPassword: string; newPassword: string },
+      address: string,
+    ): Promise<void> {
+      const user = findUserById(db, actor.id);
+      if (!user) throw new DomainError("unauthenticated", "Not logged in");
+      let attempt;
+      try {
+        attempt = deps.throttle.begin(`user:${user.id}`, address);
+      } catch (error) {
+        if (error instanceof DomainError && error.code === "rate_limited") {
+          throw new DomainError(
+            "rate_limited",
+            "Cannot change the password now: too many wrong current passwords; try again later",
+            error.retryAfter === undefined ? {} : { retryAfter: error.retryAfter },
+          );
+        }
+        throw error;
+      }
+      let hash: string;
+      try {
+        if (!await hasher.verify(input.currentPassword, user.passwordHash)) {
+          attempt.failed();
+          throw invalid("currentPassword", "Cannot change the password: the current one is wrong");
+        }
+        hash = await hasher.hash(input.newPassword);
+      } catch (error) {
+        // A busy hasher checked nothing: the attempt neither failed nor succeeded.
+        if (error instanceof DomainError && error.code === "rate_limited") attempt.abandoned();
+        else attempt.failed();
+        throw error;
+      }
+      attempt.succeeded();
+      const ended = db.tx(() => {
+        setPasswordHash(db, user.id, hash, clock.now().toISOString());
+        const tokenIds = listApiTokens(db, user.id).map((t) => t.id);
+        deleteUserApiTokens(db, user.id);
+        const sessionIdHashes = deleteOtherUserSessions(db, user.id, sessionIdHash);
+        return { tokenIds, sessionIdHashes };
+      });
+      deps.onChanged?.(ended);
+    },
+  };
+}
+
+/** The password change operation's type. */
+export type PasswordChange = ReturnType<typeof createPasswordChange>;

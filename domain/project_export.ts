@@ -1,0 +1,425 @@
+/**
+ * Project export: a zip archive streamed as it is read. Rows come in pages from a snapshot
+ * (one consistent view of the project however long the download takes), project.json is
+ * written element by element, files are read from disk in chunks: memory stays flat for a
+ * project of any size.
+ */
+import {
+  type ArchiveFileRow,
+  fileFromRow,
+  openSnapshot,
+  type PagedKind,
+  type RawRow,
+  readAttachments,
+  readMembers,
+  readPage,
+  readProject,
+  readThreadComments,
+  type Snapshot,
+  type SqlReader,
+} from "../db/project_archive.ts";
+import { projectAccess, requireOwner } from "./access.ts";
+import type { Actor } from "./accounts.ts";
+import type { DomainContext } from "./actions.ts";
+import { DomainError } from "./errors.ts";
+import {
+  ARCHIVE_FORMAT,
+  ARCHIVE_KINDS,
+  ARCHIVE_VERSION,
+  archiveFileName,
+  type ArchiveKind,
+  fileEntryName,
+  noteEntryName,
+  PROJECT_JSON,
+  threadEntryName,
+} from "./project_archive.ts";
+import { type ZipSink, zipStream } from "./zip_archive.ts";
+
+/**
+ * Rows read per query. A page of project.json becomes one string: at 500 rows those strings
+ * were large objects that wait for a full collection, and 30,000 to-dos peaked 31 MiB above
+ * idle; at 50, 17 MiB (bench/archive_bench.ts).
+ */
+const PAGE_ROWS = 50;
+/** File bytes are read in pieces of this size (see `chunksOf`). */
+const FILE_PIECE_BYTES = 16 * 1024;
+
+/** A started export: the archive's file name and its bytes, produced as they are read. */
+export interface ProjectExport {
+  fileName: string;
+  body: ReadableStream<Uint8Array>;
+}
+
+/** The attachable kinds, with the subject type their attachments are linked under. */
+const ATTACHABLE: Partial<Record<ArchiveKind, "thread" | "comment" | "message" | "item">> = {
+  threads: "thread",
+  comments: "comment",
+  chat: "message",
+  items: "item",
+};
+
+/** The pages of a kind's live rows, read as they are asked for. */
+function* pages(r: SqlReader, kind: PagedKind, projectId: number): Generator<RawRow[]> {
+  let afterId = 0;
+  for (;;) {
+    const rows = readPage(r, kind, { projectId, afterId, limit: PAGE_ROWS });
+    if (rows.length === 0) return;
+    yield rows;
+    if (rows.length < PAGE_ROWS) return;
+    afterId = rows[rows.length - 1]!.id as number;
+  }
+}
+
+/** A file as the archive shows it: the API's file, the uploader's email, its subject. */
+function fileView(f: ArchiveFileRow) {
+  return {
+    id: f.id,
+    projectId: f.projectId,
+    name: f.name,
+    contentType: f.contentType,
+    size: f.size,
+    source: f.source,
+    uploader: f.uploaderEmail,
+    createdAt: f.createdAt,
+    downloadUrl: `/api/files/${f.id}/download`,
+    uploadedTo: f.uploadedTo,
+  };
+}
+
+const bool = (v: unknown) => v === 1;
+const tags = (v: unknown) => JSON.parse(v as string) as string[];
+
+/**
+ * Each kind's element of project.json: the resource as the API shows it, with users named
+ * by email (`author`, `creator`, `assignee`, `uploader`, `actor`, `invitees`).
+ */
+const EXPORTS: Record<
+  ArchiveKind,
+  (row: RawRow, attachments: Map<number, ArchiveFileRow[]>) => unknown
+> = {
+  threads: (r, a) => ({
+    id: r.id,
+    projectId: r.project_id,
+    author: r.author_email,
+    title: r.title,
+    body: r.body,
+    category: r.category,
+    pinned: bool(r.pinned),
+    commentCount: r.comment_count,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    attachments: (a.get(r.id as number) ?? []).map(fileView),
+  }),
+  comments: (r, a) => ({
+    id: r.id,
+    projectId: r.project_id,
+    threadId: r.thread_id,
+    author: r.author_email,
+    body: r.body,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    attachments: (a.get(r.id as number) ?? []).map(fileView),
+  }),
+  notes: (r) => ({
+    id: r.id,
+    projectId: r.project_id,
+    author: r.author_email,
+    title: r.title,
+    body: r.body,
+    tags: tags(r.tags),
+    pinned: bool(r.pinned),
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  }),
+  chat: (r, a) => ({
+    id: r.id,
+    projectId: r.project_id,
+    author: r.author_email,
+    text: r.text,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    attachments: (a.get(r.id as number) ?? []).map(fileView),
+  }),
+  columns: (r) => ({
+    id: r.id,
+    projectId: r.project_id,
+    name: r.name,
+    key: r.key,
+    position: r.position,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  }),
+  items: (r, a) => ({
+    id: r.id,
+    projectId: r.project_id,
+    columnId: r.column_id,
+    creator: r.creator_email,
+    title: r.title,
+    description: r.description,
+    assignee: r.assignee_email,
+    priority: r.priority,
+    startDate: r.start_date,
+    dueDate: r.due_date,
+    tags: tags(r.tags),
+    orderIndex: r.order_index,
+    completed: bool(r.completed),
+    completedAt: r.completed_at,
+    milestoneId: r.milestone_id,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    attachments: (a.get(r.id as number) ?? []).map(fileView),
+  }),
+  milestones: (r) => ({
+    id: r.id,
+    projectId: r.project_id,
+    creator: r.creator_email,
+    title: r.title,
+    description: r.description,
+    dueDate: r.due_date,
+    progress: r.progress,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  }),
+  events: (r) => ({
+    id: r.id,
+    projectId: r.project_id,
+    creator: r.creator_email,
+    title: r.title,
+    description: r.description,
+    startAt: r.start_at,
+    endAt: r.end_at,
+    allDay: bool(r.all_day),
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  }),
+  meetings: (r) => ({
+    id: r.id,
+    projectId: r.project_id,
+    creator: r.creator_email,
+    title: r.title,
+    startAt: r.start_at,
+    endAt: r.end_at,
+    location: r.location,
+    minutes: r.minutes,
+    invitees: JSON.parse(r.invitee_emails as string) as string[],
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  }),
+  files: (r) => fileView(fileFromRow(r)),
+  activity: (r) => ({
+    id: r.id,
+    projectId: r.project_id,
+    kind: r.kind,
+    actor: r.actor_email,
+    subjectType: r.subject_type,
+    subjectId: r.subject_id,
+    summary: r.summary,
+    createdAt: r.created_at,
+  }),
+};
+
+/** project.json, piece by piece: one page of elements per piece. */
+function* projectJson(
+  r: SqlReader,
+  projectId: number,
+  exportedAt: string,
+): Generator<string> {
+  const project = readProject(r, projectId);
+  if (!project) throw new DomainError("not_found", "No such project");
+  const head = {
+    format: ARCHIVE_FORMAT,
+    version: ARCHIVE_VERSION,
+    exportedAt,
+    project: {
+      id: project.id,
+      name: project.name,
+      description: project.description,
+      archived: project.archivedAt !== null,
+      archivedAt: project.archivedAt,
+      createdBy: project.createdByEmail,
+      createdAt: project.createdAt,
+      updatedAt: project.updatedAt,
+    },
+    members: readMembers(r, projectId),
+  };
+  const text = JSON.stringify(head, null, 1);
+  yield text.slice(0, text.lastIndexOf("}")).trimEnd();
+  for (const kind of ARCHIVE_KINDS) {
+    yield `,\n "${kind}": [`;
+    let first = true;
+    const subject = ATTACHABLE[kind];
+    for (const rows of pages(r, kind, projectId)) {
+      const attachments = subject
+        ? readAttachments(r, subject, rows.map((row) => row.id as number))
+        : new Map<number, ArchiveFileRow[]>();
+      const parts = rows.map((row) => JSON.stringify(EXPORTS[kind](row, attachments)));
+      yield (first ? "\n  " : ",\n  ") + parts.join(",\n  ");
+      first = false;
+    }
+    yield first ? "]" : "\n ]";
+  }
+  yield "\n}\n";
+}
+
+/** A Markdown line listing attachments as links into `files/`, or nothing. */
+function attachmentLine(files: ArchiveFileRow[]): string {
+  if (files.length === 0) return "";
+  const links = files.map((f) =>
+    `[${f.name.replace(/[[\]]/g, "\\$&")}](../${encodeURI(fileEntryName(f.id, f.name))})`
+  );
+  return `\nAttachments: ${links.join(", ")}\n`;
+}
+
+/** A thread and its comments as Markdown, a page of comments at a time. */
+function* threadMarkdown(r: SqlReader, thread: RawRow): Generator<string> {
+  const id = thread.id as number;
+  const files = readAttachments(r, "thread", [id]).get(id) ?? [];
+  yield `# ${thread.title}\n\n` +
+    `${thread.category}${bool(thread.pinned) ? ", pinned" : ""} · ${thread.author_email} · ` +
+    `${thread.created_at}\n${attachmentLine(files)}\n${thread.body}\n`;
+  let afterId = 0;
+  for (;;) {
+    const rows = readThreadComments(r, { threadId: id, afterId, limit: PAGE_ROWS });
+    if (rows.length === 0) return;
+    const attachments = readAttachments(r, "comment", rows.map((c) => c.id as number));
+    let text = "";
+    for (const c of rows) {
+      text += `\n---\n\n**${c.author_email}** · ${c.created_at}\n` +
+        `${attachmentLine(attachments.get(c.id as number) ?? [])}\n${c.body}\n`;
+    }
+    yield text;
+    afterId = rows[rows.length - 1]!.id as number;
+  }
+}
+
+/** A note as Markdown. */
+function noteMarkdown(note: RawRow): string {
+  const noteTags = tags(note.tags);
+  return `# ${note.title}\n\n` +
+    `${note.author_email} · ${note.updated_at}` +
+    `${noteTags.length ? ` · tags: ${noteTags.join(", ")}` : ""}` +
+    `${bool(note.pinned) ? " · pinned" : ""}\n\n${note.body}\n`;
+}
+
+/**
+ * A file's bytes in small pieces. Each piece is a new buffer (the response may hold it), and
+ * freed buffers wait for a garbage collection that the count of objects, not their bytes,
+ * brings on: at 64 KiB a piece (a file's `readable`) the export peaked 76 MiB above idle,
+ * at 16 KiB 34 MiB, for a little more time (1 GiB of files, bench/README.md).
+ */
+function chunksOf(file: Deno.FsFile): ReadableStream<Uint8Array> {
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const buffer = new Uint8Array(FILE_PIECE_BYTES);
+      const n = await file.read(buffer);
+      if (n === null) controller.close();
+      else controller.enqueue(buffer.subarray(0, n));
+    },
+  }, { highWaterMark: 0 });
+}
+
+/** UTF-8 bytes of the pieces, each produced only when the reader asks for more. */
+function textStream(pieces: Iterable<string>): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  const iterator = pieces[Symbol.iterator]();
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      const next = iterator.next();
+      if (next.done) controller.close();
+      else controller.enqueue(encoder.encode(next.value));
+    },
+    cancel() {
+      iterator.return?.();
+    },
+  }, { highWaterMark: 0 });
+}
+
+/** The project export operations. */
+export function createProjectExport(ctx: DomainContext) {
+  /** Checks that every live file's bytes are on disk (before a byte is sent). */
+  async function checkBytes(r: SqlReader, projectId: number): Promise<void> {
+    for (const rows of pages(r, "files", projectId)) {
+      for (const f of rows.map(fileFromRow)) {
+        try {
+          await Deno.stat(ctx.files.path(f.storedName));
+        } catch (error) {
+          if (!(error instanceof Deno.errors.NotFound)) throw error;
+          throw new DomainError(
+            "conflict",
+            `Cannot export: the bytes of file ${f.id} (${f.name}) are missing`,
+          );
+        }
+      }
+    }
+  }
+
+  async function produce(sink: ZipSink, r: Snapshot, projectId: number, at: Date) {
+    const exportedAt = at.toISOString();
+    await sink.add(PROJECT_JSON, textStream(projectJson(r, projectId, exportedAt)), {
+      store: false,
+      modified: at,
+    });
+    for (const rows of pages(r, "threads", projectId)) {
+      for (const thread of rows) {
+        const name = threadEntryName(thread.id as number, thread.title as string);
+        const text = [...threadMarkdown(r, thread)].join("");
+        await sink.addText(name, text, new Date(thread.updated_at as string));
+      }
+    }
+    for (const rows of pages(r, "notes", projectId)) {
+      for (const note of rows) {
+        const name = noteEntryName(note.id as number, note.title as string);
+        await sink.addText(name, noteMarkdown(note), new Date(note.updated_at as string));
+      }
+    }
+    for (const rows of pages(r, "files", projectId)) {
+      for (const f of rows.map(fileFromRow)) {
+        const handle = await ctx.files.open(f.storedName);
+        if (!handle) throw new Error(`Cannot export: the bytes of file ${f.id} are gone`);
+        try {
+          // Stored as they are: most allowed types are compressed already, and the copy
+          // runs at disk speed.
+          await sink.add(fileEntryName(f.id, f.name), chunksOf(handle), {
+            store: true,
+            modified: new Date(f.createdAt),
+          });
+        } finally {
+          try {
+            handle.close();
+          } catch {
+            // closed when its stream ended
+          }
+        }
+      }
+    }
+  }
+
+  return {
+    /**
+     * Starts exporting a project (its owners and system admins, archived or not): the
+     * archive's name and a stream producing it as it is read.
+     */
+    async start(actor: Actor, projectId: number): Promise<ProjectExport> {
+      requireOwner(projectAccess(ctx.db, actor, projectId), { evenArchived: true });
+      const snapshot = openSnapshot(ctx.db);
+      let project;
+      try {
+        project = readProject(snapshot, projectId);
+        if (!project) throw new DomainError("not_found", "No such project");
+        await checkBytes(snapshot, projectId);
+      } catch (error) {
+        snapshot.close();
+        throw error;
+      }
+      const at = ctx.clock.now();
+      const body = zipStream(
+        (sink) => produce(sink, snapshot, projectId, at),
+        () => snapshot.close(),
+      );
+      return { fileName: archiveFileName(project.name, at), body };
+    },
+  };
+}
+
+/** The project export operations' type. */
+export type ProjectExports = ReturnType<typeof createProjectExport>;

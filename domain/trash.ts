@@ -1,0 +1,328 @@
+/**
+ * The trash: every delete of a thread, comment, note, chat message, to-do item, file,
+ * calendar event or meeting moves it to its project's trash for `TRASH_DAYS` days, from where
+ * it can be restored exactly as it was; deleted projects wait there for a system admin. A sweep
+ * (at start-up and hourly) purges what has expired in bounded batches, each its own short
+ * transaction, yielding between them so requests keep flowing.
+ */
+import { memberRole } from "../db/projects.ts";
+import {
+  deleteProjectRow,
+  expiredProjectIds,
+  findAnyFile,
+  findDeletedProject,
+  findTrashed,
+  listDeletedProjects,
+  listTrash,
+  type PurgeBudget,
+  purgeExpired,
+  purgeItem,
+  purgeProjectRows,
+  restoreItemPlace,
+  restoreLinkedFiles,
+  restoreProjectRow,
+  restoreRow,
+  restoreThreadComments,
+  threadOfCommentDeleted,
+  TRASH_TYPES,
+  type TrashType,
+} from "../db/trash.ts";
+import { insertActivity } from "../db/activity.ts";
+import { projectAccess, requireOwner, requireWrite } from "./access.ts";
+import type { Actor } from "./accounts.ts";
+import { type DomainContext, runAction } from "./actions.ts";
+import { DomainError } from "./errors.ts";
+import { offsetOf, type Page, pageOf, type PageRequest } from "./paging.ts";
+import { type Project, toProject } from "./projects.ts";
+
+export { TRASH_TYPES, type TrashType };
+
+/** What a delete put in the trash, and what a restore (an "Undo") names. */
+export interface TrashRef {
+  type: TrashType;
+  id: number;
+}
+
+/** A trash entry as the API shows it. */
+export interface TrashEntry {
+  type: TrashType;
+  id: number;
+  title: string;
+  deletedAt: string;
+  /** Null for items deleted before the trash existed. */
+  deletedBy: number | null;
+  /** When the sweep may purge it (it stays restorable until it is purged). */
+  purgeAt: string;
+}
+
+/** A deleted project as the admin's trash shows it. */
+export interface DeletedProject {
+  id: number;
+  name: string;
+  deletedAt: string;
+  deletedBy: number | null;
+  purgeAt: string;
+}
+
+/** What one sweep did. */
+export interface SweepResult {
+  /** Items purged (a thread counts once, with its comments). */
+  items: number;
+  /** Projects purged. */
+  projects: number;
+  /** Write transactions it took. */
+  transactions: number;
+}
+
+/** A running sweep schedule. */
+export interface SweepSchedule {
+  /** Clears the timer and waits for a sweep in progress to stop at its next batch. */
+  stop(): Promise<void>;
+}
+
+/** Rows purged per transaction at most. */
+export const SWEEP_BATCH = 500;
+/**
+ * Work one transaction may do, by the clock, before it commits and lets requests in (it ends
+ * sooner on a slow or busy machine; with a fixed test clock only the row limit counts).
+ */
+export const SWEEP_BATCH_MS = 20;
+/** Time between sweeps. */
+export const SWEEP_INTERVAL_MS = 3_600_000;
+const DAY_MS = 86_400_000;
+
+/** Lets other work (requests, group commits) run between two batches. */
+const pause = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
+/** The trash operations. */
+export function createTrash(ctx: DomainContext, options: { trashDays: number }) {
+  const { db } = ctx;
+  const purgeAt = (deletedAt: string) =>
+    new Date(Date.parse(deletedAt) + options.trashDays * DAY_MS).toISOString();
+  let running: Promise<SweepResult> | null = null;
+
+  /** The budget of one transaction: the row limit, and the time limit by the clock. */
+  function budget(): PurgeBudget {
+    const start = ctx.clock.now().getTime();
+    return {
+      limit: SWEEP_BATCH,
+      more: () => ctx.clock.now().getTime() - start < SWEEP_BATCH_MS,
+    };
+  }
+
+  async function runSweep(signal: AbortSignal | undefined): Promise<SweepResult> {
+    const now = ctx.clock.now();
+    const cutoff = new Date(now.getTime() - options.trashDays * DAY_MS).toISOString();
+    const result: SweepResult = { items: 0, projects: 0, transactions: 0 };
+    while (!signal?.aborted) {
+      const batch = db.tx(() => purgeExpired(db, cutoff, budget()));
+      result.transactions++;
+      result.items += batch.purged;
+      for (const storedName of batch.storedNames) await ctx.files.remove(storedName);
+      if (batch.purged === 0) break;
+      await pause();
+    }
+    for (const projectId of expiredProjectIds(db, cutoff)) {
+      let step: { rowsLeft: boolean } | null = { rowsLeft: true };
+      while (step?.rowsLeft) {
+        if (signal?.aborted) return result;
+        step = db.tx(() =>
+          purgeProjectRows(db, projectId, { cutoff, at: now.toISOString(), budget: budget() })
+        );
+        result.transactions++;
+        await pause();
+      }
+      // Restored before its purge began: nothing of it was touched.
+      if (step === null) continue;
+      await ctx.files.removeProject(projectId);
+      db.tx(() => deleteProjectRow(db, projectId));
+      result.transactions++;
+      result.projects++;
+    }
+    return result;
+  }
+
+  /** Purges what expired, once; a sweep asked for while one runs joins that one. */
+  function sweep(sweepOptions: { signal?: AbortSignal } = {}): Promise<SweepResult> {
+    running ??= runSweep(sweepOptions.signal).finally(() => running = null);
+    return running;
+  }
+
+  return {
+    /** A page of the project's trash, most recently deleted first (members, not viewers). */
+    list(actor: Actor, projectId: number, page: PageRequest): Page<TrashEntry> {
+      const access = projectAccess(db, actor, projectId);
+      if (access.role === "viewer") {
+        throw new DomainError("forbidden", "Viewers cannot see the trash");
+      }
+      const { items, total } = listTrash(db, projectId, {
+        limit: page.pageSize,
+        offset: offsetOf(page),
+      });
+      return pageOf(
+        items.map((r) => ({
+          type: r.type,
+          id: r.id,
+          title: r.title,
+          deletedAt: r.deletedAt,
+          deletedBy: r.deletedBy,
+          purgeAt: purgeAt(r.deletedAt),
+        })),
+        total,
+        page,
+      );
+    },
+
+    /**
+     * Restores an item exactly as it was: its attachments, its place in its column, a thread's
+     * comments that went with it. Allowed to the one who deleted it, its author, the owner or
+     * an admin of an open project; a comment whose thread is still deleted is a conflict.
+     * Writes `item_restored` and sends `item.restored`.
+     */
+    restore(actor: Actor, projectId: number, ref: TrashRef): TrashRef {
+      return runAction(ctx, (fx) => {
+        const access = projectAccess(db, actor, projectId);
+        requireWrite(access);
+        const row = findTrashed(db, projectId, ref);
+        if (!row) throw new DomainError("not_found", `No such ${ref.type} in the trash`);
+        if (access.role !== "owner" && row.deletedBy !== actor.id && row.ownerId !== actor.id) {
+          throw new DomainError(
+            "forbidden",
+            "Only the one who deleted it, its author or the project owner can restore it",
+          );
+        }
+        switch (row.type) {
+          case "comment":
+            if (threadOfCommentDeleted(db, row.id)) {
+              throw new DomainError(
+                "conflict",
+                "Cannot restore the comment: its thread is deleted (restore the thread)",
+              );
+            }
+            restoreRow(db, row);
+            restoreLinkedFiles(db, [{ type: "comment", id: row.id }]);
+            break;
+          case "thread": {
+            restoreRow(db, row);
+            const comments = restoreThreadComments(db, row.id);
+            restoreLinkedFiles(db, [
+              { type: "thread", id: row.id },
+              ...comments.map((id) => ({ type: "comment" as const, id })),
+            ]);
+            break;
+          }
+          case "item":
+            restoreRow(db, row);
+            restoreItemPlace(db, row.id, fx.now);
+            restoreLinkedFiles(db, [{ type: "item", id: row.id }]);
+            break;
+          case "message":
+            restoreRow(db, row);
+            restoreLinkedFiles(db, [{ type: "message", id: row.id }]);
+            break;
+          default:
+            restoreRow(db, row);
+        }
+        fx.activity({
+          projectId,
+          kind: "item_restored",
+          actorId: actor.id,
+          subjectType: row.type,
+          subjectId: row.id,
+          summary: row.title,
+        });
+        fx.event(projectId, "item.restored", { type: row.type, id: row.id });
+        return { type: row.type, id: row.id };
+      });
+    },
+
+    /**
+     * Removes a file and its stored bytes at once, live or in the trash (owner or admin): for
+     * a secret uploaded by mistake. Its attachment links, activity and notifications go too.
+     */
+    purgeFile(actor: Actor, projectId: number, fileId: number): void {
+      runAction(ctx, (fx) => {
+        const access = projectAccess(db, actor, projectId);
+        const file = findAnyFile(db, projectId, fileId);
+        if (!file) throw new DomainError("not_found", "No such file");
+        requireOwner(access);
+        purgeItem(db, "file", file.id);
+        fx.removeBytesAfterCommit(file.storedName);
+      });
+    },
+
+    /** A page of deleted projects, most recently deleted first (system admins). */
+    deletedProjects(actor: Actor, page: PageRequest): Page<DeletedProject> {
+      requireAdmin(actor);
+      const { items, total } = listDeletedProjects(db, {
+        limit: page.pageSize,
+        offset: offsetOf(page),
+      });
+      return pageOf(items.map((p) => ({ ...p, purgeAt: purgeAt(p.deletedAt) })), total, page);
+    },
+
+    /** Restores a deleted project not yet being purged (system admins); writes `item_restored`. */
+    restoreProject(actor: Actor, projectId: number): Project {
+      requireAdmin(actor);
+      return db.tx(() => {
+        const row = findDeletedProject(db, projectId);
+        if (!row) throw new DomainError("not_found", "No such project in the trash");
+        restoreProjectRow(db, row.id);
+        insertActivity(db, {
+          projectId: row.id,
+          kind: "item_restored",
+          actorId: actor.id,
+          subjectType: "project",
+          subjectId: row.id,
+          summary: row.name,
+          createdAt: ctx.clock.now().toISOString(),
+        });
+        const access = projectAccess(db, actor, row.id);
+        return toProject(access.project, memberRole(db, row.id, actor.id));
+      });
+    },
+
+    sweep,
+
+    /**
+     * Sweeps now and then every `intervalMs` (an hour) until stopped; results and failures
+     * are handed to the callbacks (a failed sweep is tried again at the next interval).
+     */
+    startSweeps(
+      schedule: {
+        intervalMs?: number;
+        onSwept?: (result: SweepResult) => void;
+        onError?: (error: unknown) => void;
+      } = {},
+    ): SweepSchedule {
+      const controller = new AbortController();
+      const run = () => {
+        sweep({ signal: controller.signal }).then(
+          (result) => schedule.onSwept?.(result),
+          (error) => schedule.onError?.(error),
+        );
+      };
+      run();
+      const timer = setInterval(run, schedule.intervalMs ?? SWEEP_INTERVAL_MS);
+      return {
+        async stop() {
+          clearInterval(timer);
+          controller.abort();
+          await running?.catch(() => {});
+        },
+      };
+    },
+  };
+}
+
+function requireAdmin(actor: Actor): void {
+  if (actor.role !== "admin") throw new DomainError("forbidden", "Administrators only");
+}
+
+/** The trash operations' type. */
+export type Trash = ReturnType<typeof createTrash>;
+
+/** Whether `value` names a trash type. */
+export function isTrashType(value: string): value is TrashType {
+  return (TRASH_TYPES as readonly string[]).includes(value);
+}

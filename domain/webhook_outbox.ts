@@ -1,0 +1,159 @@
+/**
+ * The webhook outbox: what a delivery carries, how it is signed, and what an attempt's
+ * outcome does to it (the retry schedule, the 3-day rule). Deliveries are queued by
+ * `runAction` in the transaction of the change whose event they carry.
+ */
+import type { EventRow } from "../db/events.ts";
+import { insertNotifications } from "../db/notifications.ts";
+import { listMembers } from "../db/projects.ts";
+import type { Database } from "../db/sqlite.ts";
+import {
+  type DeliveryRow,
+  enqueueDeliveries,
+  finishAttempt,
+  noteWebhookFailure,
+  noteWebhookSuccess,
+  type WebhookRow,
+} from "../db/webhooks.ts";
+import type { Clock } from "./clock.ts";
+
+/**
+ * The waits before attempts 2 to 8 after a failed attempt: the contract's 1 min, 5 min,
+ * 30 min, 2 h, 6 h and 12 h, then 24 h before the eighth and last.
+ */
+export const RETRY_DELAYS_MS = [
+  60_000,
+  5 * 60_000,
+  30 * 60_000,
+  2 * 3_600_000,
+  6 * 3_600_000,
+  12 * 3_600_000,
+  24 * 3_600_000,
+] as const;
+
+/** Attempts a delivery gets in all before it is `failed`. */
+export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
+
+/** How long every attempt of a webhook may fail before it is set inactive. */
+export const DISABLE_AFTER_MS = 3 * 24 * 3_600_000;
+
+/**
+ * The JSON body of an event's deliveries: `{id, event, projectId, occurredAt, data}` with
+ * the stream event's data as stored (not parsed and written again).
+ */
+export function deliveryBody(event: EventRow, occurredAt: string): string {
+  return `{"id":${event.id},"event":${JSON.stringify(event.name)},"projectId":${event.projectId},` +
+    `"occurredAt":${JSON.stringify(occurredAt)},"data":${event.data}}`;
+}
+
+/**
+ * Queues a delivery of a just-appended stream event for each subscribed active webhook of
+ * its project. Call inside the transaction that appended the event; returns how many.
+ */
+export function queueDeliveries(db: Database, event: EventRow, occurredAt: string): number {
+  return enqueueDeliveries(db, {
+    projectId: event.projectId,
+    eventId: event.id,
+    event: event.name,
+    body: deliveryBody(event, occurredAt),
+    at: occurredAt,
+  });
+}
+
+const encoder = new TextEncoder();
+
+/** The HMAC-SHA256 key of a secret: its UTF-8 bytes, exactly as it was shown. */
+export function signingKey(secret: string): Promise<CryptoKey> {
+  return crypto.subtle.importKey(
+    "raw",
+    encoder.encode(secret),
+    { name: "HMAC", hash: "SHA-256" },
+    false,
+    ["sign"],
+  );
+}
+
+/** The `X-Collab-Signature` value: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">`. */
+export async function signature(
+  key: CryptoKey,
+  unixSeconds: number,
+  body: string,
+): Promise<string> {
+  const mac = new Uint8Array(
+    await crypto.subtle.sign("HMAC", key, encoder.encode(`${unixSeconds}.${body}`)),
+  );
+  return `t=${unixSeconds},v1=${Array.from(mac, (b) => b.toString(16).padStart(2, "0")).join("")}`;
+}
+
+/** What one attempt came to. */
+export type AttemptOutcome =
+  | { kind: "succeeded"; statusCode: number }
+  | {
+    kind: "failed";
+    statusCode: number | null;
+    error: string;
+    /** No retry: the target was refused (it resolves to an address not allowed). */
+    final?: boolean;
+  }
+  /** The server stopped mid-attempt: nothing is recorded, the delivery stays due. */
+  | { kind: "abandoned" };
+
+/**
+ * Records an attempt of a delivery as it was read before the attempt (`attempts` not
+ * counting it): success ends it and clears the webhook's failing state; a failure schedules the next
+ * attempt or, after the last, marks it `failed`, and sets the webhook inactive (notifying
+ * the project's owners with `webhook_disabled`) once it has been failing for 3 days.
+ * Returns the webhook when this attempt disabled it.
+ */
+export function recordAttempt(
+  db: Database,
+  clock: Clock,
+  attempt: { delivery: DeliveryRow; webhook: WebhookRow; outcome: AttemptOutcome },
+): WebhookRow | null {
+  const { delivery, webhook, outcome } = attempt;
+  if (outcome.kind === "abandoned") return null;
+  const now = clock.now();
+  const at = now.toISOString();
+  return db.tx(() => {
+    const attempts = delivery.attempts + 1;
+    if (outcome.kind === "succeeded") {
+      finishAttempt(db, delivery.id, {
+        attempts,
+        status: "succeeded",
+        statusCode: outcome.statusCode,
+        error: null,
+        nextAttemptAt: null,
+        deliveredAt: at,
+      });
+      noteWebhookSuccess(db, webhook.id);
+      return null;
+    }
+    const last = outcome.final === true || attempts >= MAX_ATTEMPTS;
+    const delay = RETRY_DELAYS_MS[Math.min(attempts, MAX_ATTEMPTS - 1) - 1] ?? 0;
+    finishAttempt(db, delivery.id, {
+      attempts,
+      status: last ? "failed" : "pending",
+      statusCode: outcome.statusCode,
+      error: outcome.error,
+      nextAttemptAt: last ? null : new Date(now.getTime() + delay).toISOString(),
+      deliveredAt: null,
+    });
+    const disabled = noteWebhookFailure(db, webhook.id, {
+      at,
+      disableBefore: new Date(now.getTime() - DISABLE_AFTER_MS).toISOString(),
+    });
+    if (disabled) {
+      const owners = listMembers(db, disabled.projectId).filter((m) => m.role === "owner");
+      insertNotifications(db, owners.map((m) => m.userId), {
+        kind: "webhook_disabled",
+        projectId: disabled.projectId,
+        actorId: null,
+        subjectType: "project",
+        subjectId: disabled.projectId,
+        text: disabled.url,
+        createdAt: at,
+      });
+    }
+    return disabled;
+  });
+}

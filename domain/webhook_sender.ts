@@ -1,0 +1,410 @@
+/**
+ * The sender loop: takes due deliveries from the outbox and POSTs them, at most 16 at a
+ * time and 4 per webhook, so a slow or dead receiver holds a few slots and never the
+ * requests that caused the events nor the other receivers. Woken right after a commit that
+ * queued deliveries, and polling for retries that come due.
+ *
+ * Picking what to send only reads the database: the deliveries in flight are known here
+ * and left out. Outcomes are written afterwards, those that ended close together in one
+ * commit, so sending never waits for an fsync. A delivery stays `pending` and due until its
+ * outcome is written: a server that dies mid-attempt (a crash, a kill -9) sends it again
+ * after restart, so it arrives at least once; the cut-short attempt is not counted. (With
+ * several servers on one database, as on PostgreSQL, picking would have to take a lease,
+ * e.g. `FOR UPDATE SKIP LOCKED`; on SQLite one process owns the database.)
+ *
+ * Where an attempt connects: the host is resolved here and every address checked
+ * (`webhook_targets.ts`). An `http` attempt then connects to the checked address itself (a
+ * client whose transport is that address), so a name that resolves differently a moment
+ * later (DNS rebinding) cannot redirect it. An `https` attempt cannot be pinned that way
+ * (Deno's pinned transport speaks plain HTTP even for https URLs, and connecting to a bare
+ * address would break the certificate's name check), so fetch resolves the name again; the
+ * remaining window is covered by TLS: a rebound address would have to present a valid
+ * certificate for the webhook's host name before any byte of the request is sent.
+ */
+import type { Database } from "../db/sqlite.ts";
+import {
+  type DeliveryRow,
+  dueDeliveries,
+  findWebhookById,
+  pruneDeliveries,
+  type WebhookRow,
+  webhooksWithDueDeliveries,
+} from "../db/webhooks.ts";
+import type { Clock } from "./clock.ts";
+import { type AttemptOutcome, recordAttempt, signature, signingKey } from "./webhook_outbox.ts";
+import {
+  type AllowList,
+  checkTarget,
+  dnsResolver,
+  hostOf,
+  type Resolver,
+} from "./webhook_targets.ts";
+
+/** Tuning of the sender (the defaults are the production values). */
+export interface WebhookSenderOptions {
+  /** Attempts in flight at once, over all webhooks (default 16). */
+  maxInFlight?: number;
+  /** Attempts in flight at once for one webhook (default 4). */
+  maxInFlightPerWebhook?: number;
+  /** How long an attempt may take, resolving included (default 10 s, the contract's). */
+  timeoutMs?: number;
+  /** How often the loop looks for retries that came due (default 1 s). */
+  pollMs?: number;
+  /** Finished deliveries older than this are removed (default 30 days). */
+  keepDays?: number;
+  /** Resolves host names (default: the system's resolver). */
+  resolve?: Resolver;
+  /** Reports an unexpected error of the loop (default: standard error). */
+  onError?: (error: unknown) => void;
+}
+
+/** What the sender is built from. */
+export interface WebhookSenderDeps {
+  db: Database;
+  clock: Clock;
+  allow: AllowList;
+}
+
+/** A delivery picked for an attempt and the webhook it goes to. */
+interface Picked {
+  delivery: DeliveryRow;
+  webhook: WebhookRow;
+}
+
+/** An attempt that ended, awaiting its record. */
+interface Settled extends Picked {
+  outcome: AttemptOutcome;
+}
+
+const HOUR_MS = 3_600_000;
+/**
+ * How long a wake-up waits before looking: attempts that end within it are refilled, and
+ * recorded, together (one look and one commit for many).
+ */
+const WAKE_DELAY_MS = 10;
+/**
+ * Ended attempts not yet written, beyond which no new attempt starts until they are (the
+ * memory they hold stays bounded even if the disk stalls).
+ */
+const MAX_UNRECORDED = 256;
+/** Pinned HTTP clients kept for reuse (their connections stay open between attempts). */
+const MAX_CLIENTS = 64;
+/** Signing keys kept, by secret. */
+const MAX_KEYS = 256;
+
+/** Sends queued webhook deliveries. */
+export class WebhookSender {
+  readonly #db: Database;
+  readonly #clock: Clock;
+  readonly #allow: AllowList;
+  readonly #options: Required<WebhookSenderOptions>;
+  /** Attempts in flight, by delivery id. */
+  readonly #sending = new Map<number, Promise<void>>();
+  readonly #perWebhook = new Map<number, number>();
+  /** Ended attempts waiting for the next write, and the ids of every ended but unwritten one. */
+  #settled: Settled[] = [];
+  readonly #unrecorded = new Set<number>();
+  #recording: Promise<void> | null = null;
+  /** Pinned clients by `address|port`. */
+  readonly #clients = new Map<string, Deno.HttpClient>();
+  readonly #keys = new Map<string, Promise<CryptoKey>>();
+  /** Aborts every attempt in flight when the sender stops. */
+  readonly #abort = new AbortController();
+  #started = false;
+  #stopping = false;
+  #poll: ReturnType<typeof setInterval> | undefined;
+  #wakeTimer: ReturnType<typeof setTimeout> | undefined;
+  #lastPrune = 0;
+
+  constructor(deps: WebhookSenderDeps, options: WebhookSenderOptions = {}) {
+    this.#db = deps.db;
+    this.#clock = deps.clock;
+    this.#allow = deps.allow;
+    this.#options = {
+      maxInFlight: 16,
+      maxInFlightPerWebhook: 4,
+      timeoutMs: 10_000,
+      pollMs: 1_000,
+      keepDays: 30,
+      resolve: dnsResolver,
+      onError: (error) => console.error("error: webhook sender:", error),
+      ...options,
+    };
+  }
+
+  /** Attempts in flight now. */
+  get inFlight(): number {
+    return this.#sending.size;
+  }
+
+  /** Starts the loop: what is due now (queued before, or cut short by a crash) goes at once. */
+  start(): void {
+    if (this.#started || this.#stopping) return;
+    this.#started = true;
+    this.#poll = setInterval(() => this.wake(), this.#options.pollMs);
+    this.wake();
+  }
+
+  /** Looks for due deliveries soon (after a commit that queued some); no-op unless started. */
+  wake(): void {
+    if (!this.#started || this.#stopping || this.#wakeTimer !== undefined) return;
+    this.#wakeTimer = setTimeout(() => {
+      this.#wakeTimer = undefined;
+      try {
+        this.#fill();
+      } catch (error) {
+        this.#options.onError(error);
+      }
+      this.#record();
+    }, WAKE_DELAY_MS);
+  }
+
+  /**
+   * Starts attempts for what is due now (up to the limits) and waits until they ended and
+   * were recorded; returns how many it started. For tests and tools that drive the sender
+   * without its loop.
+   */
+  async runOnce(): Promise<number> {
+    const started = this.#fill();
+    await this.#drain();
+    return started;
+  }
+
+  /**
+   * Stops the loop: nothing new starts; attempts in flight get `graceMs` to end, then are
+   * aborted (and sent again after the next start). Every outcome known is recorded.
+   */
+  async stop(graceMs = 0): Promise<void> {
+    this.#stopping = true;
+    clearInterval(this.#poll);
+    clearTimeout(this.#wakeTimer);
+    this.#wakeTimer = undefined;
+    if (this.#sending.size > 0 && graceMs > 0) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([this.#attempts(), new Promise((r) => timer = setTimeout(r, graceMs))]);
+      clearTimeout(timer);
+    }
+    this.#abort.abort();
+    await this.#drain();
+    for (const client of this.#clients.values()) client.close();
+    this.#clients.clear();
+  }
+
+  /** Every attempt in flight, ended. */
+  #attempts(): Promise<unknown> {
+    return Promise.all(this.#sending.values());
+  }
+
+  /** Waits for the attempts in flight and for every outcome to be written. */
+  async #drain(): Promise<void> {
+    while (this.#sending.size > 0 || this.#settled.length > 0 || this.#recording) {
+      await this.#attempts();
+      await this.#record();
+    }
+  }
+
+  /** Starts attempts for due deliveries in the free slots; returns how many. */
+  #fill(): number {
+    if (this.#stopping) return 0;
+    const free = this.#options.maxInFlight - this.#sending.size;
+    if (free <= 0 || this.#unrecorded.size >= MAX_UNRECORDED) return 0;
+    const at = this.#clock.now().toISOString();
+    const exclude = [...this.#sending.keys(), ...this.#unrecorded];
+    let started = 0;
+    for (const { webhookId } of webhooksWithDueDeliveries(this.#db, at, exclude)) {
+      const room = Math.min(
+        this.#options.maxInFlightPerWebhook - (this.#perWebhook.get(webhookId) ?? 0),
+        free - started,
+      );
+      if (room <= 0) continue;
+      const webhook = findWebhookById(this.#db, webhookId);
+      if (!webhook) continue;
+      for (
+        const delivery of dueDeliveries(this.#db, webhookId, { now: at, exclude, limit: room })
+      ) {
+        this.#launch({ delivery, webhook });
+        started++;
+      }
+      if (started >= free) break;
+    }
+    return started;
+  }
+
+  #launch(p: Picked): void {
+    const { id } = p.delivery;
+    this.#perWebhook.set(p.webhook.id, (this.#perWebhook.get(p.webhook.id) ?? 0) + 1);
+    const attempt = this.#attempt(p).then((outcome) => {
+      this.#sending.delete(id);
+      const left = (this.#perWebhook.get(p.webhook.id) ?? 1) - 1;
+      if (left > 0) this.#perWebhook.set(p.webhook.id, left);
+      else this.#perWebhook.delete(p.webhook.id);
+      // An abandoned attempt writes nothing: its delivery is simply still due.
+      if (outcome.kind !== "abandoned") {
+        this.#unrecorded.add(id);
+        this.#settled.push({ ...p, outcome });
+      }
+      this.wake();
+    });
+    this.#sending.set(id, attempt);
+  }
+
+  /**
+   * Writes the ended attempts' outcomes, those that ended meanwhile in one commit (joining
+   * the requests' group commit); one write at a time. Resolves when nothing is left.
+   */
+  #record(): Promise<void> {
+    if (this.#recording) return this.#recording;
+    if (this.#settled.length === 0) return Promise.resolve();
+    this.#recording = (async () => {
+      while (this.#settled.length > 0) {
+        const batch = this.#settled;
+        this.#settled = [];
+        try {
+          await this.#db.commit(() => {
+            for (const s of batch) recordAttempt(this.#db, this.#clock, s);
+          });
+        } catch (error) {
+          // Nothing was written: the deliveries are still due and are sent again.
+          this.#options.onError(error);
+        } finally {
+          for (const s of batch) this.#unrecorded.delete(s.delivery.id);
+        }
+      }
+      await this.#pruneHourly().catch(this.#options.onError);
+    })().finally(() => {
+      this.#recording = null;
+      this.wake();
+    });
+    return this.#recording;
+  }
+
+  /** The HMAC key of a secret (kept: importing it for every attempt costs more than it signs). */
+  #key(secret: string): Promise<CryptoKey> {
+    let key = this.#keys.get(secret);
+    if (!key) {
+      if (this.#keys.size >= MAX_KEYS) this.#keys.clear();
+      key = signingKey(secret);
+      this.#keys.set(secret, key);
+    }
+    return key;
+  }
+
+  /**
+   * A client whose every connection goes to `address` and `port` (the address checked), kept
+   * for reuse; when too many are kept, a new one that the caller closes after its attempt.
+   */
+  #pinned(address: string, port: number): { client: Deno.HttpClient; owned: boolean } {
+    const name = `${address}|${port}`;
+    const kept = this.#clients.get(name);
+    if (kept) return { client: kept, owned: false };
+    const client = Deno.createHttpClient({
+      // An IPv6 address goes in brackets.
+      proxy: { transport: "tcp", hostname: address.includes(":") ? `[${address}]` : address, port },
+    });
+    if (this.#clients.size >= MAX_CLIENTS) return { client, owned: true };
+    this.#clients.set(name, client);
+    return { client, owned: false };
+  }
+
+  /** One POST of a delivery; never throws. */
+  async #attempt({ delivery, webhook }: Picked): Promise<AttemptOutcome> {
+    const stop = this.#abort.signal;
+    if (stop.aborted) return { kind: "abandoned" };
+    // One controller whose timer is cleared when the attempt ends: a timeout signal per
+    // attempt would keep each attempt reachable for the full 10 s after it ended.
+    const controller = new AbortController();
+    const signal = controller.signal;
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, this.#options.timeoutMs);
+    const onStop = () => controller.abort();
+    stop.addEventListener("abort", onStop, { once: true });
+    let client: Deno.HttpClient | undefined;
+    let owned: Deno.HttpClient | undefined;
+    try {
+      const url = new URL(webhook.url);
+      const target = await checkTarget(url, {
+        allow: this.#allow,
+        resolve: this.#options.resolve,
+        signal,
+      });
+      if (!target.ok) {
+        return target.reason === "blocked"
+          ? {
+            kind: "failed",
+            statusCode: null,
+            error: `Refused: ${target.address} is not a public address`,
+            final: true,
+          }
+          : { kind: "failed", statusCode: null, error: `Cannot resolve ${hostOf(url)}` };
+      }
+      const t = Math.floor(this.#clock.now().getTime() / 1000);
+      const headers = {
+        "Content-Type": "application/json",
+        "User-Agent": "Collab-Webhook/1",
+        "X-Collab-Event": delivery.event,
+        "X-Collab-Delivery": String(delivery.id),
+        "X-Collab-Signature": await signature(await this.#key(webhook.secret), t, delivery.body),
+      };
+      if (url.protocol === "http:") {
+        // Connect to the address just checked, not to whatever the name resolves to next
+        // (the first one: A records come before AAAA).
+        const pinned = this.#pinned(target.addresses[0]!, Number(url.port || 80));
+        client = pinned.client;
+        if (pinned.owned) owned = pinned.client;
+      }
+      const response = await fetch(url, {
+        method: "POST",
+        headers,
+        body: delivery.body,
+        redirect: "manual",
+        signal,
+        ...(client ? { client } : {}),
+      });
+      // The answer's body is never read: nothing is buffered, however large or endless.
+      await response.body?.cancel().catch(() => {});
+      const status = response.status;
+      if (status >= 200 && status < 300) return { kind: "succeeded", statusCode: status };
+      return {
+        kind: "failed",
+        statusCode: status,
+        error: status >= 300 && status < 400
+          ? `Redirect not followed (HTTP ${status})`
+          : `HTTP ${status}`,
+      };
+    } catch (error) {
+      if (stop.aborted) return { kind: "abandoned" };
+      if (timedOut) {
+        return {
+          kind: "failed",
+          statusCode: null,
+          error: `No answer within ${this.#options.timeoutMs / 1000} s`,
+        };
+      }
+      return { kind: "failed", statusCode: null, error: describe(error) };
+    } finally {
+      clearTimeout(timer);
+      stop.removeEventListener("abort", onStop);
+      owned?.close();
+    }
+  }
+
+  /** Removes finished deliveries past their keeping time, at most once an hour. */
+  async #pruneHourly(): Promise<void> {
+    const now = this.#clock.now().getTime();
+    if (now - this.#lastPrune < HOUR_MS) return;
+    this.#lastPrune = now;
+    const before = new Date(now - this.#options.keepDays * 24 * HOUR_MS).toISOString();
+    await this.#db.commit(() => pruneDeliveries(this.#db, before));
+  }
+}
+
+/** An attempt's error as the delivery log shows it: the innermost message, shortened. */
+function describe(error: unknown): string {
+  let inner: unknown = error;
+  while (inner instanceof Error && inner.cause instanceof Error) inner = inner.cause;
+  const text = inner instanceof Error ? inner.message : String(inner);
+  return text.length > 300 ? `${text.slice(0, 299)}…` : text;
+}

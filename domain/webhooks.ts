@@ -1,0 +1,300 @@
+/**
+ * Webhooks of a project, managed by its owners (and admins): create (the secret is shown
+ * once), list, change, delete, the delivery log and redelivery. Sending lives in
+ * `webhook_sender.ts`, queuing in `webhook_outbox.ts`.
+ */
+import type { Database } from "../db/sqlite.ts";
+import {
+  deleteWebhook,
+  type DeliveryRow,
+  findDelivery,
+  findWebhook,
+  insertRedelivery,
+  insertWebhook,
+  listDeliveries,
+  listWebhooks,
+  updateWebhook,
+  type WebhookRow,
+} from "../db/webhooks.ts";
+import { projectAccess, requireOwner } from "./access.ts";
+import type { Actor } from "./accounts.ts";
+import type { EventName } from "./actions.ts";
+import type { Clock } from "./clock.ts";
+import { DomainError, invalid } from "./errors.ts";
+import { offsetOf, type Page, pageOf, type PageRequest } from "./paging.ts";
+import { type AllowList, checkTarget, type Resolver } from "./webhook_targets.ts";
+
+/**
+ * The event-stream names a webhook may subscribe to. `item.restored` comes with the trash;
+ * the check below fails to compile when a stream event is missing here.
+ */
+export const WEBHOOK_EVENTS = [
+  "chat.message.created",
+  "chat.message.updated",
+  "chat.message.deleted",
+  "todo.updated",
+  "file.uploaded",
+  "meeting.created",
+  "item.restored",
+] as const;
+
+/** Every stream event name is subscribable (a compile-time check). */
+const _everyEventListed: Exclude<EventName, typeof WEBHOOK_EVENTS[number]> extends never ? true
+  : never = true;
+void _everyEventListed;
+
+/** A webhook as the API shows it (never its secret). */
+export interface Webhook {
+  id: number;
+  projectId: number;
+  url: string;
+  events: string[];
+  description: string;
+  active: boolean;
+  createdAt: string;
+  failingSince: string | null;
+}
+
+/** A delivery as the API shows it. */
+export interface Delivery {
+  id: number;
+  event: string;
+  eventId: number;
+  status: "pending" | "succeeded" | "failed";
+  attempts: number;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  nextAttemptAt: string | null;
+  createdAt: string;
+  deliveredAt: string | null;
+}
+
+function toWebhook(r: WebhookRow): Webhook {
+  return {
+    id: r.id,
+    projectId: r.projectId,
+    url: r.url,
+    events: r.events,
+    description: r.description,
+    active: r.active,
+    createdAt: r.createdAt,
+    failingSince: r.failingSince,
+  };
+}
+
+function toDelivery(r: DeliveryRow): Delivery {
+  return {
+    id: r.id,
+    event: r.event,
+    eventId: r.eventId,
+    status: r.status,
+    attempts: r.attempts,
+    lastStatusCode: r.lastStatusCode,
+    lastError: r.lastError,
+    nextAttemptAt: r.nextAttemptAt,
+    createdAt: r.createdAt,
+    deliveredAt: r.deliveredAt,
+  };
+}
+
+/** The longest webhook URL accepted. */
+export const MAX_URL_LENGTH = 2048;
+/** How long create and change wait for the host name to resolve. */
+const RESOLVE_TIMEOUT_MS = 5_000;
+
+/** A new secret: `whsec_` and 256 random bits in base64url. */
+function newSecret(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(32));
+  return `whsec_${
+    btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_")
+      .replace(/=+$/, "")
+  }`;
+}
+
+/** Checks the subscribed names: known stream events, or `*` alone; drops duplicates. */
+function cleanEvents(events: string[]): string[] {
+  const unique = [...new Set(events)];
+  if (unique.length === 0) throw invalid("events", 'Cannot be empty: name events, or use ["*"]');
+  if (unique.includes("*") && unique.length > 1) {
+    throw invalid("events", 'Cannot mix "*" with event names');
+  }
+  const known = new Set<string>([...WEBHOOK_EVENTS, "*"]);
+  const unknown = unique.find((name) => !known.has(name));
+  if (unknown !== undefined) {
+    throw invalid("events", `Cannot subscribe to unknown event ${unknown}`);
+  }
+  return unique;
+}
+
+/** What webhooks are built with. */
+export interface WebhookDeps {
+  db: Database;
+  clock: Clock;
+  allow: AllowList;
+  resolve: Resolver;
+  /** Called after a commit that queued a delivery (wakes the sender). */
+  onQueued: () => void;
+}
+
+/** The webhook operations. */
+export function createWebhooks(deps: WebhookDeps) {
+  const { db, clock } = deps;
+
+  /** The caller's owner access (reads are allowed in an archived project). */
+  const ownerAccess = (actor: Actor, projectId: number, read = false) => {
+    const access = projectAccess(db, actor, projectId);
+    requireOwner(access, { evenArchived: read });
+    return access;
+  };
+  const webhookOf = (projectId: number, id: number): WebhookRow => {
+    const row = findWebhook(db, projectId, id);
+    if (!row) throw new DomainError("not_found", "No such webhook");
+    return row;
+  };
+
+  /** Parses and checks a target URL: http(s), no credentials, a public or allowed host. */
+  const checkUrl = async (raw: string): Promise<string> => {
+    const text = raw.trim();
+    if (text.length > MAX_URL_LENGTH) {
+      throw invalid("url", `Cannot be longer than ${MAX_URL_LENGTH} characters`);
+    }
+    const url = URL.canParse(text) ? new URL(text) : null;
+    if (!url || (url.protocol !== "http:" && url.protocol !== "https:") || !url.hostname) {
+      throw invalid("url", "Use an absolute http or https URL");
+    }
+    if (url.username || url.password) {
+      throw invalid("url", "Cannot hold a user name or password");
+    }
+    let check;
+    try {
+      check = await checkTarget(url, {
+        allow: deps.allow,
+        resolve: deps.resolve,
+        signal: AbortSignal.timeout(RESOLVE_TIMEOUT_MS),
+      });
+    } catch {
+      check = { ok: false as const, reason: "unresolvable" as const };
+    }
+    if (!check.ok) {
+      throw invalid(
+        "url",
+        check.reason === "blocked"
+          ? `Cannot deliver to ${check.address}: not a public address`
+          : `Cannot resolve the host ${url.hostname}`,
+      );
+    }
+    return url.href;
+  };
+
+  return {
+    /** The project's webhooks, oldest first. */
+    list(actor: Actor, projectId: number): Webhook[] {
+      ownerAccess(actor, projectId, true);
+      return listWebhooks(db, projectId).map(toWebhook);
+    },
+
+    /** Creates an active webhook; its secret is returned here only. */
+    async create(
+      actor: Actor,
+      projectId: number,
+      input: { url: string; events: string[]; description?: string | null | undefined },
+    ): Promise<{ webhook: Webhook; secret: string }> {
+      ownerAccess(actor, projectId);
+      const events = cleanEvents(input.events);
+      const url = await checkUrl(input.url);
+      const secret = newSecret();
+      // Checked again after the lookup: the project may have changed meanwhile.
+      return db.tx(() => {
+        ownerAccess(actor, projectId);
+        const id = insertWebhook(db, {
+          projectId,
+          url,
+          events,
+          description: input.description?.trim() ?? "",
+          secret,
+          createdBy: actor.id,
+          createdAt: clock.now().toISOString(),
+        });
+        return { webhook: toWebhook(webhookOf(projectId, id)), secret };
+      });
+    },
+
+    /** One webhook. */
+    get(actor: Actor, projectId: number, id: number): Webhook {
+      ownerAccess(actor, projectId, true);
+      return toWebhook(webhookOf(projectId, id));
+    },
+
+    /**
+     * Changes the URL, events, description or active flag. Making a webhook active again
+     * forgets how long it was failing, so it is not disabled again at its next failure.
+     */
+    async update(
+      actor: Actor,
+      projectId: number,
+      id: number,
+      patch: {
+        url?: string | undefined;
+        events?: string[] | undefined;
+        description?: string | null | undefined;
+        active?: boolean | undefined;
+      },
+    ): Promise<Webhook> {
+      ownerAccess(actor, projectId);
+      webhookOf(projectId, id);
+      const events = patch.events === undefined ? undefined : cleanEvents(patch.events);
+      const url = patch.url === undefined ? undefined : await checkUrl(patch.url);
+      return db.tx(() => {
+        ownerAccess(actor, projectId);
+        const before = webhookOf(projectId, id);
+        const reactivated = patch.active === true && !before.active;
+        return toWebhook(updateWebhook(db, id, {
+          ...(url !== undefined ? { url } : {}),
+          ...(events !== undefined ? { events } : {}),
+          ...(patch.description !== undefined
+            ? { description: patch.description?.trim() ?? "" }
+            : {}),
+          ...(patch.active !== undefined ? { active: patch.active } : {}),
+          ...(reactivated ? { failingSince: null } : {}),
+          updatedAt: clock.now().toISOString(),
+        }));
+      });
+    },
+
+    /** Deletes a webhook with its delivery log; deliveries not yet sent are dropped. */
+    remove(actor: Actor, projectId: number, id: number): void {
+      db.tx(() => {
+        ownerAccess(actor, projectId);
+        webhookOf(projectId, id);
+        deleteWebhook(db, id);
+      });
+    },
+
+    /** A page of a webhook's deliveries, newest first. */
+    deliveries(actor: Actor, projectId: number, id: number, page: PageRequest): Page<Delivery> {
+      ownerAccess(actor, projectId, true);
+      webhookOf(projectId, id);
+      const { items, total } = listDeliveries(db, id, page.pageSize, offsetOf(page));
+      return pageOf(items.map(toDelivery), total, page);
+    },
+
+    /** Queues a new delivery of the event an earlier delivery carried; the webhook must be active. */
+    redeliver(actor: Actor, projectId: number, webhookId: number, deliveryId: number): Delivery {
+      const delivery = db.tx(() => {
+        ownerAccess(actor, projectId);
+        const webhook = webhookOf(projectId, webhookId);
+        const earlier = findDelivery(db, webhookId, deliveryId);
+        if (!earlier) throw new DomainError("not_found", "No such delivery");
+        if (!webhook.active) {
+          throw new DomainError("conflict", "Cannot redeliver: the webhook is inactive");
+        }
+        return insertRedelivery(db, earlier, clock.now().toISOString());
+      });
+      deps.onQueued();
+      return toDelivery(delivery);
+    },
+  };
+}
+
+/** The webhook operations' type. */
+export type Webhooks = ReturnType<typeof createWebhooks>;

@@ -16,6 +16,8 @@ import {
 import { projectAccess, requireWrite } from "./access.ts";
 import type { Actor } from "./accounts.ts";
 import { type DomainContext, runAction } from "./actions.ts";
+import { type CalendarView, calendarView, type ViewQuery } from "./calendar_view.ts";
+import { utcDay } from "./days.ts";
 import { DomainError, invalid, outOfOrder } from "./errors.ts";
 import type { TrashRef } from "./trash.ts";
 
@@ -24,7 +26,6 @@ export type CalendarEvent = EventRecord;
 /** One entry of the project calendar. */
 export type CalendarItem = CalendarRow;
 
-const DAY_MS = 86_400_000;
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const INSTANT =
   /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(?:(Z)|([+-])(\d{2}):?(\d{2}))$/i;
@@ -93,17 +94,6 @@ export function parseInstant(field: string, value: string): string {
   return at.toISOString();
 }
 
-/** The UTC date (`YYYY-MM-DD`) of an instant stored as ISO 8601 UTC. */
-export function utcDay(instant: string): string {
-  return instant.slice(0, 10);
-}
-
-/** `date` moved by `days` whole days. */
-export function addDays(date: string, days: number): string {
-  const moved = new Date(Date.parse(`${date}T00:00:00.000Z`) + days * DAY_MS);
-  return moved.toISOString().slice(0, 10);
-}
-
 /** Throws `validation` on `endAt` when it lies before `startAt` (both in UTC with `Z`). */
 export function requireOrdered(startAt: string, endAt: string): void {
   if (Date.parse(endAt) < Date.parse(startAt)) {
@@ -127,7 +117,7 @@ export function createCalendar(ctx: DomainContext) {
     return row;
   };
 
-  return {
+  const operations = {
     /**
      * Events, milestones and to-dos whose spans intersect [`from`, `to`): each an ISO
      * timestamp or a `YYYY-MM-DD` date (its UTC midnight). Sorted by start, type, id.
@@ -152,6 +142,15 @@ export function createCalendar(ctx: DomainContext) {
         // The last day the range reaches: `to` is exclusive.
         lastDay: utcDay(new Date(Date.parse(to) - 1).toISOString()),
       });
+    },
+
+    /**
+     * The project calendar as a month or a week, seen today by the clock (see `calendarView`);
+     * a month or date that is not valid is refused with `validation`.
+     */
+    view(actor: Actor, projectId: number, query: ViewQuery): CalendarView {
+      const today = utcDay(ctx.clock.now().toISOString());
+      return calendarView(query, today, (range) => operations.range(actor, projectId, range));
     },
 
     /** A project's events, oldest first. */
@@ -240,6 +239,7 @@ export function createCalendar(ctx: DomainContext) {
       });
     },
   };
+  return operations;
 }
 
 /** The calendar operations' type. */

@@ -19,7 +19,8 @@ import { listProjectsOfUser } from "../db/projects.ts";
 import { projectAccess, requireWrite } from "./access.ts";
 import type { Actor } from "./accounts.ts";
 import { type DomainContext, runAction } from "./actions.ts";
-import { addDays, nonBlank, parseInstant, requireOrdered, utcDay } from "./calendar.ts";
+import { nonBlank, parseInstant, requireOrdered } from "./calendar.ts";
+import { addDays, utcDay } from "./days.ts";
 import { DomainError, invalid } from "./errors.ts";
 import type { TrashRef } from "./trash.ts";
 

@@ -2,7 +2,7 @@
  * Dates, times and sizes in the reader's language. Every time is shown in UTC, the zone calendar
  * dates count in; a calendar date (`YYYY-MM-DD`) is a whole UTC day.
  */
-import { utcDay } from "../../domain/calendar.ts";
+import { lastDayOf, utcDay } from "../../domain/days.ts";
 import type { Locale } from "./i18n.ts";
 
 /** The `Intl` locale of an interface language. */
@@ -28,12 +28,6 @@ export function formatDay(date: string, locale: Locale | string): string {
 /** The UTC time of day of an instant, `09:30`. */
 export function formatTime(iso: string, locale: Locale | string): string {
   return formatUtc(iso, locale, { timeStyle: "short" });
-}
-
-/** The last UTC day an instant range reaches (`end` is exclusive; an empty range is its start). */
-export function lastDayOf(start: string, end: string): string {
-  const endMs = Date.parse(end);
-  return endMs > Date.parse(start) ? utcDay(new Date(endMs - 1).toISOString()) : utcDay(start);
 }
 
 /** A span for people: dates, an all-day range, or times (UTC). */

@@ -6,15 +6,23 @@
  * zone calendar dates count in. Forms work without JavaScript: POST, then 303.
  */
 import type { Context } from "hono";
-import { addDays, type CalendarEvent, type CalendarItem, utcDay } from "../../domain/calendar.ts";
+import type { CalendarEvent } from "../../domain/calendar.ts";
+import {
+  type CalendarView,
+  dateOrNull,
+  type DayEntry,
+  type ViewQuery,
+} from "../../domain/calendar_view.ts";
+import { addDays, lastDayOf } from "../../domain/days.ts";
+import { DomainError } from "../../domain/errors.ts";
 import type { Services } from "../../domain/services.ts";
 import type { AppEnv } from "../api/openapi.ts";
 import { CalendarEventInput } from "../api/planning.ts";
-import { formatDay, formatSpan, formatTime, formatUtc, lastDayOf } from "../i18n/format.ts";
+import { formatDay, formatSpan, formatTime, formatUtc } from "../i18n/format.ts";
 import type { Locale, Translate } from "../i18n/i18n.ts";
 import { type AreaPage, areaRoutes, nameOf, paramId, type ProjectFrame } from "./kit/area.tsx";
 import { BackLink, Markdown, subjectHref, Time } from "./kit/content.tsx";
-import { DATE, inputValue, readInstant, todayOf } from "./kit/dates.ts";
+import { inputValue, readInstant } from "./kit/dates.ts";
 import {
   Checkbox,
   DateTimeField,
@@ -32,79 +40,16 @@ type Ctx = Context<AppEnv>;
 
 /** Entries shown in one day of the month grid before "+N more". */
 const DAY_LIMIT = 4;
-const MONTH = /^(\d{4})-(\d{2})$/;
-
-/** The Monday on or before a date. */
-function mondayOf(date: string): string {
-  const weekday = new Date(`${date}T00:00:00Z`).getUTCDay();
-  return addDays(date, -((weekday + 6) % 7));
-}
-
-/** A valid `YYYY-MM` (years 1970..9999), or null. */
-function readMonth(raw: string | undefined): string | null {
-  const m = MONTH.exec(raw ?? "");
-  if (!m) return null;
-  const year = Number(m[1]);
-  const month = Number(m[2]);
-  return year >= 1970 && year <= 9999 && month >= 1 && month <= 12 ? raw! : null;
-}
-
-/** A valid date (years 1970..9999), or null. */
-function readDate(raw: string | undefined): string | null {
-  if (!raw || !DATE.test(raw)) return null;
-  const ms = Date.parse(`${raw}T00:00:00Z`);
-  if (Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== raw) return null;
-  const year = Number(raw.slice(0, 4));
-  return year >= 1970 && year <= 9999 ? raw : null;
-}
-
-function monthAdd(month: string, delta: number): string {
-  const [y, m] = month.split("-").map(Number) as [number, number];
-  const index = y * 12 + (m - 1) + delta;
-  return `${String(Math.floor(index / 12)).padStart(4, "0")}-${
-    String(index % 12 + 1).padStart(2, "0")
-  }`;
-}
 
 const monthLabel = (month: string, locale: Locale) =>
   formatUtc(`${month}-01`, locale, { year: "numeric", month: "long" });
 const weekdayLabel = (date: string, locale: Locale, weekday: "short" | "long") =>
   formatUtc(date, locale, { weekday });
 
-/** The first and last UTC day an entry reaches. */
-function daysOf(item: CalendarItem): { first: string; last: string } {
-  if (item.start.length === 10) return { first: item.start, last: item.end.slice(0, 10) };
-  return { first: utcDay(item.start), last: lastDayOf(item.start, item.end) };
-}
-
-/** Each shown day's entries, in the range's order. */
-function byDay(items: CalendarItem[], days: string[]): Map<string, CalendarItem[]> {
-  const map = new Map<string, CalendarItem[]>(days.map((d) => [d, []]));
-  for (const item of items) {
-    const { first, last } = daysOf(item);
-    for (const day of days) {
-      if (day >= first && day <= last) map.get(day)!.push(item);
-    }
-  }
-  // Within a day: whole-day entries (and events going on since an earlier day) first, then
-  // the events starting that day by their time; otherwise in the range's order.
-  for (const [day, list] of map) {
-    const key = (item: CalendarItem) => startsOn(item, day) ? item.start : "";
-    list.sort((a, b) => key(a).localeCompare(key(b)));
-  }
-  return map;
-}
-
-/** Whether an entry is a timed event starting on `day`. */
-function startsOn(item: CalendarItem, day: string): boolean {
-  return item.type === "event" && !item.allDay && item.start.length > 10 &&
-    utcDay(item.start) === day;
-}
-
-/** An entry's time on `day` in the agenda: its times, its span, or "all day". */
-function agendaWhen(item: CalendarItem, day: string, t: Translate, locale: Locale): string {
-  if (item.type !== "event" || item.allDay || item.start.length === 10) return t("calendar.allDay");
-  if (startsOn(item, day) && lastDayOf(item.start, item.end) === day) {
+/** An entry's time on its day in the agenda: its times, its span, or "all day". */
+function agendaWhen({ item, part }: DayEntry, t: Translate, locale: Locale): string {
+  if (part === "all_day") return t("calendar.allDay");
+  if (part === "within") {
     return item.start === item.end
       ? formatTime(item.start, locale)
       : `${formatTime(item.start, locale)} – ${formatTime(item.end, locale)}`;
@@ -112,11 +57,11 @@ function agendaWhen(item: CalendarItem, day: string, t: Translate, locale: Local
   return formatSpan(item, locale);
 }
 
-function CalendarEntry(props: { frame: ProjectFrame; item: CalendarItem; day: string }) {
-  const { frame, item, day } = props;
+function CalendarEntry(props: { frame: ProjectFrame; entry: DayEntry }) {
+  const { frame, entry: { item, part } } = props;
   const { t, locale } = frame.ctx;
   const done = item.type === "todo" && item.completed;
-  const startsToday = startsOn(item, day);
+  const startsToday = part === "starts" || part === "within";
   return (
     <li
       class={`cal-item cal-${item.type}${done ? " done" : ""}`}
@@ -129,18 +74,6 @@ function CalendarEntry(props: { frame: ProjectFrame; item: CalendarItem; day: st
   );
 }
 
-interface CalendarView {
-  view: "month" | "week";
-  /** The shown month (`YYYY-MM`), for the month view. */
-  month: string;
-  /** The shown week's Monday, for the week view. */
-  week: string;
-  /** Every shown day, in order. */
-  days: string[];
-  items: CalendarItem[];
-  today: string;
-}
-
 function CalendarNav(props: { frame: ProjectFrame; view: CalendarView }) {
   const { frame, view } = props;
   const { t, locale } = frame.ctx;
@@ -151,42 +84,25 @@ function CalendarNav(props: { frame: ProjectFrame; view: CalendarView }) {
   const title = isMonth
     ? monthLabel(view.month, locale)
     : t("calendar.weekOf", { date: formatDay(view.week, locale) });
-  // The week to switch to: today's when it is in the shown month, else the month's first.
-  const weekForMonth = view.today.startsWith(view.month)
-    ? mondayOf(view.today)
-    : mondayOf(`${view.month}-01`);
+  const href = isMonth ? monthHref : weekHref;
   return (
     <div class="calendar-nav row">
       <h2 class="calendar-title" data-calendar-title>{title}</h2>
       <span class="spacer"></span>
       <nav class="row" aria-label={t("calendar.navigation")}>
-        <a
-          href={isMonth ? monthHref(monthAdd(view.month, -1)) : weekHref(addDays(view.week, -7))}
-          rel="prev"
-          data-calendar-prev
-        >
+        <a href={href(view.prev)} rel="prev" data-calendar-prev>
           {isMonth ? t("calendar.prevMonth") : t("calendar.prevWeek")}
         </a>
-        <a href={isMonth ? base : weekHref(mondayOf(view.today))}>{t("calendar.today")}</a>
-        <a
-          href={isMonth ? monthHref(monthAdd(view.month, 1)) : weekHref(addDays(view.week, 7))}
-          rel="next"
-          data-calendar-next
-        >
+        <a href={isMonth ? base : weekHref(view.thisWeek)}>{t("calendar.today")}</a>
+        <a href={href(view.next)} rel="next" data-calendar-next>
           {isMonth ? t("calendar.nextMonth") : t("calendar.nextWeek")}
         </a>
       </nav>
       <nav class="filters row" aria-label={t("calendar.views")}>
-        <a
-          href={monthHref(isMonth ? view.month : view.week.slice(0, 7))}
-          aria-current={isMonth ? "page" : undefined}
-        >
+        <a href={monthHref(view.month)} aria-current={isMonth ? "page" : undefined}>
           {t("calendar.month")}
         </a>
-        <a
-          href={weekHref(isMonth ? weekForMonth : view.week)}
-          aria-current={isMonth ? undefined : "page"}
-        >
+        <a href={weekHref(view.week)} aria-current={isMonth ? undefined : "page"}>
           {t("calendar.week")}
         </a>
       </nav>
@@ -197,27 +113,24 @@ function CalendarNav(props: { frame: ProjectFrame; view: CalendarView }) {
 function MonthGrid(props: { frame: ProjectFrame; view: CalendarView }) {
   const { frame, view } = props;
   const { t, locale } = frame.ctx;
-  const perDay = byDay(view.items, view.days);
-  const weeks: string[][] = [];
-  for (let i = 0; i < view.days.length; i += 7) weeks.push(view.days.slice(i, i + 7));
   const base = `/projects/${frame.project.id}/calendar`;
   return (
     <div class="table-wrap">
       <table class="calendar-month" data-calendar-month={view.month}>
         <thead>
           <tr>
-            {weeks[0]!.map((day) => (
-              <th scope="col" abbr={weekdayLabel(day, locale, "long")}>
-                {weekdayLabel(day, locale, "short")}
+            {view.weeks[0]!.map(({ date }) => (
+              <th scope="col" abbr={weekdayLabel(date, locale, "long")}>
+                {weekdayLabel(date, locale, "short")}
               </th>
             ))}
           </tr>
         </thead>
         <tbody>
-          {weeks.map((week) => (
+          {view.weeks.map((week) => (
             <tr>
-              {week.map((day) => {
-                const items = perDay.get(day) ?? [];
+              {week.map(({ date: day, entries }) => {
+                const weekHref = `${base}?view=week&week=${week[0]!.date}`;
                 const classes = [
                   "cal-day",
                   day.startsWith(view.month) ? "" : "other-month",
@@ -227,25 +140,25 @@ function MonthGrid(props: { frame: ProjectFrame; view: CalendarView }) {
                   <td class={classes} data-day={day}>
                     <a
                       class="cal-date"
-                      href={`${base}?view=week&week=${mondayOf(day)}`}
+                      href={weekHref}
                       aria-label={formatDay(day, locale)}
                       aria-current={day === view.today ? "date" : undefined}
                     >
                       {String(Number(day.slice(8)))}
                     </a>
-                    {items.length > 0
+                    {entries.length > 0
                       ? (
                         <ul class="plain cal-items">
-                          {items.slice(0, DAY_LIMIT).map((item) => (
-                            <CalendarEntry frame={frame} item={item} day={day} />
+                          {entries.slice(0, DAY_LIMIT).map((entry) => (
+                            <CalendarEntry frame={frame} entry={entry} />
                           ))}
                         </ul>
                       )
                       : null}
-                    {items.length > DAY_LIMIT
+                    {entries.length > DAY_LIMIT
                       ? (
-                        <a class="cal-more" href={`${base}?view=week&week=${mondayOf(day)}`}>
-                          {t("calendar.more", { count: items.length - DAY_LIMIT })}
+                        <a class="cal-more" href={weekHref}>
+                          {t("calendar.more", { count: entries.length - DAY_LIMIT })}
                         </a>
                       )
                       : null}
@@ -263,40 +176,36 @@ function MonthGrid(props: { frame: ProjectFrame; view: CalendarView }) {
 function WeekAgenda(props: { frame: ProjectFrame; view: CalendarView }) {
   const { frame, view } = props;
   const { t, locale } = frame.ctx;
-  const perDay = byDay(view.items, view.days);
   return (
     <ol class="plain calendar-week" data-calendar-week={view.week}>
-      {view.days.map((day) => {
-        const items = perDay.get(day) ?? [];
-        return (
-          <li class={day === view.today ? "cal-agenda-day today" : "cal-agenda-day"} data-day={day}>
-            <h3>
-              {weekdayLabel(day, locale, "long")} · {formatDay(day, locale)}
-            </h3>
-            {items.length === 0
-              ? <p class="muted">{t("calendar.nothing")}</p>
-              : (
-                <ul class="plain cal-agenda">
-                  {items.map((item) => (
+      {view.weeks[0]!.map(({ date: day, entries }) => (
+        <li class={day === view.today ? "cal-agenda-day today" : "cal-agenda-day"} data-day={day}>
+          <h3>
+            {weekdayLabel(day, locale, "long")} · {formatDay(day, locale)}
+          </h3>
+          {entries.length === 0
+            ? <p class="muted">{t("calendar.nothing")}</p>
+            : (
+              <ul class="plain cal-agenda">
+                {entries.map((entry) => {
+                  const { item } = entry;
+                  const done = item.type === "todo" && item.completed;
+                  return (
                     <li
-                      class={`cal-agenda-item cal-${item.type}${
-                        item.type === "todo" && item.completed ? " done" : ""
-                      }`}
+                      class={`cal-agenda-item cal-${item.type}${done ? " done" : ""}`}
                       data-cal-item={`${item.type}-${item.id}`}
                     >
-                      <span class="cal-when muted">{agendaWhen(item, day, t, locale)}</span>
+                      <span class="cal-when muted">{agendaWhen(entry, t, locale)}</span>
                       <span class="tag">{t(`calendar.kind.${item.type}`)}</span>
                       <a href={subjectHref(frame.project.id, item.type, item.id)!}>{item.title}</a>
-                      {item.type === "todo" && item.completed
-                        ? <span class="tag done">{t("todos.completed")}</span>
-                        : null}
+                      {done ? <span class="tag done">{t("todos.completed")}</span> : null}
                     </li>
-                  ))}
-                </ul>
-              )}
-          </li>
-        );
-      })}
+                  );
+                })}
+              </ul>
+            )}
+        </li>
+      ))}
     </ol>
   );
 }
@@ -349,8 +258,8 @@ function readEvent(fields: Fields) {
   const allDay = checked(fields.allDay);
   let startAt = readInstant(fields.startAt);
   let endAt = readInstant(fields.endAt);
-  const first = readDate(fields.startAt?.trim().slice(0, 10));
-  const last = endAt === undefined ? first : readDate(fields.endAt?.trim().slice(0, 10));
+  const first = dateOrNull(fields.startAt?.trim().slice(0, 10));
+  const last = endAt === undefined ? first : dateOrNull(fields.endAt?.trim().slice(0, 10));
   if (allDay && first !== null && last !== null) {
     startAt = `${first}T00:00:00.000Z`;
     endAt = `${last < first ? last : addDays(last, 1)}T00:00:00.000Z`;
@@ -391,33 +300,21 @@ const calendarPage: AreaPage<CalendarView> = {
   },
 };
 
-/** The days and entries the calendar shows: a month's weeks, or one week. */
+/**
+ * The month or week the query asks for; a malformed month or week shows the current one, as
+ * an old or hand-made link may carry one.
+ */
 function viewOf(c: Ctx, { services, ctx, project }: ProjectFrame): CalendarView {
-  const today = todayOf(services);
-  const isWeek = c.req.query("view") === "week";
-  let first: string;
-  let count: number;
-  let month = today.slice(0, 7);
-  let week = mondayOf(today);
-  if (isWeek) {
-    const asked = readDate(c.req.query("week"));
-    week = asked ? mondayOf(asked) : mondayOf(today);
-    month = week.slice(0, 7);
-    first = week;
-    count = 7;
-  } else {
-    month = readMonth(c.req.query("month")) ?? month;
-    first = mondayOf(`${month}-01`);
-    const lastOfMonth = addDays(`${monthAdd(month, 1)}-01`, -1);
-    const end = addDays(mondayOf(lastOfMonth), 6);
-    count = Math.round((Date.parse(end) - Date.parse(first)) / 86_400_000) + 1;
+  const query: ViewQuery = c.req.query("view") === "week"
+    ? { view: "week", date: c.req.query("week") }
+    : { view: "month", month: c.req.query("month") };
+  const view = (q: ViewQuery) => services.calendar.view(ctx.actor!, project.id, q);
+  try {
+    return view(query);
+  } catch (error) {
+    if (!(error instanceof DomainError && error.code === "validation")) throw error;
+    return view({ view: query.view });
   }
-  const days = Array.from({ length: count }, (_, i) => addDays(first, i));
-  const items = services.calendar.range(ctx.actor!, project.id, {
-    from: `${days[0]}T00:00:00.000Z`,
-    to: `${addDays(days[days.length - 1]!, 1)}T00:00:00.000Z`,
-  });
-  return { view: isWeek ? "week" : "month", month, week, days, items, today };
 }
 
 const eventPage: AreaPage<CalendarEvent> = {

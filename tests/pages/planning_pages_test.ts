@@ -392,6 +392,9 @@ Deno.test("the calendar shows events, milestones and to-dos on their UTC days, b
     const bad = await page(t, alice.cookie, `${base}/calendar?month=2026-13`);
     assert.equal(bad.status, 200);
     assert.match(bad.html, /data-calendar-month="2026-11"/);
+    const badWeek = await page(t, alice.cookie, `${base}/calendar?view=week&week=2026-02-30`);
+    assert.equal(badWeek.status, 200);
+    assert.match(badWeek.html, /data-calendar-week="2026-11-16"/);
 
     // The week view starts on the Monday of the asked day.
     const week = await page(t, alice.cookie, `${base}/calendar?view=week&week=2026-11-25`);

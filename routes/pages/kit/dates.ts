@@ -5,8 +5,6 @@
  */
 import type { Services } from "../../../domain/services.ts";
 
-/** A calendar date, `YYYY-MM-DD`. */
-export const DATE = /^\d{4}-\d{2}-\d{2}$/;
 /** What `<input type="datetime-local">` sends: no zone (read as UTC here). */
 const LOCAL = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?$/;
 

@@ -61,6 +61,21 @@ function byStart(a: Conflict, b: Conflict): number {
   return TYPE_ORDER[a.type] - TYPE_ORDER[b.type] || a.id - b.id || a.userId - b.userId;
 }
 
+/**
+ * A project's meetings split at `now`: those not yet over, soonest first, and those over,
+ * latest first (a meeting is over when its end is not after `now`).
+ */
+export function agendaOf(
+  meetings: Meeting[],
+  now: string,
+): { upcoming: Meeting[]; past: Meeting[] } {
+  const upcoming = meetings.filter((m) => m.endAt > now)
+    .sort((a, b) => a.startAt.localeCompare(b.startAt) || a.id - b.id);
+  const past = meetings.filter((m) => m.endAt <= now)
+    .sort((a, b) => b.startAt.localeCompare(a.startAt) || b.id - a.id);
+  return { upcoming, past };
+}
+
 /** The meeting operations. */
 export function createMeetings(ctx: DomainContext) {
   const { db } = ctx;
@@ -164,6 +179,12 @@ export function createMeetings(ctx: DomainContext) {
     list(actor: Actor, projectId: number): Meeting[] {
       projectAccess(db, actor, projectId);
       return listMeetings(db, projectId);
+    },
+
+    /** A project's meetings split into upcoming and past by the clock (see `agendaOf`). */
+    agenda(actor: Actor, projectId: number): { upcoming: Meeting[]; past: Meeting[] } {
+      projectAccess(db, actor, projectId);
+      return agendaOf(listMeetings(db, projectId), ctx.clock.now().toISOString());
     },
 
     /**

@@ -213,19 +213,12 @@ function readMeeting(fields: Fields) {
   };
 }
 
-const meetingsPage: AreaPage<{ meetings: Meeting[]; now: string }> = {
+const meetingsPage: AreaPage<{ upcoming: Meeting[]; past: Meeting[] }> = {
   area: "meetings",
-  load: (_, { services, ctx, project }) => ({
-    meetings: services.meetings.list(ctx.actor!, project.id),
-    now: services.clock.now().toISOString(),
-  }),
+  load: (_, { services, ctx, project }) => services.meetings.agenda(ctx.actor!, project.id),
   title: (_, t) => t("meetings.title"),
-  view: ({ frame, data: { meetings, now }, shown }) => {
+  view: ({ frame, data: { upcoming, past }, shown }) => {
     const { t, user } = frame.ctx;
-    const upcoming = meetings.filter((m) => m.endAt > now)
-      .sort((a, b) => a.startAt.localeCompare(b.startAt) || a.id - b.id);
-    const past = meetings.filter((m) => m.endAt <= now)
-      .sort((a, b) => b.startAt.localeCompare(a.startAt) || b.id - a.id);
     const form = formState(shown, "create");
     return (
       <>

@@ -35,6 +35,7 @@ import type { Attachments } from "./attachments.ts";
 import { DomainError, invalid, outOfOrder } from "./errors.ts";
 import type { FileInfo } from "./files.ts";
 import { cleanTags } from "./notes.ts";
+import { type BoardLane, boardOf } from "./todo_board.ts";
 import type { TrashRef } from "./trash.ts";
 
 export type { ColumnRow as Column, Priority };
@@ -196,7 +197,7 @@ export function createTodos(ctx: DomainContext, attachments: Attachments) {
     },
   );
 
-  return {
+  const operations = {
     /** The columns by position; the standard three are created on first use. */
     columns(actor: Actor, projectId: number): ColumnRow[] {
       projectAccess(db, actor, projectId);
@@ -247,6 +248,16 @@ export function createTodos(ctx: DomainContext, attachments: Attachments) {
         rehomeDeletedItems(db, row.id, others[0]!.id);
         deleteColumn(db, projectId, row.id);
       });
+    },
+
+    /** The whole board: each column with its items, and where each card's arrows move it. */
+    board(actor: Actor, projectId: number): BoardLane<Item>[] {
+      const items = operations.list(actor, projectId, {
+        columnId: null,
+        assigneeId: null,
+        milestoneId: null,
+      });
+      return boardOf(operations.columns(actor, projectId), items);
     },
 
     /** Items by column position then order, optionally filtered. */
@@ -431,6 +442,7 @@ export function createTodos(ctx: DomainContext, attachments: Attachments) {
       });
     },
   };
+  return operations;
 }
 
 /** The to-do operations' type. */

@@ -8,6 +8,7 @@
 import { invalid } from "../../domain/errors.ts";
 import type { Milestone } from "../../domain/milestones.ts";
 import type { Services } from "../../domain/services.ts";
+import type { BoardCard, BoardLane, BoardPlace, Direction } from "../../domain/todo_board.ts";
 import { type Column, hasStandardName, type Item, type Priority } from "../../domain/todos.ts";
 import { MoveInput, TodoInput } from "../api/todos.ts";
 import type { Translate } from "../i18n/i18n.ts";
@@ -39,8 +40,7 @@ function columnLabel(t: Translate, column: Column): string {
 
 /** What the board needs to draw itself. */
 interface BoardData {
-  columns: Column[];
-  items: Item[];
+  lanes: BoardLane<Item>[];
   milestones: Milestone[];
   /** Today's UTC date, for overdue marks. */
   today: string;
@@ -58,9 +58,9 @@ function MoveButton(
   props: {
     frame: ProjectFrame;
     item: Item;
-    dir: "left" | "right" | "up" | "down";
+    dir: Direction;
     /** The target column and index, or null when the card cannot go that way. */
-    target: { columnId: number; orderIndex: number } | null;
+    target: BoardPlace | null;
   },
 ) {
   const { frame, item, dir, target } = props;
@@ -149,31 +149,8 @@ function ItemFacts(props: { frame: ProjectFrame; item: Item; today: string }) {
   );
 }
 
-function Card(
-  props: {
-    frame: ProjectFrame;
-    item: Item;
-    index: number;
-    columnIndex: number;
-    columns: Column[];
-    counts: Map<number, number>;
-    today: string;
-  },
-) {
-  const { frame, item, index, columnIndex, columns, counts } = props;
-  const prev = columns[columnIndex - 1];
-  const next = columns[columnIndex + 1];
-  const own = counts.get(item.columnId) ?? 0;
-  // Where each arrow moves the card: to the end of the next column, or a place up or down.
-  const end = (column: Column | undefined) =>
-    column ? { columnId: column.id, orderIndex: counts.get(column.id) ?? 0 } : null;
-  const at = (orderIndex: number) => ({ columnId: item.columnId, orderIndex });
-  const targets = {
-    left: end(prev),
-    up: index > 0 ? at(index - 1) : null,
-    down: index < own - 1 ? at(index + 1) : null,
-    right: end(next),
-  };
+function Card(props: { frame: ProjectFrame; card: BoardCard<Item>; today: string }) {
+  const { frame, card: { item, moves } } = props;
   return (
     <li
       class={item.completed ? "kanban-card completed" : "kanban-card"}
@@ -197,7 +174,7 @@ function Card(
         ? (
           <div class="card-moves">
             {(["left", "up", "down", "right"] as const).map((dir) => (
-              <MoveButton frame={frame} item={item} dir={dir} target={targets[dir]} />
+              <MoveButton frame={frame} item={item} dir={dir} target={moves[dir]} />
             ))}
           </div>
         )
@@ -210,8 +187,6 @@ function Card(
 function Board(props: { frame: ProjectFrame; data: BoardData }) {
   const { frame, data } = props;
   const { t } = frame.ctx;
-  const counts = new Map<number, number>();
-  for (const item of data.items) counts.set(item.columnId, (counts.get(item.columnId) ?? 0) + 1);
   return (
     <div
       class="kanban"
@@ -219,40 +194,25 @@ function Board(props: { frame: ProjectFrame; data: BoardData }) {
       data-project={frame.project.id}
       data-can-write={frame.canWrite ? "true" : "false"}
     >
-      {data.columns.map((column, columnIndex) => {
-        const items = data.items.filter((i) => i.columnId === column.id);
-        return (
-          <section
-            class="kanban-column"
-            data-column={column.id}
-            data-column-key={column.key ?? ""}
-            aria-labelledby={`column-${column.id}`}
-          >
-            <h2 id={`column-${column.id}`}>
-              {columnLabel(t, column)}{" "}
-              <span class="count muted">
-                {items.length === 1
-                  ? t("todos.countOne")
-                  : t("todos.count", { count: items.length })}
-              </span>
-            </h2>
-            <ol class="kanban-items" data-column-items={column.id}>
-              {items.map((item, index) => (
-                <Card
-                  frame={frame}
-                  item={item}
-                  index={index}
-                  columnIndex={columnIndex}
-                  columns={data.columns}
-                  counts={counts}
-                  today={data.today}
-                />
-              ))}
-            </ol>
-            {items.length === 0 ? <p class="muted kanban-empty">{t("todos.columnEmpty")}</p> : null}
-          </section>
-        );
-      })}
+      {data.lanes.map(({ column, cards }) => (
+        <section
+          class="kanban-column"
+          data-column={column.id}
+          data-column-key={column.key ?? ""}
+          aria-labelledby={`column-${column.id}`}
+        >
+          <h2 id={`column-${column.id}`}>
+            {columnLabel(t, column)}{" "}
+            <span class="count muted">
+              {cards.length === 1 ? t("todos.countOne") : t("todos.count", { count: cards.length })}
+            </span>
+          </h2>
+          <ol class="kanban-items" data-column-items={column.id}>
+            {cards.map((card) => <Card frame={frame} card={card} today={data.today} />)}
+          </ol>
+          {cards.length === 0 ? <p class="muted kanban-empty">{t("todos.columnEmpty")}</p> : null}
+        </section>
+      ))}
     </div>
   );
 }
@@ -334,7 +294,7 @@ const todosPage: AreaPage<BoardData> = {
             label={t("todos.field.column")}
             name="columnId"
             form={form}
-            options={data.columns.map((c) => [c.id, columnLabel(t, c)])}
+            options={data.lanes.map(({ column: c }) => [c.id, columnLabel(t, c)])}
           />
         </NewForm>
         {frame.canWrite ? <p class="hint">{t("todos.dragHint")}</p> : null}
@@ -350,10 +310,8 @@ const todosPage: AreaPage<BoardData> = {
 
 /** What the board needs to draw itself. */
 function boardData({ services, ctx, project }: ProjectFrame): BoardData {
-  const filter = { columnId: null, assigneeId: null, milestoneId: null };
   return {
-    columns: services.todos.columns(ctx.actor!, project.id),
-    items: services.todos.list(ctx.actor!, project.id, filter),
+    lanes: services.todos.board(ctx.actor!, project.id),
     milestones: services.milestones.list(ctx.actor!, project.id),
     today: todayOf(services),
   };
@@ -369,7 +327,7 @@ const itemPage: AreaPage<{ item: Item; board: BoardData }> = {
   view: ({ frame, data: { item, board }, shown }) => {
     const { t, locale } = frame.ctx;
     const base = `/projects/${frame.project.id}/todos/${item.id}`;
-    const column = board.columns.find((c) => c.id === item.columnId);
+    const column = board.lanes.find((lane) => lane.column.id === item.columnId)?.column;
     const milestone = board.milestones.find((m) => m.id === item.milestoneId);
     const form = formState(shown, "edit", {
       title: item.title,

@@ -26,6 +26,7 @@ import { projectAccess } from "./access.ts";
 import type { Actor } from "./accounts.ts";
 import type { Activity } from "./activity.ts";
 import type { DomainContext } from "./actions.ts";
+import { addDays } from "./days.ts";
 import type { Attachments } from "./attachments.ts";
 import { DomainError } from "./errors.ts";
 import type { Thread } from "./board.ts";
@@ -65,10 +66,6 @@ export interface PersonalDashboard {
   unreadNotifications: { count: number; latest: Notification[] };
   overdueTodos: Item[];
   recentActivity: Activity[];
-}
-
-function addDays(date: string, days: number): string {
-  return new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
 }
 
 /** The dashboard operations. */

@@ -52,6 +52,11 @@ export const ERROR_KINDS: Readonly<Record<number, ErrorKind>> = {
     text: "Too many attempts; retry after `Retry-After` seconds",
   },
   500: { code: "internal", schema: "InternalError", text: "An unexpected server error" },
+  503: {
+    code: "unavailable",
+    schema: "UnavailableError",
+    text: "The server is shutting down; retry after `Retry-After` seconds",
+  },
   507: {
     code: "insufficient_storage",
     schema: "InsufficientStorageError",
@@ -69,6 +74,7 @@ export function errorDescription(status: number, text?: string): string {
 const HEADERS: Record<number, Record<string, unknown>> = {
   401: { "WWW-Authenticate": { $ref: "#/components/headers/WWW-Authenticate" } },
   429: { "Retry-After": { $ref: "#/components/headers/Retry-After" } },
+  503: { "Retry-After": { $ref: "#/components/headers/Retry-After" } },
 };
 
 const HEADER_COMPONENTS = {
@@ -89,7 +95,8 @@ const METHODS = ["get", "put", "post", "delete", "patch"];
 
 /** The error statuses the middleware can answer for an operation, whatever its route does. */
 function impliedStatuses(path: string, method: string, secured: boolean): number[] {
-  const statuses = [400, 500]; // a U+0000 in the query string; any unexpected failure
+  // A U+0000 in the query string; any unexpected failure; a server shutting down.
+  const statuses = [400, 500, 503];
   if (secured) statuses.push(401);
   // Unsafe methods: the CSRF check, a read-only token, a body that is too large or of another
   // media type, and a full disk. Session-only routes refuse every API token.

@@ -53,6 +53,25 @@ function withOperationIds(document: OpenApiDocument): OpenApiDocument {
   return document;
 }
 
+/**
+ * `node` with every integer's `exclusiveMinimum: n` spelled `minimum: n + 1` (zod's
+ * `.positive()` gives the former; the same set of values, but "ids start at 1" reads plainer).
+ */
+function withIntegerMinimums<T>(node: T): T {
+  if (Array.isArray(node)) {
+    for (const child of node) withIntegerMinimums(child);
+  } else if (node !== null && typeof node === "object") {
+    const schema = node as Record<string, unknown>;
+    const integer = [schema.type].flat().includes("integer");
+    if (integer && typeof schema.exclusiveMinimum === "number") {
+      schema.minimum = Math.floor(schema.exclusiveMinimum) + 1;
+      delete schema.exclusiveMinimum;
+    }
+    for (const child of Object.values(schema)) withIntegerMinimums(child);
+  }
+  return node;
+}
+
 /** The document of everything registered on `app` (its servers not yet set). */
 export function buildDocument(app: OpenAPIHono<AppEnv>): OpenApiDocument {
   const generated = app.getOpenAPI31Document({
@@ -89,7 +108,7 @@ export function buildDocument(app: OpenAPIHono<AppEnv>): OpenApiDocument {
   }) as unknown as OpenApiDocument;
   // OpenAPI 3.1's SPDX `identifier` (the generator's types know only 3.0's `url`).
   (generated.info as Record<string, unknown>).license = LICENSE;
-  return withOperationIds(withErrors(withSecurity(generated)));
+  return withOperationIds(withErrors(withSecurity(withIntegerMinimums(generated))));
 }
 
 /** `document` naming `origin` as its server. */

@@ -94,10 +94,10 @@ const UNSAFE = new Set(["post", "put", "patch", "delete"]);
 const METHODS = ["get", "put", "post", "delete", "patch"];
 
 /** The error statuses the middleware can answer for an operation, whatever its route does. */
-function impliedStatuses(path: string, method: string, secured: boolean): number[] {
+function impliedStatuses(path: string, method: string): number[] {
   // A U+0000 in the query string; any unexpected failure; a server shutting down.
-  const statuses = [400, 500, 503];
-  if (secured) statuses.push(401);
+  // Any route, public ones too, is 401 for a wrong, expired or revoked API token.
+  const statuses = [400, 401, 500, 503];
   // Unsafe methods: the CSRF check, a read-only token, a body that is too large or of another
   // media type, and a full disk. Session-only routes refuse every API token.
   if (UNSAFE.has(method)) statuses.push(403, 413, 415, 507);
@@ -142,8 +142,7 @@ export function withErrors<T extends { paths?: unknown; components?: unknown }>(
       const operation = item[method];
       if (!operation) continue;
       const responses = operation.responses ??= {};
-      const secured = (operation.security ?? []).length > 0;
-      for (const status of impliedStatuses(path, method, secured)) {
+      for (const status of impliedStatuses(path, method)) {
         responses[String(status)] ??= {};
       }
       for (const [key, response] of Object.entries(responses)) {

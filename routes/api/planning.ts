@@ -20,6 +20,7 @@ const base = "/api/projects/{projectId}";
 const Title = z.string().trim().min(1, "Cannot be blank").max(200);
 const Description = z.string().max(10_000);
 const CalendarDate = z.string().max(10).openapi({
+  format: "date",
   description: "A calendar date, `YYYY-MM-DD`",
   example: "2026-12-01",
 });
@@ -91,7 +92,7 @@ export const MeetingSchema = z.object({
   endAt: TimestampOut,
   location: z.string().nullable(),
   minutes: z.string().nullable(),
-  inviteeIds: z.array(z.number().int()),
+  inviteeIds: z.array(IdOut),
   createdAt: TimestampOut,
   updatedAt: TimestampOut,
 }).openapi("Meeting");

@@ -17,8 +17,10 @@ import { boardRoutes } from "./api/board.ts";
 import { calendarFeedRoutes } from "./api/calendar_feed.ts";
 import { chatRoutes } from "./api/chat.ts";
 import { dashboardRoutes } from "./api/dashboards.ts";
+import { registerOpenApiDocument } from "./api/document.ts";
 import { errorBody, errorResponse } from "./api/errors.ts";
 import { fileRoutes } from "./api/files.ts";
+import { registerIcsFeedDocs } from "./api/ics_doc.ts";
 import { noteRoutes } from "./api/notes.ts";
 import { notificationRoutes } from "./api/notifications.ts";
 import type { AppEnv } from "./api/openapi.ts";
@@ -27,7 +29,6 @@ import { planningRoutes } from "./api/planning.ts";
 import { projectArchiveRoutes } from "./api/project_archive.ts";
 import { projectRoutes } from "./api/projects.ts";
 import { searchRoutes } from "./api/search.ts";
-import { withSecurity } from "./api/security_doc.ts";
 import { streamRoutes } from "./api/stream.ts";
 import { todoRoutes } from "./api/todos.ts";
 import { trashRoutes } from "./api/trash.ts";
@@ -175,20 +176,8 @@ export function createApp(deps: AppDeps): App {
   // Calendar feeds: the token in the URL is the credential (no session, no CSRF check).
   app.route("/", icsFeedRoutes(services.calendarFeeds));
 
-  // The document is built once, on first request, with both security schemes declared.
-  let document: unknown = null;
-  app.get("/api/openapi.json", (c) => {
-    document ??= withSecurity(app.getOpenAPI31Document({
-      openapi: "3.1.0",
-      info: {
-        title: "Collaboration service API",
-        version: "1.0.0",
-        description: "Session cookie `session`, or an API token as `Authorization: Bearer`; " +
-          "errors are `{error: {code, message, details?}}`.",
-      },
-    }));
-    return c.json(document);
-  });
+  registerIcsFeedDocs(app.openAPIRegistry);
+  registerOpenApiDocument(app, options);
 
   // Pages last: everything not matched above is a page (or the HTML 404 page).
   const pageApp = pages(services, options);

@@ -2,7 +2,16 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { listMigrations } from "../../domain/admin.ts";
 import type { Services } from "../../domain/services.ts";
-import { actorOf, apiApp, errors, Id, jsonRequest, jsonResponse } from "./openapi.ts";
+import {
+  actorOf,
+  apiApp,
+  errors,
+  header,
+  Id,
+  jsonRequest,
+  jsonResponse,
+  TimestampOut,
+} from "./openapi.ts";
 import { UserSchema } from "./schemas.ts";
 
 const listUsers = createRoute({
@@ -45,7 +54,7 @@ const migrations = createRoute({
     200: jsonResponse(
       z.object({
         items: z.array(
-          z.object({ version: z.number().int(), name: z.string(), appliedAt: z.string() }),
+          z.object({ version: z.number().int(), name: z.string(), appliedAt: TimestampOut }),
         ),
       }),
       "The migrations",
@@ -63,6 +72,7 @@ const backup = createRoute({
     200: {
       description: "A gzip-compressed tar: the database snapshot, stored files, the session " +
         "secret and manifest.json",
+      headers: { "Content-Disposition": header("`attachment` with the backup's file name") },
       content: { "application/gzip": { schema: { type: "string", format: "binary" } } },
     },
     ...errors(401, 403),

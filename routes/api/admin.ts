@@ -1,7 +1,16 @@
 /** Administration: users, the migration listing and backups (system admins only). */
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Services } from "../../domain/services.ts";
-import { actorOf, apiApp, errors, Id, jsonRequest, jsonResponse } from "./openapi.ts";
+import {
+  actorOf,
+  apiApp,
+  errors,
+  header,
+  Id,
+  jsonRequest,
+  jsonResponse,
+  TimestampOut,
+} from "./openapi.ts";
 import { UserSchema } from "./schemas.ts";
 
 /** A user's new role or status (the admin page's form too). */
@@ -45,7 +54,7 @@ const migrations = createRoute({
     200: jsonResponse(
       z.object({
         items: z.array(
-          z.object({ version: z.number().int(), name: z.string(), appliedAt: z.string() }),
+          z.object({ version: z.number().int(), name: z.string(), appliedAt: TimestampOut }),
         ),
       }),
       "The migrations",
@@ -63,6 +72,7 @@ const backup = createRoute({
     200: {
       description: "A gzip-compressed tar: the database snapshot, stored files, the session " +
         "secret and manifest.json",
+      headers: { "Content-Disposition": header("`attachment` with the backup's file name") },
       content: { "application/gzip": { schema: { type: "string", format: "binary" } } },
     },
     ...errors(401, 403),

@@ -17,8 +17,10 @@ import { boardRoutes } from "./board.ts";
 import { calendarFeedRoutes } from "./calendar_feed.ts";
 import { chatRoutes } from "./chat.ts";
 import { dashboardRoutes } from "./dashboards.ts";
+import { registerOpenApiDocument } from "./document.ts";
 import { errorBody, errorResponse } from "./errors.ts";
 import { fileRoutes } from "./files.ts";
+import { registerIcsFeedDocs } from "./ics_doc.ts";
 import { noteRoutes } from "./notes.ts";
 import { notificationRoutes } from "./notifications.ts";
 import type { AppEnv } from "./openapi.ts";
@@ -27,7 +29,6 @@ import { planningRoutes } from "./planning.ts";
 import { projectArchiveRoutes } from "./project_archive.ts";
 import { projectRoutes } from "./projects.ts";
 import { searchRoutes } from "./search.ts";
-import { withSecurity } from "./security_doc.ts";
 import { streamRoutes } from "./stream.ts";
 import { todoRoutes } from "./todos.ts";
 import { tokenRoutes } from "./tokens.ts";
@@ -70,20 +71,8 @@ export function api(services: Services, options: ApiOptions): OpenAPIHono<AppEnv
   app.route("/", passwordRoutes(services));
   app.route("/", calendarFeedRoutes(services, { baseUrl: options.baseUrl }));
 
-  // The document is built once, on first request, with both security schemes declared.
-  let document: unknown = null;
-  app.get("/api/openapi.json", (c) => {
-    document ??= withSecurity(app.getOpenAPI31Document({
-      openapi: "3.1.0",
-      info: {
-        title: "Collaboration service API",
-        version: "1.0.0",
-        description: "Session cookie `session`, or an API token as `Authorization: Bearer`; " +
-          "errors are `{error: {code, message, details?}}`.",
-      },
-    }));
-    return c.json(document);
-  });
+  registerIcsFeedDocs(app.openAPIRegistry);
+  registerOpenApiDocument(app, { baseUrl: options.baseUrl });
   // Last: any other path under /api is the API's own JSON 404, never a page.
   app.all("/api/*", (c) => c.json(errorBody("not_found", "Not found"), 404));
   app.onError(handleFailure(options.failures, (error, c) => {

@@ -3,10 +3,13 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { Services } from "../../domain/services.ts";
 import { clientAddress } from "../client_address.ts";
 import { clearSessionCookie, isHttps, setPreferenceCookies, setSessionCookie } from "../cookies.ts";
-import { actorOf, apiApp, errors, jsonRequest, jsonResponse } from "./openapi.ts";
+import { actorOf, apiApp, errors, jsonRequest, jsonResponse, setCookie } from "./openapi.ts";
 import { LoginSchema, ProfileSchema, RegisterSchema, UserSchema } from "./schemas.ts";
 
 const UserBody = z.object({ user: UserSchema });
+const SIGNED_IN = setCookie(
+  "`session` (HttpOnly, SameSite=Lax, Secure over https), then `theme` and `locale`",
+);
 
 const register = createRoute({
   method: "post",
@@ -15,7 +18,7 @@ const register = createRoute({
   summary: "Create an account and log in (the first account becomes admin)",
   request: jsonRequest(RegisterSchema),
   responses: {
-    201: jsonResponse(UserBody, "Created and logged in; sets the session cookie"),
+    201: jsonResponse(UserBody, "Created and logged in", SIGNED_IN),
     ...errors(400, 403, 409, 429),
   },
 });
@@ -26,7 +29,10 @@ const login = createRoute({
   tags: ["accounts"],
   summary: "Log in with a new session id",
   request: jsonRequest(LoginSchema),
-  responses: { 200: jsonResponse(UserBody, "Logged in"), ...errors(400, 401, 403, 429) },
+  responses: {
+    200: jsonResponse(UserBody, "Logged in", SIGNED_IN),
+    ...errors(400, 401, 403, 429),
+  },
 });
 
 const logout = createRoute({
@@ -34,7 +40,10 @@ const logout = createRoute({
   path: "/api/auth/logout",
   tags: ["accounts"],
   summary: "Revoke the session",
-  responses: { 204: { description: "Logged out; the cookie is cleared" }, ...errors(401, 403) },
+  responses: {
+    204: { description: "Logged out", headers: setCookie("`session`, cleared") },
+    ...errors(401, 403),
+  },
 });
 
 const me = createRoute({
@@ -51,7 +60,10 @@ const updateMe = createRoute({
   tags: ["accounts"],
   summary: "Change display name, theme or locale (also sets the theme and locale cookies)",
   request: jsonRequest(ProfileSchema),
-  responses: { 200: jsonResponse(UserBody, "The updated user"), ...errors(400, 401, 403) },
+  responses: {
+    200: jsonResponse(UserBody, "The updated user", setCookie("`theme` and `locale`")),
+    ...errors(400, 401, 403),
+  },
 });
 
 /** The account routes. */

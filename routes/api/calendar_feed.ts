@@ -3,12 +3,12 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { FeedAccess } from "../../domain/calendar_feeds.ts";
 import type { Services } from "../../domain/services.ts";
-import { actorOf, apiApp, errors, jsonResponse } from "./openapi.ts";
+import { actorOf, apiApp, errors, IdOut, jsonResponse } from "./openapi.ts";
 
 const FeedUrlsSchema = z.object({
   urls: z.object({
     all: z.string().openapi({ description: "Every project the caller belongs to" }),
-    projects: z.array(z.object({ projectId: z.number().int(), url: z.string() })),
+    projects: z.array(z.object({ projectId: IdOut, url: z.string() })),
   }),
 }).openapi("CalendarFeedUrls");
 

@@ -21,7 +21,10 @@ const ProjectDashboardSchema = z.object({
   latestThreads: z.array(ThreadSchema),
   latestNotes: z.array(NoteSchema),
   latestFiles: z.array(FileSchema),
-  nextMeeting: MeetingSchema.nullable(),
+  // A union, not `.nullable()`: that would make the shared Meeting schema itself nullable.
+  nextMeeting: z.union([MeetingSchema, z.null()]).openapi({
+    description: "The soonest meeting not yet started, or null",
+  }),
   milestones: z.array(MilestoneSchema),
   recentActivity: z.array(ActivitySchema),
 }).openapi("ProjectDashboard");

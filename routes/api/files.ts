@@ -12,6 +12,7 @@ import {
   apiApp,
   errors,
   ErrorSchema,
+  header,
   Id,
   jsonResponse,
   PageQuery,
@@ -94,8 +95,12 @@ const download = createRoute({
   request: { params: z.object({ fileId: Id }) },
   responses: {
     200: {
-      description: "The bytes, as an attachment with the original name",
-      content: { "application/octet-stream": { schema: z.string().openapi({ format: "binary" }) } },
+      description: "The bytes, in the file's stored `contentType` (from its name's extension; " +
+        "`application/octet-stream` when unknown), as an attachment with the original name",
+      headers: {
+        "Content-Disposition": header("`attachment` with `filename` and RFC 8187 `filename*`"),
+      },
+      content: { "*/*": { schema: z.string().openapi({ format: "binary" }) } },
     },
     ...errors(400, 401, 404),
   },

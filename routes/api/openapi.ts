@@ -5,6 +5,7 @@ import type { Actor } from "../../domain/accounts.ts";
 import type { TokenAuth } from "../../domain/api_tokens.ts";
 import { DomainError } from "../../domain/errors.ts";
 import type { ActiveSession } from "../../domain/sessions.ts";
+import { errorDescription } from "./error_doc.ts";
 import { errorBody } from "./errors.ts";
 
 /** Request-scoped values set by the middleware. */
@@ -51,24 +52,27 @@ export const ErrorSchema = z.object({
   }),
 }).openapi("Error");
 
-/** Error responses, for routes' `responses`. */
+/** Error responses, for routes' `responses` (error_doc.ts adds the middleware's own). */
 export function errors(...statuses: Array<400 | 401 | 403 | 404 | 409 | 413 | 415 | 429>) {
-  const text: Record<number, string> = {
-    400: "Invalid request (`validation`, with `details` per field)",
-    401: "Not logged in",
-    403: "Not allowed, or cross-site",
-    404: "Not found, or not visible to the caller",
-    409: "Conflict",
-    413: "Body too large",
-    415: "Unsupported media type",
-    429: "Too many attempts (`Retry-After`)",
-  };
   return Object.fromEntries(
     statuses.map((s) => [
       s,
-      { description: text[s]!, content: { "application/json": { schema: ErrorSchema } } },
+      {
+        description: errorDescription(s),
+        content: { "application/json": { schema: ErrorSchema } },
+      },
     ]),
   );
+}
+
+/** A response header, for a response's `headers`. */
+export function header(description: string, required = true) {
+  return { description, required, schema: { type: "string" as const } };
+}
+
+/** The `Set-Cookie` header of the responses that sign in, out or set preferences. */
+export function setCookie(description: string) {
+  return { "Set-Cookie": header(description) };
 }
 
 /** A JSON request body for routes' `request`. */
@@ -76,13 +80,33 @@ export function jsonRequest<T extends z.ZodType>(schema: T) {
   return { body: { content: { "application/json": { schema } }, required: true } };
 }
 
-/** A JSON response for routes' `responses`. */
-export function jsonResponse<T extends z.ZodType>(schema: T, description: string) {
-  return { description, content: { "application/json": { schema } } };
+/** A JSON response for routes' `responses`, with the headers it always carries. */
+export function jsonResponse<T extends z.ZodType>(
+  schema: T,
+  description: string,
+  headers?: Record<string, ReturnType<typeof header>>,
+) {
+  return {
+    description,
+    content: { "application/json": { schema } },
+    ...(headers ? { headers } : {}),
+  };
 }
 
 /** A positive integer id in the path. */
-export const Id = z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER);
+export const Id = z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
+
+/** An id in a response. */
+export const IdOut = z.number().int().min(1);
+
+/** A timestamp in a response: ISO 8601 in UTC with `Z`. */
+export const TimestampOut = z.string().openapi({
+  format: "date-time",
+  example: "2026-11-22T08:30:00.000Z",
+});
+
+/** A calendar date in a response: `YYYY-MM-DD`. */
+export const DateOut = z.string().openapi({ format: "date", example: "2026-12-01" });
 
 /** A positive integer id in a query string, kept as text (400 for anything else). */
 export const IdQuery = z.string().regex(/^\d+$/, "Use a number").refine(

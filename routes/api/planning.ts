@@ -1,7 +1,18 @@
 /** Planning: milestones, calendar events, the project calendar, meetings and their conflicts. */
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Services } from "../../domain/services.ts";
-import { actorOf, apiApp, errors, Id, IdQuery, jsonRequest, jsonResponse } from "./openapi.ts";
+import {
+  actorOf,
+  apiApp,
+  DateOut,
+  errors,
+  Id,
+  IdOut,
+  IdQuery,
+  jsonRequest,
+  jsonResponse,
+  TimestampOut,
+} from "./openapi.ts";
 
 const ProjectParam = z.object({ projectId: Id });
 const base = "/api/projects/{projectId}";
@@ -9,6 +20,7 @@ const base = "/api/projects/{projectId}";
 const Title = z.string().trim().min(1, "Cannot be blank").max(200);
 const Description = z.string().max(10_000);
 const CalendarDate = z.string().max(10).openapi({
+  format: "date",
   description: "A calendar date, `YYYY-MM-DD`",
   example: "2026-12-01",
 });
@@ -16,6 +28,15 @@ const Timestamp = z.string().max(40).openapi({
   description: "ISO 8601 with `Z` or an offset (stored in UTC), or `YYYY-MM-DD` (UTC midnight)",
   example: "2026-11-22T08:30:00.000Z",
 });
+/** A query timestamp the route requires (missing: "Required", as the domain says of ""). */
+const QueryTimestamp = z.string({
+  error: (issue) => issue.input === undefined ? "Required" : undefined,
+}).max(40).openapi({
+  description: "ISO 8601 with `Z` or an offset, or `YYYY-MM-DD` (UTC midnight)",
+  example: "2026-11-22T08:30:00.000Z",
+});
+/** A start or end in an answer: a timestamp, or a date for whole-day items. */
+const InstantOrDay = z.union([TimestampOut, DateOut]);
 const UserIds = z.array(z.number().int().positive().max(Number.MAX_SAFE_INTEGER)).max(200);
 const Location = z.string().max(500);
 const Minutes = z.string().max(100_000);
@@ -24,68 +45,70 @@ const Minutes = z.string().max(100_000);
 // Schemas.
 
 export const MilestoneSchema = z.object({
-  id: z.number().int(),
-  projectId: z.number().int(),
-  creatorId: z.number().int(),
+  id: IdOut,
+  projectId: IdOut,
+  creatorId: IdOut,
   title: z.string(),
   description: z.string().nullable(),
-  dueDate: z.string().nullable(),
+  dueDate: DateOut.nullable(),
   progress: z.number().int().openapi({
     description: "floor(100 × completed linked to-do items / linked items), 0 with none",
   }),
-  createdAt: z.string(),
-  updatedAt: z.string(),
+  createdAt: TimestampOut,
+  updatedAt: TimestampOut,
 }).openapi("Milestone");
 
 const EventSchema = z.object({
-  id: z.number().int(),
-  projectId: z.number().int(),
-  creatorId: z.number().int(),
+  id: IdOut,
+  projectId: IdOut,
+  creatorId: IdOut,
   title: z.string(),
   description: z.string().nullable(),
-  startAt: z.string(),
-  endAt: z.string(),
+  startAt: TimestampOut,
+  endAt: TimestampOut,
   allDay: z.boolean(),
-  createdAt: z.string(),
-  updatedAt: z.string(),
+  createdAt: TimestampOut,
+  updatedAt: TimestampOut,
 }).openapi("CalendarEvent");
 
 const CalendarItemSchema = z.object({
   type: z.enum(["event", "milestone", "todo"]),
-  id: z.number().int(),
+  id: IdOut,
   title: z.string(),
-  start: z.string().openapi({ description: "A UTC timestamp (events) or `YYYY-MM-DD`" }),
-  end: z.string(),
+  start: InstantOrDay.openapi({
+    description: "A UTC timestamp (events), or `YYYY-MM-DD` (milestones, to-dos)",
+  }),
+  end: InstantOrDay,
   allDay: z.boolean(),
   completed: z.boolean().optional().openapi({ description: "To-dos only" }),
   priority: z.enum(["low", "normal", "high"]).optional().openapi({ description: "To-dos only" }),
-  assigneeId: z.number().int().nullable().optional().openapi({ description: "To-dos only" }),
+  assigneeId: IdOut.nullable().optional().openapi({ description: "To-dos only" }),
 }).openapi("CalendarItem");
 
 export const MeetingSchema = z.object({
-  id: z.number().int(),
-  projectId: z.number().int(),
-  creatorId: z.number().int(),
+  id: IdOut,
+  projectId: IdOut,
+  creatorId: IdOut,
   title: z.string(),
-  startAt: z.string(),
-  endAt: z.string(),
+  startAt: TimestampOut,
+  endAt: TimestampOut,
   location: z.string().nullable(),
   minutes: z.string().nullable(),
-  inviteeIds: z.array(z.number().int()),
-  createdAt: z.string(),
-  updatedAt: z.string(),
+  inviteeIds: z.array(IdOut),
+  createdAt: TimestampOut,
+  updatedAt: TimestampOut,
 }).openapi("Meeting");
 
 const ConflictSchema = z.object({
   type: z.enum(["meeting", "event", "todo"]),
-  id: z.number().int(),
-  projectId: z.number().int(),
+  id: IdOut,
+  projectId: IdOut,
   title: z.string().nullable().openapi({
     description: "null when the caller is not a member of the item's project",
   }),
-  start: z.string(),
-  end: z.string(),
-  userId: z.number().int().openapi({ description: "The participant concerned" }),
+  start: InstantOrDay.openapi({ description: "A UTC timestamp, or a to-do's date" }),
+  end: InstantOrDay,
+  userId: IdOut.openapi({ description: "The participant concerned" }),
 }).openapi("Conflict");
 
 const MilestoneBody = z.object({ milestone: MilestoneSchema });
@@ -207,8 +230,8 @@ const calendar = createRoute({
   request: {
     params: ProjectParam,
     query: z.object({
-      from: Timestamp.optional().openapi({ description: "inclusive; required" }),
-      to: Timestamp.optional().openapi({ description: "exclusive; required, after from" }),
+      from: QueryTimestamp.openapi({ description: "Inclusive" }),
+      to: QueryTimestamp.openapi({ description: "Exclusive; after from" }),
     }),
   },
   responses: {
@@ -313,8 +336,8 @@ const checkMeeting = createRoute({
   request: {
     params: ProjectParam,
     query: z.object({
-      startAt: Timestamp.optional().openapi({ description: "required" }),
-      endAt: Timestamp.optional().openapi({ description: "required" }),
+      startAt: QueryTimestamp,
+      endAt: QueryTimestamp.openapi({ description: "After startAt" }),
       inviteeIds: IdList.optional().openapi({ example: "1,2" }),
       excludeMeetingId: IdQuery.optional(),
     }),

@@ -6,7 +6,7 @@ import { DomainError, invalid } from "../../domain/errors.ts";
 import { isOverLimit, type UploadBytes } from "../../domain/files.ts";
 import { isMultipart, MultipartError, multipartScope, readMultipart } from "../multipart.ts";
 import { contentDisposition } from "./files.ts";
-import { actorOf, apiApp, errors, ErrorSchema, Id, jsonResponse } from "./openapi.ts";
+import { actorOf, apiApp, errors, ErrorSchema, header, Id, jsonResponse } from "./openapi.ts";
 import { ProjectSchema } from "./schemas.ts";
 
 const tags = ["projects"];
@@ -22,6 +22,7 @@ const exportRoute = createRoute({
   responses: {
     200: {
       description: "project.json, files/<fileId>/<name>, board/*.md and notes/*.md",
+      headers: { "Content-Disposition": header('`attachment; filename="<name>-<date>.zip"`') },
       content: { [ZIP]: { schema: z.string().openapi(Binary) } },
     },
     ...errors(400, 401, 403, 404, 409),

@@ -1,16 +1,17 @@
 /** Request and response schemas shared by several resources. */
 import { z } from "@hono/zod-openapi";
+import { DateOut, IdOut, TimestampOut } from "./openapi.ts";
 
 /** A user as the API shows it. */
 export const UserSchema = z.object({
-  id: z.number().int(),
+  id: IdOut,
   email: z.string(),
   displayName: z.string(),
   role: z.enum(["admin", "member"]),
   status: z.enum(["active", "disabled"]),
   theme: z.enum(["dark", "light"]),
   locale: z.enum(["en", "ja"]),
-  createdAt: z.string(),
+  createdAt: TimestampOut,
 }).openapi("User");
 
 /** A project member role. */
@@ -18,37 +19,37 @@ export const ProjectRoleSchema = z.enum(["owner", "member", "viewer"]);
 
 /** A project. */
 export const ProjectSchema = z.object({
-  id: z.number().int(),
+  id: IdOut,
   name: z.string(),
   description: z.string(),
   archived: z.boolean(),
-  archivedAt: z.string().nullable(),
-  createdBy: z.number().int(),
-  createdAt: z.string(),
-  updatedAt: z.string(),
+  archivedAt: TimestampOut.nullable(),
+  createdBy: IdOut,
+  createdAt: TimestampOut,
+  updatedAt: TimestampOut,
   myRole: ProjectRoleSchema.nullable(),
 }).openapi("Project");
 
 /** A project member. */
 export const MemberSchema = z.object({
-  userId: z.number().int(),
+  userId: IdOut,
   email: z.string(),
   displayName: z.string(),
   role: ProjectRoleSchema,
-  joinedAt: z.string(),
+  joinedAt: TimestampOut,
 }).openapi("Member");
 
 /** A notification. */
 export const NotificationSchema = z.object({
-  id: z.number().int(),
+  id: IdOut,
   kind: z.string(),
-  projectId: z.number().int().nullable(),
-  actorId: z.number().int().nullable(),
+  projectId: IdOut.nullable(),
+  actorId: IdOut.nullable(),
   subjectType: z.string(),
-  subjectId: z.number().int(),
+  subjectId: IdOut,
   text: z.string(),
   read: z.boolean(),
-  createdAt: z.string(),
+  createdAt: TimestampOut,
 }).openapi("Notification");
 
 /** An email address to register: white space around it is dropped, case is not significant. */
@@ -82,7 +83,9 @@ export const ProfileSchema = z.object({
 /** Project creation input; a `null` description is an empty one. */
 export const ProjectInputSchema = z.object({
   name: z.string().trim().min(1, "Cannot be blank").max(200),
-  description: z.string().max(10_000).nullable().optional(),
+  description: z.string().max(10_000).nullable().optional().openapi({
+    description: "null is an empty description: a project's description is never null",
+  }),
 }).openapi("ProjectInput");
 
 /** A member to add. */
@@ -93,14 +96,14 @@ export const MemberInputSchema = z.object({
 
 /** A stored file. */
 export const FileSchema = z.object({
-  id: z.number().int(),
-  projectId: z.number().int(),
+  id: IdOut,
+  projectId: IdOut,
   name: z.string(),
   contentType: z.string(),
   size: z.number().int(),
   source: z.enum(["upload", "attachment"]),
-  uploaderId: z.number().int(),
-  createdAt: z.string(),
+  uploaderId: IdOut,
+  createdAt: TimestampOut,
   downloadUrl: z.string(),
 }).openapi("File");
 
@@ -112,54 +115,54 @@ export const CategorySchema = z.enum(["general", "announcement", "question", "id
 
 /** A board thread. */
 export const ThreadSchema = z.object({
-  id: z.number().int(),
-  projectId: z.number().int(),
-  authorId: z.number().int(),
+  id: IdOut,
+  projectId: IdOut,
+  authorId: IdOut,
   title: z.string(),
   body: z.string(),
   category: CategorySchema,
   pinned: z.boolean(),
   commentCount: z.number().int(),
-  createdAt: z.string(),
-  updatedAt: z.string(),
+  createdAt: TimestampOut,
+  updatedAt: TimestampOut,
   attachments: z.array(FileSchema),
 }).openapi("Thread");
 
 /** A comment on a thread. */
 export const CommentSchema = z.object({
-  id: z.number().int(),
-  projectId: z.number().int(),
-  threadId: z.number().int(),
-  authorId: z.number().int(),
+  id: IdOut,
+  projectId: IdOut,
+  threadId: IdOut,
+  authorId: IdOut,
   body: z.string(),
-  createdAt: z.string(),
-  updatedAt: z.string(),
+  createdAt: TimestampOut,
+  updatedAt: TimestampOut,
   attachments: z.array(FileSchema),
 }).openapi("Comment");
 
 /** A note. */
 export const NoteSchema = z.object({
-  id: z.number().int(),
-  projectId: z.number().int(),
-  authorId: z.number().int(),
+  id: IdOut,
+  projectId: IdOut,
+  authorId: IdOut,
   title: z.string(),
   body: z.string(),
   tags: z.array(z.string()),
   pinned: z.boolean(),
-  createdAt: z.string(),
-  updatedAt: z.string(),
+  createdAt: TimestampOut,
+  updatedAt: TimestampOut,
 }).openapi("Note");
 
 /** An activity entry. */
 export const ActivitySchema = z.object({
-  id: z.number().int(),
-  projectId: z.number().int(),
+  id: IdOut,
+  projectId: IdOut,
   kind: z.string(),
-  actorId: z.number().int(),
+  actorId: IdOut,
   subjectType: z.string(),
-  subjectId: z.number().int(),
+  subjectId: IdOut,
   summary: z.string(),
-  createdAt: z.string(),
+  createdAt: TimestampOut,
 }).openapi("Activity");
 
 /** Tags: short strings. */
@@ -167,24 +170,24 @@ export const TagsSchema = z.array(z.string().max(50)).max(20);
 
 /** A chat message. */
 export const MessageSchema = z.object({
-  id: z.number().int(),
-  projectId: z.number().int(),
-  authorId: z.number().int(),
+  id: IdOut,
+  projectId: IdOut,
+  authorId: IdOut,
   text: z.string(),
-  createdAt: z.string(),
-  updatedAt: z.string(),
+  createdAt: TimestampOut,
+  updatedAt: TimestampOut,
   attachments: z.array(FileSchema),
 }).openapi("ChatMessage");
 
 /** A kanban column. */
 export const ColumnSchema = z.object({
-  id: z.number().int(),
-  projectId: z.number().int(),
+  id: IdOut,
+  projectId: IdOut,
   name: z.string(),
   key: z.enum(["todo", "in_progress", "done"]).nullable(),
   position: z.number().int(),
-  createdAt: z.string(),
-  updatedAt: z.string(),
+  createdAt: TimestampOut,
+  updatedAt: TimestampOut,
 }).openapi("Column");
 
 /** A to-do priority. */
@@ -192,22 +195,22 @@ export const PrioritySchema = z.enum(["low", "normal", "high"]);
 
 /** A to-do item. */
 export const ItemSchema = z.object({
-  id: z.number().int(),
-  projectId: z.number().int(),
-  columnId: z.number().int(),
-  creatorId: z.number().int(),
+  id: IdOut,
+  projectId: IdOut,
+  columnId: IdOut,
+  creatorId: IdOut,
   title: z.string(),
   description: z.string().nullable(),
-  assigneeId: z.number().int().nullable(),
+  assigneeId: IdOut.nullable(),
   priority: PrioritySchema,
-  startDate: z.string().nullable(),
-  dueDate: z.string().nullable(),
+  startDate: DateOut.nullable(),
+  dueDate: DateOut.nullable(),
   tags: z.array(z.string()),
   orderIndex: z.number().int(),
   completed: z.boolean(),
-  completedAt: z.string().nullable(),
-  milestoneId: z.number().int().nullable(),
-  createdAt: z.string(),
-  updatedAt: z.string(),
+  completedAt: TimestampOut.nullable(),
+  milestoneId: IdOut.nullable(),
+  createdAt: TimestampOut,
+  updatedAt: TimestampOut,
   attachments: z.array(FileSchema),
 }).openapi("TodoItem");

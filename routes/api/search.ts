@@ -2,14 +2,24 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { pageRequest } from "../../domain/paging.ts";
 import type { Services } from "../../domain/services.ts";
-import { actorOf, apiApp, errors, Id, jsonResponse, PageQuery, pageSchema } from "./openapi.ts";
+import {
+  actorOf,
+  apiApp,
+  errors,
+  Id,
+  IdOut,
+  jsonResponse,
+  PageQuery,
+  pageSchema,
+  TimestampOut,
+} from "./openapi.ts";
 
 const Hit = z.object({
   type: z.enum(["board", "chat", "todo", "file", "event", "meeting", "milestone", "note"]),
-  id: z.number().int(),
+  id: IdOut,
   title: z.string(),
   snippet: z.string().openapi({ description: "HTML-escaped text; matches wrapped in <mark>" }),
-  createdAt: z.string(),
+  createdAt: TimestampOut,
 }).openapi("SearchHit");
 
 const search = createRoute({

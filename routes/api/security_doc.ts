@@ -29,7 +29,8 @@ export const SECURITY_SCHEMES = {
 
 /** What an operation's `security` becomes: public, session only, or session or token. */
 function securityOf(path: string): Array<Record<string, string[]>> {
-  if (PUBLIC_API.has(path)) return [];
+  // Outside `/api` (the calendar feeds) the credential is a token in the path.
+  if (PUBLIC_API.has(path) || !path.startsWith("/api/")) return [];
   if (sessionOnly(path)) return [{ session: [] }];
   return [{ session: [] }, { bearer: [] }];
 }

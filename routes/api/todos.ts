@@ -19,7 +19,9 @@ const ItemParam = z.object({ projectId: Id, itemId: Id });
 const base = "/api/projects/{projectId}/todos";
 const ItemBody = z.object({ item: ItemSchema, attachments: z.array(FileSchema) });
 const ColumnName = z.object({ name: z.string().trim().min(1, "Cannot be blank").max(100) });
-const DateField = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "Use a date like 2026-11-22");
+const DateField = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "Use a date like 2026-11-22").openapi({
+  format: "date",
+});
 
 const fields = {
   description: z.string().max(100_000).nullable().optional(),

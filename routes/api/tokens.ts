@@ -1,16 +1,25 @@
 /** Personal API tokens: create (the secret shown once), list, revoke. Sessions only. */
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Services } from "../../domain/services.ts";
-import { actorOf, apiApp, errors, Id, jsonRequest, jsonResponse } from "./openapi.ts";
+import {
+  actorOf,
+  apiApp,
+  errors,
+  Id,
+  IdOut,
+  jsonRequest,
+  jsonResponse,
+  TimestampOut,
+} from "./openapi.ts";
 
 /** A token as the API shows it. */
 export const ApiTokenSchema = z.object({
-  id: z.number().int(),
+  id: IdOut,
   name: z.string(),
   scope: z.enum(["read", "write"]),
-  createdAt: z.string(),
-  expiresAt: z.string().nullable().openapi({ description: "Null: never expires" }),
-  lastUsedAt: z.string().nullable().openapi({
+  createdAt: TimestampOut,
+  expiresAt: TimestampOut.nullable().openapi({ description: "Null: never expires" }),
+  lastUsedAt: TimestampOut.nullable().openapi({
     description: "Written on first use, then at most once a minute",
   }),
 }).openapi("ApiToken");

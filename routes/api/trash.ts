@@ -3,34 +3,44 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { pageRequest } from "../../domain/paging.ts";
 import type { Services } from "../../domain/services.ts";
 import { TRASH_TYPES, type TrashType } from "../../domain/trash.ts";
-import { actorOf, apiApp, errors, Id, jsonResponse, PageQuery, pageSchema } from "./openapi.ts";
+import {
+  actorOf,
+  apiApp,
+  errors,
+  Id,
+  IdOut,
+  jsonResponse,
+  PageQuery,
+  pageSchema,
+  TimestampOut,
+} from "./openapi.ts";
 import { ProjectSchema } from "./schemas.ts";
 
 const TrashTypeSchema = z.enum(TRASH_TYPES as [TrashType, ...TrashType[]]);
 
-const TrashRefSchema = z.object({ type: TrashTypeSchema, id: z.number().int() }).openapi(
+const TrashRefSchema = z.object({ type: TrashTypeSchema, id: IdOut }).openapi(
   "TrashRef",
 );
 
 const TrashEntrySchema = z.object({
   type: TrashTypeSchema,
-  id: z.number().int(),
+  id: IdOut,
   title: z.string(),
-  deletedAt: z.string(),
-  deletedBy: z.number().int().nullable().openapi({
+  deletedAt: TimestampOut,
+  deletedBy: IdOut.nullable().openapi({
     description: "Null for items deleted before the trash existed",
   }),
-  purgeAt: z.string().openapi({
+  purgeAt: TimestampOut.openapi({
     description: "When the sweep may purge it; it stays restorable until it is purged",
   }),
 }).openapi("TrashEntry");
 
 const DeletedProjectSchema = z.object({
-  id: z.number().int(),
+  id: IdOut,
   name: z.string(),
-  deletedAt: z.string(),
-  deletedBy: z.number().int().nullable(),
-  purgeAt: z.string(),
+  deletedAt: TimestampOut,
+  deletedBy: IdOut.nullable(),
+  purgeAt: TimestampOut,
 }).openapi("DeletedProject");
 
 const list = createRoute({

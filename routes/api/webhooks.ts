@@ -8,10 +8,12 @@ import {
   apiApp,
   errors,
   Id,
+  IdOut,
   jsonRequest,
   jsonResponse,
   PageQuery,
   pageSchema,
+  TimestampOut,
 } from "./openapi.ts";
 
 const tags = ["webhooks"];
@@ -21,27 +23,27 @@ const WebhookParam = z.object({ projectId: Id, webhookId: Id });
 const DeliveryParam = z.object({ projectId: Id, webhookId: Id, deliveryId: Id });
 
 const WebhookSchema = z.object({
-  id: z.number().int(),
-  projectId: z.number().int(),
+  id: IdOut,
+  projectId: IdOut,
   url: z.string(),
   events: z.array(z.string()),
   description: z.string(),
   active: z.boolean(),
-  createdAt: z.string(),
+  createdAt: TimestampOut,
   failingSince: z.string().nullable(),
 }).openapi("Webhook");
 
 const DeliverySchema = z.object({
-  id: z.number().int(),
+  id: IdOut,
   event: z.string(),
-  eventId: z.number().int(),
+  eventId: IdOut,
   status: z.enum(["pending", "succeeded", "failed"]),
   attempts: z.number().int(),
   lastStatusCode: z.number().int().nullable(),
   lastError: z.string().nullable(),
-  nextAttemptAt: z.string().nullable(),
-  createdAt: z.string(),
-  deliveredAt: z.string().nullable(),
+  nextAttemptAt: TimestampOut.nullable(),
+  createdAt: TimestampOut,
+  deliveredAt: TimestampOut.nullable(),
 }).openapi("WebhookDelivery");
 
 const Events = z.array(z.enum([...WEBHOOK_EVENTS, "*"])).min(1, "Name at least one event")

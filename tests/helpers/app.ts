@@ -7,7 +7,8 @@ import { type Config, parseConfig } from "../../domain/config.ts";
 import type { CreditScoreLookup } from "../../domain/loan.ts";
 import { type PasswordHasher, scryptHasher } from "../../domain/passwords.ts";
 import type { WebhookSenderOptions } from "../../domain/webhook_sender.ts";
-import { createApp, type Lifecycle } from "../../routes/app.ts";
+import { type App, createApp, type Lifecycle } from "../../routes/app.ts";
+import { isDocumentedArea, sharedValidator } from "./openapi_validator.ts";
 
 /** A test application and what it was built from. */
 export interface TestApp {
@@ -18,8 +19,50 @@ export interface TestApp {
   dataDir: string;
   lifecycle: Lifecycle;
   logs: string[];
+  /**
+   * Where responses disagreed with the OpenAPI document (see `checkedApp`); `close()` fails
+   * the test when any did.
+   */
+  openApiProblems: string[];
   /** Closes the database and removes the temporary directory. */
   close(): Promise<void>;
+}
+
+/**
+ * `app` with every `/api` response checked against the OpenAPI document: an in-process
+ * `request` that disagrees throws at once, and a served one (`fetch`) is recorded in
+ * `problems` (the client gets its answer; the test fails at `close()`). The document is read
+ * from the first app and compiled once per process.
+ */
+export function checkedApp(app: App, problems: string[]): App {
+  const inspect = async (method: string, url: string, res: Response): Promise<string[]> => {
+    // A URL the server itself cannot parse (a bad Host, say) is no operation of the document.
+    const path = URL.parse(url, "http://localhost")?.pathname ?? "";
+    if (!isDocumentedArea(path)) return [];
+    const validator = await sharedValidator(async () =>
+      await (await app.request("/api/openapi.json")).json()
+    );
+    const type = res.headers.get("content-type") ?? "";
+    const body = type.includes("json") ? await res.clone().text() : null;
+    return validator.check({ method, path, status: res.status, headers: res.headers, body });
+  };
+  const request: App["request"] = async (input, init, ...rest) => {
+    const res = await app.request(input, init, ...rest);
+    const method = init?.method ?? (input instanceof Request ? input.method : "GET");
+    const url = input instanceof Request ? input.url : String(input);
+    const found = await inspect(method.toUpperCase(), url, res);
+    if (found.length > 0) {
+      problems.push(...found);
+      throw new Error(`The response disagrees with the OpenAPI document:\n${found.join("\n")}`);
+    }
+    return res;
+  };
+  const fetch: App["fetch"] = async (req, ...rest) => {
+    const res = await app.fetch(req, ...rest);
+    problems.push(...await inspect(req.method, req.url, res));
+    return res;
+  };
+  return { ...app, request, fetch };
 }
 
 /** Options for `testApp`. */
@@ -41,19 +84,23 @@ export async function testApp(options: TestAppOptions = {}): Promise<TestApp> {
   const clock = new FixedClock(options.now ?? "2026-11-22T08:30:00.000Z");
   migrate(db, MIGRATIONS_DIR, () => clock.now());
   const logs: string[] = [];
+  const openApiProblems: string[] = [];
   const lifecycle: Lifecycle = { shuttingDown: false };
-  const app = createApp({
-    db,
-    config,
-    clock,
-    lifecycle,
-    sessionSecret: "test-secret-0123456789abcdef0123456789abcdef",
-    // Cheap scrypt parameters keep tests fast; production uses N=2^17.
-    hasher: options.hasher ?? scryptHasher({ N: 1024, r: 8, p: 1 }),
-    log: (line) => logs.push(line),
-    ...(options.creditScore ? { creditScore: options.creditScore } : {}),
-    ...(options.webhooks ? { webhooks: options.webhooks } : {}),
-  });
+  const app = checkedApp(
+    createApp({
+      db,
+      config,
+      clock,
+      lifecycle,
+      sessionSecret: "test-secret-0123456789abcdef0123456789abcdef",
+      // Cheap scrypt parameters keep tests fast; production uses N=2^17.
+      hasher: options.hasher ?? scryptHasher({ N: 1024, r: 8, p: 1 }),
+      log: (line) => logs.push(line),
+      ...(options.creditScore ? { creditScore: options.creditScore } : {}),
+      ...(options.webhooks ? { webhooks: options.webhooks } : {}),
+    }),
+    openApiProblems,
+  );
   return {
     app,
     db,
@@ -62,10 +109,16 @@ export async function testApp(options: TestAppOptions = {}): Promise<TestApp> {
     dataDir,
     lifecycle,
     logs,
+    openApiProblems,
     async close() {
       await app.services.webhookSender.stop();
       await db.close();
       await Deno.remove(dataDir, { recursive: true });
+      if (openApiProblems.length > 0) {
+        throw new Error(
+          `Responses disagreed with the OpenAPI document:\n${openApiProblems.join("\n")}`,
+        );
+      }
     },
   };
 }

@@ -208,7 +208,9 @@ function Board(props: { frame: ProjectFrame; data: BoardData }) {
             </span>
           </h2>
           <ol class="kanban-items" data-column-items={column.id}>
-            {cards.map((card) => <Card frame={frame} card={card} today={data.today} />)}
+            {cards.map((card) => (
+              <Card key={card.item.id} frame={frame} card={card} today={data.today} />
+            ))}
           </ol>
           {cards.length === 0 ? <p class="muted kanban-empty">{t("todos.columnEmpty")}</p> : null}
         </section>

@@ -14,7 +14,6 @@ import { removeLeftoverBackupWork } from "./domain/backup.ts";
 import { ConfigError, parseConfig } from "./domain/config.ts";
 import { createApp, type Lifecycle } from "./routes/app.ts";
 import { drain } from "./routes/drain.ts";
-import { flushStdoutLog } from "./routes/middleware/request_log.ts";
 
 const env = Deno.env.toObject();
 if (Deno.args.length > 0) Deno.exit(await runCommand(Deno.args, env));
@@ -103,7 +102,7 @@ const sweeps = app.services.trash.startSweeps({
 
 async function shutdown(signal: string): Promise<void> {
   if (lifecycle.shuttingDown) {
-    flushStdoutLog();
+    app.flushLog();
     console.error(`${signal} again: exiting at once`);
     Deno.exit(1);
   }
@@ -138,7 +137,7 @@ async function shutdown(signal: string): Promise<void> {
     console.error(`Cannot shut down cleanly: ${reason(error)}`);
     code = 1;
   }
-  flushStdoutLog(); // the request log is buffered
+  app.flushLog(); // the request log is buffered
   console.log("stopped");
   Deno.exit(code);
 }

@@ -81,7 +81,7 @@ function steps(): Array<[string, Handler]> {
     ],
     [
       "+ log line written (as main.ts serves)",
-      soapFastPath(fallback, { ...soap, log: stdoutLog, hsts: false }),
+      soapFastPath(fallback, { ...soap, log: stdoutLog().write, hsts: false }),
     ],
   ];
 }

@@ -59,7 +59,7 @@ function serve(mode: Mode, port: number): void {
     // getHelloWorld needs no loan service.
     const soap = soapEndpoints({} as LoanService, { namespace: NS, baseUrl: null });
     const readiness = () => new Response("ok"); // every path but /hello and /loan
-    handler = soapFastPath(readiness, { ...soap, log: stdoutLog, hsts: false });
+    handler = soapFastPath(readiness, { ...soap, log: stdoutLog().write, hsts: false });
   }
   Deno.serve({ port, hostname: "127.0.0.1", reusePort: true, onListen: () => {} }, handler);
 }

@@ -31,13 +31,14 @@ interface RawMilestone {
  * counted in one grouped pass and joined, so a list costs no query per milestone.
  * Integer division floors (the counts are never negative).
  */
+const COUNTS = `SELECT milestone_id, count(*) AS total, sum(completed) AS done FROM todo_items
+    WHERE project_id = ? AND milestone_id IS NOT NULL AND deleted_at IS NULL
+    GROUP BY milestone_id`;
 const SELECT = `SELECT m.id, m.project_id, m.creator_id, m.title, m.description, m.due_date,
   CASE WHEN coalesce(p.total, 0) = 0 THEN 0 ELSE (100 * p.done) / p.total END AS progress,
   m.created_at, m.updated_at
   FROM milestones m
-  LEFT JOIN (SELECT milestone_id, count(*) AS total, sum(completed) AS done FROM todo_items
-    WHERE project_id = ? AND milestone_id IS NOT NULL AND deleted_at IS NULL
-    GROUP BY milestone_id) p ON p.milestone_id = m.id`;
+  LEFT JOIN (${COUNTS}) p ON p.milestone_id = m.id`;
 
 function toMilestone(r: RawMilestone): MilestoneRow {
   return {
@@ -90,4 +91,15 @@ export function updateMilestone(
   db.sql.prepare(
     "UPDATE milestones SET title = ?, description = ?, due_date = ?, updated_at = ? WHERE id = ?",
   ).run(c.title, c.description, c.dueDate, c.updatedAt, id);
+}
+
+/** The live to-do items linked to each milestone of a project: how many, how many complete. */
+export function linkedTodoCounts(
+  db: Database,
+  projectId: number,
+): Map<number, { total: number; done: number }> {
+  const rows = db.sql.prepare(COUNTS).all(projectId) as Array<
+    { milestone_id: number; total: number; done: number }
+  >;
+  return new Map(rows.map((r) => [r.milestone_id, { total: r.total, done: r.done }]));
 }

@@ -23,3 +23,12 @@ export function projectActivity(
   );
   return pageOf(items, total, input.page);
 }
+
+/** The activity log's operations, for routes (which never hold the database). */
+export function createActivity(db: Database) {
+  return {
+    /** A page of a project's activity, newest first. */
+    list: (actor: Actor, input: { projectId: number; page: PageRequest }): Page<Activity> =>
+      projectActivity(db, actor, input),
+  };
+}

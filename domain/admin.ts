@@ -20,3 +20,11 @@ export function listMigrations(db: Database, actor: Actor): MigrationInfo[] {
     appliedAt: m.appliedAt,
   }));
 }
+
+/** System administration beyond users, for routes (which never hold the database). */
+export function createAdmin(db: Database) {
+  return {
+    /** The applied migrations in order (admins only). */
+    migrations: (actor: Actor): MigrationInfo[] => listMigrations(db, actor),
+  };
+}

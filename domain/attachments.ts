@@ -113,6 +113,30 @@ export function createAttachments(ctx: DomainContext, files: Files) {
       trashUploads(ctx.db, subjects, d);
     },
 
+    /**
+     * Creates a subject with `upload` attached, as one post: the upload is stored first (an
+     * attachment upload of the actor's) so the subject is created, and announced, with it;
+     * `create` gets its id to link and claim. When `create` refuses, the stored file is removed
+     * again and nothing of the post is left. Without an upload, this is `create([])`.
+     */
+    async createWith<T>(
+      actor: Actor,
+      projectId: number,
+      upload: Upload | null,
+      create: (fileIds: number[]) => T,
+    ): Promise<T> {
+      if (!upload) return create([]);
+      const access = projectAccess(ctx.db, actor, projectId);
+      requireWrite(access);
+      const fileId = await files.store(access, upload, (_fx, file) => file.id, "attachment");
+      try {
+        return create([fileId]);
+      } catch (error) {
+        files.remove(actor, projectId, fileId);
+        throw error;
+      }
+    },
+
     /** Attaches files to a subject and returns all of its attachments. */
     async add(
       actor: Actor,

@@ -39,6 +39,18 @@ function text(field: string, value: string): string {
   return trimmed;
 }
 
+/** What a new thread or comment links: its `fileIds`, and the actor's uploads among them. */
+function linked(
+  actor: Actor,
+  input: { fileIds?: number[] | undefined; uploadedFileIds?: number[] | undefined },
+) {
+  const uploads = input.uploadedFileIds;
+  return {
+    fileIds: [...(input.fileIds ?? []), ...(uploads ?? [])],
+    ...(uploads ? { uploads: { uploaderId: actor.id, fileIds: uploads } } : {}),
+  };
+}
+
 /** The board operations. */
 export function createBoard(ctx: DomainContext, attachments: Attachments) {
   const { db } = ctx;
@@ -102,6 +114,8 @@ export function createBoard(ctx: DomainContext, attachments: Attachments) {
         category: Category;
         pinned?: boolean | undefined;
         fileIds?: number[] | undefined;
+        /** Attachment uploads of the actor's, stored for this thread (`createWith`). */
+        uploadedFileIds?: number[] | undefined;
       },
     ): Thread {
       return runAction(ctx, (fx) => {
@@ -115,7 +129,7 @@ export function createBoard(ctx: DomainContext, attachments: Attachments) {
           pinned: input.pinned ?? false,
           createdAt: fx.now,
         });
-        attachments.link(fx, { projectId, type: "thread", id, fileIds: input.fileIds ?? [] });
+        attachments.link(fx, { projectId, type: "thread", id, ...linked(actor, input) });
         fx.activity({
           projectId,
           kind: "board_posted",
@@ -192,7 +206,12 @@ export function createBoard(ctx: DomainContext, attachments: Attachments) {
     comment(
       actor: Actor,
       projectId: number,
-      input: { threadId: number; body: string; fileIds?: number[] | undefined },
+      input: {
+        threadId: number;
+        body: string;
+        fileIds?: number[] | undefined;
+        uploadedFileIds?: number[] | undefined;
+      },
     ): Comment {
       return runAction(ctx, (fx) => {
         requireWrite(projectAccess(db, actor, projectId));
@@ -205,7 +224,7 @@ export function createBoard(ctx: DomainContext, attachments: Attachments) {
           body: text("body", input.body),
           createdAt: fx.now,
         });
-        attachments.link(fx, { projectId, type: "comment", id, fileIds: input.fileIds ?? [] });
+        attachments.link(fx, { projectId, type: "comment", id, ...linked(actor, input) });
         fx.activity({
           projectId,
           kind: "comment_added",

@@ -16,7 +16,9 @@ import {
 import { projectAccess, requireWrite } from "./access.ts";
 import type { Actor } from "./accounts.ts";
 import { type DomainContext, runAction } from "./actions.ts";
-import { DomainError, invalid } from "./errors.ts";
+import { type CalendarView, calendarView, type ViewQuery } from "./calendar_view.ts";
+import { utcDay } from "./days.ts";
+import { DomainError, invalid, outOfOrder } from "./errors.ts";
 import type { TrashRef } from "./trash.ts";
 
 /** A calendar event as the API shows it. */
@@ -24,7 +26,6 @@ export type CalendarEvent = EventRecord;
 /** One entry of the project calendar. */
 export type CalendarItem = CalendarRow;
 
-const DAY_MS = 86_400_000;
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const INSTANT =
   /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(?:(Z)|([+-])(\d{2}):?(\d{2}))$/i;
@@ -93,20 +94,11 @@ export function parseInstant(field: string, value: string): string {
   return at.toISOString();
 }
 
-/** The UTC date (`YYYY-MM-DD`) of an instant stored as ISO 8601 UTC. */
-export function utcDay(instant: string): string {
-  return instant.slice(0, 10);
-}
-
-/** `date` moved by `days` whole days. */
-export function addDays(date: string, days: number): string {
-  const moved = new Date(Date.parse(`${date}T00:00:00.000Z`) + days * DAY_MS);
-  return moved.toISOString().slice(0, 10);
-}
-
 /** Throws `validation` on `endAt` when it lies before `startAt` (both in UTC with `Z`). */
 export function requireOrdered(startAt: string, endAt: string): void {
-  if (Date.parse(endAt) < Date.parse(startAt)) throw invalid("endAt", "Cannot be before startAt");
+  if (Date.parse(endAt) < Date.parse(startAt)) {
+    throw outOfOrder("endAt", "before_start", "Cannot save: the end lies before the start");
+  }
 }
 
 /** A trimmed, non-blank text, or `validation` for `field`. */
@@ -125,7 +117,7 @@ export function createCalendar(ctx: DomainContext) {
     return row;
   };
 
-  return {
+  const operations = {
     /**
      * Events, milestones and to-dos whose spans intersect [`from`, `to`): each an ISO
      * timestamp or a `YYYY-MM-DD` date (its UTC midnight). Sorted by start, type, id.
@@ -140,7 +132,9 @@ export function createCalendar(ctx: DomainContext) {
       if (query.to === undefined || query.to === "") throw invalid("to", "Required");
       const from = parseInstant("from", query.from);
       const to = parseInstant("to", query.to);
-      if (Date.parse(from) >= Date.parse(to)) throw invalid("to", "Must be after from");
+      if (Date.parse(from) >= Date.parse(to)) {
+        throw outOfOrder("to", "not_after_start", "Cannot read the range: to must be after from");
+      }
       return calendarRange(db, projectId, {
         from,
         to,
@@ -148,6 +142,15 @@ export function createCalendar(ctx: DomainContext) {
         // The last day the range reaches: `to` is exclusive.
         lastDay: utcDay(new Date(Date.parse(to) - 1).toISOString()),
       });
+    },
+
+    /**
+     * The project calendar as a month or a week, seen today by the clock (see `calendarView`);
+     * a month or date that is not valid is refused with `validation`.
+     */
+    view(actor: Actor, projectId: number, query: ViewQuery): CalendarView {
+      const today = utcDay(ctx.clock.now().toISOString());
+      return calendarView(query, today, (range) => operations.range(actor, projectId, range));
     },
 
     /** A project's events, oldest first. */
@@ -236,6 +239,7 @@ export function createCalendar(ctx: DomainContext) {
       });
     },
   };
+  return operations;
 }
 
 /** The calendar operations' type. */

@@ -20,13 +20,15 @@ import { type MeetingRow, meetingsByIds } from "../db/meetings.ts";
 import { listMilestones, type MilestoneRow } from "../db/milestones.ts";
 import { notesByIds } from "../db/notes.ts";
 import { listUnread } from "../db/notifications.ts";
-import { listProjectsOfUser } from "../db/projects.ts";
+import { listMembers, listProjectsOfUser } from "../db/projects.ts";
 import type { ItemRow } from "../db/todos.ts";
 import { projectAccess } from "./access.ts";
 import type { Actor } from "./accounts.ts";
 import type { Activity } from "./activity.ts";
 import type { DomainContext } from "./actions.ts";
+import { addDays } from "./days.ts";
 import type { Attachments } from "./attachments.ts";
+import { DomainError } from "./errors.ts";
 import type { Thread } from "./board.ts";
 import type { Message } from "./chat.ts";
 import { type FileInfo, fileInfo } from "./files.ts";
@@ -40,6 +42,8 @@ const ACTIVITY = 10;
 const NEAR_DUE_DAYS = 7;
 const ASSIGNED_LIMIT = 50;
 const MEETINGS_LIMIT = 20;
+/** The personal dashboard names people from the members of at most this many projects. */
+const NAMED_PROJECTS = 20;
 
 /** The project dashboard. */
 export interface ProjectDashboard {
@@ -62,10 +66,6 @@ export interface PersonalDashboard {
   unreadNotifications: { count: number; latest: Notification[] };
   overdueTodos: Item[];
   recentActivity: Activity[];
-}
-
-function addDays(date: string, days: number): string {
-  return new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
 }
 
 /** The dashboard operations. */
@@ -121,6 +121,35 @@ export function createDashboards(ctx: DomainContext, attachments: Attachments) {
         ),
         recentActivity: latestActivity(db, userProjectIds(db, actor.id), ACTIVITY),
       };
+    },
+
+    /**
+     * The names shown beside the personal dashboard's entries: of the caller's projects
+     * (archived ones too), and of the people in its activity and meetings, read from the
+     * members of at most `NAMED_PROJECTS` of their projects that the caller can still see.
+     */
+    personalNames(
+      actor: Actor,
+      dashboard: PersonalDashboard,
+    ): { projects: Map<number, string>; people: Map<number, string> } {
+      const projects = new Map(listProjectsOfUser(db, actor.id, true).map((p) => [p.id, p.name]));
+      for (const p of dashboard.projects) projects.set(p.id, p.name);
+      const shown = new Set([
+        ...dashboard.recentActivity.map((a) => a.projectId),
+        ...dashboard.upcomingMeetings.map((m) => m.projectId),
+      ]);
+      const people = new Map<number, string>();
+      for (const projectId of [...shown].slice(0, NAMED_PROJECTS)) {
+        try {
+          projectAccess(db, actor, projectId);
+        } catch (error) {
+          // A project the caller can no longer see: its people stay unnamed.
+          if (error instanceof DomainError) continue;
+          throw error;
+        }
+        for (const m of listMembers(db, projectId)) people.set(m.userId, m.displayName);
+      }
+      return { projects, people };
     },
   };
 }

@@ -38,6 +38,21 @@ export function invalid(field: string, message: string): DomainError {
   return new DomainError("validation", message, { details: { [field]: message } });
 }
 
+/**
+ * What a rule between two fields reports in `details`, under the later field: a code, never a
+ * sentence, so callers (pages) can say it in their own words.
+ */
+export type OrderCode =
+  /** The field lies before the start it must not precede. */
+  | "before_start"
+  /** The field must lie after the start, and does not. */
+  | "not_after_start";
+
+/** A `validation` error for a rule between two fields: `message` in words, `code` in `details`. */
+export function outOfOrder(field: string, code: OrderCode, message: string): DomainError {
+  return new DomainError("validation", message, { details: { [field]: code } });
+}
+
 /** What a caller is told when a write failed because the server's disk is full. */
 export const STORAGE_FULL_MESSAGE = "Cannot save: the server's disk is full";
 

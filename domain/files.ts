@@ -1,5 +1,5 @@
 /** Files: upload (type-checked, size-limited, atomic), list, download and delete. */
-import type { SpooledBytes } from "../db/file_store.ts";
+import { type SpooledBytes, TooLargeError } from "../db/file_store.ts";
 import {
   type AttachableType,
   deleteFile,
@@ -45,10 +45,26 @@ export function fileInfo(f: FileRow): FileInfo {
   };
 }
 
+/** An upload's bytes as received: written to a temporary file, not yet stored. */
+export type UploadBytes = SpooledBytes;
+
 /** An upload as received: the original name and its bytes, spooled to a temporary file. */
 export interface Upload {
   name: string;
-  bytes: SpooledBytes;
+  bytes: UploadBytes;
+}
+
+/** Where a request's uploads wait while it is read, until they are stored or discarded. */
+export interface UploadSpool {
+  /** Writes `chunks` to a temporary file as they come; throws past `maxBytes` (`isOverLimit`). */
+  spool(chunks: AsyncIterable<Uint8Array>, maxBytes: number): Promise<UploadBytes>;
+  /** Removes bytes that were not stored; already stored or gone is not an error. */
+  discard(bytes: UploadBytes): Promise<void>;
+}
+
+/** Whether `error`, thrown by `UploadSpool.spool`, means the bytes went past the limit. */
+export function isOverLimit(error: unknown): boolean {
+  return error instanceof TooLargeError;
 }
 
 const MIB = 1024 * 1024;
@@ -205,12 +221,17 @@ export function createFiles(ctx: DomainContext) {
       });
     },
 
-    /** A file and its stored name, for members of its project. */
-    forDownload(actor: Actor, fileId: number): FileRow {
+    /** A file and its bytes, for members of its project; `not_found` when either is gone. */
+    async download(
+      actor: Actor,
+      fileId: number,
+    ): Promise<{ file: FileRow; bytes: ReadableStream<Uint8Array> }> {
       const file = findFile(db, fileId);
       if (!file) throw new DomainError("not_found", "No such file");
       projectAccess(db, actor, file.projectId);
-      return file;
+      const handle = await ctx.files.open(file.storedName);
+      if (!handle) throw new DomainError("not_found", "The file's bytes are gone");
+      return { file, bytes: handle.readable };
     },
   };
 }

@@ -19,7 +19,8 @@ import { listProjectsOfUser } from "../db/projects.ts";
 import { projectAccess, requireWrite } from "./access.ts";
 import type { Actor } from "./accounts.ts";
 import { type DomainContext, runAction } from "./actions.ts";
-import { addDays, nonBlank, parseInstant, requireOrdered, utcDay } from "./calendar.ts";
+import { nonBlank, parseInstant, requireOrdered } from "./calendar.ts";
+import { addDays, utcDay } from "./days.ts";
 import { DomainError, invalid } from "./errors.ts";
 import type { TrashRef } from "./trash.ts";
 
@@ -58,6 +59,21 @@ function byStart(a: Conflict, b: Conflict): number {
   const [x, y] = [sortKey(a.start), sortKey(b.start)];
   if (x !== y) return x < y ? -1 : 1;
   return TYPE_ORDER[a.type] - TYPE_ORDER[b.type] || a.id - b.id || a.userId - b.userId;
+}
+
+/**
+ * A project's meetings split at `now`: those not yet over, soonest first, and those over,
+ * latest first (a meeting is over when its end is not after `now`).
+ */
+export function agendaOf(
+  meetings: Meeting[],
+  now: string,
+): { upcoming: Meeting[]; past: Meeting[] } {
+  const upcoming = meetings.filter((m) => m.endAt > now)
+    .sort((a, b) => a.startAt.localeCompare(b.startAt) || a.id - b.id);
+  const past = meetings.filter((m) => m.endAt <= now)
+    .sort((a, b) => b.startAt.localeCompare(a.startAt) || b.id - a.id);
+  return { upcoming, past };
 }
 
 /** The meeting operations. */
@@ -163,6 +179,32 @@ export function createMeetings(ctx: DomainContext) {
     list(actor: Actor, projectId: number): Meeting[] {
       projectAccess(db, actor, projectId);
       return listMeetings(db, projectId);
+    },
+
+    /** A project's meetings split into upcoming and past by the clock (see `agendaOf`). */
+    agenda(actor: Actor, projectId: number): { upcoming: Meeting[]; past: Meeting[] } {
+      projectAccess(db, actor, projectId);
+      return agendaOf(listMeetings(db, projectId), ctx.clock.now().toISOString());
+    },
+
+    /**
+     * A meeting's conflicts as its save reports them (itself left out), for those of its
+     * organiser and invitees who are still members of the project.
+     */
+    warnings(actor: Actor, projectId: number, meetingId: number): Conflict[] {
+      projectAccess(db, actor, projectId);
+      const row = meeting(projectId, meetingId);
+      const everyone = [row.creatorId, ...row.inviteeIds];
+      const members = membersAmong(db, projectId, everyone);
+      // The caller counts when taking part, member or not (an admin organising, say).
+      if (everyone.includes(actor.id)) members.add(actor.id);
+      const { startAt, endAt } = row;
+      return conflicts(actor, projectId, {
+        startAt,
+        endAt,
+        participants: [...members],
+        excludeIds: [row.id],
+      });
     },
 
     /**

@@ -5,6 +5,7 @@
 import {
   findMilestone,
   insertMilestone,
+  linkedTodoCounts,
   listMilestones,
   type MilestoneRow,
   updateMilestone,
@@ -32,6 +33,15 @@ export function createMilestones(ctx: DomainContext) {
     list(actor: Actor, projectId: number): Milestone[] {
       projectAccess(db, actor, projectId);
       return listMilestones(db, projectId);
+    },
+
+    /**
+     * How many live to-do items are linked to each of a project's milestones, and how many of
+     * them are complete (what `progress` is computed from), by milestone id.
+     */
+    todoCounts(actor: Actor, projectId: number): Map<number, { total: number; done: number }> {
+      projectAccess(db, actor, projectId);
+      return linkedTodoCounts(db, projectId);
     },
 
     /** Creates a milestone (members); writes `milestone_updated`. */

@@ -32,7 +32,8 @@ export interface SearchHit {
   createdAt: string;
 }
 
-const MAX_QUERY = 200;
+/** The longest query, in characters. */
+export const MAX_QUERY = 200;
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** Escapes a raw snippet and turns the match delimiters into `<mark>`. */
@@ -94,4 +95,15 @@ export function searchProjectItems(
     total,
     input.page,
   );
+}
+
+/** Search, for routes (which never hold the database). */
+export function createSearch(db: Database) {
+  return {
+    /** Searches a project (see `searchProjectItems`). */
+    project: (
+      actor: Actor,
+      input: { projectId: number; q: string; type: string | null; page: PageRequest },
+    ): Page<SearchHit> => searchProjectItems(db, actor, input),
+  };
 }

@@ -6,6 +6,8 @@ import type { Database } from "../db/sqlite.ts";
 import { createAccounts } from "./accounts.ts";
 import { createApiTokens, tokenStreamKey } from "./api_tokens.ts";
 import type { DomainContext } from "./actions.ts";
+import { createActivity } from "./activity.ts";
+import { createAdmin } from "./admin.ts";
 import { createAttachments } from "./attachments.ts";
 import { createBackups } from "./backup.ts";
 import { createBoard } from "./board.ts";
@@ -27,6 +29,8 @@ import { type PasswordHasher, scryptHasher } from "./passwords.ts";
 import { createProjectExport } from "./project_export.ts";
 import { createProjectImport } from "./project_import.ts";
 import { createProjects } from "./projects.ts";
+import { createSearch } from "./search.ts";
+import { createStreams } from "./stream.ts";
 import { createTodos } from "./todos.ts";
 import { createTrash } from "./trash.ts";
 import { Sessions } from "./sessions.ts";
@@ -40,8 +44,11 @@ export interface ServiceDeps {
   db: Database;
   clock: Clock;
   config: Config;
+  /** The session-cookie signing key. */
   sessionSecret: string;
+  /** Password hashing (default: scrypt with production parameters). */
   hasher?: PasswordHasher;
+  /** The loan service's credit-score lookup (default: every applicant scores 700). */
   creditScore?: CreditScoreLookup;
   /** The webhook sender's tuning (tests shorten its timeout, or resolve names their way). */
   webhooks?: WebhookSenderOptions;
@@ -75,14 +82,24 @@ export function createServices(deps: ServiceDeps) {
   const hasher = deps.hasher ?? scryptHasher();
   const files = createFiles(ctx);
   const attachments = createAttachments(ctx, files);
+  // Routes get operations, never the database or the domain context.
   return {
-    db,
     clock,
     sessions,
     hub,
-    /** The context project operations run in (for the event stream). */
-    hubContext: ctx,
+    streams: createStreams(ctx),
+    /** Where uploads are spooled while a request is read (an `UploadSpool`). */
     fileStore: ctx.files,
+    /** The largest upload, in bytes. */
+    maxUploadBytes: ctx.maxUploadBytes,
+    /**
+     * Records that a write failed on a full disk; true the first time since writes last
+     * succeeded (so the cause is logged once, not per failed request).
+     */
+    noteStorageFull: () => db.noteStorageFull(),
+    activity: createActivity(db),
+    search: createSearch(db),
+    admin: createAdmin(db),
     files,
     attachments,
     board: createBoard(ctx, attachments),

@@ -42,3 +42,12 @@ export function openStream(
   });
   return { replay, unsubscribe };
 }
+
+/** The event streams, for routes (which never hold the domain context). */
+export function createStreams(ctx: DomainContext) {
+  return {
+    /** Opens a project's stream (see `openStream`). */
+    open: (actor: Actor, input: Parameters<typeof openStream>[2]): OpenedStream =>
+      openStream(ctx, actor, input),
+  };
+}

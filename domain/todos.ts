@@ -32,9 +32,10 @@ import { projectAccess, requireWrite } from "./access.ts";
 import type { Actor } from "./accounts.ts";
 import { type DomainContext, type Effects, runAction } from "./actions.ts";
 import type { Attachments } from "./attachments.ts";
-import { DomainError, invalid } from "./errors.ts";
+import { DomainError, invalid, outOfOrder } from "./errors.ts";
 import type { FileInfo } from "./files.ts";
 import { cleanTags } from "./notes.ts";
+import { type BoardLane, boardOf } from "./todo_board.ts";
 import type { TrashRef } from "./trash.ts";
 
 export type { ColumnRow as Column, Priority };
@@ -47,6 +48,11 @@ const STANDARD: Array<[ColumnKey, string]> = [
   ["in_progress", "In Progress"],
   ["done", "Done"],
 ];
+
+/** Whether a standard column still has its standard name (not renamed by the project). */
+export function hasStandardName(column: ColumnRow): boolean {
+  return STANDARD.some(([key, name]) => key === column.key && name === column.name);
+}
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -133,7 +139,11 @@ export function createTodos(ctx: DomainContext, attachments: Attachments) {
 
   function checkSpan(row: Pick<ItemRow, "startDate" | "dueDate">): void {
     if (row.startDate && row.dueDate && row.startDate > row.dueDate) {
-      throw invalid("dueDate", "The due date cannot be before the start date");
+      throw outOfOrder(
+        "dueDate",
+        "before_start",
+        "Cannot save: the due date lies before the start date",
+      );
     }
   }
 
@@ -187,7 +197,7 @@ export function createTodos(ctx: DomainContext, attachments: Attachments) {
     },
   );
 
-  return {
+  const operations = {
     /** The columns by position; the standard three are created on first use. */
     columns(actor: Actor, projectId: number): ColumnRow[] {
       projectAccess(db, actor, projectId);
@@ -238,6 +248,16 @@ export function createTodos(ctx: DomainContext, attachments: Attachments) {
         rehomeDeletedItems(db, row.id, others[0]!.id);
         deleteColumn(db, projectId, row.id);
       });
+    },
+
+    /** The whole board: each column with its items, and where each card's arrows move it. */
+    board(actor: Actor, projectId: number): BoardLane<Item>[] {
+      const items = operations.list(actor, projectId, {
+        columnId: null,
+        assigneeId: null,
+        milestoneId: null,
+      });
+      return boardOf(operations.columns(actor, projectId), items);
     },
 
     /** Items by column position then order, optionally filtered. */
@@ -422,6 +442,7 @@ export function createTodos(ctx: DomainContext, attachments: Attachments) {
       });
     },
   };
+  return operations;
 }
 
 /** The to-do operations' type. */

@@ -9,6 +9,7 @@
  */
 import type { Lifecycle } from "./app.ts";
 import { errorBody } from "./api/errors.ts";
+import { setSecurityHeaders } from "./middleware/security_headers.ts";
 
 /** A `Deno.serve` handler. */
 export type Handler = (
@@ -61,20 +62,16 @@ export function drain(fetch: Handler, lifecycle: Lifecycle): Drain {
 }
 
 function refused(request: Request): Response {
-  const headers = {
+  const headers = new Headers({
     connection: "close",
     "retry-after": "5",
     "cache-control": "no-store",
-    "x-content-type-options": "nosniff",
-    "referrer-policy": "no-referrer",
-    "x-frame-options": "DENY",
-  };
+  });
+  setSecurityHeaders(headers, { hsts: false });
   const message = "The server is shutting down: try again shortly";
   if (new URL(request.url).pathname.startsWith("/api/")) {
     return Response.json(errorBody("unavailable", message), { status: 503, headers });
   }
-  return new Response(message, {
-    status: 503,
-    headers: { ...headers, "content-type": "text/plain; charset=utf-8" },
-  });
+  headers.set("content-type", "text/plain; charset=utf-8");
+  return new Response(message, { status: 503, headers });
 }

@@ -1,6 +1,6 @@
 /**
  * Multipart form bodies read as they arrive, never held whole in memory: each file part is
- * written to a temporary file (`FileStore.spool`) while it is received, text parts are
+ * written to a temporary file (`UploadSpool.spool`) while it is received, text parts are
  * collected (at most `MAX_TEXT_BYTES` in all) and decoded as strict UTF-8. The size limits
  * hold while reading, chunked bodies included. Parsing is `@fastify/busboy`'s.
  *
@@ -10,7 +10,7 @@
  */
 import { Busboy, type BusboyFileStream, type BusboyInstance } from "@fastify/busboy";
 import type { Context, MiddlewareHandler } from "hono";
-import { type FileStore, type SpooledBytes, TooLargeError } from "../db/file_store.ts";
+import { isOverLimit, type UploadBytes, type UploadSpool } from "../domain/files.ts";
 import { isClientGone } from "../soap/http_body.ts";
 
 /** Text fields of a form may hold this many bytes in all (as any other page form). */
@@ -28,7 +28,7 @@ export interface SpooledFile {
   field: string;
   /** The file name the client gave. */
   name: string;
-  bytes: SpooledBytes;
+  bytes: UploadBytes;
 }
 
 /** A multipart body read to its end. */
@@ -65,7 +65,7 @@ export class MultipartError extends Error {
 
 /** How a body is read. */
 export interface MultipartOptions {
-  store: FileStore;
+  store: UploadSpool;
   /**
    * The largest file. The whole body may hold that, `MAX_TEXT_BYTES` of text fields and the
    * framing.
@@ -286,7 +286,7 @@ async function parse(
       const bytes = await options.store.spool(sink.runs(), options.maxFileBytes);
       files.push({ field, name, bytes });
     } catch (error) {
-      throw error instanceof TooLargeError ? new MultipartError("too_large") : error;
+      throw isOverLimit(error) ? new MultipartError("too_large") : error;
     }
   };
 

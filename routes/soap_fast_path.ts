@@ -13,7 +13,9 @@
  */
 import type { SoapHandler } from "../soap/endpoint.ts";
 import { errorBody } from "./api/errors.ts";
+import { SERVER_ERROR_PAGE } from "./failures.ts";
 import { requestLine } from "./middleware/request_log.ts";
+import { setSecurityHeaders } from "./middleware/security_headers.ts";
 
 type Fetch<A extends unknown[]> = (request: Request, ...rest: A) => Response | Promise<Response>;
 
@@ -42,7 +44,7 @@ export function soapFastPath<A extends unknown[]>(
     } catch (error) {
       // As the application's error handler answers outside /api/.
       log(`error: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`);
-      response = new Response(ERROR_PAGE, {
+      response = new Response(SERVER_ERROR_PAGE, {
         status: 500,
         headers: { "content-type": "text/html; charset=UTF-8" },
       });
@@ -52,12 +54,7 @@ export function soapFastPath<A extends unknown[]>(
 
   /** What the middleware adds to a response served here: security headers, the log line. */
   function finish(request: Request, path: string, response: Response, started: number) {
-    // As the securityHeaders middleware does.
-    const headers = response.headers;
-    headers.set("x-content-type-options", "nosniff");
-    headers.set("referrer-policy", "no-referrer");
-    headers.set("x-frame-options", "DENY");
-    if (hsts) headers.set("strict-transport-security", "max-age=31536000");
+    setSecurityHeaders(response.headers, { hsts });
     log(requestLine(request.method, path, response.status, started));
     return response;
   }
@@ -118,8 +115,6 @@ function badHost(path: string): Response {
     headers: { "content-type": "text/plain; charset=utf-8" },
   });
 }
-
-const ERROR_PAGE = "<!DOCTYPE html><title>Error</title><h1>Something went wrong.</h1>";
 
 /**
  * The path of an absolute request URL, up to a query or fragment, or null when it holds a

@@ -1,6 +1,5 @@
 /** The project activity log. */
 import { createRoute, z } from "@hono/zod-openapi";
-import { projectActivity } from "../../domain/activity.ts";
 import { pageRequest } from "../../domain/paging.ts";
 import type { Services } from "../../domain/services.ts";
 import { actorOf, apiApp, errors, Id, jsonResponse, PageQuery, pageSchema } from "./openapi.ts";
@@ -22,7 +21,7 @@ const list = createRoute({
 export function activityRoutes(services: Services) {
   return apiApp().openapi(list, (c) =>
     c.json(
-      projectActivity(services.db, actorOf(c), {
+      services.activity.list(actorOf(c), {
         projectId: c.req.valid("param").projectId,
         page: pageRequest(c.req.valid("query")),
       }),

@@ -1,6 +1,5 @@
 /** Administration: users, the migration listing and backups (system admins only). */
 import { createRoute, z } from "@hono/zod-openapi";
-import { listMigrations } from "../../domain/admin.ts";
 import type { Services } from "../../domain/services.ts";
 import {
   actorOf,
@@ -13,6 +12,12 @@ import {
   TimestampOut,
 } from "./openapi.ts";
 import { UserSchema } from "./schemas.ts";
+
+/** A user's new role or status (the admin page's form too). */
+export const AdminUserInput = z.object({
+  role: z.enum(["admin", "member"]).optional(),
+  status: z.enum(["active", "disabled"]).optional(),
+}).openapi("AdminUserInput");
 
 const listUsers = createRoute({
   method: "get",
@@ -32,12 +37,7 @@ const updateUser = createRoute({
   summary: "Change a user's role or status; disabling ends their sessions",
   request: {
     params: z.object({ userId: Id }),
-    ...jsonRequest(
-      z.object({
-        role: z.enum(["admin", "member"]).optional(),
-        status: z.enum(["active", "disabled"]).optional(),
-      }).openapi("AdminUserInput"),
-    ),
+    ...jsonRequest(AdminUserInput),
   },
   responses: {
     200: jsonResponse(z.object({ user: UserSchema }), "The updated user"),
@@ -92,7 +92,7 @@ export function adminRoutes(services: Services) {
       });
       return c.json({ user }, 200);
     })
-    .openapi(migrations, (c) => c.json({ items: listMigrations(services.db, actorOf(c)) }, 200))
+    .openapi(migrations, (c) => c.json({ items: services.admin.migrations(actorOf(c)) }, 200))
     .openapi(backup, async (c) => {
       const { fileName, stream } = await services.backups.download(actorOf(c));
       return new Response(stream, {

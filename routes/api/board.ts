@@ -26,6 +26,35 @@ const ThreadParam = z.object({ projectId: Id, threadId: Id });
 const CommentParam = z.object({ projectId: Id, commentId: Id });
 const base = "/api/projects/{projectId}/board";
 
+/** A new thread (the board page's form too). */
+export const ThreadInput = z.object({
+  title: z.string().trim().min(1, "Cannot be blank").max(200),
+  body: z.string().max(100_000),
+  category: CategorySchema,
+  pinned: z.boolean().optional(),
+  fileIds: FileIdsSchema.optional(),
+}).openapi("ThreadInput");
+
+/** A thread's changes. */
+export const ThreadPatch = z.object({
+  title: z.string().trim().min(1, "Cannot be blank").max(200).optional(),
+  body: z.string().max(100_000).optional(),
+  category: CategorySchema.optional(),
+  pinned: z.boolean().optional(),
+}).openapi("ThreadPatch");
+
+/** A new comment (the thread page's reply form too). */
+export const CommentInput = z.object({
+  body: z.string().trim().min(1, "Cannot be blank").max(100_000),
+  fileIds: FileIdsSchema.optional(),
+}).openapi("CommentInput");
+
+/** A comment's changes (its edit form on the thread page too). */
+export const CommentPatch = z.object({
+  body: z.string().trim().min(1, "Cannot be blank").max(100_000),
+})
+  .openapi("CommentPatch");
+
 const list = createRoute({
   method: "get",
   path: `${base}/threads`,
@@ -48,15 +77,7 @@ const create = createRoute({
   summary: "Post a thread (Markdown body); writes board_posted",
   request: {
     params: ProjectParam,
-    ...jsonRequest(
-      z.object({
-        title: z.string().trim().min(1, "Cannot be blank").max(200),
-        body: z.string().max(100_000),
-        category: CategorySchema,
-        pinned: z.boolean().optional(),
-        fileIds: FileIdsSchema.optional(),
-      }).openapi("ThreadInput"),
-    ),
+    ...jsonRequest(ThreadInput),
   },
   responses: {
     201: jsonResponse(
@@ -93,14 +114,7 @@ const update = createRoute({
   summary: "Edit or pin a thread (author, owner or admin)",
   request: {
     params: ThreadParam,
-    ...jsonRequest(
-      z.object({
-        title: z.string().trim().min(1, "Cannot be blank").max(200).optional(),
-        body: z.string().max(100_000).optional(),
-        category: CategorySchema.optional(),
-        pinned: z.boolean().optional(),
-      }).openapi("ThreadPatch"),
-    ),
+    ...jsonRequest(ThreadPatch),
   },
   responses: {
     200: jsonResponse(
@@ -127,12 +141,7 @@ const comment = createRoute({
   summary: "Comment on a thread; the author and earlier commenters are notified",
   request: {
     params: ThreadParam,
-    ...jsonRequest(
-      z.object({
-        body: z.string().trim().min(1, "Cannot be blank").max(100_000),
-        fileIds: FileIdsSchema.optional(),
-      }).openapi("CommentInput"),
-    ),
+    ...jsonRequest(CommentInput),
   },
   responses: {
     201: jsonResponse(
@@ -150,10 +159,7 @@ const updateComment = createRoute({
   summary: "Edit a comment (author, owner or admin)",
   request: {
     params: CommentParam,
-    ...jsonRequest(
-      z.object({ body: z.string().trim().min(1, "Cannot be blank").max(100_000) })
-        .openapi("CommentPatch"),
-    ),
+    ...jsonRequest(CommentPatch),
   },
   responses: {
     200: jsonResponse(

@@ -13,6 +13,14 @@ const MessageParam = z.object({ projectId: Id, messageId: Id });
 const base = "/api/projects/{projectId}/chat/messages";
 const Text = z.string().max(10_000).refine((t) => t.trim().length > 0, "Cannot be blank");
 
+/** A message's new text. */
+export const MessagePatch = z.object({ text: Text }).openapi("MessagePatch");
+
+/** A new chat message (the chat page's form too). */
+export const MessageInput = z.object({ text: Text, fileIds: FileIdsSchema.optional() }).openapi(
+  "MessageInput",
+);
+
 const history = createRoute({
   method: "get",
   path: base,
@@ -38,9 +46,7 @@ const send = createRoute({
   summary: "Send a message; @email mentions of members notify them",
   request: {
     params: ProjectParam,
-    ...jsonRequest(
-      z.object({ text: Text, fileIds: FileIdsSchema.optional() }).openapi("MessageInput"),
-    ),
+    ...jsonRequest(MessageInput),
   },
   responses: {
     201: jsonResponse(
@@ -58,7 +64,7 @@ const edit = createRoute({
   summary: "Edit a message (author, owner or admin)",
   request: {
     params: MessageParam,
-    ...jsonRequest(z.object({ text: Text }).openapi("MessagePatch")),
+    ...jsonRequest(MessagePatch),
   },
   responses: {
     200: jsonResponse(

@@ -6,7 +6,7 @@
  * route can answer are added here from the same rules the middleware follows, so no route
  * has to repeat them and none can forget one.
  */
-import { sessionOnly } from "../middleware/bearer.ts";
+import { sessionOnly } from "./session_only.ts";
 
 /** One error status: its code, the name of its schema and what it means. */
 interface ErrorKind {

@@ -25,6 +25,11 @@ const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
   rate_limited: 429,
 };
 
+/** The HTTP status of a domain error's code, for the API and the pages alike. */
+export function statusOf(code: ErrorCode): ContentfulStatusCode {
+  return STATUS[code];
+}
+
 /** Builds the error body. */
 export function errorBody(
   code: string,

@@ -2,7 +2,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
 import type { AttachableType } from "../../domain/attachments.ts";
-import { DomainError, invalid } from "../../domain/errors.ts";
+import { invalid } from "../../domain/errors.ts";
 import { tooLarge, type Upload } from "../../domain/files.ts";
 import { pageRequest } from "../../domain/paging.ts";
 import type { Services } from "../../domain/services.ts";
@@ -211,7 +211,10 @@ export function fileRoutes(services: Services, options: { maxUploadMb: number })
       return c.body(null, 204);
     })
     .openapi(download, async (c) => {
-      const file = services.files.forDownload(actorOf(c), c.req.valid("param").fileId);
+      const { file, bytes } = await services.files.download(
+        actorOf(c),
+        c.req.valid("param").fileId,
+      );
       const headers = {
         "content-type": file.contentType,
         "content-length": String(file.size),
@@ -220,9 +223,7 @@ export function fileRoutes(services: Services, options: { maxUploadMb: number })
         "content-security-policy": "default-src 'none'; sandbox",
         "cache-control": "no-store",
       };
-      const handle = await services.fileStore.open(file.storedName);
-      if (!handle) throw new DomainError("not_found", "The file's bytes are gone");
-      return new Response(handle.readable, { headers });
+      return new Response(bytes, { headers });
     });
   for (const [path, type, param] of ATTACHABLE) {
     app.openapi(attach(path, param, scope, options.maxUploadMb), async (c) => {

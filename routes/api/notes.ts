@@ -20,6 +20,22 @@ const NoteParam = z.object({ projectId: Id, noteId: Id });
 const NoteBody = z.object({ note: NoteSchema });
 const base = "/api/projects/{projectId}/notes";
 
+/** A new note (the notes page's form too). */
+export const NoteInput = z.object({
+  title: z.string().trim().min(1, "Cannot be blank").max(200),
+  body: z.string().max(100_000),
+  tags: TagsSchema.nullable().optional(),
+  pinned: z.boolean().optional(),
+}).openapi("NoteInput");
+
+/** A note's changes. */
+export const NotePatch = z.object({
+  title: z.string().trim().min(1, "Cannot be blank").max(200).optional(),
+  body: z.string().max(100_000).optional(),
+  tags: TagsSchema.nullable().optional(),
+  pinned: z.boolean().optional(),
+}).openapi("NotePatch");
+
 const list = createRoute({
   method: "get",
   path: base,
@@ -36,14 +52,7 @@ const create = createRoute({
   summary: "Create a note (Markdown body); writes note_created",
   request: {
     params: ProjectParam,
-    ...jsonRequest(
-      z.object({
-        title: z.string().trim().min(1, "Cannot be blank").max(200),
-        body: z.string().max(100_000),
-        tags: TagsSchema.nullable().optional(),
-        pinned: z.boolean().optional(),
-      }).openapi("NoteInput"),
-    ),
+    ...jsonRequest(NoteInput),
   },
   responses: { 201: jsonResponse(NoteBody, "Created"), ...errors(400, 401, 403, 404) },
 });
@@ -64,14 +73,7 @@ const update = createRoute({
   summary: "Edit a note (author, owner or admin); the other members are notified",
   request: {
     params: NoteParam,
-    ...jsonRequest(
-      z.object({
-        title: z.string().trim().min(1, "Cannot be blank").max(200).optional(),
-        body: z.string().max(100_000).optional(),
-        tags: TagsSchema.nullable().optional(),
-        pinned: z.boolean().optional(),
-      }).openapi("NotePatch"),
-    ),
+    ...jsonRequest(NotePatch),
   },
   responses: { 200: jsonResponse(NoteBody, "Updated"), ...errors(400, 401, 403, 404) },
 });

@@ -38,6 +38,8 @@ const QueryTimestamp = z.string({
 /** A start or end in an answer: a timestamp, or a date for whole-day items. */
 const InstantOrDay = z.union([TimestampOut, DateOut]);
 const UserIds = z.array(z.number().int().positive().max(Number.MAX_SAFE_INTEGER)).max(200);
+const Location = z.string().max(500);
+const Minutes = z.string().max(100_000);
 
 // ---------------------------------------------------------------------------------------
 // Schemas.
@@ -118,6 +120,58 @@ const SavedMeetingBody = z.object({ meeting: MeetingSchema, warnings: z.array(Co
 
 const MilestoneParam = z.object({ projectId: Id, milestoneId: Id });
 
+/** A new milestone (the milestones page's forms too). */
+export const MilestoneInput = z.object({
+  title: Title,
+  description: Description.nullable().optional(),
+  dueDate: CalendarDate.nullable().optional(),
+}).openapi("MilestoneInput");
+
+/** A milestone's changes. */
+export const MilestonePatch = z.object({
+  title: Title.optional(),
+  description: Description.nullable().optional(),
+  dueDate: CalendarDate.nullable().optional(),
+}).openapi("MilestonePatch");
+
+/** A new calendar event (the calendar pages' forms too). */
+export const CalendarEventInput = z.object({
+  title: Title,
+  description: Description.nullable().optional(),
+  startAt: Timestamp,
+  endAt: Timestamp,
+  allDay: z.boolean().optional(),
+}).openapi("CalendarEventInput");
+
+/** A calendar event's changes. */
+export const CalendarEventPatch = z.object({
+  title: Title.optional(),
+  description: Description.nullable().optional(),
+  startAt: Timestamp.optional(),
+  endAt: Timestamp.optional(),
+  allDay: z.boolean().optional(),
+}).openapi("CalendarEventPatch");
+
+/** A new meeting (the meeting pages' forms too). */
+export const MeetingInput = z.object({
+  title: Title,
+  startAt: Timestamp,
+  endAt: Timestamp,
+  inviteeIds: UserIds.openapi({ description: "Members of the project" }),
+  location: Location.nullable().optional(),
+  minutes: Minutes.nullable().optional(),
+}).openapi("MeetingInput");
+
+/** A meeting's changes; inviteeIds replaces the list. */
+export const MeetingPatch = z.object({
+  title: Title.optional(),
+  startAt: Timestamp.optional(),
+  endAt: Timestamp.optional(),
+  inviteeIds: UserIds.optional(),
+  location: Location.nullable().optional(),
+  minutes: Minutes.nullable().optional(),
+}).openapi("MeetingPatch");
+
 const listMilestones = createRoute({
   method: "get",
   path: `${base}/milestones`,
@@ -137,13 +191,7 @@ const createMilestone = createRoute({
   summary: "Create a milestone (members); writes milestone_updated",
   request: {
     params: ProjectParam,
-    ...jsonRequest(
-      z.object({
-        title: Title,
-        description: Description.nullable().optional(),
-        dueDate: CalendarDate.nullable().optional(),
-      }).openapi("MilestoneInput"),
-    ),
+    ...jsonRequest(MilestoneInput),
   },
   responses: { 201: jsonResponse(MilestoneBody, "Created"), ...errors(400, 401, 403, 404) },
 });
@@ -164,13 +212,7 @@ const updateMilestone = createRoute({
   summary: "Edit a milestone (members); null clears; writes milestone_updated",
   request: {
     params: MilestoneParam,
-    ...jsonRequest(
-      z.object({
-        title: Title.optional(),
-        description: Description.nullable().optional(),
-        dueDate: CalendarDate.nullable().optional(),
-      }).openapi("MilestonePatch"),
-    ),
+    ...jsonRequest(MilestonePatch),
   },
   responses: { 200: jsonResponse(MilestoneBody, "Updated"), ...errors(400, 401, 403, 404) },
 });
@@ -217,15 +259,7 @@ const createEvent = createRoute({
   summary: "Create a calendar event (members); endAt may not be before startAt",
   request: {
     params: ProjectParam,
-    ...jsonRequest(
-      z.object({
-        title: Title,
-        description: Description.nullable().optional(),
-        startAt: Timestamp,
-        endAt: Timestamp,
-        allDay: z.boolean().optional(),
-      }).openapi("CalendarEventInput"),
-    ),
+    ...jsonRequest(CalendarEventInput),
   },
   responses: { 201: jsonResponse(EventBody, "Created"), ...errors(400, 401, 403, 404) },
 });
@@ -246,15 +280,7 @@ const updateEvent = createRoute({
   summary: "Edit a calendar event (members); null clears the description",
   request: {
     params: EventParam,
-    ...jsonRequest(
-      z.object({
-        title: Title.optional(),
-        description: Description.nullable().optional(),
-        startAt: Timestamp.optional(),
-        endAt: Timestamp.optional(),
-        allDay: z.boolean().optional(),
-      }).openapi("CalendarEventPatch"),
-    ),
+    ...jsonRequest(CalendarEventPatch),
   },
   responses: { 200: jsonResponse(EventBody, "Updated"), ...errors(400, 401, 403, 404) },
 });
@@ -272,8 +298,6 @@ const removeEvent = createRoute({
 // Meetings.
 
 const MeetingParam = z.object({ projectId: Id, meetingId: Id });
-const Location = z.string().max(500);
-const Minutes = z.string().max(100_000);
 
 const listMeetings = createRoute({
   method: "get",
@@ -294,16 +318,7 @@ const createMeeting = createRoute({
   summary: "Schedule a meeting (members); invitees are notified; conflicts come back as warnings",
   request: {
     params: ProjectParam,
-    ...jsonRequest(
-      z.object({
-        title: Title,
-        startAt: Timestamp,
-        endAt: Timestamp,
-        inviteeIds: UserIds.openapi({ description: "Members of the project" }),
-        location: Location.nullable().optional(),
-        minutes: Minutes.nullable().optional(),
-      }).openapi("MeetingInput"),
-    ),
+    ...jsonRequest(MeetingInput),
   },
   responses: { 201: jsonResponse(SavedMeetingBody, "Created"), ...errors(400, 401, 403, 404) },
 });
@@ -352,16 +367,7 @@ const updateMeeting = createRoute({
   summary: "Edit a meeting (members); inviteeIds replaces the list; null clears",
   request: {
     params: MeetingParam,
-    ...jsonRequest(
-      z.object({
-        title: Title.optional(),
-        startAt: Timestamp.optional(),
-        endAt: Timestamp.optional(),
-        inviteeIds: UserIds.optional(),
-        location: Location.nullable().optional(),
-        minutes: Minutes.nullable().optional(),
-      }).openapi("MeetingPatch"),
-    ),
+    ...jsonRequest(MeetingPatch),
   },
   responses: { 200: jsonResponse(SavedMeetingBody, "Updated"), ...errors(400, 401, 403, 404) },
 });

@@ -1,9 +1,9 @@
 /** Export of a project as a zip archive, and import of such an archive as a new project. */
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { type SpooledBytes, TooLargeError } from "../../db/file_store.ts";
 import type { Services } from "../../domain/services.ts";
 import { DomainError, invalid } from "../../domain/errors.ts";
+import { isOverLimit, type UploadBytes } from "../../domain/files.ts";
 import { isMultipart, MultipartError, multipartScope, readMultipart } from "../multipart.ts";
 import { contentDisposition } from "./files.ts";
 import { actorOf, apiApp, errors, ErrorSchema, header, Id, jsonResponse } from "./openapi.ts";
@@ -134,7 +134,7 @@ export function projectArchiveRoutes(services: Services, options: { maxImportMb:
   const scope = multipartScope({ store: services.fileStore, maxFileBytes: maxBytes });
 
   /** The archive of a multipart body (spooled; the scope removes it afterwards). */
-  async function fromMultipart(c: Context): Promise<SpooledBytes> {
+  async function fromMultipart(c: Context): Promise<UploadBytes> {
     let body;
     try {
       body = await readMultipart(c);
@@ -149,7 +149,7 @@ export function projectArchiveRoutes(services: Services, options: { maxImportMb:
   }
 
   /** The archive sent as the body, spooled to a temporary file as it arrives. */
-  async function fromBody(c: Context): Promise<SpooledBytes> {
+  async function fromBody(c: Context): Promise<UploadBytes> {
     const declared = Number(c.req.header("content-length") ?? NaN);
     if (declared > maxBytes) throw tooLarge();
     const body = c.req.raw.body;
@@ -157,7 +157,7 @@ export function projectArchiveRoutes(services: Services, options: { maxImportMb:
     try {
       return await services.fileStore.spool(runs(body), maxBytes);
     } catch (error) {
-      throw error instanceof TooLargeError ? tooLarge() : error;
+      throw isOverLimit(error) ? tooLarge() : error;
     }
   }
 

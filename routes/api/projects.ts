@@ -16,6 +16,9 @@ const ProjectBody = z.object({ project: ProjectSchema });
 const MemberBody = z.object({ member: MemberSchema });
 const tags = ["projects"];
 
+/** A member's new role (the project page's role form too). */
+export const MemberRoleInput = z.object({ role: ProjectRoleSchema }).openapi("MemberRoleInput");
+
 const list = createRoute({
   method: "get",
   path: "/api/projects",
@@ -114,7 +117,7 @@ const changeRole = createRoute({
   summary: "Change a member's role (owner); demoting the last owner is 409",
   request: {
     params: MemberParam,
-    ...jsonRequest(z.object({ role: ProjectRoleSchema }).openapi("MemberRoleInput")),
+    ...jsonRequest(MemberRoleInput),
   },
   responses: { 200: jsonResponse(MemberBody, "Updated"), ...errors(400, 401, 403, 404, 409) },
 });

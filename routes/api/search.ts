@@ -1,7 +1,6 @@
 /** Search within a project. */
 import { createRoute, z } from "@hono/zod-openapi";
 import { pageRequest } from "../../domain/paging.ts";
-import { searchProjectItems } from "../../domain/search.ts";
 import type { Services } from "../../domain/services.ts";
 import {
   actorOf,
@@ -42,7 +41,7 @@ const search = createRoute({
 export function searchRoutes(services: Services) {
   return apiApp().openapi(search, (c) => {
     const query = c.req.valid("query");
-    const page = searchProjectItems(services.db, actorOf(c), {
+    const page = services.search.project(actorOf(c), {
       projectId: c.req.valid("param").projectId,
       q: query.q ?? "",
       type: query.type ?? null,

@@ -4,7 +4,7 @@
  * from the same rules the middleware enforces (public routes, session-only routes), so the
  * document cannot drift from what the server does.
  */
-import { sessionOnly } from "../middleware/bearer.ts";
+import { sessionOnly } from "./session_only.ts";
 import { PUBLIC_API } from "../middleware/session.ts";
 
 const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];

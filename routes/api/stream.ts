@@ -5,7 +5,6 @@ import { invalid } from "../../domain/errors.ts";
 import { encodeEvent } from "../../domain/event_hub.ts";
 import { wholeNumber } from "../../domain/paging.ts";
 import type { Services } from "../../domain/services.ts";
-import { openStream } from "../../domain/stream.ts";
 import { actorOf, apiApp, errors, Id } from "./openapi.ts";
 
 /** A client further behind than this many queued writes (after its replay) is disconnected. */
@@ -92,7 +91,7 @@ export function streamRoutes(services: Services) {
     const token = c.get("apiToken");
     // A stream ends with the session or token it was opened with.
     const expiresAt = session?.expiresAt ?? token?.expiresAt ?? null;
-    const opened = openStream(services.hubContext, actorOf(c), {
+    const opened = services.streams.open(actorOf(c), {
       projectId,
       lastEventId,
       sessionIdHash: session?.idHash ?? (token ? tokenStreamKey(token.tokenId) : null),

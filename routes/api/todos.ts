@@ -33,6 +33,33 @@ const fields = {
   milestoneId: z.number().int().positive().nullable().optional(),
 };
 
+/** A new to-do item (the to-do pages' form too). */
+export const TodoInput = z.object({
+  title: z.string().trim().min(1, "Cannot be blank").max(300),
+  columnId: z.number().int().positive().optional(),
+  fileIds: FileIdsSchema.optional(),
+  ...fields,
+}).openapi("TodoInput");
+
+/** A to-do item's changes: absent fields stay, null clears. */
+export const TodoPatch = z.object({
+  title: z.string().trim().min(1, "Cannot be blank").max(300).optional(),
+  ...fields,
+}).openapi("TodoPatch");
+
+/** Where an item moves (the board's move buttons too). */
+export const MoveInput = z.object({
+  columnId: z.number().int().positive(),
+  orderIndex: z.number().int().min(0),
+}).openapi("MoveInput");
+
+/** Items put at the top of a column, in order. */
+export const ReorderInput = z.object({
+  projectId: z.number().int().positive(),
+  columnId: z.number().int().positive(),
+  itemIds: z.array(z.number().int().positive()).max(1000),
+}).openapi("ReorderInput");
+
 const columns = createRoute({
   method: "get",
   path: `${base}/columns`,
@@ -104,14 +131,7 @@ const create = createRoute({
   summary: "Create an item, last in its column (the first column by default)",
   request: {
     params: ProjectParam,
-    ...jsonRequest(
-      z.object({
-        title: z.string().trim().min(1, "Cannot be blank").max(300),
-        columnId: z.number().int().positive().optional(),
-        fileIds: FileIdsSchema.optional(),
-        ...fields,
-      }).openapi("TodoInput"),
-    ),
+    ...jsonRequest(TodoInput),
   },
   responses: { 201: jsonResponse(ItemBody, "Created"), ...errors(400, 401, 403, 404) },
 });
@@ -132,12 +152,7 @@ const update = createRoute({
   summary: "Change an item: absent fields stay, an explicit null clears",
   request: {
     params: ItemParam,
-    ...jsonRequest(
-      z.object({
-        title: z.string().trim().min(1, "Cannot be blank").max(300).optional(),
-        ...fields,
-      }).openapi("TodoPatch"),
-    ),
+    ...jsonRequest(TodoPatch),
   },
   responses: { 200: jsonResponse(ItemBody, "Updated"), ...errors(400, 401, 403, 404) },
 });
@@ -167,12 +182,7 @@ const move = createRoute({
   summary: "Move an item to a column position; both columns are renumbered 0..n-1",
   request: {
     params: ItemParam,
-    ...jsonRequest(
-      z.object({
-        columnId: z.number().int().positive(),
-        orderIndex: z.number().int().min(0),
-      }).openapi("MoveInput"),
-    ),
+    ...jsonRequest(MoveInput),
   },
   responses: { 200: jsonResponse(ItemBody, "Moved"), ...errors(400, 401, 403, 404) },
 });
@@ -184,13 +194,7 @@ const reorder = createRoute({
   summary: "Put items at the top of a column in the given order (one transaction)",
   request: {
     params: ProjectParam,
-    ...jsonRequest(
-      z.object({
-        projectId: z.number().int().positive(),
-        columnId: z.number().int().positive(),
-        itemIds: z.array(z.number().int().positive()).max(1000),
-      }).openapi("ReorderInput"),
-    ),
+    ...jsonRequest(ReorderInput),
   },
   responses: {
     200: jsonResponse(z.object({ items: z.array(ItemSchema) }), "The listed items in order"),

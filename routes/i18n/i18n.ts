@@ -18,12 +18,3 @@ export function translator(locale: Locale): Translate {
     return params ? text.replace(/\{(\w+)\}/g, (m, name) => String(params[name] ?? m)) : text;
   };
 }
-
-/** Formats an ISO timestamp as a date and time in the locale (UTC). */
-export function formatDateTime(iso: string, locale: Locale): string {
-  return new Intl.DateTimeFormat(locale === "ja" ? "ja-JP" : "en-GB", {
-    dateStyle: "medium",
-    timeStyle: "short",
-    timeZone: "UTC",
-  }).format(new Date(iso));
-}

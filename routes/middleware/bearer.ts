@@ -10,26 +10,13 @@
 import type { Context, MiddlewareHandler } from "hono";
 import type { ApiTokens, TokenScope } from "../../domain/api_tokens.ts";
 import { errorBody } from "../api/errors.ts";
+import { sessionOnly } from "../api/session_only.ts";
 import type { AppEnv } from "../api/openapi.ts";
 
 /** The challenge every 401 under `/api` carries (RFC 6750). */
 export const BEARER_CHALLENGE = "Bearer";
 
 const READ_METHODS = new Set(["GET", "HEAD"]);
-
-/** Routes no token may use, whatever its scope (session only). */
-const SESSION_ONLY = [
-  /^\/api\/tokens(?:\/|$)/,
-  /^\/api\/admin(?:\/|$)/,
-  /^\/api\/auth\/password$/,
-  /^\/api\/auth\/logout$/,
-  /^\/api\/me\/calendar-feed(?:\/|$)/,
-];
-
-/** Whether `path` (an `/api` path or OpenAPI path template) is for sessions only. */
-export function sessionOnly(path: string): boolean {
-  return SESSION_ONLY.some((pattern) => pattern.test(path));
-}
 
 /** Why a token of `scope` may not make this request, or null when it may. */
 export function tokenRefusal(method: string, path: string, scope: TokenScope): string | null {

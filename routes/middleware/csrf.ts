@@ -10,6 +10,7 @@
  * (docs/decisions/0001-csrf-origin-null.md).
  */
 import type { MiddlewareHandler } from "hono";
+import { errorBody } from "../api/errors.ts";
 
 const SAFE = new Set(["GET", "HEAD", "OPTIONS"]);
 
@@ -23,10 +24,7 @@ export function csrf(options: { baseUrl: string | null }): MiddlewareHandler {
     const ours = fixedOrigin ?? new URL(c.req.url).origin;
     const sameOriginForm = origin === "null" && site === "same-origin";
     if (site === "cross-site" || (origin !== undefined && origin !== ours && !sameOriginForm)) {
-      return c.json(
-        { error: { code: "forbidden", message: "Cross-site request refused" } },
-        403,
-      );
+      return c.json(errorBody("forbidden", "Cross-site request refused"), 403);
     }
     return await next();
   };

@@ -6,7 +6,7 @@
  * the database would keep it but read the text back cut short at it.
  */
 import type { MiddlewareHandler } from "hono";
-import { readBodyLimited } from "../../soap/http_body.ts";
+import { errorBody } from "../api/errors.ts";
 
 /** Largest accepted JSON body. */
 export const MAX_JSON_BYTES = 1024 * 1024;
@@ -15,10 +15,6 @@ const BODYLESS = new Set(["GET", "HEAD", "OPTIONS"]);
 
 /** Routes that stream a body of their own media type (keyed by method and path). */
 const RAW_BODIES = new Map([["POST /api/projects/import", "application/zip"]]);
-
-function errorBody(code: string, message: string, details?: Record<string, string>) {
-  return { error: { code, message, ...(details ? { details } : {}) } };
-}
 
 const NUL_MESSAGE = "Cannot contain the NUL character (U+0000)";
 
@@ -120,4 +116,49 @@ export function jsonBody(): MiddlewareHandler {
 /** Hono's body cache holds promises at run time, though its type says strings. */
 function cacheText(cache: object, text: string): void {
   (cache as Record<string, unknown>).text = Promise.resolve(text);
+}
+
+/** Reads `request`'s body, or returns null as soon as it exceeds `limit` bytes. */
+export async function readBodyLimited(request: Request, limit: number): Promise<Uint8Array | null> {
+  const declared = request.headers.get("content-length");
+  if (declared !== null) {
+    const length = Number(declared);
+    if (length > limit) {
+      await request.body?.cancel();
+      return null;
+    }
+    // A declared length is enforced by the HTTP layer (a body cannot run past it), so the
+    // whole body can be taken at once: Deno's fast path, much cheaper than a stream reader.
+    // With a Transfer-Encoding the length does not apply: that body is read as a stream.
+    if (
+      Number.isSafeInteger(length) && length >= 0 &&
+      request.headers.get("transfer-encoding") === null
+    ) {
+      const body = await request.bytes();
+      if (body.byteLength <= limit) return body;
+      return null;
+    }
+  }
+  if (!request.body) return new Uint8Array(0);
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  while (true) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      return null;
+    }
+    chunks.push(value);
+  }
+  if (chunks.length === 1) return chunks[0]!;
+  const body = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    body.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return body;
 }

@@ -23,42 +23,50 @@ function redactPath(path: string): string {
 /** Lines buffered beyond this many characters are written at once. */
 const MAX_BUFFERED_CHARS = 64 * 1024;
 
-let buffered: string[] = [];
-let bufferedChars = 0;
-let scheduled = false;
-const encoder = new TextEncoder();
+/** A log that writes to standard output, buffered. */
+export interface StdoutLog {
+  /** Writes `line`, like `console.log(line)`, at the end of this turn of the event loop. */
+  write(line: string): void;
+  /** Writes the buffered lines now. */
+  flush(): void;
+}
 
 /**
- * Writes `line` to standard output, like `console.log(line)`, but buffered: the lines of
- * one turn of the event loop are written together by one write at its end (a synchronous
- * write per request costs more than the rest of a SOAP request's handling). Call
- * `flushStdoutLog()` before exiting.
+ * A log to standard output, buffered: the lines of one turn of the event loop are written
+ * together by one write at its end (a synchronous write per request costs more than the rest
+ * of a SOAP request's handling). The program's end ("unload", which `Deno.exit()` dispatches
+ * too) flushes it; call `flush()` before exiting otherwise.
  */
-export function stdoutLog(line: string): void {
-  buffered.push(line);
-  bufferedChars += line.length + 1;
-  if (bufferedChars >= MAX_BUFFERED_CHARS) {
-    flushStdoutLog();
-  } else if (!scheduled) {
-    scheduled = true;
-    setTimeout(flushStdoutLog, 0);
-  }
+export function stdoutLog(): StdoutLog {
+  let buffered: string[] = [];
+  let bufferedChars = 0;
+  let scheduled = false;
+  const encoder = new TextEncoder();
+  const flush = () => {
+    scheduled = false;
+    if (buffered.length === 0) return;
+    const text = buffered.join("\n") + "\n";
+    buffered = [];
+    bufferedChars = 0;
+    let bytes = encoder.encode(text);
+    try {
+      while (bytes.byteLength > 0) bytes = bytes.subarray(Deno.stdout.writeSync(bytes));
+    } catch {
+      // Standard output is gone (a closed pipe): the lines are lost, as console.log's would be.
+    }
+  };
+  globalThis.addEventListener("unload", flush);
+  return {
+    write(line) {
+      buffered.push(line);
+      bufferedChars += line.length + 1;
+      if (bufferedChars >= MAX_BUFFERED_CHARS) {
+        flush();
+      } else if (!scheduled) {
+        scheduled = true;
+        setTimeout(flush, 0);
+      }
+    },
+    flush,
+  };
 }
-
-/** Writes the buffered lines of `stdoutLog` now. */
-export function flushStdoutLog(): void {
-  scheduled = false;
-  if (buffered.length === 0) return;
-  const text = buffered.join("\n") + "\n";
-  buffered = [];
-  bufferedChars = 0;
-  let bytes = encoder.encode(text);
-  try {
-    while (bytes.byteLength > 0) bytes = bytes.subarray(Deno.stdout.writeSync(bytes));
-  } catch {
-    // Standard output is gone (a closed pipe): the lines are lost, as console.log's would be.
-  }
-}
-
-// Deno.exit() and the natural end of the program dispatch "unload": nothing stays buffered.
-globalThis.addEventListener("unload", flushStdoutLog);

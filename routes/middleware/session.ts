@@ -1,6 +1,7 @@
 /** Authentication: who is calling, from the signed session cookie checked on the server. */
 import type { MiddlewareHandler } from "hono";
 import type { Sessions } from "../../domain/sessions.ts";
+import { errorBody } from "../api/errors.ts";
 import type { AppEnv } from "../api/openapi.ts";
 import { SESSION_COOKIE, sessionCookie } from "../cookies.ts";
 
@@ -31,8 +32,17 @@ export const PUBLIC_API: ReadonlySet<string> = new Set([
 export function requireApiSession(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     if (!c.get("session") && !c.get("apiToken") && !PUBLIC_API.has(c.req.path)) {
-      return c.json({ error: { code: "unauthenticated", message: "Log in first" } }, 401);
+      return c.json(errorBody("unauthenticated", "Log in first"), 401);
     }
     return await next();
+  };
+}
+
+/** Sends a visitor without a session to `/login?next=<path>` (302), except on `open` pages. */
+export function requireLogin(open: Set<string>): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    if (c.get("session") || open.has(c.req.path)) return await next();
+    const url = new URL(c.req.url);
+    return c.redirect(`/login?next=${encodeURIComponent(url.pathname + url.search)}`, 302);
   };
 }

@@ -1,126 +1,160 @@
 /** Login, registration, logout and settings pages; every form works without JavaScript. */
-import { Hono } from "hono";
-import { DomainError } from "../../domain/errors.ts";
+import { type Context, Hono } from "hono";
+import type { Child } from "hono/jsx";
 import type { Services } from "../../domain/services.ts";
 import type { AppEnv } from "../api/openapi.ts";
 import { LoginSchema, ProfileSchema, RegisterSchema } from "../api/schemas.ts";
 import { clientAddress } from "../client_address.ts";
 import { clearSessionCookie, isHttps, setPreferenceCookies, setSessionCookie } from "../cookies.ts";
-import type { Translate } from "../i18n/i18n.ts";
-import { Field } from "./components.tsx";
+import type { MessageKey } from "../i18n/en.ts";
 import { type PageCtx, pageCtx, safeNext } from "./context.ts";
-import { formFields, validateForm } from "./forms.ts";
-import { Alert, FieldError, renderPage } from "./layout.tsx";
-
-interface FormState {
-  values?: Record<string, string>;
-  errors?: Record<string, string>;
-  message?: string | null;
-}
+import {
+  Field,
+  type FormState,
+  formState,
+  PostForm,
+  SelectField,
+  TextField,
+} from "./kit/fields.tsx";
+import { Alert, renderPage } from "./kit/layout.tsx";
+import { pageForms, type Shown } from "./kit/submit.ts";
 
 /** The sign-in email field of the login and register forms. */
-function EmailField(props: { t: Translate; value: string; error: string | undefined }) {
+function EmailField(props: { ctx: PageCtx; form: FormState }) {
   return (
-    <Field label={props.t("field.email")} error={props.error}>
-      <input name="email" type="email" autocomplete="username" required value={props.value} />
+    <Field label={props.ctx.t("field.email")} error={props.form.errors.email}>
+      <input
+        name="email"
+        type="email"
+        autocomplete="username"
+        required
+        value={props.form.values.email ?? ""}
+      />
     </Field>
   );
 }
 
-function LoginForm(props: { ctx: PageCtx; next: string; state: FormState }) {
+/** A password field; the browser fills in the current one or suggests a new one. */
+function PasswordField(props: { ctx: PageCtx; form: FormState; fresh: boolean }) {
   const { t } = props.ctx;
-  const { values = {}, errors = {} } = props.state;
+  return (
+    <Field label={t("field.password")} error={props.form.errors.password}>
+      <input
+        name="password"
+        type="password"
+        autocomplete={props.fresh ? "new-password" : "current-password"}
+        required
+        minlength={props.fresh ? 8 : undefined}
+      />
+      {props.fresh ? <span class="hint">{t("field.passwordHint")}</span> : null}
+    </Field>
+  );
+}
+
+/** A narrow card holding a sign-in form and the link to the other one. */
+function SignIn(
+  props: {
+    ctx: PageCtx;
+    shown: Shown;
+    title: MessageKey;
+    action: string;
+    submit: MessageKey;
+    other: [MessageKey, string, MessageKey];
+    children: Child;
+  },
+) {
+  const { t } = props.ctx;
+  const [question, href, link] = props.other;
   return (
     <div class="card narrow">
-      <h1>{t("login.title")}</h1>
-      <Alert message={props.state.message} />
-      <form class="stack" method="post" action="/login">
-        <input type="hidden" name="next" value={props.next} />
-        <EmailField t={t} value={values.email ?? ""} error={errors.email} />
-        <label>
-          {t("field.password")}
-          <input name="password" type="password" autocomplete="current-password" required />
-          <FieldError message={errors.password} />
-        </label>
-        <button type="submit">{t("login.submit")}</button>
-      </form>
+      <h1>{t(props.title)}</h1>
+      <Alert message={props.shown.message} />
+      <PostForm action={props.action} submit={t(props.submit)}>{props.children}</PostForm>
       <p class="muted">
-        {t("login.noAccount")} <a href="/register">{t("nav.register")}</a>
+        {t(question)} <a href={href}>{t(link)}</a>
       </p>
     </div>
   );
 }
 
-function RegisterForm(props: { ctx: PageCtx; state: FormState }) {
-  const { t } = props.ctx;
-  const { values = {}, errors = {} } = props.state;
+function LoginForm(props: { ctx: PageCtx; next: string; shown: Shown }) {
+  const { ctx } = props;
+  const form = formState(props.shown, "login");
   return (
-    <div class="card narrow">
-      <h1>{t("register.title")}</h1>
-      <Alert message={props.state.message} />
-      <form class="stack" method="post" action="/register">
-        <label>
-          {t("field.displayName")}
-          <input name="displayName" required maxlength={100} value={values.displayName ?? ""} />
-          <FieldError message={errors.displayName} />
-        </label>
-        <EmailField t={t} value={values.email ?? ""} error={errors.email} />
-        <label>
-          {t("field.password")}
-          <input
-            name="password"
-            type="password"
-            autocomplete="new-password"
-            required
-            minlength={8}
-          />
-          <span class="hint">{t("field.passwordHint")}</span>
-          <FieldError message={errors.password} />
-        </label>
-        <button type="submit">{t("register.submit")}</button>
-      </form>
-      <p class="muted">
-        {t("register.haveAccount")} <a href="/login">{t("nav.login")}</a>
-      </p>
-    </div>
+    <SignIn
+      ctx={ctx}
+      shown={props.shown}
+      title="login.title"
+      action="/login"
+      submit="login.submit"
+      other={["login.noAccount", "/register", "nav.register"]}
+    >
+      <input type="hidden" name="next" value={props.next} />
+      <EmailField ctx={ctx} form={form} />
+      <PasswordField ctx={ctx} form={form} fresh={false} />
+    </SignIn>
   );
 }
 
-function SettingsPage(props: { ctx: PageCtx; saved: boolean; state: FormState }) {
+function RegisterForm(props: { ctx: PageCtx; shown: Shown }) {
+  const { ctx } = props;
+  const form = formState(props.shown, "register");
+  return (
+    <SignIn
+      ctx={ctx}
+      shown={props.shown}
+      title="register.title"
+      action="/register"
+      submit="register.submit"
+      other={["register.haveAccount", "/login", "nav.login"]}
+    >
+      <TextField
+        label={ctx.t("field.displayName")}
+        schema={RegisterSchema}
+        name="displayName"
+        form={form}
+      />
+      <EmailField ctx={ctx} form={form} />
+      <PasswordField ctx={ctx} form={form} fresh />
+    </SignIn>
+  );
+}
+
+function SettingsPage(props: { ctx: PageCtx; saved: boolean; shown: Shown }) {
   const { t, user } = props.ctx;
-  const errors = props.state.errors ?? {};
+  const form = formState(props.shown, "settings", {
+    displayName: user!.displayName,
+    theme: user!.theme,
+    locale: user!.locale,
+  });
   return (
     <>
       <h1>{t("settings.title")}</h1>
       {props.saved ? <div class="success" role="status">{t("form.saved")}</div> : null}
-      <Alert message={props.state.message} />
+      <Alert message={props.shown.message} />
       <div class="card">
-        <form class="stack" method="post" action="/settings" data-autosubmit>
+        <PostForm action="/settings" submit={t("form.save")} attrs={{ "data-autosubmit": true }}>
           <h2>{t("settings.profile")}</h2>
-          <label>
-            {t("field.displayName")}
-            <input name="displayName" required maxlength={100} value={user!.displayName} />
-            <FieldError message={errors.displayName} />
-          </label>
+          <TextField
+            label={t("field.displayName")}
+            schema={RegisterSchema}
+            name="displayName"
+            form={form}
+          />
           <h2>{t("settings.appearance")}</h2>
-          <label>
-            {t("field.theme")}
-            <select name="theme">
-              <option value="dark" selected={user!.theme === "dark"}>{t("theme.dark")}</option>
-              <option value="light" selected={user!.theme === "light"}>{t("theme.light")}</option>
-            </select>
-          </label>
-          <label>
-            {t("field.locale")}
-            <select name="locale">
-              <option value="en" selected={user!.locale === "en"}>{t("locale.en")}</option>
-              <option value="ja" selected={user!.locale === "ja"}>{t("locale.ja")}</option>
-            </select>
-          </label>
-          <div>
-            <button type="submit">{t("form.save")}</button>
-          </div>
-        </form>
+          <SelectField
+            label={t("field.theme")}
+            name="theme"
+            form={form}
+            options={[["dark", t("theme.dark")], ["light", t("theme.light")]]}
+          />
+          <SelectField
+            label={t("field.locale")}
+            name="locale"
+            form={form}
+            options={[["en", t("locale.en")], ["ja", t("locale.ja")]]}
+          />
+        </PostForm>
       </div>
     </>
   );
@@ -129,134 +163,95 @@ function SettingsPage(props: { ctx: PageCtx; saved: boolean; state: FormState })
 /** The account pages. */
 export function accountPages(services: Services, options: { baseUrl: string | null }) {
   const app = new Hono<AppEnv>();
+  const form = pageForms(app, services);
+  const { accounts } = services;
   const maxAge = services.sessions.maxAgeSeconds;
+  const secure = (c: Context) => isHttps(c, options.baseUrl);
+
+  const showLogin = (c: Context<AppEnv>, next: string, shown: Shown = {}) => {
+    const ctx = pageCtx(c, services);
+    const body = <LoginForm ctx={ctx} next={next} shown={shown} />;
+    return renderPage(c, ctx, { title: ctx.t("login.title"), status: shown.status ?? 200, body });
+  };
+  const showRegister = (c: Context<AppEnv>, shown: Shown = {}) => {
+    const ctx = pageCtx(c, services);
+    const body = <RegisterForm ctx={ctx} shown={shown} />;
+    return renderPage(c, ctx, {
+      title: ctx.t("register.title"),
+      status: shown.status ?? 200,
+      body,
+    });
+  };
+  const showSettings = (c: Context<AppEnv>, shown: Shown = {}) => {
+    const ctx = pageCtx(c, services);
+    const saved = c.req.query("saved") === "1" && shown.status === undefined;
+    const body = <SettingsPage ctx={ctx} saved={saved} shown={shown} />;
+    return renderPage(c, ctx, {
+      title: ctx.t("settings.title"),
+      status: shown.status ?? 200,
+      body,
+    });
+  };
 
   app.get("/login", (c) => {
     const next = safeNext(c.req.query("next"));
-    if (c.get("session")) return c.redirect(next, 303);
-    const ctx = pageCtx(c, services);
-    return renderPage(c, ctx, {
-      title: ctx.t("login.title"),
-      body: <LoginForm ctx={ctx} next={next} state={{}} />,
-    });
+    return c.get("session") ? c.redirect(next, 303) : showLogin(c, next);
   });
 
-  app.post("/login", async (c) => {
-    const fields = await formFields(c);
-    const next = safeNext(fields.next);
-    const ctx = pageCtx(c, services);
-    const show = (status: number, state: FormState) =>
-      renderPage(c, ctx, {
-        title: ctx.t("login.title"),
-        status,
-        body: <LoginForm ctx={ctx} next={next} state={{ values: fields, ...state }} />,
-      });
-    const form = validateForm(LoginSchema, fields);
-    if (!form.ok) return show(400, { errors: form.errors, message: ctx.t("form.invalid") });
-    try {
-      const { user, cookie } = await services.accounts.login(form.data, clientAddress(c));
-      const secure = isHttps(c, options.baseUrl);
-      setSessionCookie(c, cookie, { secure, maxAge });
-      setPreferenceCookies(c, user, { secure });
-      return c.redirect(next, 303);
-    } catch (error) {
-      if (error instanceof DomainError && error.code === "rate_limited") {
-        c.header("Retry-After", String(error.retryAfter ?? 60));
-        return show(429, {
-          message: ctx.t("login.throttled", { seconds: error.retryAfter ?? 60 }),
-        });
-      }
-      if (error instanceof DomainError && error.code === "unauthenticated") {
-        return show(401, { message: ctx.t("login.failed") });
-      }
-      throw error;
-    }
+  form("/login", {
+    form: "login",
+    schema: LoginSchema,
+    codes: { unauthenticated: "login.failed", rate_limited: "login.throttled" },
+    show: (shown, { c, fields }) => showLogin(c, safeNext(fields.next), shown),
+    change: async (input, { c, fields }) => {
+      const { user, cookie } = await accounts.login(input, clientAddress(c));
+      setSessionCookie(c, cookie, { secure: secure(c), maxAge });
+      setPreferenceCookies(c, user, { secure: secure(c) });
+      return safeNext(fields.next);
+    },
   });
 
-  app.get("/register", (c) => {
-    if (c.get("session")) return c.redirect("/", 303);
-    const ctx = pageCtx(c, services);
-    return renderPage(c, ctx, {
-      title: ctx.t("register.title"),
-      body: <RegisterForm ctx={ctx} state={{}} />,
-    });
-  });
+  app.get("/register", (c) => c.get("session") ? c.redirect("/", 303) : showRegister(c));
 
-  app.post("/register", async (c) => {
-    const fields = await formFields(c);
-    const ctx = pageCtx(c, services);
-    const show = (status: number, state: FormState) =>
-      renderPage(c, ctx, {
-        title: ctx.t("register.title"),
-        status,
-        body: <RegisterForm ctx={ctx} state={{ values: fields, ...state }} />,
-      });
-    const form = validateForm(RegisterSchema, fields);
-    if (!form.ok) return show(400, { errors: form.errors, message: ctx.t("form.invalid") });
-    try {
-      const { user, cookie } = await services.accounts.register(form.data, clientAddress(c));
-      const secure = isHttps(c, options.baseUrl);
-      setSessionCookie(c, cookie, { secure, maxAge });
+  form("/register", {
+    form: "register",
+    schema: RegisterSchema,
+    codes: {
+      conflict: { field: "email", message: "register.taken" },
+      rate_limited: "register.throttled",
+    },
+    show: (shown, { c }) => showRegister(c, shown),
+    change: async (input, { c, ctx }) => {
+      const { user, cookie } = await accounts.register(input, clientAddress(c));
+      setSessionCookie(c, cookie, { secure: secure(c), maxAge });
       // Keep the language and theme chosen before registering.
       const prefs = { theme: ctx.theme, locale: ctx.locale };
       if (prefs.theme !== user.theme || prefs.locale !== user.locale) {
-        services.accounts.updateMe({ id: user.id, role: user.role }, prefs);
+        accounts.updateMe({ id: user.id, role: user.role }, prefs);
       }
-      setPreferenceCookies(c, prefs, { secure });
-      return c.redirect("/", 303);
-    } catch (error) {
-      if (error instanceof DomainError && error.code === "conflict") {
-        return show(409, { errors: { email: ctx.t("register.taken") } });
-      }
-      if (error instanceof DomainError && error.code === "rate_limited") {
-        c.header("Retry-After", String(error.retryAfter ?? 60));
-        return show(429, {
-          message: ctx.t("register.throttled", { seconds: error.retryAfter ?? 60 }),
-        });
-      }
-      throw error;
-    }
+      setPreferenceCookies(c, prefs, { secure: secure(c) });
+      return "/";
+    },
   });
 
   app.post("/logout", (c) => {
     const session = c.get("session");
-    if (session) services.accounts.logout(session.idHash);
-    clearSessionCookie(c, { secure: isHttps(c, options.baseUrl) });
+    if (session) accounts.logout(session.idHash);
+    clearSessionCookie(c, { secure: secure(c) });
     return c.redirect("/login", 303);
   });
 
-  app.get("/settings", (c) => {
-    const ctx = pageCtx(c, services);
-    return renderPage(c, ctx, {
-      title: ctx.t("settings.title"),
-      body: <SettingsPage ctx={ctx} saved={c.req.query("saved") === "1"} state={{}} />,
-    });
-  });
+  app.get("/settings", (c) => showSettings(c));
 
-  app.post("/settings", async (c) => {
-    const fields = await formFields(c);
-    const form = validateForm(ProfileSchema, fields);
-    if (!form.ok) {
-      const ctx = pageCtx(c, services);
-      return renderPage(c, ctx, {
-        title: ctx.t("settings.title"),
-        status: 400,
-        body: (
-          <SettingsPage
-            ctx={ctx}
-            saved={false}
-            state={{ errors: form.errors, message: ctx.t("form.invalid") }}
-          />
-        ),
-      });
-    }
-    const session = c.get("session")!;
-    const user = services.accounts.updateMe(
-      { id: session.user.id, role: session.user.role },
-      form.data,
-    );
-    setPreferenceCookies(c, user, { secure: isHttps(c, options.baseUrl) });
-    return c.redirect("/settings?saved=1", 303);
+  form("/settings", {
+    form: "settings",
+    schema: ProfileSchema,
+    show: (shown, { c }) => showSettings(c, shown),
+    change: (changes, { c, ctx }) => {
+      const user = accounts.updateMe(ctx.actor!, changes);
+      setPreferenceCookies(c, user, { secure: secure(c) });
+      return "/settings?saved=1";
+    },
   });
 
   return app;

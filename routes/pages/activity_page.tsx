@@ -1,33 +1,9 @@
 /** The project activity page: a paged list, newest first, with links to what still exists. */
-import { Hono } from "hono";
-import { type Activity, projectActivity } from "../../domain/activity.ts";
+import type { Activity } from "../../domain/activity.ts";
 import { type Page, pageRequest } from "../../domain/paging.ts";
 import type { Services } from "../../domain/services.ts";
-import type { AppEnv } from "../api/openapi.ts";
-import { en, type MessageKey } from "../i18n/en.ts";
-import type { Translate } from "../i18n/i18n.ts";
-import { notFound } from "./project_pages.tsx";
-import { frameRunner, nameOf, Pager, type ProjectFrame, renderArea, Time } from "./project_nav.tsx";
-
-/** The translated kind; a kind added later without its string shows as it is. */
-function kindLabel(t: Translate, kind: string): string {
-  const key = `activity.kind.${kind}`;
-  return key in en ? t(key as MessageKey) : kind;
-}
-
-/** Where an entry's subject is shown, when it has a page of its own. */
-function subjectHref(projectId: number, entry: Activity): string | null {
-  switch (entry.subjectType) {
-    case "thread":
-      return `/projects/${projectId}/board/${entry.subjectId}`;
-    case "note":
-      return `/projects/${projectId}/notes/${entry.subjectId}`;
-    case "file":
-      return `/api/files/${entry.subjectId}/download`;
-    default:
-      return null;
-  }
-}
+import { type AreaPage, areaRoutes, nameOf, type ProjectFrame } from "./kit/area.tsx";
+import { activityHref, kindLabel, Pager, Table, Time } from "./kit/content.tsx";
 
 function ActivityPage(props: { frame: ProjectFrame; entries: Page<Activity> }) {
   const { frame, entries } = props;
@@ -36,57 +12,46 @@ function ActivityPage(props: { frame: ProjectFrame; entries: Page<Activity> }) {
   return (
     <>
       <h1>{t("activity.title")}</h1>
-      {entries.items.length === 0
-        ? <p class="muted">{t("activity.none")}</p>
-        : (
-          <div class="card table-wrap">
-            <table class="activity">
-              <thead>
-                <tr>
-                  <th>{t("activity.when")}</th>
-                  <th>{t("activity.who")}</th>
-                  <th>{t("activity.what")}</th>
-                  <th>{t("activity.subject")}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {entries.items.map((entry) => {
-                  const href = subjectHref(frame.project.id, entry);
-                  return (
-                    <tr data-activity={entry.kind}>
-                      <td class="muted">
-                        <Time ctx={frame.ctx} iso={entry.createdAt} />
-                      </td>
-                      <td>{nameOf(frame, entry.actorId)}</td>
-                      <td>{kindLabel(t, entry.kind)}</td>
-                      <td>{href ? <a href={href}>{entry.summary}</a> : entry.summary}</td>
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
-          </div>
-        )}
+      {entries.items.length === 0 ? <p class="muted">{t("activity.none")}</p> : (
+        <Table
+          wrap="card table-wrap"
+          class="activity"
+          heads={[t("activity.when"), t("activity.who"), t("activity.what"), t("activity.subject")]}
+        >
+          {entries.items.map((entry) => {
+            const href = activityHref(entry);
+            return (
+              <tr data-activity={entry.kind}>
+                <td class="muted">
+                  <Time ctx={frame.ctx} iso={entry.createdAt} />
+                </td>
+                <td>{nameOf(frame, entry.actorId)}</td>
+                <td>{kindLabel(t, entry.kind)}</td>
+                <td>{href ? <a href={href}>{entry.summary}</a> : entry.summary}</td>
+              </tr>
+            );
+          })}
+        </Table>
+      )}
       <Pager ctx={frame.ctx} page={entries} path={base} />
     </>
   );
 }
 
+const entriesPage: AreaPage<Page<Activity>> = {
+  area: "activity",
+  load: (c, { services, ctx, project }) =>
+    services.activity.list(ctx.actor!, {
+      projectId: project.id,
+      page: pageRequest({ page: c.req.query("page"), pageSize: "50" }, { clampPage: true }),
+    }),
+  title: (_, t) => t("activity.title"),
+  view: ({ frame, data }) => <ActivityPage frame={frame} entries={data} />,
+};
+
 /** The activity page. */
 export function activityPage(services: Services) {
-  const app = new Hono<AppEnv>();
-  const run = frameRunner(services, { notFound });
-  app.get("/projects/:projectId{[0-9]+}/activity", (c) =>
-    run(c, (frame) => {
-      const entries = projectActivity(services.db, frame.ctx.actor!, {
-        projectId: frame.project.id,
-        page: pageRequest({ page: c.req.query("page"), pageSize: "50" }, { clampPage: true }),
-      });
-      return renderArea(c, frame, {
-        area: "activity",
-        title: frame.ctx.t("activity.title"),
-        body: <ActivityPage frame={frame} entries={entries} />,
-      });
-    }));
-  return app;
+  const area = areaRoutes(services);
+  area.page("/projects/:projectId{[0-9]+}/activity", entriesPage);
+  return area.app;
 }

@@ -1,14 +1,17 @@
 /** The administration page: users (role and status) and the applied migrations. */
 import { type Context, Hono } from "hono";
-import { listMigrations } from "../../domain/admin.ts";
 import type { PublicUser } from "../../domain/accounts.ts";
 import type { Services } from "../../domain/services.ts";
 import type { AppEnv } from "../api/openapi.ts";
-import { formatDateTime } from "../i18n/i18n.ts";
+import { AdminUserInput } from "../api/admin.ts";
+import { formatDateTime } from "../i18n/format.ts";
 import { type PageCtx, pageCtx } from "./context.ts";
-import { formFields, pageError } from "./forms.ts";
-import { Alert, renderPage } from "./layout.tsx";
-import { notFound } from "./project_pages.tsx";
+import { paramId } from "./kit/area.tsx";
+import { Table } from "./kit/content.tsx";
+import { Select } from "./kit/fields.tsx";
+import { notFound } from "./kit/errors.tsx";
+import { Alert, renderPage } from "./kit/layout.tsx";
+import { pageForms, type Shown } from "./kit/submit.ts";
 
 function AdminPage(
   props: {
@@ -25,71 +28,48 @@ function AdminPage(
       <Alert message={props.message} />
       <h2>{t("admin.users")}</h2>
       <div class="card">
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th>{t("field.displayName")}</th>
-                <th>{t("field.email")}</th>
-                <th>{t("field.role")}</th>
-                <th>{t("field.status")}</th>
-                <th></th>
-              </tr>
-            </thead>
-            <tbody>
-              {props.users.map((u) => (
-                <tr data-user-row={u.email}>
-                  <td>{u.displayName}</td>
-                  <td>{u.email}</td>
-                  <td colspan={3}>
-                    <form class="inline" method="post" action={`/admin/users/${u.id}`}>
-                      <select name="role" aria-label={t("field.role")}>
-                        <option value="admin" selected={u.role === "admin"}>
-                          {t("role.admin")}
-                        </option>
-                        <option value="member" selected={u.role === "member"}>
-                          {t("role.member")}
-                        </option>
-                      </select>
-                      <select name="status" aria-label={t("field.status")}>
-                        <option value="active" selected={u.status === "active"}>
-                          {t("status.active")}
-                        </option>
-                        <option value="disabled" selected={u.status === "disabled"}>
-                          {t("status.disabled")}
-                        </option>
-                      </select>
-                      <button class="secondary" type="submit">{t("admin.update")}</button>
-                    </form>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table
+          heads={[t("field.displayName"), t("field.email"), t("field.role"), t("field.status"), ""]}
+        >
+          {props.users.map((u) => (
+            <tr data-user-row={u.email}>
+              <td>{u.displayName}</td>
+              <td>{u.email}</td>
+              <td colspan={3}>
+                <form class="inline" method="post" action={`/admin/users/${u.id}`}>
+                  <Select
+                    name="role"
+                    label={t("field.role")}
+                    value={u.role}
+                    options={[["admin", t("role.admin")], ["member", t("role.member")]]}
+                  />
+                  <Select
+                    name="status"
+                    label={t("field.status")}
+                    value={u.status}
+                    options={[["active", t("status.active")], [
+                      "disabled",
+                      t("status.disabled"),
+                    ]]}
+                  />
+                  <button class="secondary" type="submit">{t("admin.update")}</button>
+                </form>
+              </td>
+            </tr>
+          ))}
+        </Table>
       </div>
       <h2>{t("admin.migrations")}</h2>
       <div class="card">
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th>{t("admin.version")}</th>
-                <th>{t("field.name")}</th>
-                <th>{t("admin.appliedAt")}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {props.migrations.map((m) => (
-                <tr>
-                  <td>{String(m.version).padStart(3, "0")}</td>
-                  <td>{m.name}</td>
-                  <td class="muted">{formatDateTime(m.appliedAt, locale)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table heads={[t("admin.version"), t("field.name"), t("admin.appliedAt")]}>
+          {props.migrations.map((m) => (
+            <tr>
+              <td>{String(m.version).padStart(3, "0")}</td>
+              <td>{m.name}</td>
+              <td class="muted">{formatDateTime(m.appliedAt, locale)}</td>
+            </tr>
+          ))}
+        </Table>
       </div>
     </>
   );
@@ -98,19 +78,20 @@ function AdminPage(
 /** The admin page (system admins only; others get the 404 page). */
 export function adminPages(services: Services) {
   const app = new Hono<AppEnv>();
+  const form = pageForms(app, services);
 
-  const show = (c: Context<AppEnv>, message?: string, status = 200) => {
+  const show = (c: Context<AppEnv>, shown: Shown = {}) => {
     const ctx = pageCtx(c, services);
     if (ctx.user?.role !== "admin") return notFound(c, ctx);
     return renderPage(c, ctx, {
       title: ctx.t("admin.title"),
-      status,
+      status: shown.status ?? 200,
       body: (
         <AdminPage
           ctx={ctx}
           users={services.accounts.listUsers(ctx.actor!)}
-          migrations={listMigrations(services.db, ctx.actor!)}
-          message={message ?? null}
+          migrations={services.admin.migrations(ctx.actor!)}
+          message={shown.message ?? null}
         />
       ),
     });
@@ -118,28 +99,19 @@ export function adminPages(services: Services) {
 
   app.get("/admin", (c) => show(c));
 
-  app.post("/admin/users/:userId{[0-9]+}", async (c) => {
-    const fields = await formFields(c);
-    const ctx = pageCtx(c, services);
-    const role = fields.role === "admin" || fields.role === "member" ? fields.role : undefined;
-    const status = fields.status === "active" || fields.status === "disabled"
-      ? fields.status
-      : undefined;
-    try {
-      services.accounts.adminUpdate(ctx.actor!, Number(c.req.param("userId")), {
+  form("/admin/users/:userId{[0-9]+}", {
+    form: "user",
+    schema: AdminUserInput,
+    read: (fields) => ({ role: fields.role || undefined, status: fields.status || undefined }),
+    codes: { conflict: "admin.lastAdmin" },
+    show: (shown, { c }) => show(c, shown),
+    change: ({ role, status }, { c, ctx }) => {
+      services.accounts.adminUpdate(ctx.actor!, paramId(c, "userId"), {
         ...(role ? { role } : {}),
         ...(status ? { status } : {}),
       });
-      return c.redirect("/admin", 303);
-    } catch (error) {
-      const failure = pageError(error, ctx.t);
-      if (failure.status === 403) return notFound(c, ctx);
-      return show(
-        c,
-        failure.status === 409 ? ctx.t("admin.lastAdmin") : failure.message,
-        failure.status,
-      );
-    }
+      return "/admin";
+    },
   });
 
   return app;

@@ -6,38 +6,23 @@
  * messages on scroll; it asks the fragment routes below for server-rendered messages, so
  * every message on the page comes from the same escaping and Markdown code.
  */
-import { parseForm } from "./forms.ts";
-import { type Context, Hono } from "hono";
-import { projectAccess, requireWrite } from "../../domain/access.ts";
 import { HISTORY_DEFAULT, type Message } from "../../domain/chat.ts";
-import { allowedType } from "../../domain/file_types.ts";
 import type { FileInfo } from "../../domain/files.ts";
 import type { Services } from "../../domain/services.ts";
-import type { AppEnv } from "../api/openapi.ts";
-import { AttachmentItem } from "./components.tsx";
-import { Alert, FieldError, PAGE_CSP } from "./layout.tsx";
-import { notFound } from "./project_pages.tsx";
+import { MessageInput, MessagePatch } from "../api/chat.ts";
 import {
-  attempt,
+  type AreaPage,
+  areaRoutes,
   canEdit,
-  checkText,
-  fileErrors,
-  frameRunner,
-  Markdown,
   nameOf,
   paramId,
   type ProjectFrame,
-  renderArea,
-  splitBody,
-  TextArea,
-  Time,
-  uploadLimitMb,
-} from "./project_nav.tsx";
-
-/** The longest message, as the API allows. */
-const TEXT_MAX = 10_000;
-
-type Ctx = Context<AppEnv>;
+} from "./kit/area.tsx";
+import { AttachmentItem, Markdown, Time } from "./kit/content.tsx";
+import { ButtonForm, formState, PostForm, TextArea } from "./kit/fields.tsx";
+import { textAttrs } from "./kit/forms.ts";
+import { Alert, FieldError, renderFragment } from "./kit/layout.tsx";
+import type { Shown } from "./kit/submit.ts";
 
 /** A page of messages, oldest first, and whether older ones exist. */
 interface History {
@@ -56,9 +41,10 @@ function Attachments(props: { frame: ProjectFrame; files: FileInfo[] }) {
 }
 
 /** One message; the same markup for the page and for `chat.js`'s fragments. */
-export function ChatMessage(props: { frame: ProjectFrame; message: Message }) {
+function ChatMessage(props: { frame: ProjectFrame; message: Message; shown?: Shown | undefined }) {
   const { frame, message } = props;
   const { t } = frame.ctx;
+  const form = formState(props.shown ?? {}, `edit-${message.id}`, { text: message.text });
   const base = `/projects/${frame.project.id}/chat/${message.id}`;
   const mine = message.authorId === frame.ctx.user?.id;
   return (
@@ -83,24 +69,25 @@ export function ChatMessage(props: { frame: ProjectFrame; message: Message }) {
       {canEdit(frame, message.authorId)
         ? (
           <div class="chat-actions row">
-            <details class="chat-edit">
+            <details class="chat-edit" open={form.refused}>
               <summary>{t("chat.edit")}</summary>
-              <form class="stack" method="post" action={base} data-chat-edit={message.id}>
-                <TextArea name="text" value={message.text} max={TEXT_MAX} required rows={3} />
-                <div>
-                  <button type="submit">{t("chat.save")}</button>
-                </div>
-              </form>
+              <PostForm
+                action={base}
+                submit={t("chat.save")}
+                attrs={{ "data-chat-edit": message.id }}
+              >
+                <TextArea schema={MessagePatch} name="text" value={form.values.text} rows={3} />
+                <FieldError message={form.errors.text} />
+              </PostForm>
             </details>
-            <form
+            <ButtonForm
               class="inline"
-              method="post"
               action={`${base}/delete`}
-              data-confirm={t("chat.deleteConfirm")}
-              data-chat-delete={message.id}
-            >
-              <button class="danger small" type="submit">{t("chat.delete")}</button>
-            </form>
+              label={t("chat.delete")}
+              confirm={t("chat.deleteConfirm")}
+              button="danger small"
+              attrs={{ "data-chat-delete": message.id }}
+            />
           </div>
         )
         : null}
@@ -109,27 +96,28 @@ export function ChatMessage(props: { frame: ProjectFrame; message: Message }) {
 }
 
 /** The messages of a history page, for the page and for the older-messages fragment. */
-function ChatItems(props: { frame: ProjectFrame; history: History }) {
+function ChatItems(props: { frame: ProjectFrame; history: History; shown?: Shown | undefined }) {
   return (
     <>
-      {props.history.items.map((m) => <ChatMessage key={m.id} frame={props.frame} message={m} />)}
+      {props.history.items.map((m) => (
+        <ChatMessage key={m.id} frame={props.frame} message={m} shown={props.shown} />
+      ))}
     </>
   );
 }
 
-function ChatPage(
-  props: {
-    frame: ProjectFrame;
-    history: History;
-    /** The `before` of an older page, or null for the latest messages. */
-    before: number | null;
-    message: string | null;
-    values: Record<string, string>;
-    errors: Record<string, string>;
-  },
-) {
-  const { frame, history } = props;
+/** A page of the chat: the latest messages, or those before `before`. */
+interface ChatData {
+  history: History;
+  /** The `before` of an older page, or null for the latest messages. */
+  before: number | null;
+}
+
+function ChatPage(props: { frame: ProjectFrame; data: ChatData; shown: Shown }) {
+  const { frame, shown } = props;
+  const { history, before } = props.data;
   const { t, user } = frame.ctx;
+  const form = formState(shown, "send");
   const projectId = frame.project.id;
   const base = `/projects/${projectId}/chat`;
   const oldest = history.items[0]?.id ?? null;
@@ -151,14 +139,14 @@ function ChatPage(
         <span class="spacer"></span>
         <span class="chat-status muted" data-chat-status role="status"></span>
       </div>
-      <Alert message={props.message} />
+      <Alert message={shown.message} />
       <section
         class="chat"
         aria-label={t("chat.title")}
         data-chat
         data-project={projectId}
         data-me={user?.id ?? 0}
-        data-live={props.before === null ? "true" : "false"}
+        data-live={before === null ? "true" : "false"}
         data-members={JSON.stringify(members)}
         data-strings={JSON.stringify(strings)}
       >
@@ -174,12 +162,12 @@ function ChatPage(
           aria-relevant="additions"
           tabindex={0}
         >
-          <ChatItems frame={frame} history={history} />
+          <ChatItems frame={frame} history={history} shown={shown} />
         </ol>
         {history.items.length === 0
           ? <p class="muted chat-empty" data-chat-empty>{t("chat.empty")}</p>
           : null}
-        {props.before !== null
+        {before !== null
           ? (
             <p>
               <a href={base}>{t("chat.newest")}</a>
@@ -200,7 +188,7 @@ function ChatPage(
                 <textarea
                   id="chat-text"
                   name="text"
-                  maxlength={TEXT_MAX}
+                  maxlength={textAttrs(MessageInput, "text").maxlength}
                   required
                   rows={3}
                   placeholder={t("chat.placeholder")}
@@ -210,7 +198,7 @@ function ChatPage(
                   aria-expanded="false"
                   data-chat-input
                 >
-                  {`\n${props.values.text ?? ""}`}
+                  {`\n${form.values.text ?? ""}`}
                 </textarea>
                 <ul
                   class="chat-mentions"
@@ -223,12 +211,12 @@ function ChatPage(
                 </ul>
               </div>
               <span class="hint" id="chat-hint">{t("chat.hint")}</span>
-              <FieldError message={props.errors.text} />
+              <FieldError message={form.errors.text} />
               <div class="row">
                 <label class="chat-file">
                   {t("content.attachFile")}
                   <input type="file" name="file" />
-                  <FieldError message={props.errors.file} />
+                  <FieldError message={form.errors.file} />
                 </label>
                 <span class="spacer"></span>
                 <button type="submit">{t("chat.send")}</button>
@@ -242,155 +230,75 @@ function ChatPage(
   );
 }
 
+/** A positive id in the query string, or null. */
 function positive(raw: string | undefined): number | null {
   return raw !== undefined && /^\d{1,15}$/.test(raw) && Number(raw) > 0 ? Number(raw) : null;
 }
 
+const chatPage: AreaPage<ChatData> = {
+  area: "chat",
+  load: (c, { services, ctx, project }) => {
+    const before = positive(c.req.query("before"));
+    const options = { before, limit: HISTORY_DEFAULT };
+    return { before, history: services.chat.history(ctx.actor!, project.id, options) };
+  },
+  title: (_, t) => t("chat.title"),
+  view: (props) => <ChatPage {...props} />,
+};
+
 /** The chat pages. */
 export function chatPages(services: Services) {
-  const app = new Hono<AppEnv>();
-  const { chat } = services;
-  const run = frameRunner(services, { notFound });
-  const maxUploadMb = uploadLimitMb(services);
+  const { chat, attachments } = services;
+  const area = areaRoutes(services);
   const P = "/projects/:projectId{[0-9]+}/chat";
   const M = `${P}/:messageId{[0-9]+}`;
 
-  const history = (frame: ProjectFrame, before: number | null): History =>
-    chat.history(frame.ctx.actor!, frame.project.id, { before, limit: HISTORY_DEFAULT });
-
-  const showChat = (
-    c: Ctx,
-    frame: ProjectFrame,
-    extra: {
-      status?: number;
-      message?: string;
-      values?: Record<string, string>;
-      errors?: Record<string, string>;
-    } = {},
-  ) => {
-    const before = positive(c.req.query("before"));
-    return renderArea(c, frame, {
-      area: "chat",
-      title: frame.ctx.t("chat.title"),
-      status: extra.status ?? 200,
-      body: (
-        <ChatPage
-          frame={frame}
-          history={history(frame, before)}
-          before={before}
-          message={extra.message ?? null}
-          values={extra.values ?? {}}
-          errors={extra.errors ?? {}}
-        />
-      ),
-    });
-  };
-
-  /** Answers an HTML fragment (no layout) for `chat.js`. */
-  const fragment = (c: Ctx, body: Parameters<Ctx["html"]>[0], status = 200) => {
-    c.header("content-security-policy", PAGE_CSP);
-    return c.html(body, status as 200);
-  };
-
-  /** Runs a change, then 303 to where it says; a refusal re-renders the page. */
-  const attemptChat = (
-    c: Ctx,
-    frame: ProjectFrame,
-    change: () => string | Promise<string>,
-    values: Record<string, string> = {},
-  ): Promise<Response> =>
-    attempt(c, frame, {
-      maxUploadMb,
-      change,
-      fail: (failure) => showChat(c, frame, { ...failure, values, errors: fileErrors(failure) }),
-    });
-
-  app.get(P, (c) => run(c, (frame) => showChat(c, frame)));
-
+  area.page(P, chatPage);
   // Older messages (`?before=`) or the latest page, as list items.
-  app.get(`${P}/fragment`, (c) =>
-    run(c, (frame) => {
-      const page = history(frame, positive(c.req.query("before")));
-      c.header("x-has-more", page.hasMore ? "true" : "false");
-      return fragment(c, <ChatItems frame={frame} history={page} />);
+  area.app.get(`${P}/fragment`, (c) =>
+    area.run(c, (frame) => {
+      const { history } = chatPage.load(c, frame);
+      c.header("x-has-more", history.hasMore ? "true" : "false");
+      return renderFragment(c, <ChatItems frame={frame} history={history} />);
     }));
-
   // One message as a list item; 404 (empty) once it is deleted.
-  app.get(`${P}/fragment/:messageId{[0-9]+}`, (c) =>
-    run(c, (frame) => {
+  area.app.get(`${P}/fragment/:messageId{[0-9]+}`, (c) =>
+    area.run(c, (frame) => {
       const id = paramId(c, "messageId");
       const found = chat.history(frame.ctx.actor!, frame.project.id, { before: id + 1, limit: 1 })
         .items.find((m) => m.id === id);
       if (!found) return c.body(null, 404);
-      return fragment(c, <ChatMessage frame={frame} message={found} />);
+      return renderFragment(c, <ChatMessage frame={frame} message={found} />);
     }));
-
-  app.post(P, (c) =>
-    run(c, async (frame) => {
-      const { t, actor } = frame.ctx;
-      const { fields, file } = splitBody(await parseForm(c));
-      const errors: Record<string, string> = {};
-      checkText(errors, t, { name: "text", value: fields.text, max: TEXT_MAX, required: true });
-      if (file && !allowedType(file.name)) errors.file = t("files.unsupported");
-      if (Object.keys(errors).length > 0) {
-        const onlyFile = errors.text === undefined;
-        return showChat(c, frame, {
-          status: onlyFile ? 415 : 400,
-          message: onlyFile ? errors.file! : t("form.invalid"),
-          values: fields,
-          errors,
-        });
-      }
-      const projectId = frame.project.id;
-      return attemptChat(c, frame, async () => {
-        // The file is stored first so the message is announced with its attachment; a
-        // refused message takes the file back with it.
-        let fileIds: number[] = [];
-        if (file) {
-          const access = projectAccess(services.db, actor!, projectId);
-          requireWrite(access);
-          const stored = await services.files.store(
-            access,
-            file,
-            (_fx, row) => row.id,
-            "attachment",
-          );
-          fileIds = [stored];
-        }
-        try {
-          const sent = chat.send(actor!, projectId, {
-            text: fields.text!,
-            fileIds,
-            uploadedFileIds: fileIds,
-          });
-          return `/projects/${projectId}/chat#message-${sent.id}`;
-        } catch (error) {
-          for (const id of fileIds) services.files.remove(actor!, projectId, id);
-          throw error;
-        }
-      }, fields);
-    }));
-
-  app.post(M, (c) =>
-    run(c, async (frame) => {
-      const { t, actor } = frame.ctx;
-      const { fields } = splitBody(await parseForm(c));
-      const errors: Record<string, string> = {};
-      checkText(errors, t, { name: "text", value: fields.text, max: TEXT_MAX, required: true });
-      if (errors.text) return showChat(c, frame, { status: 400, message: errors.text });
+  area.form(P, chatPage, {
+    form: "send",
+    schema: MessageInput,
+    // The message and its file are one post: the file is stored first so the message is
+    // announced with it; a refused message takes the file back.
+    change: async ({ actor, projectId, input: { text }, file }) => {
+      const sent = await attachments.createWith(
+        actor,
+        projectId,
+        file,
+        (fileIds) => chat.send(actor, projectId, { text, fileIds, uploadedFileIds: fileIds }),
+      );
+      return `/projects/${projectId}/chat#message-${sent.id}`;
+    },
+  });
+  area.form(M, chatPage, {
+    form: (c) => `edit-${paramId(c, "messageId")}`,
+    schema: MessagePatch,
+    change: ({ c, actor, projectId, input: { text } }) => {
       const messageId = paramId(c, "messageId");
-      return attemptChat(c, frame, () => {
-        chat.edit(actor!, frame.project.id, { messageId, text: fields.text! });
-        return `/projects/${frame.project.id}/chat#message-${messageId}`;
-      });
-    }));
-
-  app.post(`${M}/delete`, (c) =>
-    run(c, (frame) =>
-      attemptChat(c, frame, () => {
-        chat.remove(frame.ctx.actor!, frame.project.id, paramId(c, "messageId"));
-        return `/projects/${frame.project.id}/chat`;
-      })));
-
-  return app;
+      chat.edit(actor, projectId, { messageId, text });
+      return `/projects/${projectId}/chat#message-${messageId}`;
+    },
+  });
+  area.form(`${M}/delete`, chatPage, {
+    change: ({ c, actor, projectId }) => {
+      chat.remove(actor, projectId, paramId(c, "messageId"));
+      return `/projects/${projectId}/chat`;
+    },
+  });
+  return area.app;
 }

@@ -5,36 +5,27 @@ import { pageRequest } from "../../domain/paging.ts";
 import type { Services } from "../../domain/services.ts";
 import type { AppEnv } from "../api/openapi.ts";
 import type { MessageKey } from "../i18n/en.ts";
-import { formatDateTime } from "../i18n/i18n.ts";
+import { formatDateTime } from "../i18n/format.ts";
 import { type PageCtx, pageCtx } from "./context.ts";
-import { renderPage } from "./layout.tsx";
+import { subjectHref } from "./kit/content.tsx";
+import { renderPage } from "./kit/layout.tsx";
 
-/** The page of what a notification is about (its project's page when it has none). */
+/**
+ * The page of what a notification is about (its project's page when it has none): a comment
+ * opens its board, a message its place in the chat, files, events and milestones their list.
+ */
 export function link(n: Notification): string {
   if (!n.projectId) return "/";
   const p = `/projects/${n.projectId}`;
-  switch (n.subjectType) {
-    case "thread":
-      return `${p}/board/${n.subjectId}`;
-    case "comment":
-      return `${p}/board`;
-    case "note":
-      return `${p}/notes/${n.subjectId}`;
-    case "message":
-      return `${p}/chat#message-${n.subjectId}`;
-    case "item":
-      return `${p}/todos/${n.subjectId}`;
-    case "file":
-      return `${p}/files`;
-    case "event":
-      return `${p}/calendar`;
-    case "milestone":
-      return `${p}/milestones`;
-    case "meeting":
-      return `${p}/meetings/${n.subjectId}`;
-    default:
-      return p;
-  }
+  const lists: Record<string, string> = {
+    comment: "board",
+    message: `chat#message-${n.subjectId}`,
+    file: "files",
+    event: "calendar",
+    milestone: "milestones",
+  };
+  const list = lists[n.subjectType];
+  return list ? `${p}/${list}` : subjectHref(n.projectId, n.subjectType, n.subjectId) ?? p;
 }
 
 function NotificationsPage(props: { ctx: PageCtx; items: Notification[]; total: number }) {

@@ -1,97 +1,51 @@
-/** All server-rendered pages, behind the login guard, plus static files. */
-import { type Context, Hono, type MiddlewareHandler } from "hono";
-import { html } from "hono/html";
-import { bodyLimit } from "hono/body-limit";
+/**
+ * The page application: static files, then every page behind the login guard, each page
+ * module mounted with one line; its own 404 and its own error page.
+ */
+import { Hono, type MiddlewareHandler } from "hono";
+import { DomainError, isStorageFull } from "../../domain/errors.ts";
 import type { Services } from "../../domain/services.ts";
 import type { AppEnv } from "../api/openapi.ts";
-import { isMultipart, multipartScope } from "../multipart.ts";
+import { type Failures, handleFailure, SERVER_ERROR_PAGE } from "../failures.ts";
+import { formLimits } from "../form_body.ts";
+import { requireLogin } from "../middleware/session.ts";
 import { accountPages } from "./account_pages.tsx";
 import { activityPage } from "./activity_page.tsx";
 import { adminPages } from "./admin_page.tsx";
-import { chatPages } from "./chat_page.tsx";
 import { boardPages } from "./board_pages.tsx";
 import { calendarPages } from "./calendar_page.tsx";
-import { filesPages, tooLargePage } from "./files_pages.tsx";
-import { FormTooLarge, UnreadableForm } from "./forms.ts";
+import { chatPages } from "./chat_page.tsx";
+import { pageCtx } from "./context.ts";
+import { filesPages } from "./files_pages.tsx";
+import { formErrorPage, notFound, storageFullPage } from "./kit/errors.tsx";
 import { meetingsPages } from "./meetings_page.tsx";
 import { milestonesPages } from "./milestones_page.tsx";
 import { notesPages } from "./notes_pages.tsx";
 import { notificationPages } from "./notification_pages.tsx";
 import { projectPages } from "./project_pages.tsx";
 import { searchPage } from "./search_page.tsx";
-import { staticFiles } from "./static_files.ts";
+import { staticFiles } from "../static_files.ts";
 import { todoPages } from "./todos_page.tsx";
 
-const PUBLIC = new Set(["/login", "/register"]);
+/** The pages a visitor without a session may see. */
+const PUBLIC_PAGES = new Set(["/login", "/register"]);
 
-/** Page forms that carry an upload: files, a thread, a reply, a chat message, a to-do attachment. */
-const UPLOAD_FORM =
-  /^\/projects\/\d+\/(files|chat|todos\/\d+\/attachments|board(\/\d+(\/comments)?)?)$/;
-
-/** Sends a visitor without a session to `/login?next=<path>` (302). */
-function requireLogin(): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
-    if (c.get("session") || PUBLIC.has(c.req.path)) return await next();
-    const url = new URL(c.req.url);
-    return c.redirect(`/login?next=${encodeURIComponent(url.pathname + url.search)}`, 302);
-  };
+/** What the pages are built with besides the services. */
+export interface PagesOptions {
+  baseUrl: string | null;
+  /** The CSRF check and the session, run before everything else (as for the API). */
+  gate: MiddlewareHandler<AppEnv>[];
+  failures: Failures;
 }
 
-/**
- * The answer to a page form that could not be accepted (see `parseForm`): 400 naming the
- * field at fault, or the 413 page for an upload over the limit; null for any other error.
- * Neither is the server's fault, so neither is logged as an error.
- */
-export function formErrorPage(
-  c: Context<AppEnv>,
-  error: unknown,
-  services: Services,
-): Response | Promise<Response> | null {
-  if (error instanceof FormTooLarge) return tooLargePage(c, services);
-  if (!(error instanceof UnreadableForm)) return null;
-  const field = error.field === undefined
-    ? ""
-    : html`<p>The field <code>${error.field}</code> holds text that cannot be accepted.</p>`;
-  return c.html(
-    html`<!DOCTYPE html><title>Bad request</title><h1>The form could not be read.</h1>${field}`,
-    400,
-  );
-}
-
-/** The page application. */
-export function pages(services: Services, options: { baseUrl: string | null }) {
+/** The page application: every path the API and the SOAP services do not answer. */
+export function pages(services: Services, options: PagesOptions) {
   const app = new Hono<AppEnv>();
+  app.use(...options.gate);
   app.route("/", staticFiles());
-  const limit = bodyLimit({
-    maxSize: 1024 * 1024,
-    onError: (c) => c.text("Payload Too Large", 413),
-  });
-  // Multipart bodies are read as they arrive, files spooled to temporary files; upload forms
-  // may carry a file as large as an upload, other forms 1 MiB in all.
-  const store = services.fileStore;
-  const uploadScope = multipartScope({
-    store,
-    maxFileBytes: services.hubContext.maxUploadBytes,
-    refuseNul: true,
-  });
-  const formScope = multipartScope({ store, maxFileBytes: 1024 * 1024, refuseNul: true });
-  const guard = requireLogin();
-  // The API has its own body handling and answers 401/404 itself.
-  app.use(async (c, next) => {
-    if (c.req.path === "/api" || c.req.path.startsWith("/api/")) return await next();
-    const upload = c.req.method === "POST" && UPLOAD_FORM.test(c.req.path);
-    // An upload form's multipart body is limited while it is read (see `multipart.ts`).
-    const limited: MiddlewareHandler<AppEnv> = upload && isMultipart(c)
-      ? uploadScope
-      : (c, next) =>
-        limit(c, async () => {
-          await formScope(c, next);
-        });
-    return await limited(c, async () => {
-      const redirect = await guard(c, next);
-      if (redirect instanceof Response) c.res = redirect;
-    });
-  });
+  const { fileStore, maxUploadBytes } = services;
+  app.use(formLimits({ store: fileStore, maxUploadBytes }), requireLogin(PUBLIC_PAGES));
+
   app.route("/", accountPages(services, options));
   app.route("/", projectPages(services));
   app.route("/", boardPages(services));
@@ -106,5 +60,19 @@ export function pages(services: Services, options: { baseUrl: string | null }) {
   app.route("/", calendarPages(services));
   app.route("/", meetingsPages(services));
   app.route("/", searchPage(services));
+
+  app.all("*", (c) => notFound(c, pageCtx(c, services)));
+  app.onError(handleFailure(options.failures, (error, c) => {
+    // Something unknown or hidden from the caller, as the API answers 404.
+    if (error instanceof DomainError && error.code === "not_found") {
+      return notFound(c, pageCtx(c, services));
+    }
+    // A form the client got wrong (or a probe), not the server's fault: no error log line.
+    const formError = formErrorPage(c, error, services);
+    if (formError) return formError;
+    options.failures.report(error);
+    if (isStorageFull(error)) return storageFullPage(c, services);
+    return c.html(SERVER_ERROR_PAGE, 500);
+  }));
   return app;
 }

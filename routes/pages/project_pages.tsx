@@ -3,35 +3,55 @@
  * the project dashboard, then member management. Both dashboards answer `?fragment=1` with
  * the dashboard alone, which `static/dashboard.js` uses to re-render them live.
  */
+import type { z } from "@hono/zod-openapi";
 import { type Context, Hono } from "hono";
 import type { Child } from "hono/jsx";
 import type { Actor } from "../../domain/accounts.ts";
-import { DomainError } from "../../domain/errors.ts";
-import type { Member, Project } from "../../domain/projects.ts";
+import type { Member, Project, ProjectRole } from "../../domain/projects.ts";
 import type { Services } from "../../domain/services.ts";
 import type { AppEnv } from "../api/openapi.ts";
-import { MemberInputSchema, ProjectInputSchema, ProjectRoleSchema } from "../api/schemas.ts";
-import type { MessageKey } from "../i18n/en.ts";
-import { formatDateTime } from "../i18n/i18n.ts";
-import { todayOf } from "./calendar_page.tsx";
+import { MemberRoleInput } from "../api/projects.ts";
+import { MemberInputSchema, ProjectInputSchema } from "../api/schemas.ts";
+import { formatDateTime } from "../i18n/format.ts";
 import { type PageCtx, pageCtx } from "./context.ts";
+import { PersonalDashboardView, ProjectDashboardView } from "./dashboards.tsx";
+import { loadFrame, paramId, ProjectNav } from "./kit/area.tsx";
+import { Table } from "./kit/content.tsx";
+import { todayOf } from "./kit/dates.ts";
+import type { RefusalWords } from "./kit/errors.tsx";
 import {
-  PersonalDashboardView,
-  type PersonalExtras,
-  ProjectDashboardView,
-} from "./dashboard_page.tsx";
-import { formFields, pageError, validateForm } from "./forms.ts";
-import { Alert, FieldError, PAGE_CSP, renderPage } from "./layout.tsx";
-import { loadFrame, ProjectNav } from "./project_nav.tsx";
-
-/** A refusal a page action explains itself: its status and the message to show. */
-class Refusal {
-  constructor(readonly status: number, readonly message: MessageKey) {}
-}
-
-const INVALID = new Refusal(400, "form.invalid");
+  ButtonForm,
+  Field,
+  type FormState,
+  formState,
+  PostForm,
+  Select,
+  TextArea,
+  TextField,
+} from "./kit/fields.tsx";
+import { Alert, renderFragment, renderPage } from "./kit/layout.tsx";
+import { pageForms, type Shown } from "./kit/submit.ts";
 
 const ROLES = ["owner", "member", "viewer"] as const;
+
+function RoleSelect(props: { ctx: PageCtx; label: string; value: ProjectRole }) {
+  const options = ROLES.map((r) => [r, props.ctx.t(`role.${r}`)] as const);
+  return <Select name="role" label={props.label} value={props.value} options={options} />;
+}
+
+/** A project's name and description, as the new-project and edit forms ask for them. */
+function ProjectFields(props: { ctx: PageCtx; form: FormState }) {
+  const { t } = props.ctx;
+  const { form } = props;
+  return (
+    <>
+      <TextField label={t("field.name")} schema={ProjectInputSchema} name="name" form={form} />
+      <Field label={t("field.description")} error={form.errors.description}>
+        <TextArea schema={ProjectInputSchema} name="description" value={form.values.description} />
+      </Field>
+    </>
+  );
+}
 
 function ProjectCard(props: { ctx: PageCtx; project: Project }) {
   const { t } = props.ctx;
@@ -64,37 +84,18 @@ function Dashboard(props: { ctx: PageCtx; dashboard: Child }) {
 }
 
 function ProjectList(
-  props: {
-    ctx: PageCtx;
-    projects: Project[];
-    archived: boolean;
-    errors?: Record<string, string>;
-    values?: Record<string, string>;
-  },
+  props: { ctx: PageCtx; projects: Project[]; archived: boolean; shown: Shown },
 ) {
   const { t } = props.ctx;
-  const errors = props.errors ?? {};
   return (
     <>
       <h1>{t("projects.title")}</h1>
+      <Alert message={props.shown.message} />
       <div class="card">
         <h2>{t("projects.new")}</h2>
-        <form class="stack" method="post" action="/projects">
-          <label>
-            {t("field.name")}
-            <input name="name" required maxlength={200} value={props.values?.name ?? ""} />
-            <FieldError message={errors.name} />
-          </label>
-          <label>
-            {t("field.description")}
-            <textarea name="description" maxlength={10000}>
-              {props.values?.description ?? ""}
-            </textarea>
-          </label>
-          <div>
-            <button type="submit">{t("projects.create")}</button>
-          </div>
-        </form>
+        <PostForm action="/projects" submit={t("projects.create")}>
+          <ProjectFields ctx={props.ctx} form={formState(props.shown, "create")} />
+        </PostForm>
       </div>
       <p>
         <a href={props.archived ? "/projects" : "/projects?archived=true"}>
@@ -120,18 +121,14 @@ function MemberRow(props: { ctx: PageCtx; project: Project; member: Member; mana
       <td>
         {props.manage
           ? (
-            <form
+            <ButtonForm
               class="inline"
-              method="post"
               action={`/projects/${project.id}/members/${member.userId}`}
+              label={t("members.changeRole")}
+              button="secondary"
             >
-              <select name="role" aria-label={t("members.changeRole")}>
-                {ROLES.map((r) => (
-                  <option value={r} selected={member.role === r}>{t(`role.${r}`)}</option>
-                ))}
-              </select>
-              <button class="secondary" type="submit">{t("members.changeRole")}</button>
-            </form>
+              <RoleSelect ctx={props.ctx} label={t("members.changeRole")} value={member.role} />
+            </ButtonForm>
           )
           : t(`role.${member.role}`)}
       </td>
@@ -139,13 +136,11 @@ function MemberRow(props: { ctx: PageCtx; project: Project; member: Member; mana
       <td>
         {props.manage
           ? (
-            <form
+            <ButtonForm
               class="inline"
-              method="post"
               action={`/projects/${project.id}/members/${member.userId}/remove`}
-            >
-              <button class="danger" type="submit">{t("members.remove")}</button>
-            </form>
+              label={t("members.remove")}
+            />
           )
           : null}
       </td>
@@ -154,18 +149,17 @@ function MemberRow(props: { ctx: PageCtx; project: Project; member: Member; mana
 }
 
 function ProjectPage(
-  props: {
-    ctx: PageCtx;
-    project: Project;
-    members: Member[];
-    message?: string | null;
-    dashboard: Child;
-  },
+  props: { ctx: PageCtx; project: Project; members: Member[]; shown: Shown; dashboard: Child },
 ) {
-  const { t } = props.ctx;
-  const { project, members } = props;
-  const isOwner = project.myRole === "owner" || props.ctx.user?.role === "admin";
+  const { ctx, project, members } = props;
+  const { t } = ctx;
+  const isOwner = project.myRole === "owner" || ctx.user?.role === "admin";
   const manage = isOwner && !project.archived;
+  const base = `/projects/${project.id}`;
+  const edit = formState(props.shown, "edit", {
+    name: project.name,
+    description: project.description,
+  });
   return (
     <>
       <div class="row">
@@ -175,55 +169,40 @@ function ProjectPage(
           ? <span class="tag">{t("projects.myRole", { role: t(`role.${project.myRole}`) })}</span>
           : null}
       </div>
-      <ProjectNav ctx={props.ctx} projectId={project.id} current="dashboard" />
+      <ProjectNav ctx={ctx} projectId={project.id} current="dashboard" />
       {project.description ? <p>{project.description}</p> : null}
       {project.archived ? <div class="notice">{t("projects.archivedNotice")}</div> : null}
-      <Alert message={props.message} />
+      <Alert message={props.shown.message} />
       {props.dashboard}
       <script type="module" src="/static/dashboard.js"></script>
       {manage
         ? (
-          <details class="card">
+          <details class="card" open={edit.refused}>
             <summary>{t("projects.edit")}</summary>
-            <form class="stack" method="post" action={`/projects/${project.id}`}>
-              <label>
-                {t("field.name")}
-                <input name="name" required maxlength={200} value={project.name} />
-              </label>
-              <label>
-                {t("field.description")}
-                <textarea name="description" maxlength={10000}>{project.description}</textarea>
-              </label>
-              <div>
-                <button type="submit">{t("form.save")}</button>
-              </div>
-            </form>
+            <PostForm action={base} submit={t("form.save")}>
+              <ProjectFields ctx={ctx} form={edit} />
+            </PostForm>
           </details>
         )
         : null}
       <h2 id="members">{t("members.title")}</h2>
       <div class="card">
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th>{t("field.displayName")}</th>
-                <th>{t("field.email")}</th>
-                <th>{t("field.role")}</th>
-                <th>{t("members.joined")}</th>
-                <th></th>
-              </tr>
-            </thead>
-            <tbody>
-              {members.map((m) => (
-                <MemberRow ctx={props.ctx} project={project} member={m} manage={manage} />
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table
+          heads={[
+            t("field.displayName"),
+            t("field.email"),
+            t("field.role"),
+            t("members.joined"),
+            "",
+          ]}
+        >
+          {members.map((m) => (
+            <MemberRow key={m.userId} ctx={ctx} project={project} member={m} manage={manage} />
+          ))}
+        </Table>
         {manage
           ? (
-            <form class="inline" method="post" action={`/projects/${project.id}/members`}>
+            <form class="inline" method="post" action={`${base}/members`}>
               <input
                 name="email"
                 type="email"
@@ -231,11 +210,7 @@ function ProjectPage(
                 placeholder={t("field.email")}
                 aria-label={t("field.email")}
               />
-              <select name="role" aria-label={t("field.role")}>
-                {ROLES.map((r) => (
-                  <option value={r} selected={r === "member"}>{t(`role.${r}`)}</option>
-                ))}
-              </select>
+              <RoleSelect ctx={ctx} label={t("field.role")} value="member" />
               <button type="submit">{t("members.add")}</button>
             </form>
           )
@@ -244,21 +219,16 @@ function ProjectPage(
       {isOwner
         ? (
           <div class="row">
-            <form
-              method="post"
-              action={`/projects/${project.id}/${project.archived ? "unarchive" : "archive"}`}
-            >
-              <button class="secondary" type="submit">
-                {project.archived ? t("projects.unarchive") : t("projects.archive")}
-              </button>
-            </form>
-            <form
-              method="post"
-              action={`/projects/${project.id}/delete`}
-              data-confirm={t("projects.deleteConfirm")}
-            >
-              <button class="danger" type="submit">{t("projects.delete")}</button>
-            </form>
+            <ButtonForm
+              action={`${base}/${project.archived ? "unarchive" : "archive"}`}
+              label={project.archived ? t("projects.unarchive") : t("projects.archive")}
+              button="secondary"
+            />
+            <ButtonForm
+              action={`${base}/delete`}
+              label={t("projects.delete")}
+              confirm={t("projects.deleteConfirm")}
+            />
           </div>
         )
         : null}
@@ -266,230 +236,124 @@ function ProjectPage(
   );
 }
 
-/** Answers an HTML fragment (no layout) for `dashboard.js`. */
-function fragment(c: Context<AppEnv>, body: Child) {
-  c.header("content-security-policy", PAGE_CSP);
-  return c.html(<>{body}</>);
+/** How one of the project page's forms is read and carried out. */
+interface ProjectForm<I> extends RefusalWords {
+  /** The form's name on the page (default `action`). */
+  form?: string;
+  schema?: z.ZodType<I>;
+  change: (actor: Actor, projectId: number, input: I, c: Context<AppEnv>) => unknown;
+  /** Where to go after the change (default: the project page). */
+  after?: string;
 }
 
 /** The project pages. */
 export function projectPages(services: Services) {
   const app = new Hono<AppEnv>();
+  const form = pageForms(app, services);
   const { projects } = services;
-  const idOf = (raw: string) => (/^\d{1,15}$/.test(raw) ? Number(raw) : 0);
+  const P = "/projects/:projectId{[0-9]+}";
 
-  /** Renders a project page, with an optional error message and status. */
-  const showProject = (
-    c: Context<AppEnv>,
-    id: number,
-    failure?: { status: number; message: string },
-  ) => {
-    const frame = loadFrame(c, services, id);
+  /** The project page (or, for `?fragment=1`, its dashboard), with what a refusal left. */
+  const showProject = (c: Context<AppEnv>, shown: Shown = {}) => {
+    const frame = loadFrame(c, services, paramId(c, "projectId"));
     const { ctx, project, members } = frame;
-    const dashboard = (
-      <ProjectDashboardView
-        frame={frame}
-        data={services.dashboards.project(ctx.actor!, id)}
-        today={todayOf(services)}
-      />
-    );
-    if (c.req.query("fragment") === "1" && !failure) return fragment(c, dashboard);
+    const data = services.dashboards.project(ctx.actor!, project.id);
+    const dashboard = <ProjectDashboardView frame={frame} data={data} today={todayOf(services)} />;
+    if (c.req.query("fragment") === "1" && !shown.status) return renderFragment(c, dashboard);
     return renderPage(c, ctx, {
       title: project.name,
-      status: failure?.status ?? 200,
+      status: shown.status ?? 200,
       body: (
         <ProjectPage
           ctx={ctx}
           project={project}
           members={members}
-          message={failure?.message ?? null}
+          shown={shown}
           dashboard={dashboard}
         />
       ),
     });
   };
 
+  const showList = (c: Context<AppEnv>, shown: Shown = {}) => {
+    const ctx = pageCtx(c, services);
+    const archived = c.req.query("archived") === "true";
+    const list = projects.list(ctx.actor!, { archived });
+    return renderPage(c, ctx, {
+      title: ctx.t("projects.title"),
+      status: shown.status ?? 200,
+      body: <ProjectList ctx={ctx} archived={archived} projects={list} shown={shown} />,
+    });
+  };
+
   /** The personal dashboard of the caller. */
   const personal = (ctx: PageCtx) => {
-    const actor = ctx.actor!;
-    const data = services.dashboards.personal(actor);
-    const all = new Map(projects.list(actor, { archived: true }).map((p) => [p.id, p]));
-    for (const p of data.projects) all.set(p.id, p);
-    // The people named: the members of the projects of the shown activity and meetings (a
-    // bounded number of lookups: the dashboard lists at most 10 entries and 20 meetings).
-    const projectIds = new Set([
-      ...data.recentActivity.map((a) => a.projectId),
-      ...data.upcomingMeetings.map((m) => m.projectId),
-    ]);
-    const names = new Map<number, string>();
-    for (const projectId of [...projectIds].slice(0, 20)) {
-      try {
-        for (const m of projects.members(actor, projectId)) names.set(m.userId, m.displayName);
-      } catch (error) {
-        // A project the caller can no longer see: its people stay unnamed.
-        if (!(error instanceof DomainError)) throw error;
-      }
-    }
-    const extras: PersonalExtras = { projects: all, names, today: todayOf(services) };
-    return <PersonalDashboardView ctx={ctx} data={data} extras={extras} />;
+    const data = services.dashboards.personal(ctx.actor!);
+    const names = services.dashboards.personalNames(ctx.actor!, data);
+    return <PersonalDashboardView ctx={ctx} data={data} names={names} today={todayOf(services)} />;
   };
 
   /**
-   * Runs a project action, then redirects back. An action answers a refusal it can explain
-   * (a form that does not validate, an unknown email) with its status and message; any other
-   * refusal re-renders the project with the general message for its code.
+   * A project action's form: checked, then carried out, then back to the project page; a
+   * refusal shows the project page with its message (the 404 page when the project is gone).
    */
-  const act = (
-    action: (
-      actor: Actor,
-      id: number,
-      fields: Record<string, string>,
-      userId: number,
-    ) => unknown,
-    after?: (id: number) => string,
-  ) =>
-  async (c: Context<AppEnv>) => {
-    const id = idOf(c.req.param("projectId") ?? "");
-    const userId = idOf(c.req.param("userId") ?? "0");
-    const fields = await formFields(c);
-    const ctx = pageCtx(c, services);
-    try {
-      const result = action(ctx.actor!, id, fields, userId);
-      if (result instanceof Refusal) {
-        return showProject(c, id, { status: result.status, message: ctx.t(result.message) });
-      }
-      return c.redirect(after ? after(id) : `/projects/${id}`, 303);
-    } catch (error) {
-      const failure = pageError(error, ctx.t);
-      if (failure.status === 404) return notFound(c, ctx);
-      if (failure.status === 409) failure.message = ctx.t("members.lastOwner");
-      return showProject(c, id, failure);
-    }
-  };
+  const act = <I,>(path: string, action: ProjectForm<I>) =>
+    form<I>(path, {
+      codes: { conflict: "members.lastOwner" },
+      ...action,
+      form: action.form ?? "action",
+      // The project first: one the caller cannot see is the 404 page, whatever the form says.
+      subject: ({ c, ctx }) => projects.get(ctx.actor!, paramId(c, "projectId")),
+      show: (shown, { c }) => showProject(c, shown),
+      change: (input, { c, ctx }) => {
+        const projectId = paramId(c, "projectId");
+        action.change(ctx.actor!, projectId, input, c);
+        return action.after ?? `/projects/${projectId}`;
+      },
+    });
 
   app.get("/", (c) => {
     const ctx = pageCtx(c, services);
     const dashboard = personal(ctx);
-    if (c.req.query("fragment") === "1") return fragment(c, dashboard);
+    if (c.req.query("fragment") === "1") return renderFragment(c, dashboard);
     return renderPage(c, ctx, {
       title: ctx.t("dashboard.title"),
       body: <Dashboard ctx={ctx} dashboard={dashboard} />,
     });
   });
 
-  app.get("/projects", (c) => {
-    const ctx = pageCtx(c, services);
-    const archived = c.req.query("archived") === "true";
-    return renderPage(c, ctx, {
-      title: ctx.t("projects.title"),
-      body: (
-        <ProjectList
-          ctx={ctx}
-          archived={archived}
-          projects={projects.list(ctx.actor!, { archived })}
-        />
-      ),
-    });
+  app.get("/projects", (c) => showList(c));
+
+  form("/projects", {
+    form: "create",
+    schema: ProjectInputSchema,
+    show: (shown, { c }) => showList(c, shown),
+    change: (input, { ctx }) => `/projects/${projects.create(ctx.actor!, input).id}`,
   });
 
-  app.post("/projects", async (c) => {
-    const fields = await formFields(c);
-    const ctx = pageCtx(c, services);
-    const form = validateForm(ProjectInputSchema, fields);
-    if (!form.ok) {
-      return renderPage(c, ctx, {
-        title: ctx.t("projects.title"),
-        status: 400,
-        body: (
-          <ProjectList
-            ctx={ctx}
-            archived={false}
-            projects={projects.list(ctx.actor!, { archived: false })}
-            errors={form.errors}
-            values={fields}
-          />
-        ),
-      });
-    }
-    const project = projects.create(ctx.actor!, form.data);
-    return c.redirect(`/projects/${project.id}`, 303);
+  app.get(P, (c) => showProject(c));
+  act(P, {
+    form: "edit",
+    schema: ProjectInputSchema,
+    change: (actor, id, input) => projects.update(actor, id, input),
   });
-
-  app.get("/projects/:projectId{[0-9]+}", (c) => {
-    try {
-      return showProject(c, idOf(c.req.param("projectId")));
-    } catch (error) {
-      const ctx = pageCtx(c, services);
-      pageError(error, ctx.t);
-      return notFound(c, ctx);
-    }
+  act(`${P}/archive`, { change: (actor, id) => projects.setArchived(actor, id, true) });
+  act(`${P}/unarchive`, { change: (actor, id) => projects.setArchived(actor, id, false) });
+  act(`${P}/delete`, { change: (actor, id) => projects.remove(actor, id), after: "/projects" });
+  act(`${P}/members`, {
+    schema: MemberInputSchema,
+    // The project is checked first (see `act`), so a not_found here is about the email.
+    codes: { not_found: "members.unknownEmail", conflict: "members.already" },
+    change: (actor, id, input) => projects.addMember(actor, id, input),
   });
-
-  app.post(
-    "/projects/:projectId{[0-9]+}",
-    act((actor, id, fields) => {
-      const form = validateForm(ProjectInputSchema, fields);
-      if (!form.ok) return INVALID;
-      return projects.update(actor, id, form.data);
-    }),
-  );
-  app.post(
-    "/projects/:projectId{[0-9]+}/archive",
-    act((actor, id) => projects.setArchived(actor, id, true)),
-  );
-  app.post(
-    "/projects/:projectId{[0-9]+}/unarchive",
-    act((actor, id) => projects.setArchived(actor, id, false)),
-  );
-  app.post(
-    "/projects/:projectId{[0-9]+}/delete",
-    act((actor, id) => projects.remove(actor, id), () => "/projects"),
-  );
-  app.post(
-    "/projects/:projectId{[0-9]+}/members",
-    act((actor, id, fields) => {
-      const form = validateForm(MemberInputSchema, fields);
-      if (!form.ok) return INVALID;
-      // The project is checked first, so a not_found below is about the email.
-      projects.get(actor, id);
-      try {
-        return projects.addMember(actor, id, form.data);
-      } catch (error) {
-        if (!(error instanceof DomainError)) throw error;
-        if (error.code === "not_found") return new Refusal(404, "members.unknownEmail");
-        if (error.code === "conflict") return new Refusal(409, "members.already");
-        throw error;
-      }
-    }),
-  );
-  app.post(
-    "/projects/:projectId{[0-9]+}/members/:userId{[0-9]+}",
-    act((actor, id, fields, userId) => {
-      const role = ProjectRoleSchema.safeParse(fields.role);
-      if (!role.success) return INVALID;
-      return projects.changeRole(actor, id, { userId, role: role.data });
-    }),
-  );
-  app.post(
-    "/projects/:projectId{[0-9]+}/members/:userId{[0-9]+}/remove",
-    act((actor, id, _fields, userId) => projects.removeMember(actor, id, userId)),
-  );
+  act(`${P}/members/:userId{[0-9]+}`, {
+    schema: MemberRoleInput,
+    change: (actor, id, { role }, c) =>
+      projects.changeRole(actor, id, { userId: paramId(c, "userId"), role }),
+  });
+  act(`${P}/members/:userId{[0-9]+}/remove`, {
+    change: (actor, id, _, c) => projects.removeMember(actor, id, paramId(c, "userId")),
+  });
 
   return app;
-}
-
-/** The HTML 404 page. */
-export function notFound(c: Context<AppEnv>, ctx: PageCtx) {
-  return renderPage(c, ctx, {
-    title: ctx.t("error.notFoundTitle"),
-    status: 404,
-    body: (
-      <div class="card narrow">
-        <h1>{ctx.t("error.notFoundTitle")}</h1>
-        <p>
-          <a href="/">{ctx.t("common.back")}</a>
-        </p>
-      </div>
-    ),
-  });
 }

@@ -5,21 +5,18 @@
  * it and adds nothing but `<mark>`. A blank query shows the form alone; an unknown type or
  * an over-long query shows a message.
  */
-import { Hono } from "hono";
 import { raw } from "hono/html";
 import { DomainError } from "../../domain/errors.ts";
 import { type Page, pageRequest } from "../../domain/paging.ts";
-import { SEARCH_TYPES, type SearchHit, searchProjectItems } from "../../domain/search.ts";
+import { MAX_QUERY, SEARCH_TYPES, type SearchHit } from "../../domain/search.ts";
 import type { Services } from "../../domain/services.ts";
-import type { AppEnv } from "../api/openapi.ts";
 import type { Translate } from "../i18n/i18n.ts";
-import { Alert } from "./layout.tsx";
-import { notFound } from "./project_pages.tsx";
-import { frameRunner, Pager, type ProjectFrame, renderArea, Time } from "./project_nav.tsx";
+import { areaRoutes, type ProjectFrame, renderArea } from "./kit/area.tsx";
+import { Pager, subjectHref, Time } from "./kit/content.tsx";
+import { Select } from "./kit/fields.tsx";
+import { Alert } from "./kit/layout.tsx";
 
 type SearchType = (typeof SEARCH_TYPES)[number];
-
-const QUERY_MAX = 200;
 
 function typeLabel(t: Translate, type: string): string {
   return (SEARCH_TYPES as readonly string[]).includes(type)
@@ -27,29 +24,12 @@ function typeLabel(t: Translate, type: string): string {
     : type;
 }
 
-/** Where a hit is shown. */
-export function hitHref(projectId: number, hit: { type: string; id: number }): string {
+/** Where a hit is shown: chat hits open the chat, milestone hits the milestones page. */
+function hitHref(projectId: number, hit: { type: string; id: number }): string {
   const base = `/projects/${projectId}`;
-  switch (hit.type) {
-    case "board":
-      return `${base}/board/${hit.id}`;
-    case "chat":
-      return `${base}/chat`;
-    case "todo":
-      return `${base}/todos/${hit.id}`;
-    case "file":
-      return `/api/files/${hit.id}/download`;
-    case "event":
-      return `${base}/calendar/events/${hit.id}`;
-    case "meeting":
-      return `${base}/meetings/${hit.id}`;
-    case "milestone":
-      return `${base}/milestones`;
-    case "note":
-      return `${base}/notes/${hit.id}`;
-    default:
-      return base;
-  }
+  if (hit.type === "chat") return `${base}/chat`;
+  if (hit.type === "milestone") return `${base}/milestones`;
+  return subjectHref(projectId, hit.type, hit.id) ?? base;
 }
 
 function SearchForm(props: { frame: ProjectFrame; q: string; type: string }) {
@@ -64,16 +44,18 @@ function SearchForm(props: { frame: ProjectFrame; q: string; type: string }) {
     >
       <label class="search-q">
         {t("search.query")}
-        <input type="search" name="q" value={q} maxlength={QUERY_MAX} autofocus={q === ""} />
+        <input type="search" name="q" value={q} maxlength={MAX_QUERY} autofocus={q === ""} />
       </label>
       <label class="search-type">
         {t("search.typeLabel")}
-        <select name="type">
-          <option value="" selected={type === ""}>{t("search.type.all")}</option>
-          {SEARCH_TYPES.map((ty) => (
-            <option value={ty} selected={type === ty}>{t(`search.type.${ty}`)}</option>
-          ))}
-        </select>
+        <Select
+          name="type"
+          value={type}
+          options={[
+            ["", t("search.type.all")],
+            ...SEARCH_TYPES.map((ty) => [ty, t(`search.type.${ty}`)] as const),
+          ]}
+        />
       </label>
       <button type="submit">{t("search.submit")}</button>
     </form>
@@ -139,27 +121,18 @@ function Results(props: { frame: ProjectFrame; page: Page<SearchHit>; q: string;
 
 /** The search page. */
 export function searchPage(services: Services) {
-  const app = new Hono<AppEnv>();
-  const run = frameRunner(services, { notFound });
-
-  app.get("/projects/:projectId{[0-9]+}/search", (c) =>
-    run(c, (frame) => {
+  const area = areaRoutes(services);
+  area.app.get("/projects/:projectId{[0-9]+}/search", (c) =>
+    area.run(c, (frame) => {
       const { t } = frame.ctx;
       const q = c.req.query("q") ?? "";
       const type = c.req.query("type") ?? "";
       let message: string | null = null;
-      let status = 200;
       let page: Page<SearchHit> | null = null;
-      const badType = type !== "" && !(SEARCH_TYPES as readonly string[]).includes(type);
-      if (badType) {
-        message = t("search.badType");
-        status = 400;
-      } else if (q.trim().length > QUERY_MAX) {
-        message = t("content.tooLong", { max: QUERY_MAX });
-        status = 400;
-      } else if (q.trim() !== "") {
+      // A blank query shows the form alone; the domain judges any other.
+      if (q.trim() !== "") {
         try {
-          page = searchProjectItems(services.db, frame.ctx.actor!, {
+          page = services.search.project(frame.ctx.actor!, {
             projectId: frame.project.id,
             q,
             type: type === "" ? null : type,
@@ -167,18 +140,22 @@ export function searchPage(services: Services) {
           });
         } catch (error) {
           if (!(error instanceof DomainError) || error.code !== "validation") throw error;
-          message = t("form.invalid");
-          status = 400;
+          message = error.details?.type
+            ? t("search.badType")
+            : error.details?.q
+            ? t("content.tooLong", { max: MAX_QUERY })
+            : t("form.invalid");
         }
       }
+      const known = (SEARCH_TYPES as readonly string[]).includes(type);
       return renderArea(c, frame, {
         area: "search",
         title: q.trim() ? t("search.titleFor", { q: q.trim() }) : t("search.title"),
-        status,
+        status: message ? 400 : 200,
         body: (
           <>
             <h1>{t("search.title")}</h1>
-            <SearchForm frame={frame} q={q} type={badType ? "" : type} />
+            <SearchForm frame={frame} q={q} type={known ? type : ""} />
             <Alert message={message} />
             {page
               ? (
@@ -194,6 +171,5 @@ export function searchPage(services: Services) {
         ),
       });
     }));
-
-  return app;
+  return area.app;
 }

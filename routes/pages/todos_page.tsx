@@ -5,91 +5,68 @@
  * its attachments, an edit form and an upload form. `static/kanban.js` adds drag and drop
  * and live updates, re-rendering from `?fragment=1` (the board alone, same markup).
  */
-import { parseForm } from "./forms.ts";
-import { type Context, Hono } from "hono";
-import { DomainError } from "../../domain/errors.ts";
-import { allowedType } from "../../domain/file_types.ts";
+import { invalid } from "../../domain/errors.ts";
 import type { Milestone } from "../../domain/milestones.ts";
 import type { Services } from "../../domain/services.ts";
-import type { Column, Item, ItemInput, Priority } from "../../domain/todos.ts";
-import type { AppEnv } from "../api/openapi.ts";
+import type { BoardCard, BoardLane, BoardPlace, Direction } from "../../domain/todo_board.ts";
+import { type Column, hasStandardName, type Item, type Priority } from "../../domain/todos.ts";
+import { MoveInput, TodoInput } from "../api/todos.ts";
 import type { Translate } from "../i18n/i18n.ts";
-import { AttachmentItem, FormCard, MarkdownField, TitleField } from "./components.tsx";
-import { Alert, FieldError, PAGE_CSP } from "./layout.tsx";
-import { notFound } from "./project_pages.tsx";
+import { type AreaPage, areaRoutes, nameOf, paramId, type ProjectFrame } from "./kit/area.tsx";
+import { AttachmentItem, BackLink, Due, Facts, Markdown, Time } from "./kit/content.tsx";
+import { formatDay } from "../i18n/format.ts";
+import { todayOf } from "./kit/dates.ts";
 import {
-  attempt,
-  checkText,
-  fileErrors,
+  DateField,
+  EditAndDelete,
+  Field,
   type FormState,
-  frameRunner,
-  Markdown,
-  nameOf,
-  paramId,
-  type ProjectFrame,
-  renderArea,
-  splitBody,
-  submitForm,
-  Time,
-  uploadLimitMb,
-} from "./project_nav.tsx";
+  formState,
+  MarkdownField,
+  NewForm,
+  SelectField,
+  TextField,
+} from "./kit/fields.tsx";
+import { type Fields, idOrNull, orNull, readForm, tagList } from "./kit/forms.ts";
+import { Alert, FieldError } from "./kit/layout.tsx";
+import { type Shown, submit } from "./kit/submit.ts";
 
-type Ctx = Context<AppEnv>;
-
-const TITLE_MAX = 300;
-const DESCRIPTION_MAX = 100_000;
 const PRIORITIES: readonly Priority[] = ["low", "normal", "high"];
-const STANDARD_NAMES: Record<string, string> = {
-  todo: "To Do",
-  in_progress: "In Progress",
-  done: "Done",
-};
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 /** A column's label: the standard columns in the reader's language until renamed. */
 function columnLabel(t: Translate, column: Column): string {
-  if (column.key && column.name === STANDARD_NAMES[column.key]) {
-    return t(`todos.column.${column.key}`);
-  }
-  return column.name;
-}
-
-/** A calendar date (`YYYY-MM-DD`) in the reader's language. */
-function formatDate(date: string, locale: string): string {
-  return new Intl.DateTimeFormat(locale === "ja" ? "ja-JP" : "en-GB", {
-    dateStyle: "medium",
-    timeZone: "UTC",
-  }).format(new Date(`${date}T00:00:00Z`));
+  return column.key && hasStandardName(column) ? t(`todos.column.${column.key}`) : column.name;
 }
 
 /** What the board needs to draw itself. */
 interface BoardData {
-  columns: Column[];
-  items: Item[];
+  lanes: BoardLane<Item>[];
   milestones: Milestone[];
   /** Today's UTC date, for overdue marks. */
   today: string;
 }
 
+/** Each direction's arrow and button label. */
+const MOVES = {
+  left: ["←", "todos.moveLeft"],
+  right: ["→", "todos.moveRight"],
+  up: ["↑", "todos.moveUp"],
+  down: ["↓", "todos.moveDown"],
+} as const;
+
 function MoveButton(
   props: {
     frame: ProjectFrame;
     item: Item;
-    dir: "left" | "right" | "up" | "down";
+    dir: Direction;
     /** The target column and index, or null when the card cannot go that way. */
-    target: { columnId: number; orderIndex: number } | null;
+    target: BoardPlace | null;
   },
 ) {
   const { frame, item, dir, target } = props;
   const { t } = frame.ctx;
-  const arrows = { left: "←", right: "→", up: "↑", down: "↓" };
-  const labels = {
-    left: "todos.moveLeft",
-    right: "todos.moveRight",
-    up: "todos.moveUp",
-    down: "todos.moveDown",
-  } as const;
-  const label = t(labels[dir], { title: item.title });
+  const [arrow, key] = MOVES[dir];
+  const label = t(key, { title: item.title });
   return (
     <form
       class="inline"
@@ -107,7 +84,7 @@ function MoveButton(
         data-move={dir}
         disabled={target === null}
       >
-        {arrows[dir]}
+        {arrow}
       </button>
     </form>
   );
@@ -148,7 +125,7 @@ function TagChip(props: { tag: string }) {
 /** The facts on a card and on the item page: assignee, due date, priority, tags. */
 function ItemFacts(props: { frame: ProjectFrame; item: Item; today: string }) {
   const { frame, item } = props;
-  const { t, locale } = frame.ctx;
+  const { t } = frame.ctx;
   const overdue = !item.completed && item.dueDate !== null && item.dueDate < props.today;
   return (
     <div class="card-facts row">
@@ -159,16 +136,7 @@ function ItemFacts(props: { frame: ProjectFrame; item: Item; today: string }) {
           </span>
         )
         : null}
-      {item.dueDate !== null
-        ? (
-          <span class={overdue ? "due overdue" : "due"} data-due={item.dueDate}>
-            <time datetime={item.dueDate}>
-              {t("todos.due", { date: formatDate(item.dueDate, locale) })}
-            </time>
-            {overdue ? ` · ${t("todos.overdue")}` : ""}
-          </span>
-        )
-        : null}
+      {item.dueDate !== null ? <Due ctx={frame.ctx} date={item.dueDate} overdue={overdue} /> : null}
       <span
         class={`tag priority priority-${item.priority}`}
         data-priority={item.priority}
@@ -181,21 +149,8 @@ function ItemFacts(props: { frame: ProjectFrame; item: Item; today: string }) {
   );
 }
 
-function Card(
-  props: {
-    frame: ProjectFrame;
-    item: Item;
-    index: number;
-    columnIndex: number;
-    columns: Column[];
-    counts: Map<number, number>;
-    today: string;
-  },
-) {
-  const { frame, item, index, columnIndex, columns, counts } = props;
-  const prev = columns[columnIndex - 1];
-  const next = columns[columnIndex + 1];
-  const own = counts.get(item.columnId) ?? 0;
+function Card(props: { frame: ProjectFrame; card: BoardCard<Item>; today: string }) {
+  const { frame, card: { item, moves } } = props;
   return (
     <li
       class={item.completed ? "kanban-card completed" : "kanban-card"}
@@ -218,30 +173,9 @@ function Card(
       {frame.canWrite
         ? (
           <div class="card-moves">
-            <MoveButton
-              frame={frame}
-              item={item}
-              dir="left"
-              target={prev ? { columnId: prev.id, orderIndex: counts.get(prev.id) ?? 0 } : null}
-            />
-            <MoveButton
-              frame={frame}
-              item={item}
-              dir="up"
-              target={index > 0 ? { columnId: item.columnId, orderIndex: index - 1 } : null}
-            />
-            <MoveButton
-              frame={frame}
-              item={item}
-              dir="down"
-              target={index < own - 1 ? { columnId: item.columnId, orderIndex: index + 1 } : null}
-            />
-            <MoveButton
-              frame={frame}
-              item={item}
-              dir="right"
-              target={next ? { columnId: next.id, orderIndex: counts.get(next.id) ?? 0 } : null}
-            />
+            {(["left", "up", "down", "right"] as const).map((dir) => (
+              <MoveButton frame={frame} item={item} dir={dir} target={moves[dir]} />
+            ))}
           </div>
         )
         : null}
@@ -250,11 +184,9 @@ function Card(
 }
 
 /** The board alone: the page's middle and the `?fragment=1` answer. */
-export function Board(props: { frame: ProjectFrame; data: BoardData }) {
+function Board(props: { frame: ProjectFrame; data: BoardData }) {
   const { frame, data } = props;
   const { t } = frame.ctx;
-  const counts = new Map<number, number>();
-  for (const item of data.items) counts.set(item.columnId, (counts.get(item.columnId) ?? 0) + 1);
   return (
     <div
       class="kanban"
@@ -262,607 +194,330 @@ export function Board(props: { frame: ProjectFrame; data: BoardData }) {
       data-project={frame.project.id}
       data-can-write={frame.canWrite ? "true" : "false"}
     >
-      {data.columns.map((column, columnIndex) => {
-        const items = data.items.filter((i) => i.columnId === column.id);
-        return (
-          <section
-            class="kanban-column"
-            data-column={column.id}
-            data-column-key={column.key ?? ""}
-            aria-labelledby={`column-${column.id}`}
-          >
-            <h2 id={`column-${column.id}`}>
-              {columnLabel(t, column)}{" "}
-              <span class="count muted">
-                {items.length === 1
-                  ? t("todos.countOne")
-                  : t("todos.count", { count: items.length })}
-              </span>
-            </h2>
-            <ol class="kanban-items" data-column-items={column.id}>
-              {items.map((item, index) => (
-                <Card
-                  frame={frame}
-                  item={item}
-                  index={index}
-                  columnIndex={columnIndex}
-                  columns={data.columns}
-                  counts={counts}
-                  today={data.today}
-                />
-              ))}
-            </ol>
-            {items.length === 0 ? <p class="muted kanban-empty">{t("todos.columnEmpty")}</p> : null}
-          </section>
-        );
-      })}
+      {data.lanes.map(({ column, cards }) => (
+        <section
+          class="kanban-column"
+          data-column={column.id}
+          data-column-key={column.key ?? ""}
+          aria-labelledby={`column-${column.id}`}
+        >
+          <h2 id={`column-${column.id}`}>
+            {columnLabel(t, column)}{" "}
+            <span class="count muted">
+              {cards.length === 1 ? t("todos.countOne") : t("todos.count", { count: cards.length })}
+            </span>
+          </h2>
+          <ol class="kanban-items" data-column-items={column.id}>
+            {cards.map((card) => (
+              <Card key={card.item.id} frame={frame} card={card} today={data.today} />
+            ))}
+          </ol>
+          {cards.length === 0 ? <p class="muted kanban-empty">{t("todos.columnEmpty")}</p> : null}
+        </section>
+      ))}
     </div>
   );
 }
 
-/** Select options of the members, with "unassigned" first. */
-function AssigneeSelect(props: { frame: ProjectFrame; value: string }) {
-  const { frame } = props;
-  return (
-    <select name="assigneeId">
-      <option value="" selected={props.value === ""}>{frame.ctx.t("todos.unassigned")}</option>
-      {frame.members.map((m) => (
-        <option value={m.userId} selected={props.value === String(m.userId)}>
-          {m.displayName} ({m.email})
-        </option>
-      ))}
-    </select>
-  );
-}
-
-function PrioritySelect(props: { t: Translate; value: string }) {
-  return (
-    <select name="priority">
-      {PRIORITIES.map((p) => (
-        <option value={p} selected={props.value === p}>{props.t(`todos.priority.${p}`)}</option>
-      ))}
-    </select>
-  );
-}
-
-function MilestoneSelect(props: { t: Translate; milestones: Milestone[]; value: string }) {
-  return (
-    <select name="milestoneId">
-      <option value="" selected={props.value === ""}>{props.t("todos.noMilestone")}</option>
-      {props.milestones.map((m) => (
-        <option value={m.id} selected={props.value === String(m.id)}>{m.title}</option>
-      ))}
-    </select>
-  );
-}
-
 /** The fields shared by the create and edit forms. */
-function ItemFields(
-  props: {
-    frame: ProjectFrame;
-    milestones: Milestone[];
-    values: Record<string, string>;
-    errors: Record<string, string>;
-  },
-) {
-  const { frame, values, errors } = props;
+function ItemFields(props: { frame: ProjectFrame; milestones: Milestone[]; form: FormState }) {
+  const { frame, form } = props;
   const { t } = frame.ctx;
+  const people = frame.members.map((m) => [m.userId, `${m.displayName} (${m.email})`] as const);
   return (
     <>
-      <TitleField
-        label={t("todos.field.title")}
-        max={TITLE_MAX}
-        value={values.title ?? ""}
-        error={errors.title}
-      />
+      <TextField label={t("todos.field.title")} schema={TodoInput} name="title" form={form} />
       <div class="form-grid">
-        <label>
-          {t("todos.field.assignee")}
-          <AssigneeSelect frame={frame} value={values.assigneeId ?? ""} />
-          <FieldError message={errors.assigneeId} />
-        </label>
-        <label>
-          {t("todos.field.priority")}
-          <PrioritySelect t={t} value={values.priority ?? "normal"} />
-          <FieldError message={errors.priority} />
-        </label>
-        <label>
-          {t("todos.field.startDate")}
-          <input type="date" name="startDate" value={values.startDate ?? ""} />
-          <FieldError message={errors.startDate} />
-        </label>
-        <label>
-          {t("todos.field.dueDate")}
-          <input type="date" name="dueDate" value={values.dueDate ?? ""} />
-          <FieldError message={errors.dueDate} />
-        </label>
-        <label>
-          {t("todos.field.milestone")}
-          <MilestoneSelect t={t} milestones={props.milestones} value={values.milestoneId ?? ""} />
-          <FieldError message={errors.milestoneId} />
-        </label>
-        <label>
-          {t("todos.field.tags")}
-          <input name="tags" value={values.tags ?? ""} aria-describedby="todo-tags-hint" />
+        <SelectField
+          label={t("todos.field.assignee")}
+          name="assigneeId"
+          form={form}
+          options={[["", t("todos.unassigned")], ...people]}
+          initial=""
+        />
+        <SelectField
+          label={t("todos.field.priority")}
+          name="priority"
+          form={form}
+          options={PRIORITIES.map((p) => [p, t(`todos.priority.${p}`)])}
+          initial="normal"
+        />
+        <DateField label={t("todos.field.startDate")} name="startDate" form={form} />
+        <DateField label={t("todos.field.dueDate")} name="dueDate" form={form} />
+        <SelectField
+          label={t("todos.field.milestone")}
+          name="milestoneId"
+          form={form}
+          options={[
+            ["", t("todos.noMilestone")],
+            ...props.milestones.map((m) => [m.id, m.title] as const),
+          ]}
+          initial=""
+        />
+        <Field label={t("todos.field.tags")} error={form.errors.tags}>
+          <input name="tags" value={form.values.tags ?? ""} aria-describedby="todo-tags-hint" />
           <span class="hint" id="todo-tags-hint">{t("todos.tagsHint")}</span>
-          <FieldError message={errors.tags} />
-        </label>
+        </Field>
       </div>
       <MarkdownField
         t={t}
         label={t("todos.field.description")}
+        schema={TodoInput}
         name="description"
-        value={values.description}
-        max={DESCRIPTION_MAX}
+        form={form}
         rows={4}
-        error={errors.description}
       />
     </>
   );
 }
 
-function TodosPage(
-  props: { frame: ProjectFrame; data: BoardData; message: string | null; state: FormState },
-) {
-  const { frame, data } = props;
-  const { t } = frame.ctx;
-  const values = props.state.values ?? {};
-  const errors = props.state.errors ?? {};
-  return (
-    <>
-      <h1>{t("todos.title")}</h1>
-      <Alert message={props.message} />
-      {frame.canWrite
-        ? (
-          <FormCard
-            open={props.state.values !== undefined}
-            summary={t("todos.new")}
-            action={`/projects/${frame.project.id}/todos`}
-            submit={t("todos.create")}
-            attrs={{ "data-todo-create": true }}
-          >
-            <ItemFields
-              frame={frame}
-              milestones={data.milestones}
-              values={values}
-              errors={errors}
-            />
-            <label>
-              {t("todos.field.column")}
-              <select name="columnId">
-                {data.columns.map((c) => (
-                  <option value={c.id} selected={values.columnId === String(c.id)}>
-                    {columnLabel(t, c)}
-                  </option>
-                ))}
-              </select>
-              <FieldError message={errors.columnId} />
-            </label>
-          </FormCard>
-        )
-        : null}
-      {frame.canWrite ? <p class="hint">{t("todos.dragHint")}</p> : null}
-      <p class="kanban-status alert" role="alert" data-kanban-status hidden>
-        {t("todos.moveFailed")}
-      </p>
-      <Board frame={frame} data={data} />
-      <script type="module" src="/static/kanban.js"></script>
-    </>
-  );
-}
-
-/** The values an item's edit form starts from. */
-function valuesOf(item: Item): Record<string, string> {
-  return {
-    title: item.title,
-    description: item.description ?? "",
-    assigneeId: item.assigneeId === null ? "" : String(item.assigneeId),
-    priority: item.priority,
-    startDate: item.startDate ?? "",
-    dueDate: item.dueDate ?? "",
-    tags: item.tags.join(", "),
-    milestoneId: item.milestoneId === null ? "" : String(item.milestoneId),
-  };
-}
-
-function ItemPage(
-  props: {
-    frame: ProjectFrame;
-    item: Item;
-    data: BoardData;
-    message: string | null;
-    edit: FormState;
-    uploadError: string | null;
+const todosPage: AreaPage<BoardData> = {
+  area: "todos",
+  load: (_, frame) => boardData(frame),
+  title: (_, t) => t("todos.title"),
+  fragment: ({ frame, data }) => <Board frame={frame} data={data} />,
+  view: ({ frame, data, shown }) => {
+    const { t } = frame.ctx;
+    const form = formState(shown, "create");
+    return (
+      <>
+        <h1>{t("todos.title")}</h1>
+        <Alert message={shown.message} />
+        <NewForm
+          canWrite={frame.canWrite}
+          form={form}
+          summary={t("todos.new")}
+          action={`/projects/${frame.project.id}/todos`}
+          submit={t("todos.create")}
+          attrs={{ "data-todo-create": true }}
+        >
+          <ItemFields frame={frame} milestones={data.milestones} form={form} />
+          <SelectField
+            label={t("todos.field.column")}
+            name="columnId"
+            form={form}
+            options={data.lanes.map(({ column: c }) => [c.id, columnLabel(t, c)])}
+          />
+        </NewForm>
+        {frame.canWrite ? <p class="hint">{t("todos.dragHint")}</p> : null}
+        <p class="kanban-status alert" role="alert" data-kanban-status hidden>
+          {t("todos.moveFailed")}
+        </p>
+        <Board frame={frame} data={data} />
+        <script type="module" src="/static/kanban.js"></script>
+      </>
+    );
   },
-) {
-  const { frame, item, data } = props;
-  const { t, locale } = frame.ctx;
-  const base = `/projects/${frame.project.id}/todos/${item.id}`;
-  const column = data.columns.find((c) => c.id === item.columnId);
-  const milestone = data.milestones.find((m) => m.id === item.milestoneId);
-  return (
-    <>
-      <p>
-        <a href={`/projects/${frame.project.id}/todos#item-${item.id}`}>{t("todos.back")}</a>
-      </p>
-      <article class="todo-detail" data-item-detail={item.id}>
-        <div class="row">
-          {frame.canWrite ? <ToggleButton frame={frame} item={item} from="item" /> : null}
-          <h1>{item.title}</h1>
-          {item.completed ? <span class="tag done">{t("todos.completed")}</span> : null}
-        </div>
-        <Alert message={props.message} />
-        <div class="card">
-          <ItemFacts frame={frame} item={item} today={data.today} />
-          <dl class="facts">
-            {column
-              ? (
-                <>
-                  <dt>{t("todos.field.column")}</dt>
-                  <dd>{columnLabel(t, column)}</dd>
-                </>
-              )
-              : null}
-            {item.startDate
-              ? (
-                <>
-                  <dt>{t("todos.field.startDate")}</dt>
-                  <dd>{formatDate(item.startDate, locale)}</dd>
-                </>
-              )
-              : null}
-            {milestone
-              ? (
-                <>
-                  <dt>{t("todos.field.milestone")}</dt>
-                  <dd>{milestone.title}</dd>
-                </>
-              )
-              : null}
-            <dt>{t("common.created")}</dt>
-            <dd>
-              {t("todos.createdBy", { name: nameOf(frame, item.creatorId) })} ·{" "}
-              <Time ctx={frame.ctx} iso={item.createdAt} />
-            </dd>
-            {item.completedAt
-              ? (
-                <>
-                  <dt>{t("todos.completed")}</dt>
-                  <dd>
-                    <Time ctx={frame.ctx} iso={item.completedAt} />
-                  </dd>
-                </>
-              )
-              : null}
-          </dl>
-          {item.description ? <Markdown source={item.description} /> : null}
-        </div>
-        <h2>{t("todos.attachments")}</h2>
-        <div class="card">
-          {item.attachments.length === 0
-            ? <p class="muted">{t("todos.noAttachments")}</p>
-            : (
-              <ul class="plain" data-attachments>
-                {item.attachments.map((f) => (
-                  <AttachmentItem
-                    key={f.id}
-                    file={f}
-                    locale={locale}
-                  />
-                ))}
-              </ul>
-            )}
-          {frame.canWrite
-            ? (
-              <form
-                class="inline upload"
-                method="post"
-                action={`${base}/attachments`}
-                enctype="multipart/form-data"
-              >
-                <label>
-                  {t("todos.uploadTitle")}
-                  <input type="file" name="file" required />
-                  <FieldError message={props.uploadError ?? undefined} />
-                </label>
-                <button type="submit">{t("todos.upload")}</button>
-              </form>
-            )
-            : null}
-        </div>
-        {frame.canWrite
-          ? (
-            <>
-              <h2>{t("todos.edit")}</h2>
-              <form class="stack card" method="post" action={base} data-todo-edit>
-                <ItemFields
-                  frame={frame}
-                  milestones={data.milestones}
-                  values={props.edit.values ?? valuesOf(item)}
-                  errors={props.edit.errors ?? {}}
-                />
-                <div>
-                  <button type="submit">{t("todos.save")}</button>
-                </div>
-              </form>
-              <form method="post" action={`${base}/delete`} data-confirm={t("todos.deleteConfirm")}>
-                <button class="danger" type="submit">{t("todos.delete")}</button>
-              </form>
-            </>
-          )
-          : null}
-      </article>
-    </>
-  );
+};
+
+/** What the board needs to draw itself. */
+function boardData({ services, ctx, project }: ProjectFrame): BoardData {
+  return {
+    lanes: services.todos.board(ctx.actor!, project.id),
+    milestones: services.milestones.list(ctx.actor!, project.id),
+    today: todayOf(services),
+  };
 }
 
-/** A checked item form: the domain input, or the message of each bad field. */
-type ItemForm =
-  | { ok: true; input: ItemInput & { title: string } }
-  | { ok: false; errors: Record<string, string> };
+const itemPage: AreaPage<{ item: Item; board: BoardData }> = {
+  area: "todos",
+  load: (c, frame) => ({
+    item: frame.services.todos.get(frame.ctx.actor!, frame.project.id, paramId(c, "itemId")),
+    board: boardData(frame),
+  }),
+  title: ({ item }) => item.title,
+  view: ({ frame, data: { item, board }, shown }) => {
+    const { t, locale } = frame.ctx;
+    const base = `/projects/${frame.project.id}/todos/${item.id}`;
+    const column = board.lanes.find((lane) => lane.column.id === item.columnId)?.column;
+    const milestone = board.milestones.find((m) => m.id === item.milestoneId);
+    const form = formState(shown, "edit", {
+      title: item.title,
+      description: item.description ?? "",
+      assigneeId: item.assigneeId === null ? "" : String(item.assigneeId),
+      priority: item.priority,
+      startDate: item.startDate ?? "",
+      dueDate: item.dueDate ?? "",
+      tags: item.tags.join(", "),
+      milestoneId: item.milestoneId === null ? "" : String(item.milestoneId),
+    });
+    return (
+      <>
+        <BackLink
+          href={`/projects/${frame.project.id}/todos#item-${item.id}`}
+          label={t("todos.back")}
+        />
+        <article class="todo-detail" data-item-detail={item.id}>
+          <div class="row">
+            {frame.canWrite ? <ToggleButton frame={frame} item={item} from="item" /> : null}
+            <h1>{item.title}</h1>
+            {item.completed ? <span class="tag done">{t("todos.completed")}</span> : null}
+          </div>
+          <Alert message={shown.message} />
+          <div class="card">
+            <ItemFacts frame={frame} item={item} today={board.today} />
+            <Facts
+              facts={[
+                [t("todos.field.column"), column && columnLabel(t, column)],
+                [t("todos.field.startDate"), item.startDate && formatDay(item.startDate, locale)],
+                [t("todos.field.milestone"), milestone?.title],
+                [
+                  t("common.created"),
+                  (
+                    <>
+                      {t("todos.createdBy", { name: nameOf(frame, item.creatorId) })} ·{" "}
+                      <Time ctx={frame.ctx} iso={item.createdAt} />
+                    </>
+                  ),
+                ],
+                [
+                  t("todos.completed"),
+                  item.completedAt && (
+                    <Time key="completed" ctx={frame.ctx} iso={item.completedAt} />
+                  ),
+                ],
+              ]}
+            />
+            {item.description ? <Markdown source={item.description} /> : null}
+          </div>
+          <h2>{t("todos.attachments")}</h2>
+          <div class="card">
+            {item.attachments.length === 0
+              ? <p class="muted">{t("todos.noAttachments")}</p>
+              : (
+                <ul class="plain" data-attachments>
+                  {item.attachments.map((f) => (
+                    <AttachmentItem key={f.id} file={f} locale={locale} />
+                  ))}
+                </ul>
+              )}
+            {frame.canWrite
+              ? (
+                <form
+                  class="inline upload"
+                  method="post"
+                  action={`${base}/attachments`}
+                  enctype="multipart/form-data"
+                >
+                  <label>
+                    {t("todos.uploadTitle")}
+                    <input type="file" name="file" required />
+                    <FieldError message={formState(shown, "upload").errors.file} />
+                  </label>
+                  <button type="submit">{t("todos.upload")}</button>
+                </form>
+              )
+              : null}
+          </div>
+          <EditAndDelete
+            show={frame.canWrite}
+            form={form}
+            action={base}
+            heading={t("todos.edit")}
+            submit={t("todos.save")}
+            attrs={{ "data-todo-edit": true }}
+            remove={{ label: t("todos.delete"), confirm: t("todos.deleteConfirm") }}
+          >
+            <ItemFields frame={frame} milestones={board.milestones} form={form} />
+          </EditAndDelete>
+        </article>
+      </>
+    );
+  },
+};
 
-/** Reads the create and edit forms; an empty optional field clears it (null). */
-function readItemForm(
-  fields: Record<string, string>,
-  t: Translate,
-  frame: ProjectFrame,
-): ItemForm {
-  const errors: Record<string, string> = {};
-  checkText(errors, t, { name: "title", value: fields.title, max: TITLE_MAX, required: true });
-  checkText(errors, t, {
-    name: "description",
-    value: fields.description,
-    max: DESCRIPTION_MAX,
-    required: false,
-  });
-  const optionalId = (name: string): number | null => {
-    const raw = (fields[name] ?? "").trim();
-    if (raw === "") return null;
-    if (!/^\d{1,15}$/.test(raw)) {
-      errors[name] = t("form.invalid");
-      return null;
-    }
-    return Number(raw);
-  };
-  const date = (name: string): string | null => {
-    const raw = (fields[name] ?? "").trim();
-    if (raw === "") return null;
-    if (!DATE.test(raw)) errors[name] = t("todos.dateInvalid");
-    return raw;
-  };
-  const assigneeId = optionalId("assigneeId");
-  if (assigneeId !== null && !frame.members.some((m) => m.userId === assigneeId)) {
-    errors.assigneeId = t("form.invalid");
-  }
-  const priority = (fields.priority ?? "normal") as Priority;
-  if (!PRIORITIES.includes(priority)) errors.priority = t("form.invalid");
-  const tags = (fields.tags ?? "").split(/[,、，]/).map((s) => s.trim()).filter((s) => s !== "");
-  if (tags.length > 20 || tags.some((tag) => tag.length > 50)) {
-    errors.tags = t("todos.tagsInvalid");
-  }
-  const description = (fields.description ?? "").trim() === "" ? null : fields.description!;
-  const input = {
-    title: (fields.title ?? "").trim(),
-    description,
-    assigneeId,
-    priority,
-    startDate: date("startDate"),
-    dueDate: date("dueDate"),
-    tags,
-    milestoneId: optionalId("milestoneId"),
-  };
-  return Object.keys(errors).length > 0 ? { ok: false, errors } : { ok: true, input };
-}
+/** How the domain's refusals of an item's fields are said. */
+const FIELDS = {
+  startDate: "todos.dateInvalid",
+  dueDate: "todos.dateInvalid",
+  "dueDate:before_start": "todos.spanInvalid",
+  tags: "todos.tagsInvalid",
+  file: "files.missing",
+} as const;
 
-/** The field messages of a domain validation error, in the reader's language. */
-function domainFieldErrors(error: unknown, t: Translate): Record<string, string> {
-  if (!(error instanceof DomainError) || error.code !== "validation") return {};
-  const errors: Record<string, string> = {};
-  for (const field of Object.keys(error.details ?? {})) {
-    errors[field] = field === "startDate" || field === "dueDate"
-      ? t("todos.dateInvalid")
-      : t("form.invalid");
-  }
-  // The one cross-field rule: a due date before the start date.
-  if (error.details?.dueDate?.includes("before")) errors.dueDate = t("todos.spanInvalid");
-  return errors;
+/** The item form's fields read into the input of a create or update; empty clears (null). */
+function readItem(fields: Fields) {
+  const columnId = idOrNull(fields.columnId);
+  return {
+    ...fields,
+    description: orNull(fields.description),
+    assigneeId: idOrNull(fields.assigneeId),
+    priority: fields.priority ?? "normal",
+    startDate: orNull(fields.startDate)?.trim() ?? null,
+    dueDate: orNull(fields.dueDate)?.trim() ?? null,
+    tags: tagList(fields.tags),
+    milestoneId: idOrNull(fields.milestoneId),
+    columnId: columnId ?? undefined,
+  };
 }
 
 /** The to-do pages. */
 export function todoPages(services: Services) {
-  const app = new Hono<AppEnv>();
   const { todos, attachments } = services;
-  const run = frameRunner(services, { notFound });
-  const maxUploadMb = uploadLimitMb(services);
+  const area = areaRoutes(services);
   const P = "/projects/:projectId{[0-9]+}/todos";
   const I = `${P}/:itemId{[0-9]+}`;
-
-  const boardData = (frame: ProjectFrame): BoardData => {
-    const actor = frame.ctx.actor!;
-    const projectId = frame.project.id;
-    return {
-      columns: todos.columns(actor, projectId),
-      items: todos.list(actor, projectId, { columnId: null, assigneeId: null, milestoneId: null }),
-      milestones: services.milestones.list(actor, projectId),
-      today: services.clock.now().toISOString().slice(0, 10),
-    };
-  };
-
-  const showBoard = (
-    c: Ctx,
-    frame: ProjectFrame,
-    extra: { status?: number; message?: string; state?: FormState } = {},
-  ) =>
-    renderArea(c, frame, {
-      area: "todos",
-      title: frame.ctx.t("todos.title"),
-      status: extra.status ?? 200,
-      body: (
-        <TodosPage
-          frame={frame}
-          data={boardData(frame)}
-          message={extra.message ?? null}
-          state={extra.state ?? {}}
-        />
-      ),
-    });
-
-  const showItem = (
-    c: Ctx,
-    frame: ProjectFrame,
-    extra: { status?: number; message?: string; edit?: FormState; uploadError?: string } = {},
-  ) => {
-    const item = todos.get(frame.ctx.actor!, frame.project.id, paramId(c, "itemId"));
-    return renderArea(c, frame, {
-      area: "todos",
-      title: item.title,
-      status: extra.status ?? 200,
-      body: (
-        <ItemPage
-          frame={frame}
-          item={item}
-          data={boardData(frame)}
-          message={extra.message ?? null}
-          edit={extra.edit ?? {}}
-          uploadError={extra.uploadError ?? null}
-        />
-      ),
-    });
-  };
-
-  const boardUrl = (frame: ProjectFrame, itemId?: number) =>
-    `/projects/${frame.project.id}/todos${itemId ? `#item-${itemId}` : ""}`;
-
-  app.get(P, (c) =>
-    run(c, (frame) => {
-      if (c.req.query("fragment") === "1") {
-        c.header("content-security-policy", PAGE_CSP);
-        return c.html(<Board frame={frame} data={boardData(frame)} />);
-      }
-      return showBoard(c, frame);
-    }));
-
-  app.post(P, (c) =>
-    run(c, async (frame) => {
-      const { t, actor } = frame.ctx;
-      const { fields } = splitBody(await parseForm(c));
-      const columnId = fields.columnId ? Number(fields.columnId) : undefined;
-      return submitForm(c, frame, {
-        form: readItemForm(fields, t, frame),
-        values: fields,
-        change: (input) => {
-          const item = todos.create(actor!, frame.project.id, {
-            ...input,
-            ...(columnId && Number.isSafeInteger(columnId) ? { columnId } : {}),
-          });
-          return boardUrl(frame, item.id);
-        },
-        fieldErrors: domainFieldErrors,
-        show: (failure, state) => showBoard(c, frame, { ...failure, state }),
-      });
-    }));
-
-  app.get(I, (c) => run(c, (frame) => showItem(c, frame)));
-
-  app.post(I, (c) =>
-    run(c, async (frame) => {
-      const { t, actor } = frame.ctx;
-      const { fields } = splitBody(await parseForm(c));
+  const boardUrl = (projectId: number, itemId?: number) =>
+    `/projects/${projectId}/todos${itemId ? `#item-${itemId}` : ""}`;
+  const itemUrl = (projectId: number, itemId: number) => `/projects/${projectId}/todos/${itemId}`;
+  area.things({
+    list: [P, todosPage],
+    item: [I, itemPage],
+    form: { schema: TodoInput, read: readItem, fields: FIELDS },
+    create: ({ actor, projectId, input }) =>
+      boardUrl(projectId, todos.create(actor, projectId, input).id),
+    update: ({ c, actor, projectId, input }) => {
+      const { columnId: _, ...changes } = input;
+      const item = todos.update(actor, projectId, { itemId: paramId(c, "itemId"), ...changes });
+      return itemUrl(projectId, item.id);
+    },
+    remove: ({ c, actor, projectId }) => {
+      todos.remove(actor, projectId, paramId(c, "itemId"));
+      return boardUrl(projectId);
+    },
+  });
+  area.form(`${I}/move`, todosPage, {
+    form: "move",
+    schema: MoveInput,
+    read: (fields) => ({
+      columnId: Number(fields.columnId),
+      orderIndex: Number(fields.orderIndex),
+    }),
+    change: ({ c, actor, projectId, input }) => {
       const itemId = paramId(c, "itemId");
-      return submitForm(c, frame, {
-        form: readItemForm(fields, t, frame),
-        values: fields,
-        change: (input) => {
-          todos.update(actor!, frame.project.id, { itemId, ...input });
-          return `/projects/${frame.project.id}/todos/${itemId}`;
-        },
-        fieldErrors: domainFieldErrors,
-        show: (failure, edit) => showItem(c, frame, { ...failure, edit }),
-      });
-    }));
-
-  app.post(`${I}/move`, (c) =>
-    run(c, async (frame) => {
-      const { fields } = splitBody(await parseForm(c));
-      const itemId = paramId(c, "itemId");
-      const columnId = Number(fields.columnId);
-      const orderIndex = Number(fields.orderIndex);
-      if (!Number.isSafeInteger(columnId) || !Number.isSafeInteger(orderIndex) || orderIndex < 0) {
-        return showBoard(c, frame, { status: 400, message: frame.ctx.t("form.invalid") });
-      }
-      return attempt(c, frame, {
-        change: () => {
-          todos.move(frame.ctx.actor!, frame.project.id, { itemId, columnId, orderIndex });
-          return boardUrl(frame, itemId);
-        },
-        fail: (failure) => showBoard(c, frame, failure),
-      });
-    }));
-
-  app.post(`${I}/toggle`, (c) =>
-    run(c, async (frame) => {
-      const { fields } = splitBody(await parseForm(c));
-      const itemId = paramId(c, "itemId");
+      todos.move(actor, projectId, { itemId, ...input });
+      return boardUrl(projectId, itemId);
+    },
+  });
+  // Toggled on the board or on the item's page: a refusal shows the page it came from.
+  area.app.post(`${I}/toggle`, (c) =>
+    area.run(c, async (frame) => {
+      const { fields } = await readForm(c);
       const toItem = fields.from === "item";
-      return attempt(c, frame, {
-        change: () => {
-          todos.toggleComplete(frame.ctx.actor!, frame.project.id, itemId);
-          return toItem ? `/projects/${frame.project.id}/todos/${itemId}` : boardUrl(frame, itemId);
-        },
-        fail: (failure) => toItem ? showItem(c, frame, failure) : showBoard(c, frame, failure),
-      });
-    }));
-
-  app.post(`${I}/delete`, (c) =>
-    run(c, (frame) =>
-      attempt(c, frame, {
-        change: () => {
-          todos.remove(frame.ctx.actor!, frame.project.id, paramId(c, "itemId"));
-          return boardUrl(frame);
-        },
-        fail: (failure) => showItem(c, frame, failure),
-      })));
-
-  app.post(`${I}/attachments`, (c) =>
-    run(c, async (frame) => {
-      const { t, actor } = frame.ctx;
-      const { file } = splitBody(await parseForm(c));
-      const itemId = paramId(c, "itemId");
-      if (!file) {
-        // The reason next to the field; the page's alert says only that something needs fixing.
-        const invalid = t("form.invalid");
-        return showItem(c, frame, {
-          status: 400,
-          message: invalid,
-          uploadError: t("todos.fileMissing"),
-        });
-      }
-      if (!allowedType(file.name)) {
-        return showItem(c, frame, {
-          status: 415,
-          message: t("form.invalid"),
-          uploadError: t("files.unsupported"),
-        });
-      }
-      return attempt(c, frame, {
-        maxUploadMb,
-        change: async () => {
-          await attachments.add(
-            actor!,
-            { projectId: frame.project.id, type: "item", id: itemId },
-            { upload: file },
-          );
-          return `/projects/${frame.project.id}/todos/${itemId}`;
-        },
-        fail: (failure) => {
-          const field = fileErrors(failure).file;
-          return showItem(c, frame, {
-            ...failure,
-            ...(field ? { message: t("form.invalid"), uploadError: field } : {}),
-          });
+      const show = (shown: Shown) =>
+        toItem ? area.render(c, frame, itemPage, shown) : area.render(c, frame, todosPage, shown);
+      const { actor, t } = frame.ctx;
+      const projectId = frame.project.id;
+      return submit(c, show, {
+        t,
+        form: "toggle",
+        values: fields,
+        input: { ok: true, data: paramId(c, "itemId") },
+        change: (itemId) => {
+          todos.toggleComplete(actor!, projectId, itemId);
+          return toItem ? itemUrl(projectId, itemId) : boardUrl(projectId, itemId);
         },
       });
     }));
-
-  return app;
+  area.form(`${I}/attachments`, itemPage, {
+    form: "upload",
+    fields: FIELDS,
+    change: async ({ c, actor, projectId, file }) => {
+      if (!file) throw invalid("file", "Choose a file to upload");
+      const target = { projectId, type: "item" as const, id: paramId(c, "itemId") };
+      await attachments.add(actor, target, { upload: file });
+      return itemUrl(projectId, target.id);
+    },
+  });
+  return area.app;
 }

@@ -398,7 +398,13 @@ Deno.test("a change that rolls back queues no delivery", async () => {
       events: ["*"],
     });
     assert.throws(() =>
-      runAction(t.app.services.hubContext, (fx) => {
+      runAction({
+        db: t.db,
+        clock: t.app.services.clock,
+        hub: t.app.services.hub,
+        files: t.app.services.fileStore,
+        maxUploadBytes: t.app.services.maxUploadBytes,
+      }, (fx) => {
         fx.event(project.id, "todo.updated", { projectId: project.id, itemIds: [], action: "x" });
         throw new Error("the change failed");
       }), /the change failed/);

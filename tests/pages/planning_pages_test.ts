@@ -289,6 +289,14 @@ Deno.test("milestones are created and edited with plain forms and show their pro
     assert.match(list.html, /<strong>Ship<\/strong>/);
     assert.doesNotMatch(list.html, /<img src=x/);
     assert.match(list.html, /data-milestone-edit=/);
+    // A deleted to-do no longer counts, in the progress and in the counts alike.
+    const gone = await api(t, "DELETE", `/api${base}/todos/items/${ids[2]}`, {
+      cookie: alice.cookie,
+    });
+    assert.equal(gone.status, 204);
+    const fewer = await page(t, alice.cookie, `${base}/milestones`);
+    assert.match(fewer.html, /<progress max="100" value="50"/);
+    assert.match(fewer.html, /1 of 2 linked to-dos done\./);
 
     // Edit: a new title; an empty due date and description clear them.
     const edited = await post(t, alice.cookie, `${base}/milestones/${milestone.id}`, {
@@ -384,6 +392,9 @@ Deno.test("the calendar shows events, milestones and to-dos on their UTC days, b
     const bad = await page(t, alice.cookie, `${base}/calendar?month=2026-13`);
     assert.equal(bad.status, 200);
     assert.match(bad.html, /data-calendar-month="2026-11"/);
+    const badWeek = await page(t, alice.cookie, `${base}/calendar?view=week&week=2026-02-30`);
+    assert.equal(badWeek.status, 200);
+    assert.match(badWeek.html, /data-calendar-week="2026-11-16"/);
 
     // The week view starts on the Monday of the asked day.
     const week = await page(t, alice.cookie, `${base}/calendar?view=week&week=2026-11-25`);
@@ -615,6 +626,37 @@ Deno.test("meetings are scheduled with invitees, list their conflicts after savi
     assert.equal(deleted.status, 303);
     assert.equal(deleted.location, `${base}/meetings`);
     assert.equal((await page(t, alice.cookie, `${base}/meetings/${meetingId}`)).status, 404);
+  });
+});
+
+Deno.test("a meeting's page lists the conflicts of its organiser and invitees still in the project", async () => {
+  await withTeam(async (t, { admin, owner, alice, bob, project }) => {
+    const base = `/projects/${project.id}`;
+    const at = { startAt: "2026-11-25T10:00:00Z", endAt: "2026-11-25T11:00:00Z" };
+    const schedule = async (cookie: string, title: string, inviteeIds: number[]) =>
+      (await create(t, cookie, `/api${base}/meetings`, { title, ...at, inviteeIds })).meeting;
+    // A system admin who is not a member organises one; their other meeting conflicts with it.
+    const board = await schedule(admin.cookie, "Board review", []);
+    const audit = await schedule(admin.cookie, "Audit", []);
+    const adminPage = await page(t, admin.cookie, `${base}/meetings/${board.id}`);
+    assert.match(adminPage.html, new RegExp(`<a href="${base}/meetings/${audit.id}">Audit</a>`));
+
+    // Alice views a meeting she does not take part in: her own commitments are not listed.
+    const planning = await schedule(owner.cookie, "Planning", [bob.user.id]);
+    const aliceOwn = await schedule(alice.cookie, "Alice's call", []);
+    const bobsOwn = await schedule(bob.cookie, "Bob's call", []);
+    const before = await page(t, alice.cookie, `${base}/meetings/${planning.id}`);
+    assert.match(before.html, new RegExp(`meetings/${bobsOwn.id}"`));
+    assert.doesNotMatch(before.html, new RegExp(`meetings/${aliceOwn.id}"`));
+
+    // Once Bob has left the project, his commitments no longer count.
+    const removed = await api(t, "DELETE", `/api/projects/${project.id}/members/${bob.user.id}`, {
+      cookie: owner.cookie,
+    });
+    assert.equal(removed.status, 204);
+    const after = await page(t, alice.cookie, `${base}/meetings/${planning.id}`);
+    assert.equal(after.status, 200);
+    assert.doesNotMatch(after.html, new RegExp(`meetings/${bobsOwn.id}"`));
   });
 });
 

@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 
 /** The folder of static files. */
-export const STATIC_DIR = join(import.meta.dirname ?? ".", "..", "..", "static");
+export const STATIC_DIR = join(import.meta.dirname ?? ".", "..", "static");
 
 const TYPES: Record<string, string> = {
   css: "text/css; charset=utf-8",

@@ -1,15 +1,57 @@
-/** Reading page forms and turning domain errors into page messages. */
-import type { z } from "@hono/zod-openapi";
-import type { Context } from "hono";
-import { DomainError } from "../../domain/errors.ts";
-import type { Translate } from "../i18n/i18n.ts";
-import { isMultipart, MultipartError, readMultipart, type SpooledFile } from "../multipart.ts";
-import { isClientGone } from "../../soap/http_body.ts";
+/**
+ * Reading a page form's body (urlencoded or multipart) strictly, as `json_body.ts` reads the
+ * API's: text that is not UTF-8, or holds U+0000, is refused rather than replaced; a multipart
+ * body is read as it arrives, its files spooled to temporary files (see `multipart.ts`).
+ */
+import type { Context, MiddlewareHandler } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import type { UploadSpool } from "../domain/files.ts";
+import { isClientGone } from "../soap/http_body.ts";
+import {
+  isMultipart,
+  MultipartError,
+  multipartScope,
+  readMultipart,
+  type SpooledFile,
+} from "./multipart.ts";
+
+/** Page forms that carry an upload: files, a thread, a reply, a chat message, a to-do attachment. */
+const UPLOAD_FORM =
+  /^\/projects\/\d+\/(files|chat|todos\/\d+\/attachments|board(\/\d+(\/comments)?)?)$/;
+
+/** Every page form but an upload may hold this many bytes in all. */
+const FORM_BYTES = 1024 * 1024;
+
+/**
+ * The size limits of page form bodies, held while they are read (chunked ones too): an upload
+ * form's multipart body may carry a file as large as an upload, any other form 1 MiB in all.
+ * Multipart bodies are read as they arrive, their files spooled to `store`.
+ */
+export function formLimits(options: { store: UploadSpool; maxUploadBytes: number }) {
+  const { store } = options;
+  const limit = bodyLimit({
+    maxSize: FORM_BYTES,
+    onError: (c) => c.text("Payload Too Large", 413),
+  });
+  const uploadScope = multipartScope({
+    store,
+    maxFileBytes: options.maxUploadBytes,
+    refuseNul: true,
+  });
+  const formScope = multipartScope({ store, maxFileBytes: FORM_BYTES, refuseNul: true });
+  const middleware: MiddlewareHandler = (c, next) =>
+    c.req.method === "POST" && UPLOAD_FORM.test(c.req.path) && isMultipart(c)
+      ? uploadScope(c, next)
+      : limit(c, async () => {
+        await formScope(c, next);
+      });
+  return middleware;
+}
 
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
 
 /**
- * A form that cannot be read: answered 400 (see `app.onError`), nothing changed. `field`
+ * A form that cannot be read: answered 400 by the pages (see `formErrorPage`), nothing changed. `field`
  * names the field at fault, when one is.
  */
 export class UnreadableForm extends Error {
@@ -104,50 +146,6 @@ export async function parseForm(
     // A client that went away is counted by the app's error handler, not answered.
     if (error instanceof UnreadableForm || isClientGone(error)) throw error;
     throw new UnreadableForm(error instanceof Error ? error.message : String(error));
-  }
-}
-
-/** The form fields of a urlencoded or multipart request, as strings. */
-export async function formFields(c: Context): Promise<Record<string, string>> {
-  const body = await parseForm(c);
-  const fields: Record<string, string> = {};
-  for (const [key, value] of Object.entries(body)) {
-    if (typeof value === "string") fields[key] = value;
-  }
-  return fields;
-}
-
-/** A validated form, or the message of each bad field. */
-export type FormResult<T> = { ok: true; data: T } | { ok: false; errors: Record<string, string> };
-
-/** Validates `fields` with `schema` (the same schema the API uses). */
-export function validateForm<T extends z.ZodType>(
-  schema: T,
-  fields: Record<string, unknown>,
-): FormResult<z.output<T>> {
-  const result = schema.safeParse(fields);
-  if (result.success) return { ok: true, data: result.data };
-  const errors: Record<string, string> = {};
-  for (const issue of result.error.issues) {
-    errors[String(issue.path[0] ?? "form")] ??= issue.message;
-  }
-  return { ok: false, errors };
-}
-
-/** The HTTP status and translated message for a domain error on a page. */
-export function pageError(error: unknown, t: Translate): { status: number; message: string } {
-  if (!(error instanceof DomainError)) throw error;
-  switch (error.code) {
-    case "forbidden":
-      return { status: 403, message: t("error.forbidden") };
-    case "not_found":
-      return { status: 404, message: t("error.notFound") };
-    case "conflict":
-      return { status: 409, message: t("error.conflict") };
-    case "validation":
-      return { status: 400, message: t("form.invalid") };
-    default:
-      return { status: 400, message: t("error.generic") };
   }
 }
 

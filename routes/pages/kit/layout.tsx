@@ -1,9 +1,9 @@
-/** The page shell: document, navigation, theme and language; and small shared pieces. */
+/** The page shell: document, navigation, theme and language; fragments; alerts. */
 import type { Context } from "hono";
 import { raw } from "hono/html";
 import type { Child } from "hono/jsx";
-import type { MessageKey } from "../i18n/en.ts";
-import type { PageCtx } from "./context.ts";
+import type { MessageKey } from "../../i18n/en.ts";
+import type { PageCtx } from "../context.ts";
 
 /** The CSP of every page: our own files only, no inline script. */
 export const PAGE_CSP = "default-src 'self'; img-src 'self' data:; style-src 'self'; " +
@@ -89,6 +89,12 @@ export function renderPage(
     </>,
     (page.status ?? 200) as 200,
   );
+}
+
+/** Answers an HTML fragment (no layout, the page CSP) for a script that re-renders a part. */
+export function renderFragment(c: Context, body: Child): Response | Promise<Response> {
+  c.header("content-security-policy", PAGE_CSP);
+  return c.html(<>{body}</>);
 }
 
 /** A form-level error message. */

@@ -1,0 +1,166 @@
+/**
+ * The project calendar as a month or a week: which days a view shows (a month's weeks, Monday
+ * to Sunday, or one week), which day each entry falls on, and the views before and after. Days
+ * are UTC days, as every calendar date is.
+ */
+import type { CalendarRow } from "../db/calendar.ts";
+import { addDays, lastDayOf, mondayOf, utcDay } from "./days.ts";
+import { invalid } from "./errors.ts";
+
+/** What a caller asks to see: a month (`YYYY-MM`), or the week of a date; absent means today's. */
+export interface ViewQuery {
+  view: "month" | "week";
+  month?: string | undefined;
+  date?: string | undefined;
+}
+
+/**
+ * How an entry meets a day: a whole-day entry (`all_day`), a timed event starting that day and
+ * ending on a later one (`starts`), starting and ending that day (`within`), or running on from
+ * an earlier day (`continues`).
+ */
+export type DayPart = "all_day" | "starts" | "within" | "continues";
+
+/** One entry of one shown day. */
+export interface DayEntry {
+  item: CalendarRow;
+  part: DayPart;
+}
+
+/** A shown day and its entries. */
+export interface CalendarDay {
+  date: string;
+  entries: DayEntry[];
+}
+
+/** The days a calendar view shows and their entries. */
+export interface CalendarView {
+  view: "month" | "week";
+  /** The shown month (`YYYY-MM`); in the week view, its Monday's month. */
+  month: string;
+  /**
+   * The shown week's Monday; in the month view, the week a switch to the week view shows:
+   * today's when today lies in the month, else the month's first.
+   */
+  week: string;
+  /** Today's UTC date, and its week's Monday. */
+  today: string;
+  thisWeek: string;
+  /** The month (`YYYY-MM`) or the week's Monday before and after the shown one. */
+  prev: string;
+  next: string;
+  /** The shown weeks, each Monday to Sunday: a month's, or the one week. */
+  weeks: CalendarDay[][];
+}
+
+const MONTH = /^(\d{4})-(\d{2})$/;
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/** A valid `YYYY-MM` (years 1970..9999), or null. */
+function monthOrNull(raw: string): string | null {
+  const m = MONTH.exec(raw);
+  if (!m) return null;
+  const year = Number(m[1]);
+  const month = Number(m[2]);
+  return year >= 1970 && year <= 9999 && month >= 1 && month <= 12 ? raw : null;
+}
+
+/** A valid calendar date (years 1970..9999), or null. */
+export function dateOrNull(raw: string | undefined): string | null {
+  if (!raw || !DATE.test(raw)) return null;
+  const ms = Date.parse(`${raw}T00:00:00Z`);
+  if (Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== raw) return null;
+  const year = Number(raw.slice(0, 4));
+  return year >= 1970 && year <= 9999 ? raw : null;
+}
+
+/** `month` (`YYYY-MM`) moved by `delta` months. */
+export function monthAdd(month: string, delta: number): string {
+  const [y, m] = month.split("-").map(Number) as [number, number];
+  const index = y * 12 + (m - 1) + delta;
+  return `${String(Math.floor(index / 12)).padStart(4, "0")}-${
+    String(index % 12 + 1).padStart(2, "0")
+  }`;
+}
+
+/** The first and last UTC day an entry reaches. */
+function daysOf(item: CalendarRow): { first: string; last: string } {
+  if (item.start.length === 10) return { first: item.start, last: item.end.slice(0, 10) };
+  return { first: utcDay(item.start), last: lastDayOf(item.start, item.end) };
+}
+
+/** How `item` meets `day`, a day it reaches. */
+function partOf(item: CalendarRow, day: string): DayPart {
+  if (item.type !== "event" || item.allDay || item.start.length === 10) return "all_day";
+  if (utcDay(item.start) !== day) return "continues";
+  return lastDayOf(item.start, item.end) === day ? "within" : "starts";
+}
+
+/**
+ * Each shown day's entries. Within a day: whole-day entries (and events going on since an
+ * earlier day) first, then the events starting that day by their time; otherwise in the
+ * order of `items`.
+ */
+function entriesOf(items: CalendarRow[], day: string): DayEntry[] {
+  const entries = items.filter((item) => {
+    const { first, last } = daysOf(item);
+    return day >= first && day <= last;
+  }).map((item) => ({ item, part: partOf(item, day) }));
+  const key = ({ item, part }: DayEntry) =>
+    part === "starts" || part === "within" ? item.start : "";
+  return entries.sort((a, b) => key(a).localeCompare(key(b)));
+}
+
+/**
+ * The calendar `query` asks for, seen on `today`, with the entries `itemsIn` gives for the
+ * shown days (from the first day's midnight to the midnight after the last). A month or date
+ * that is not valid is refused with `validation`.
+ */
+export function calendarView(
+  query: ViewQuery,
+  today: string,
+  itemsIn: (range: { from: string; to: string }) => CalendarRow[],
+): CalendarView {
+  const thisWeek = mondayOf(today);
+  let month: string;
+  let week: string;
+  let first: string;
+  let last: string;
+  if (query.view === "week") {
+    const asked = query.date ? dateOrNull(query.date) : today;
+    if (asked === null) throw invalid("date", "Use a calendar date as YYYY-MM-DD");
+    week = mondayOf(asked);
+    month = week.slice(0, 7);
+    first = week;
+    last = addDays(week, 6);
+  } else {
+    const asked = query.month ? monthOrNull(query.month) : today.slice(0, 7);
+    if (asked === null) throw invalid("month", "Use a month as YYYY-MM");
+    month = asked;
+    week = today.startsWith(month) ? thisWeek : mondayOf(`${month}-01`);
+    first = mondayOf(`${month}-01`);
+    last = addDays(mondayOf(addDays(`${monthAdd(month, 1)}-01`, -1)), 6);
+  }
+  const items = itemsIn({
+    from: `${first}T00:00:00.000Z`,
+    to: `${addDays(last, 1)}T00:00:00.000Z`,
+  });
+  const weeks: CalendarDay[][] = [];
+  for (let monday = first; monday <= last; monday = addDays(monday, 7)) {
+    weeks.push(Array.from({ length: 7 }, (_, i) => {
+      const date = addDays(monday, i);
+      return { date, entries: entriesOf(items, date) };
+    }));
+  }
+  const isWeek = query.view === "week";
+  return {
+    view: query.view,
+    month,
+    week,
+    today,
+    thisWeek,
+    prev: isWeek ? addDays(week, -7) : monthAdd(month, -1),
+    next: isWeek ? addDays(week, 7) : monthAdd(month, 1),
+    weeks,
+  };
+}

@@ -169,7 +169,12 @@ function ProjectPage(
           ? <span class="tag">{t("projects.myRole", { role: t(`role.${project.myRole}`) })}</span>
           : null}
       </div>
-      <ProjectNav ctx={ctx} projectId={project.id} current="dashboard" />
+      <ProjectNav
+        ctx={ctx}
+        projectId={project.id}
+        current="dashboard"
+        trash={isOwner || project.myRole === "member"}
+      />
       {project.description ? <p>{project.description}</p> : null}
       {project.archived ? <div class="notice">{t("projects.archivedNotice")}</div> : null}
       <Alert message={props.shown.message} />

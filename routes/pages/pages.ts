@@ -44,8 +44,11 @@ export function pages(services: Services, options: PagesOptions) {
   const app = new Hono<AppEnv>();
   app.use(...options.gate);
   app.route("/", staticFiles());
-  const { fileStore, maxUploadBytes } = services;
-  app.use(formLimits({ store: fileStore, maxUploadBytes }), requireLogin(PUBLIC_PAGES));
+  const { fileStore, maxUploadBytes, maxImportBytes } = services;
+  app.use(
+    formLimits({ store: fileStore, maxUploadBytes, maxImportBytes }),
+    requireLogin(PUBLIC_PAGES),
+  );
 
   app.route("/", accountPages(services, options));
   app.route("/", projectPages(services));

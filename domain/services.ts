@@ -92,6 +92,8 @@ export function createServices(deps: ServiceDeps) {
     fileStore: ctx.files,
     /** The largest upload, in bytes. */
     maxUploadBytes: ctx.maxUploadBytes,
+    /** The largest project archive an import takes (`MAX_IMPORT_MB`), in bytes. */
+    maxImportBytes: config.maxImportMb * 1024 * 1024,
     /**
      * Records that a write failed on a full disk; true the first time since writes last
      * succeeded (so the cause is logged once, not per failed request).

@@ -25,10 +25,11 @@ import {
   restoreThreadComments,
   threadOfCommentDeleted,
   TRASH_TYPES,
+  type TrashRow,
   type TrashType,
 } from "../db/trash.ts";
 import { insertActivity } from "../db/activity.ts";
-import { projectAccess, requireOwner, requireWrite } from "./access.ts";
+import { type ProjectAccess, projectAccess, requireOwner, requireWrite } from "./access.ts";
 import type { Actor } from "./accounts.ts";
 import { type DomainContext, runAction } from "./actions.ts";
 import { DomainError } from "./errors.ts";
@@ -148,26 +149,49 @@ export function createTrash(ctx: DomainContext, options: { trashDays: number }) 
     return running;
   }
 
+  /** A page of the project's trash rows with the caller's access (members, not viewers). */
+  function entries(actor: Actor, projectId: number, page: PageRequest) {
+    const access = projectAccess(db, actor, projectId);
+    if (access.role === "viewer") {
+      throw new DomainError("forbidden", "Viewers cannot see the trash");
+    }
+    const { items, total } = listTrash(db, projectId, {
+      limit: page.pageSize,
+      offset: offsetOf(page),
+    });
+    return { items: items.map((row) => ({ row, access })), total };
+  }
+
+  function entryOf(r: TrashRow): TrashEntry {
+    return {
+      type: r.type,
+      id: r.id,
+      title: r.title,
+      deletedAt: r.deletedAt,
+      deletedBy: r.deletedBy,
+      purgeAt: purgeAt(r.deletedAt),
+    };
+  }
+
   return {
     /** A page of the project's trash, most recently deleted first (members, not viewers). */
     list(actor: Actor, projectId: number, page: PageRequest): Page<TrashEntry> {
-      const access = projectAccess(db, actor, projectId);
-      if (access.role === "viewer") {
-        throw new DomainError("forbidden", "Viewers cannot see the trash");
-      }
-      const { items, total } = listTrash(db, projectId, {
-        limit: page.pageSize,
-        offset: offsetOf(page),
-      });
+      const { items, total } = entries(actor, projectId, page);
+      return pageOf(items.map(({ row }) => entryOf(row)), total, page);
+    },
+
+    /**
+     * `list` with whether the caller may restore each entry (the rule `restore` applies), so
+     * a page offers Restore only where it would succeed.
+     */
+    listWithRights(
+      actor: Actor,
+      projectId: number,
+      page: PageRequest,
+    ): Page<TrashEntry & { mayRestore: boolean }> {
+      const { items, total } = entries(actor, projectId, page);
       return pageOf(
-        items.map((r) => ({
-          type: r.type,
-          id: r.id,
-          title: r.title,
-          deletedAt: r.deletedAt,
-          deletedBy: r.deletedBy,
-          purgeAt: purgeAt(r.deletedAt),
-        })),
+        items.map(({ row, access }) => ({ ...entryOf(row), mayRestore: mayRestore(access, row) })),
         total,
         page,
       );
@@ -185,7 +209,7 @@ export function createTrash(ctx: DomainContext, options: { trashDays: number }) 
         requireWrite(access);
         const row = findTrashed(db, projectId, ref);
         if (!row) throw new DomainError("not_found", `No such ${ref.type} in the trash`);
-        if (access.role !== "owner" && row.deletedBy !== actor.id && row.ownerId !== actor.id) {
+        if (!mayRestore(access, row)) {
           throw new DomainError(
             "forbidden",
             "Only the one who deleted it, its author or the project owner can restore it",
@@ -313,6 +337,16 @@ export function createTrash(ctx: DomainContext, options: { trashDays: number }) 
       };
     },
   };
+}
+
+/**
+ * Whether `access` may restore `row`: a member or owner of an open project who deleted it or
+ * wrote it, or an owner or admin of the project.
+ */
+function mayRestore(access: ProjectAccess, row: TrashRow): boolean {
+  if (access.role === "viewer" || access.project.archivedAt !== null) return false;
+  const { actor } = access;
+  return access.role === "owner" || row.deletedBy === actor.id || row.ownerId === actor.id;
 }
 
 function requireAdmin(actor: Actor): void {

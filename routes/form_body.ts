@@ -19,15 +19,26 @@ import {
 const UPLOAD_FORM =
   /^\/projects\/\d+\/(files|chat|todos\/\d+\/attachments|board(\/\d+(\/comments)?)?)$/;
 
+/** The page form that imports a project archive (as large as `MAX_IMPORT_MB`). */
+const IMPORT_FORM = /^\/projects\/import$/;
+
+/** Whether `path` is the page form that imports a project archive. */
+export function isImportForm(path: string): boolean {
+  return IMPORT_FORM.test(path);
+}
+
 /** Every page form but an upload may hold this many bytes in all. */
 const FORM_BYTES = 1024 * 1024;
 
 /**
  * The size limits of page form bodies, held while they are read (chunked ones too): an upload
- * form's multipart body may carry a file as large as an upload, any other form 1 MiB in all.
+ * form's multipart body may carry a file as large as an upload, the import form's an archive as
+ * large as an import, any other form 1 MiB in all.
  * Multipart bodies are read as they arrive, their files spooled to `store`.
  */
-export function formLimits(options: { store: UploadSpool; maxUploadBytes: number }) {
+export function formLimits(
+  options: { store: UploadSpool; maxUploadBytes: number; maxImportBytes: number },
+) {
   const { store } = options;
   const limit = bodyLimit({
     maxSize: FORM_BYTES,
@@ -38,10 +49,17 @@ export function formLimits(options: { store: UploadSpool; maxUploadBytes: number
     maxFileBytes: options.maxUploadBytes,
     refuseNul: true,
   });
+  const importScope = multipartScope({
+    store,
+    maxFileBytes: options.maxImportBytes,
+    refuseNul: true,
+  });
   const formScope = multipartScope({ store, maxFileBytes: FORM_BYTES, refuseNul: true });
   const middleware: MiddlewareHandler = (c, next) =>
     c.req.method === "POST" && UPLOAD_FORM.test(c.req.path) && isMultipart(c)
       ? uploadScope(c, next)
+      : c.req.method === "POST" && IMPORT_FORM.test(c.req.path) && isMultipart(c)
+      ? importScope(c, next)
       : limit(c, async () => {
         await formScope(c, next);
       });

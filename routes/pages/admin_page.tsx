@@ -1,14 +1,21 @@
-/** The administration page: users (role and status) and the applied migrations. */
+/**
+ * The administration page: users (role and status), deleted projects (restorable until the
+ * sweep purges them) and the applied migrations.
+ */
 import { type Context, Hono } from "hono";
 import type { PublicUser } from "../../domain/accounts.ts";
+import { DomainError } from "../../domain/errors.ts";
+import { type Page, pageRequest } from "../../domain/paging.ts";
 import type { Services } from "../../domain/services.ts";
+import type { DeletedProject } from "../../domain/trash.ts";
 import type { AppEnv } from "../api/openapi.ts";
 import { AdminUserInput } from "../api/admin.ts";
 import { formatDateTime } from "../i18n/format.ts";
 import { type PageCtx, pageCtx } from "./context.ts";
 import { paramId } from "./kit/area.tsx";
-import { Table } from "./kit/content.tsx";
-import { Select } from "./kit/fields.tsx";
+import { Pager, Table } from "./kit/content.tsx";
+import { ButtonForm, Select } from "./kit/fields.tsx";
+import { ActionNotice, afterRestore, type Notices, noticesOf } from "./kit/notices.tsx";
 import { notFound } from "./kit/errors.tsx";
 import { Alert, renderPage } from "./kit/layout.tsx";
 import { pageForms, type Shown } from "./kit/submit.ts";
@@ -18,13 +25,18 @@ function AdminPage(
     ctx: PageCtx;
     users: PublicUser[];
     migrations: Array<{ version: number; name: string; appliedAt: string }>;
+    deleted: Page<DeletedProject>;
+    notices: Notices;
     message?: string | null;
   },
 ) {
   const { t, locale } = props.ctx;
+  const nameOf = (id: number | null) =>
+    id === null ? "" : props.users.find((u) => u.id === id)?.displayName ?? "";
   return (
     <>
       <h1>{t("admin.title")}</h1>
+      <ActionNotice ctx={props.ctx} notices={props.notices} projectId={null} canUndo={false} />
       <Alert message={props.message} />
       <h2>{t("admin.users")}</h2>
       <div class="card">
@@ -59,6 +71,41 @@ function AdminPage(
           ))}
         </Table>
       </div>
+      <h2 id="deleted-projects">{t("admin.deletedProjects")}</h2>
+      {props.deleted.items.length === 0
+        ? <p class="muted">{t("admin.noDeletedProjects")}</p>
+        : (
+          <div class="card">
+            <Table
+              heads={[
+                t("field.name"),
+                t("trash.deletedBy"),
+                t("trash.deletedAt"),
+                t("trash.purgeAt"),
+                "",
+              ]}
+            >
+              {props.deleted.items.map((p) => (
+                <tr data-deleted-project={p.id}>
+                  <td>{p.name}</td>
+                  <td>{nameOf(p.deletedBy)}</td>
+                  <td class="muted">{formatDateTime(p.deletedAt, locale)}</td>
+                  <td class="muted">{formatDateTime(p.purgeAt, locale)}</td>
+                  <td>
+                    <ButtonForm
+                      class="inline"
+                      action={`/admin/trash/projects/${p.id}/restore`}
+                      label={t("trash.restore")}
+                      button="secondary"
+                      attrs={{ "data-restore-project": p.id }}
+                    />
+                  </td>
+                </tr>
+              ))}
+            </Table>
+          </div>
+        )}
+      <Pager ctx={props.ctx} page={props.deleted} path="/admin" />
       <h2>{t("admin.migrations")}</h2>
       <div class="card">
         <Table heads={[t("admin.version"), t("field.name"), t("admin.appliedAt")]}>
@@ -91,6 +138,11 @@ export function adminPages(services: Services) {
           ctx={ctx}
           users={services.accounts.listUsers(ctx.actor!)}
           migrations={services.admin.migrations(ctx.actor!)}
+          deleted={services.trash.deletedProjects(
+            ctx.actor!,
+            pageRequest({ page: c.req.query("page") }, { clampPage: true }),
+          )}
+          notices={noticesOf(c.req.url)}
           message={shown.message ?? null}
         />
       ),
@@ -111,6 +163,20 @@ export function adminPages(services: Services) {
         ...(status ? { status } : {}),
       });
       return "/admin";
+    },
+  });
+
+  form("/admin/trash/projects/:projectId{[0-9]+}/restore", {
+    form: "restore-project",
+    codes: { not_found: "trash.notInTrash" },
+    // Not an admin: the 404 page, as for the admin page itself.
+    subject: ({ ctx }) => {
+      if (ctx.user?.role !== "admin") throw new DomainError("not_found", "No such page");
+    },
+    show: (shown, { c }) => show(c, shown),
+    change: (_, { c, ctx }) => {
+      const project = services.trash.restoreProject(ctx.actor!, paramId(c, "projectId"));
+      return afterRestore("/admin", { type: "project", id: project.id });
     },
   });
 

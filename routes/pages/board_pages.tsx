@@ -34,6 +34,7 @@ import {
 import { checked, type Fields } from "./kit/forms.ts";
 import { Alert, FieldError } from "./kit/layout.tsx";
 import type { Shown } from "./kit/submit.ts";
+import { afterDelete } from "./kit/notices.tsx";
 
 const MULTIPART = { enctype: "multipart/form-data" };
 
@@ -377,8 +378,8 @@ export function boardPages(services: Services) {
   });
   area.form(`${T}/delete`, threadPage, {
     change: ({ c, actor, projectId }) => {
-      board.remove(actor, projectId, paramId(c, "threadId"));
-      return `/projects/${projectId}/board`;
+      const removed = board.remove(actor, projectId, paramId(c, "threadId"));
+      return afterDelete(`/projects/${projectId}/board`, removed);
     },
   });
   area.form(`${T}/comments`, threadPage, {
@@ -406,8 +407,8 @@ export function boardPages(services: Services) {
   });
   area.form(`${C}/delete`, threadPage, {
     change: ({ c, actor, projectId }) => {
-      board.removeComment(actor, projectId, paramId(c, "commentId"));
-      return threadUrl(projectId, paramId(c, "threadId"));
+      const removed = board.removeComment(actor, projectId, paramId(c, "commentId"));
+      return afterDelete(threadUrl(projectId, paramId(c, "threadId")), removed);
     },
   });
   return area.app;

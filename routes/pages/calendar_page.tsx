@@ -35,6 +35,7 @@ import {
 } from "./kit/fields.tsx";
 import { checked, type Fields, orNull } from "./kit/forms.ts";
 import { Alert } from "./kit/layout.tsx";
+import { afterDelete } from "./kit/notices.tsx";
 
 type Ctx = Context<AppEnv>;
 
@@ -401,8 +402,7 @@ export function calendarPages(services: Services) {
     },
     remove: ({ c, actor, projectId }) => {
       const event = calendar.get(actor, projectId, paramId(c, "eventId"));
-      calendar.remove(actor, projectId, event.id);
-      return monthOf(projectId, event);
+      return afterDelete(monthOf(projectId, event), calendar.remove(actor, projectId, event.id));
     },
   });
   return area.app;

@@ -23,6 +23,7 @@ import { ButtonForm, formState, PostForm, TextArea } from "./kit/fields.tsx";
 import { textAttrs } from "./kit/forms.ts";
 import { Alert, FieldError, renderFragment } from "./kit/layout.tsx";
 import type { Shown } from "./kit/submit.ts";
+import { afterDelete } from "./kit/notices.tsx";
 
 /** A page of messages, oldest first, and whether older ones exist. */
 interface History {
@@ -296,8 +297,8 @@ export function chatPages(services: Services) {
   });
   area.form(`${M}/delete`, chatPage, {
     change: ({ c, actor, projectId }) => {
-      chat.remove(actor, projectId, paramId(c, "messageId"));
-      return `/projects/${projectId}/chat`;
+      const removed = chat.remove(actor, projectId, paramId(c, "messageId"));
+      return afterDelete(`/projects/${projectId}/chat`, removed);
     },
   });
   return area.app;

@@ -20,6 +20,7 @@ import { uploadLimitMb } from "./kit/errors.tsx";
 import { ButtonForm, Field, formState, PostForm } from "./kit/fields.tsx";
 import { Alert } from "./kit/layout.tsx";
 import type { Shown } from "./kit/submit.ts";
+import { afterDelete } from "./kit/notices.tsx";
 
 type Source = "upload" | "attachment";
 const SOURCES: Source[] = ["upload", "attachment"];
@@ -140,8 +141,8 @@ export function filesPages(services: Services) {
   });
   area.form(`${P}/:fileId{[0-9]+}/delete`, filesPage, {
     change: ({ c, actor, projectId }) => {
-      files.remove(actor, projectId, paramId(c, "fileId"));
-      return `/projects/${projectId}/files`;
+      const removed = files.remove(actor, projectId, paramId(c, "fileId"));
+      return afterDelete(`/projects/${projectId}/files`, removed);
     },
   });
   return area.app;

@@ -23,6 +23,7 @@ import {
 } from "./kit/fields.tsx";
 import { type Fields, idOrNull, orNull } from "./kit/forms.ts";
 import { Alert, FieldError } from "./kit/layout.tsx";
+import { afterDelete } from "./kit/notices.tsx";
 
 /** The conflicts as a list; `meetings.js` renders the same markup from the check API. */
 function ConflictItems(props: { frame: ProjectFrame; conflicts: Conflict[] }) {
@@ -380,8 +381,8 @@ export function meetingsPages(services: Services) {
       return `/projects/${projectId}/meetings/${meetingId}?saved=1`;
     },
     remove: ({ c, actor, projectId }) => {
-      meetings.remove(actor, projectId, paramId(c, "meetingId"));
-      return `/projects/${projectId}/meetings`;
+      const removed = meetings.remove(actor, projectId, paramId(c, "meetingId"));
+      return afterDelete(`/projects/${projectId}/meetings`, removed);
     },
   });
   return area.app;

@@ -26,6 +26,7 @@ import {
 } from "./kit/fields.tsx";
 import { checked, type Fields, tagList } from "./kit/forms.ts";
 import { Alert } from "./kit/layout.tsx";
+import { afterDelete } from "./kit/notices.tsx";
 
 const FIELDS = { tags: "notes.tagsInvalid" } as const;
 
@@ -205,8 +206,8 @@ export function notesPages(services: Services) {
       return `/projects/${projectId}/notes/${note.id}`;
     },
     remove: ({ c, actor, projectId }) => {
-      notes.remove(actor, projectId, paramId(c, "noteId"));
-      return `/projects/${projectId}/notes`;
+      const removed = notes.remove(actor, projectId, paramId(c, "noteId"));
+      return afterDelete(`/projects/${projectId}/notes`, removed);
     },
   });
   return area.app;

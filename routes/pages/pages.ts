@@ -26,6 +26,7 @@ import { projectPages } from "./project_pages.tsx";
 import { searchPage } from "./search_page.tsx";
 import { staticFiles } from "../static_files.ts";
 import { todoPages } from "./todos_page.tsx";
+import { trashPages } from "./trash_page.tsx";
 
 /** The pages a visitor without a session may see. */
 const PUBLIC_PAGES = new Set(["/login", "/register"]);
@@ -43,8 +44,11 @@ export function pages(services: Services, options: PagesOptions) {
   const app = new Hono<AppEnv>();
   app.use(...options.gate);
   app.route("/", staticFiles());
-  const { fileStore, maxUploadBytes } = services;
-  app.use(formLimits({ store: fileStore, maxUploadBytes }), requireLogin(PUBLIC_PAGES));
+  const { fileStore, maxUploadBytes, maxImportBytes } = services;
+  app.use(
+    formLimits({ store: fileStore, maxUploadBytes, maxImportBytes }),
+    requireLogin(PUBLIC_PAGES),
+  );
 
   app.route("/", accountPages(services, options));
   app.route("/", projectPages(services));
@@ -60,6 +64,7 @@ export function pages(services: Services, options: PagesOptions) {
   app.route("/", calendarPages(services));
   app.route("/", meetingsPages(services));
   app.route("/", searchPage(services));
+  app.route("/", trashPages(services));
 
   app.all("*", (c) => notFound(c, pageCtx(c, services)));
   app.onError(handleFailure(options.failures, (error, c) => {

@@ -1,24 +1,29 @@
 /**
- * The personal dashboard (`/`), the project list, and the project page (`/projects/{id}`):
- * the project dashboard, then member management. Both dashboards answer `?fragment=1` with
- * the dashboard alone, which `static/dashboard.js` uses to re-render them live.
+ * The personal dashboard (`/`), the project list with the import of an archive, and the
+ * project page (`/projects/{id}`): the project dashboard, then member management and export.
+ * Both dashboards answer `?fragment=1` with the dashboard alone, which `static/dashboard.js`
+ * uses to re-render them live.
  */
 import type { z } from "@hono/zod-openapi";
 import { type Context, Hono } from "hono";
 import type { Child } from "hono/jsx";
 import type { Actor } from "../../domain/accounts.ts";
+import { DomainError, invalid } from "../../domain/errors.ts";
+import { ARCHIVE_KINDS } from "../../domain/project_archive.ts";
+import type { ImportReport } from "../../domain/project_import.ts";
 import type { Member, Project, ProjectRole } from "../../domain/projects.ts";
 import type { Services } from "../../domain/services.ts";
 import type { AppEnv } from "../api/openapi.ts";
 import { MemberRoleInput } from "../api/projects.ts";
 import { MemberInputSchema, ProjectInputSchema } from "../api/schemas.ts";
 import { formatDateTime } from "../i18n/format.ts";
+import type { SpooledFile } from "../multipart.ts";
 import { type PageCtx, pageCtx } from "./context.ts";
 import { PersonalDashboardView, ProjectDashboardView } from "./dashboards.tsx";
 import { loadFrame, paramId, ProjectNav } from "./kit/area.tsx";
 import { Table } from "./kit/content.tsx";
 import { todayOf } from "./kit/dates.ts";
-import type { RefusalWords } from "./kit/errors.tsx";
+import { importLimitMb, type RefusalWords } from "./kit/errors.tsx";
 import {
   ButtonForm,
   Field,
@@ -97,6 +102,7 @@ function ProjectList(
           <ProjectFields ctx={props.ctx} form={formState(props.shown, "create")} />
         </PostForm>
       </div>
+      <ImportForm ctx={props.ctx} form={formState(props.shown, "import")} />
       <p>
         <a href={props.archived ? "/projects" : "/projects?archived=true"}>
           {props.archived ? t("projects.hideArchived") : t("projects.showArchived")}
@@ -107,6 +113,67 @@ function ProjectList(
           {props.projects.map((p) => <ProjectCard key={p.id} ctx={props.ctx} project={p} />)}
         </div>
       )}
+    </>
+  );
+}
+
+/** The import form: an archive made by Export, sent as a multipart upload. */
+function ImportForm(props: { ctx: PageCtx; form: FormState }) {
+  const { t } = props.ctx;
+  return (
+    <div class="card">
+      <h2>{t("import.title")}</h2>
+      <p class="muted">{t("import.hint")}</p>
+      <PostForm
+        action="/projects/import"
+        submit={t("import.submit")}
+        attrs={{ enctype: "multipart/form-data", "data-import": true }}
+      >
+        <Field label={t("import.archive")} error={props.form.errors.file}>
+          <input type="file" name="file" accept=".zip,application/zip" required />
+        </Field>
+      </PostForm>
+    </div>
+  );
+}
+
+/** What an import did: the new project, the number of each kind, the emails left unmatched. */
+function ImportReportView(props: { ctx: PageCtx; project: Project; report: ImportReport }) {
+  const { t } = props.ctx;
+  const { project, report } = props;
+  return (
+    <>
+      <h1>{t("import.done")}</h1>
+      <div class="success row" role="status" data-imported={project.id}>
+        <span>{t("import.created")}</span>
+        <a href={`/projects/${project.id}`}>
+          <strong>{project.name}</strong>
+        </a>
+      </div>
+      <h2>{t("import.counts")}</h2>
+      <div class="card">
+        <Table heads={[t("import.kind"), t("import.count")]}>
+          {ARCHIVE_KINDS.map((kind) => (
+            <tr data-count={kind}>
+              <td>{t(`import.kind.${kind}` as const)}</td>
+              <td>{String(report.counts[kind])}</td>
+            </tr>
+          ))}
+        </Table>
+      </div>
+      {report.unmatchedEmails.length === 0
+        ? <p class="muted" data-unmatched="none">{t("import.allMatched")}</p>
+        : (
+          <div class="card" data-unmatched>
+            <p>{t("import.unmatched")}</p>
+            <ul>
+              {
+                // deno-lint-ignore jsx-key -- rendered once on the server: a key would show as an attribute
+                report.unmatchedEmails.map((email) => <li>{email}</li>)
+              }
+            </ul>
+          </div>
+        )}
     </>
   );
 }
@@ -169,7 +236,12 @@ function ProjectPage(
           ? <span class="tag">{t("projects.myRole", { role: t(`role.${project.myRole}`) })}</span>
           : null}
       </div>
-      <ProjectNav ctx={ctx} projectId={project.id} current="dashboard" />
+      <ProjectNav
+        ctx={ctx}
+        projectId={project.id}
+        current="dashboard"
+        trash={isOwner || project.myRole === "member"}
+      />
       {project.description ? <p>{project.description}</p> : null}
       {project.archived ? <div class="notice">{t("projects.archivedNotice")}</div> : null}
       <Alert message={props.shown.message} />
@@ -219,6 +291,15 @@ function ProjectPage(
       {isOwner
         ? (
           <div class="row">
+            <a
+              class="button"
+              href={`/api/projects/${project.id}/export`}
+              download
+              title={t("projects.exportHint")}
+              data-export
+            >
+              {t("projects.export")}
+            </a>
             <ButtonForm
               action={`${base}/${project.archived ? "unarchive" : "archive"}`}
               label={project.archived ? t("projects.unarchive") : t("projects.archive")}
@@ -286,6 +367,19 @@ export function projectPages(services: Services) {
     });
   };
 
+  /**
+   * Imports an uploaded archive. A problem of the archive itself (damaged, foreign, too new)
+   * is the file field's: the page says so in its words, whatever part of the archive it was.
+   */
+  const importArchive = async (actor: Actor, file: SpooledFile) => {
+    try {
+      return await services.projectImport.import(actor, file.bytes);
+    } catch (error) {
+      if (!(error instanceof DomainError) || error.code !== "validation") throw error;
+      throw new DomainError("validation", error.message, { details: { file: "damaged" } });
+    }
+  };
+
   /** The personal dashboard of the caller. */
   const personal = (ctx: PageCtx) => {
     const data = services.dashboards.personal(ctx.actor!);
@@ -329,6 +423,23 @@ export function projectPages(services: Services) {
     schema: ProjectInputSchema,
     show: (shown, { c }) => showList(c, shown),
     change: (input, { ctx }) => `/projects/${projects.create(ctx.actor!, input).id}`,
+  });
+
+  form("/projects/import", {
+    form: "import",
+    fields: { file: "import.chooseFile", "file:damaged": "import.invalid" },
+    codes: { too_large: { field: "file", message: "import.tooLarge" } },
+    maxUploadMb: importLimitMb(services),
+    show: (shown, { c }) => showList(c, shown),
+    change: async (_, { c, ctx, file }) => {
+      if (!file) throw invalid("file", "Choose an archive to import");
+      const { project, report } = await importArchive(ctx.actor!, file);
+      return renderPage(c, ctx, {
+        title: ctx.t("import.done"),
+        status: 201,
+        body: <ImportReportView ctx={ctx} project={project} report={report} />,
+      });
+    },
   });
 
   app.get(P, (c) => showProject(c));

@@ -30,6 +30,7 @@ import {
 import { type Fields, idOrNull, orNull, readForm, tagList } from "./kit/forms.ts";
 import { Alert, FieldError } from "./kit/layout.tsx";
 import { type Shown, submit } from "./kit/submit.ts";
+import { afterDelete } from "./kit/notices.tsx";
 
 const PRIORITIES: readonly Priority[] = ["low", "normal", "high"];
 
@@ -472,8 +473,7 @@ export function todoPages(services: Services) {
       return itemUrl(projectId, item.id);
     },
     remove: ({ c, actor, projectId }) => {
-      todos.remove(actor, projectId, paramId(c, "itemId"));
-      return boardUrl(projectId);
+      return afterDelete(boardUrl(projectId), todos.remove(actor, projectId, paramId(c, "itemId")));
     },
   });
   area.form(`${I}/move`, todosPage, {

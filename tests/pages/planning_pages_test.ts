@@ -499,7 +499,7 @@ Deno.test("calendar events are created, edited and deleted with plain forms", as
 
     const deleted = await post(t, alice.cookie, `${base}/calendar/events/${event.id}/delete`, {});
     assert.equal(deleted.status, 303);
-    assert.equal(deleted.location, `${base}/calendar?month=2026-12`);
+    assert.equal(deleted.location, `${base}/calendar?month=2026-12&deleted=event-${event.id}`);
     assert.equal((await page(t, alice.cookie, `${base}/calendar/events/${event.id}`)).status, 404);
     assert.equal(
       (await post(t, alice.cookie, `${base}/calendar/events/${event.id}/delete`, {})).status,
@@ -624,7 +624,7 @@ Deno.test("meetings are scheduled with invitees, list their conflicts after savi
 
     const deleted = await post(t, alice.cookie, `${base}/meetings/${meetingId}/delete`, {});
     assert.equal(deleted.status, 303);
-    assert.equal(deleted.location, `${base}/meetings`);
+    assert.equal(deleted.location, `${base}/meetings?deleted=meeting-${meetingId}`);
     assert.equal((await page(t, alice.cookie, `${base}/meetings/${meetingId}`)).status, 404);
   });
 });

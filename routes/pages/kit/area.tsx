@@ -16,6 +16,7 @@ import type { Translate } from "../../i18n/i18n.ts";
 import type { SpooledFile } from "../../multipart.ts";
 import { type PageCtx, pageCtx } from "../context.ts";
 import { type RefusalWords, uploadLimitMb } from "./errors.tsx";
+import { ActionNotice, noticesOf } from "./notices.tsx";
 import { type Fields, readForm, validateForm } from "./forms.ts";
 import { renderFragment, renderPage } from "./layout.tsx";
 import { type Shown, submit } from "./submit.ts";
@@ -35,19 +36,25 @@ const AREAS = [
   "meetings",
   "search",
   "activity",
+  "trash",
 ] as const;
 
 /** A project section. */
 export type ProjectArea = (typeof AREAS)[number];
 
-/** The project's section tabs; `current` is marked for assistive technology and styling. */
-export function ProjectNav(props: { ctx: PageCtx; projectId: number; current: ProjectArea }) {
+/**
+ * The project's section tabs; `current` is marked for assistive technology and styling. The
+ * trash is a tab for those who may see it (`trash`: members and owners, not viewers).
+ */
+export function ProjectNav(
+  props: { ctx: PageCtx; projectId: number; current: ProjectArea; trash: boolean },
+) {
   const { t } = props.ctx;
   const href = (area: ProjectArea) =>
     area === "dashboard" ? `/projects/${props.projectId}` : `/projects/${props.projectId}/${area}`;
   return (
     <nav class="tabs" aria-label={t("projectNav.label")}>
-      {AREAS.map((area) => (
+      {AREAS.filter((area) => area !== "trash" || props.trash).map((area) => (
         <a href={href(area)} aria-current={area === props.current ? "page" : undefined}>
           {t(`projectNav.${area}` as MessageKey)}
         </a>
@@ -67,6 +74,8 @@ export interface ProjectFrame {
   canWrite: boolean;
   /** Whether the caller manages the project (an owner or an admin). */
   isOwner: boolean;
+  /** Whether the caller may see the project's trash (anyone but a viewer). */
+  seesTrash: boolean;
 }
 
 /** Loads the project for the caller; throws the domain's `not_found` when they cannot see it. */
@@ -76,7 +85,8 @@ export function loadFrame(c: Ctx, services: Services, projectId: number): Projec
   const isAdmin = ctx.user?.role === "admin";
   const isOwner = isAdmin || project.myRole === "owner";
   const canWrite = !project.archived && (isOwner || project.myRole === "member");
-  return { ctx, services, project, members, canWrite, isOwner };
+  const seesTrash = isOwner || project.myRole === "member";
+  return { ctx, services, project, members, canWrite, isOwner, seesTrash };
 }
 
 /** Whether the caller may edit or delete content written by `authorId`. */
@@ -114,8 +124,23 @@ export function renderArea(
           <a class="project-name" href={`/projects/${project.id}`}>{project.name}</a>
           {project.archived ? <span class="tag">{ctx.t("projects.archived")}</span> : null}
         </div>
-        <ProjectNav ctx={ctx} projectId={project.id} current={page.area} />
+        <ProjectNav
+          ctx={ctx}
+          projectId={project.id}
+          current={page.area}
+          trash={frame.seesTrash}
+        />
         {project.archived ? <div class="notice">{ctx.t("projects.archivedNotice")}</div> : null}
+        {c.req.method === "GET"
+          ? (
+            <ActionNotice
+              ctx={ctx}
+              notices={noticesOf(c.req.url)}
+              projectId={project.id}
+              canUndo={frame.canWrite}
+            />
+          )
+          : null}
         {page.body}
       </>
     ),
@@ -127,6 +152,8 @@ export interface AreaPage<D> {
   area: ProjectArea;
   load(c: Ctx, frame: ProjectFrame): D;
   title(data: D, t: Translate): string;
+  /** The page's status when what it loaded says so (default 200). */
+  status?(data: D): number | undefined;
   view(props: { frame: ProjectFrame; data: D; shown: Shown }): Child;
   /** The part a script re-renders, answered alone for `?fragment=1`. */
   fragment?(props: { frame: ProjectFrame; data: D }): Child;
@@ -179,7 +206,7 @@ export function areaRoutes(services: Services) {
     return renderArea(c, frame, {
       area: page.area,
       title: page.title(data, frame.ctx.t),
-      status: shown.status,
+      status: shown.status ?? page.status?.(data),
       body: page.view({ frame, data, shown }),
     });
   };

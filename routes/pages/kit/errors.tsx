@@ -11,7 +11,7 @@ import type { AppEnv } from "../../api/openapi.ts";
 import type { MessageKey } from "../../i18n/en.ts";
 import type { Translate } from "../../i18n/i18n.ts";
 import { type PageCtx, pageCtx } from "../context.ts";
-import { FormTooLarge, UnreadableForm } from "../../form_body.ts";
+import { FormTooLarge, isImportForm, UnreadableForm } from "../../form_body.ts";
 import type { FieldMessages } from "./forms.ts";
 import { renderPage } from "./layout.tsx";
 
@@ -36,10 +36,10 @@ export interface RefusalWords {
   fields?: FieldMessages;
   /**
    * The words for a code, in place of the general ones: in the alert, or next to `field`.
-   * `{seconds}` in them is how long a `rate_limited` caller waits.
+   * `{seconds}` in them is how long a `rate_limited` caller waits, `{mb}` the size limit.
    */
   codes?: Partial<Record<ErrorCode, MessageKey | { field: string; message: MessageKey }>>;
-  /** The upload limit in MiB, for the 413 message. */
+  /** The upload limit in MiB, for the 413 message (`{mb}`). */
   maxUploadMb?: number;
 }
 
@@ -53,7 +53,7 @@ export function refusalOf(error: unknown, t: Translate, words: RefusalWords = {}
   const own = words.codes?.[error.code];
   const ownKey = typeof own === "object" ? own.message : own;
   const reason = ownKey
-    ? t(ownKey, { seconds: error.retryAfter ?? 60 })
+    ? t(ownKey, { seconds: error.retryAfter ?? 60, mb: words.maxUploadMb ?? 0 })
     : error.code === "too_large"
     ? t("files.tooLarge", { mb: words.maxUploadMb ?? 0 })
     : t(MESSAGE[error.code] ?? "error.generic");
@@ -92,6 +92,11 @@ export function uploadLimitMb(services: Services): number {
   return Math.round(services.maxUploadBytes / (1024 * 1024));
 }
 
+/** The largest project archive an import takes, in MiB (`MAX_IMPORT_MB`), for messages. */
+export function importLimitMb(services: Services): number {
+  return Math.round(services.maxImportBytes / (1024 * 1024));
+}
+
 /** A page with one alert and a way back, for a request that cannot be answered as asked. */
 function stopPage(c: Context, ctx: PageCtx, page: { status: number; title: string; back: string }) {
   return renderPage(c, ctx, {
@@ -123,6 +128,10 @@ export function formErrorPage(
 ): Response | Promise<Response> | null {
   if (error instanceof FormTooLarge) {
     const ctx = pageCtx(c, services);
+    if (isImportForm(c.req.path)) {
+      const title = ctx.t("import.tooLarge", { mb: importLimitMb(services) });
+      return stopPage(c, ctx, { status: 413, title, back: "/projects" });
+    }
     const title = ctx.t("files.tooLarge", { mb: uploadLimitMb(services) });
     return stopPage(c, ctx, { status: 413, title, back: c.req.path.replace(/\/comments$/, "") });
   }

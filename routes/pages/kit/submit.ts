@@ -13,6 +13,7 @@ import type { Translate } from "../../i18n/i18n.ts";
 import { type PageCtx, pageCtx } from "../context.ts";
 import { refusalOf, type RefusalWords } from "./errors.tsx";
 import { type Fields, type FormResult, readForm, validateForm } from "./forms.ts";
+import type { SpooledFile } from "../../multipart.ts";
 
 /** What a page shows besides its data: a refusal's status and alert, and the refused form. */
 export interface Shown {
@@ -46,9 +47,15 @@ export interface Submission<I> extends RefusalWords {
   values: Fields;
   /** The form checked into the change's input. */
   input: FormResult<I>;
-  /** Makes the change; returns where to go next. */
-  change: (input: I) => string | Promise<string>;
+  /**
+   * Makes the change; returns where to go next, or the page to answer itself (an import shows
+   * its report, which no address could carry).
+   */
+  change: (input: I) => Done | Promise<Done>;
 }
+
+/** Where a form's change leads: an address to go to (303), or a page answered as it is. */
+export type Done = string | Response;
 
 /**
  * Submits a form (see the module comment). A `not_found` refusal is thrown on: the page
@@ -64,9 +71,9 @@ export async function submit<I>(c: Context, show: Show, form: Submission<I>): Pr
       form: { name: form.form, values, errors },
     });
   }
-  let location: string;
+  let done: Done;
   try {
-    location = await form.change(input.data);
+    done = await form.change(input.data);
   } catch (error) {
     const refusal = refusalOf(error, t, form);
     if (refusal.status === 404 && !form.codes?.not_found) throw error;
@@ -76,7 +83,7 @@ export async function submit<I>(c: Context, show: Show, form: Submission<I>): Pr
     const { status, message, errors } = refusal;
     return show({ status, message, form: { name: form.form, values, errors } });
   }
-  return c.redirect(location, 303);
+  return typeof done === "string" ? c.redirect(done, 303) : done;
 }
 
 /** What a form's change is given, outside the areas (see `pageForms`). */
@@ -84,6 +91,8 @@ export interface PageChange {
   c: Context<AppEnv>;
   ctx: PageCtx;
   fields: Fields;
+  /** The form's `file`, when it sent one. */
+  file: SpooledFile | null;
 }
 
 /** How a form of a page outside the projects' areas is read, checked and carried out. */
@@ -98,8 +107,8 @@ export interface PageForm<I> extends RefusalWords {
   subject?: (change: PageChange) => unknown;
   /** Shows the page again with what a refusal left. */
   show: (shown: Shown, change: PageChange) => Response | Promise<Response>;
-  /** Makes the change; returns where to go next. */
-  change: (input: I, change: PageChange) => string | Promise<string>;
+  /** Makes the change; returns where to go next (see `Submission.change`). */
+  change: (input: I, change: PageChange) => Done | Promise<Done>;
 }
 
 /**
@@ -114,9 +123,9 @@ export function pageForms(app: Hono<AppEnv>, services: Services) {
 
 /** Reads, checks and submits one form of `pageForms`. */
 async function take<I>(c: Context<AppEnv>, services: Services, form: PageForm<I>) {
-  const { fields } = await readForm(c);
+  const { fields, file } = await readForm(c);
   const ctx = pageCtx(c, services);
-  const page = { c, ctx, fields };
+  const page = { c, ctx, fields, file };
   form.subject?.(page);
   return await submit(c, (shown) => form.show(shown, page), {
     ...form,

@@ -219,6 +219,7 @@ function ProjectPage(
       {isOwner
         ? (
           <div class="row">
+            <a class="button secondary" href={`${base}/webhooks`}>{t("webhooks.title")}</a>
             <ButtonForm
               action={`${base}/${project.archived ? "unarchive" : "archive"}`}
               label={project.archived ? t("projects.unarchive") : t("projects.archive")}

@@ -25,6 +25,7 @@ import {
 } from "./kit/fields.tsx";
 import type { Fields } from "./kit/forms.ts";
 import { Alert, renderPage } from "./kit/layout.tsx";
+import { onceSecrets } from "./kit/once.ts";
 import { pageForms, type Shown } from "./kit/submit.ts";
 
 const TOKENS = "/settings/tokens";
@@ -102,8 +103,10 @@ function TokenFields(props: { ctx: PageCtx; form: FormState }) {
   );
 }
 
-function TokensPage(props: { ctx: PageCtx; tokens: ApiToken[]; now: string; shown: Shown }) {
-  const { ctx, tokens, shown } = props;
+function TokensPage(
+  props: { ctx: PageCtx; tokens: ApiToken[]; now: string; secret: string | null; shown: Shown },
+) {
+  const { ctx, tokens, shown, secret } = props;
   const { t } = ctx;
   const form = formState(shown, "token", { expiresInDays: "90" });
   return (
@@ -112,11 +115,11 @@ function TokensPage(props: { ctx: PageCtx; tokens: ApiToken[]; now: string; show
       <h1>{t("tokens.title")}</h1>
       <p class="muted">{t("tokens.intro")}</p>
       <Alert message={shown.message} />
-      {shown.secret
+      {secret
         ? (
           <div class="success" role="status" data-secret>
             <p>{t("tokens.created")}</p>
-            <CopyText t={t} id="token-secret" text={shown.secret} label={t("tokens.secret")} />
+            <CopyText t={t} id="token-secret" text={secret} label={t("tokens.secret")} />
           </div>
         )
         : null}
@@ -145,7 +148,7 @@ function TokensPage(props: { ctx: PageCtx; tokens: ApiToken[]; now: string; show
           </Table>
         </div>
       )}
-      {shown.secret ? <CopyScript /> : null}
+      {secret ? <CopyScript /> : null}
     </>
   );
 }
@@ -195,15 +198,17 @@ export function connectPages(services: Services, options: { baseUrl: string | nu
   const app = new Hono<AppEnv>();
   const form = pageForms(app, services);
   const { apiTokens, calendarFeeds } = services;
+  const secrets = onceSecrets(() => services.clock.now().getTime());
 
   const showTokens = (c: Context<AppEnv>, shown: Shown = {}) => {
     const ctx = pageCtx(c, services);
     const tokens = apiTokens.list(ctx.actor!);
     const now = services.clock.now().toISOString();
+    const secret = secrets.take(c, TOKENS);
     return renderPage(c, ctx, {
       title: ctx.t("tokens.title"),
       status: shown.status ?? 200,
-      body: <TokensPage ctx={ctx} tokens={tokens} now={now} shown={shown} />,
+      body: <TokensPage ctx={ctx} tokens={tokens} now={now} secret={secret} shown={shown} />,
     });
   };
 
@@ -237,7 +242,10 @@ export function connectPages(services: Services, options: { baseUrl: string | nu
     fields: FIELDS,
     codes: { conflict: "tokens.tooMany" },
     show: (shown, { c }) => showTokens(c, shown),
-    change: (input, { ctx }) => ({ secret: apiTokens.create(ctx.actor!, input).secret }),
+    change: (input, { c, ctx }) => {
+      secrets.put(c, TOKENS, apiTokens.create(ctx.actor!, input).secret);
+      return TOKENS;
+    },
   });
 
   form(`${TOKENS}/:tokenId{[0-9]+}/revoke`, {

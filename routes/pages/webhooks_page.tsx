@@ -14,6 +14,10 @@ import { CopyScript, CopyText } from "./kit/copy.tsx";
 import { ButtonForm, type FormState, formState, PostForm, TextField } from "./kit/fields.tsx";
 import { type Fields, orNull } from "./kit/forms.ts";
 import { Alert } from "./kit/layout.tsx";
+import { type OnceSecrets, onceSecrets } from "./kit/once.ts";
+
+/** The page's path. */
+const pathOf = (projectId: number) => `/projects/${projectId}/webhooks`;
 
 /** How many of a webhook's latest deliveries the page lists. */
 const RECENT = 10;
@@ -37,6 +41,12 @@ function readWebhook(fields: Fields) {
 interface WebhookView {
   webhook: Webhook;
   deliveries: Delivery[];
+}
+
+interface WebhooksData {
+  views: WebhookView[];
+  /** The signing secret of the webhook just added, shown this once. */
+  secret: string | null;
 }
 
 function EventChoices(props: { frame: ProjectFrame; form: FormState }) {
@@ -189,23 +199,25 @@ function WebhookCard(props: { frame: ProjectFrame; view: WebhookView; base: stri
   );
 }
 
-const webhooksPage: AreaPage<WebhookView[]> = {
+/** The page, showing a secret waiting in `secrets` once. */
+const webhooksPage = (secrets: OnceSecrets): AreaPage<WebhooksData> => ({
   area: "dashboard",
   // The domain decides who may see them: a member is refused (the 403 page).
-  load: (_, frame) => {
+  load: (c, frame) => {
     const { webhooks } = frame.services;
     const actor = frame.ctx.actor!;
     const projectId = frame.project.id;
-    return webhooks.list(actor, projectId).map((webhook) => ({
+    const views = webhooks.list(actor, projectId).map((webhook) => ({
       webhook,
       deliveries: webhooks.deliveries(actor, projectId, webhook.id, {
         page: 1,
         pageSize: RECENT,
       }).items,
     }));
+    return { views, secret: secrets.take(c, pathOf(projectId)) };
   },
   title: (_, t) => t("webhooks.title"),
-  view: ({ frame, data, shown }) => {
+  view: ({ frame, data: { views, secret }, shown }) => {
     const { t } = frame.ctx;
     const base = `/projects/${frame.project.id}/webhooks`;
     return (
@@ -214,14 +226,14 @@ const webhooksPage: AreaPage<WebhookView[]> = {
         <h1>{t("webhooks.title")}</h1>
         <p class="muted">{t("webhooks.intro")}</p>
         <Alert message={shown.message} />
-        {shown.secret
+        {secret
           ? (
             <div class="success" role="status" data-secret>
               <p>{t("webhooks.created")}</p>
               <CopyText
                 t={t}
                 id="webhook-secret"
-                text={shown.secret}
+                text={secret}
                 label={t("webhooks.secret")}
               />
             </div>
@@ -230,16 +242,16 @@ const webhooksPage: AreaPage<WebhookView[]> = {
         {frame.project.archived
           ? null
           : <AddForm frame={frame} form={formState(shown, "create")} action={base} />}
-        {data.length === 0
+        {views.length === 0
           ? <p class="muted">{t("webhooks.none")}</p>
-          : data.map((view) => (
+          : views.map((view) => (
             <WebhookCard key={view.webhook.id} frame={frame} view={view} base={base} />
           ))}
-        {shown.secret ? <CopyScript /> : null}
+        {secret ? <CopyScript /> : null}
       </>
     );
   },
-};
+});
 
 /**
  * The webhooks page of a project and its forms. An unknown webhook or delivery is the domain's
@@ -248,23 +260,27 @@ const webhooksPage: AreaPage<WebhookView[]> = {
 export function webhookPages(services: Services) {
   const { webhooks } = services;
   const area = areaRoutes(services);
+  const secrets = onceSecrets(() => services.clock.now().getTime());
+  const page = webhooksPage(secrets);
   const P = "/projects/:projectId{[0-9]+}/webhooks";
   const W = `${P}/:webhookId{[0-9]+}`;
   const back = (projectId: number, webhookId: number) =>
     `/projects/${projectId}/webhooks#webhook-${webhookId}`;
-  area.page(P, webhooksPage);
-  area.form(P, webhooksPage, {
+  area.page(P, page);
+  area.form(P, page, {
     form: "create",
     lists: ["events"],
     schema: WebhookInput,
     read: readWebhook,
     fields: FIELDS,
-    change: async ({ actor, projectId, input }) => ({
-      secret: (await webhooks.create(actor, projectId, input)).secret,
-    }),
+    change: async ({ c, actor, projectId, input }) => {
+      const { secret } = await webhooks.create(actor, projectId, input);
+      secrets.put(c, pathOf(projectId), secret);
+      return pathOf(projectId);
+    },
   });
   for (const [action, active] of [["disable", false], ["enable", true]] as const) {
-    area.form(`${W}/${action}`, webhooksPage, {
+    area.form(`${W}/${action}`, page, {
       form: "webhook",
       change: async ({ c, actor, projectId }) => {
         const id = paramId(c, "webhookId");
@@ -273,14 +289,14 @@ export function webhookPages(services: Services) {
       },
     });
   }
-  area.form(`${W}/delete`, webhooksPage, {
+  area.form(`${W}/delete`, page, {
     form: "webhook",
     change: ({ c, actor, projectId }) => {
       webhooks.remove(actor, projectId, paramId(c, "webhookId"));
       return `/projects/${projectId}/webhooks`;
     },
   });
-  area.form(`${W}/deliveries/:deliveryId{[0-9]+}/redeliver`, webhooksPage, {
+  area.form(`${W}/deliveries/:deliveryId{[0-9]+}/redeliver`, page, {
     form: "webhook",
     codes: { conflict: "webhooks.redeliverInactive" },
     change: ({ c, actor, projectId }) => {

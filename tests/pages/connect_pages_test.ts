@@ -14,6 +14,7 @@ import {
   expectJson,
   getJson,
   type Json,
+  login,
   signUp,
   type Team,
   team,
@@ -92,17 +93,22 @@ Deno.test("creating a token shows its secret once with a Copy button, and it wor
     assert.equal(empty.status, 200);
     assert.ok(empty.html.includes(en["tokens.none"]));
 
-    const created = await post(t, cookie, "/settings/tokens", {
+    const posted = await post(t, cookie, "/settings/tokens", {
       name: "Nightly report",
       scope: "read",
       expiresInDays: "30",
     });
+    // Answered like every form (303), so a reload never makes a second token.
+    assert.equal(posted.status, 303);
+    assert.equal(posted.location, "/settings/tokens");
+    const created = await page(t, cookie, posted.location!);
     assert.equal(created.status, 200);
     assert.equal(created.headers.get("cache-control"), "no-store");
     const secret = created.html.match(SECRET)?.[1];
     assert.ok(secret, "the secret is shown in full, selectable");
     assert.ok(created.html.includes(escaped(en["tokens.created"])));
-    assert.match(created.html, /<button[^>]*data-copy="token-secret"/);
+    // Without JavaScript the Copy button stays hidden; the script shows it.
+    assert.match(created.html, /<button[^>]*\bhidden\b[^>]*data-copy="token-secret"/);
     assert.match(created.html, /src="\/static\/copy.js"/);
     // The form is blank again, ready for another token.
     assert.doesNotMatch(created.html, /value="Nightly report"/);
@@ -151,7 +157,7 @@ Deno.test("a blank expiry makes a token that never expires", async () => {
       scope: "write",
       expiresInDays: "",
     });
-    assert.equal(created.status, 200);
+    assert.equal(created.status, 303);
     const [token] = (await getJson(t, cookie, "/api/tokens")).items;
     assert.equal(token.expiresAt, null);
     assert.equal(token.scope, "write");
@@ -200,12 +206,12 @@ Deno.test("revoking a token from the page ends it; another user's token is the 4
   try {
     const ann = await signUp(t, "ann@example.com");
     const bo = await signUp(t, "bo@example.com");
-    const created = await post(t, ann.cookie, "/settings/tokens", {
+    await post(t, ann.cookie, "/settings/tokens", {
       name: "CI",
       scope: "write",
       expiresInDays: "7",
     });
-    const secret = created.html.match(SECRET)![1]!;
+    const secret = (await page(t, ann.cookie, "/settings/tokens")).html.match(SECRET)![1]!;
     const [token] = (await getJson(t, ann.cookie, "/api/tokens")).items;
     const listed = await page(t, ann.cookie, "/settings/tokens");
     assert.match(listed.html, new RegExp(`action="/settings/tokens/${token.id}/revoke"`));
@@ -316,11 +322,17 @@ Deno.test("the webhooks page is for owners and admins: members get the 403 page,
 Deno.test("adding a webhook shows its secret once; the page lists it with its events and state", async () => {
   await withHooks(async (t, { owner, project }) => {
     const path = `/projects/${project.id}/webhooks`;
-    const added = await post(t, owner.cookie, path, {
+    const posted = await post(t, owner.cookie, path, {
       url: HOOK_URL,
       description: "Build server",
       events: ["todo.updated", "file.uploaded"],
     });
+    assert.equal(posted.status, 303);
+    assert.equal(posted.location, path);
+    // Another session of the same owner is not shown the secret.
+    const elsewhere = await login(t, "olga@example.com");
+    assert.doesNotMatch((await page(t, elsewhere, path)).html, /whsec_/);
+    const added = await page(t, owner.cookie, path);
     assert.equal(added.status, 200);
     const secret = added.html.match(/<code id="webhook-secret" class="copy-text">([^<]+)</)?.[1];
     assert.match(secret ?? "", /^whsec_/);

@@ -18,7 +18,7 @@ import { type PageCtx, pageCtx } from "../context.ts";
 import { type RefusalWords, uploadLimitMb } from "./errors.tsx";
 import { type Fields, readForm, validateForm } from "./forms.ts";
 import { renderFragment, renderPage } from "./layout.tsx";
-import { type Next, type Shown, submit } from "./submit.ts";
+import { type Shown, submit } from "./submit.ts";
 
 type Ctx = Context<AppEnv>;
 
@@ -154,8 +154,8 @@ export interface AreaForm<I> extends Omit<RefusalWords, "maxUploadMb"> {
   /** The operation's input schema (the API's), and how the fields are read into its shape. */
   schema?: z.ZodType<I>;
   read?: (fields: Fields, frame: ProjectFrame) => Record<string, unknown>;
-  /** Makes the change; returns where to go next (or the secret it made). */
-  change: (change: Change<I>) => Next | Promise<Next>;
+  /** Makes the change; returns where to go next. */
+  change: (change: Change<I>) => string | Promise<string>;
 }
 
 /**

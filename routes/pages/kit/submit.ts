@@ -19,15 +19,7 @@ export interface Shown {
   status?: number;
   message?: string | null;
   form?: RefusedForm;
-  /** A secret the change just made (an API token's, a webhook's): shown in this answer only. */
-  secret?: string;
 }
-
-/**
- * Where a change sends the browser next (303), or a secret it made, shown at once on the same
- * page: the server keeps no copy to show it again, so it cannot wait for the next request.
- */
-export type Next = string | { secret: string };
 
 /** A refused form: which of the page's forms, what it sent, and each bad field's message. */
 export interface RefusedForm {
@@ -54,8 +46,8 @@ export interface Submission<I> extends RefusalWords {
   values: Fields;
   /** The form checked into the change's input. */
   input: FormResult<I>;
-  /** Makes the change; returns where to go next (or the secret it made). */
-  change: (input: I) => Next | Promise<Next>;
+  /** Makes the change; returns where to go next. */
+  change: (input: I) => string | Promise<string>;
 }
 
 /**
@@ -72,9 +64,9 @@ export async function submit<I>(c: Context, show: Show, form: Submission<I>): Pr
       form: { name: form.form, values, errors },
     });
   }
-  let next: Next;
+  let location: string;
   try {
-    next = await form.change(input.data);
+    location = await form.change(input.data);
   } catch (error) {
     const refusal = refusalOf(error, t, form);
     if (refusal.status === 404 && !form.codes?.not_found) throw error;
@@ -84,9 +76,7 @@ export async function submit<I>(c: Context, show: Show, form: Submission<I>): Pr
     const { status, message, errors } = refusal;
     return show({ status, message, form: { name: form.form, values, errors } });
   }
-  if (typeof next === "string") return c.redirect(next, 303);
-  // A session's pages are answered `no-store`, so the secret stays out of the history's cache.
-  return show({ secret: next.secret });
+  return c.redirect(location, 303);
 }
 
 /** What a form's change is given, outside the areas (see `pageForms`). */
@@ -108,8 +98,8 @@ export interface PageForm<I> extends RefusalWords {
   subject?: (change: PageChange) => unknown;
   /** Shows the page again with what a refusal left. */
   show: (shown: Shown, change: PageChange) => Response | Promise<Response>;
-  /** Makes the change; returns where to go next (or the secret it made). */
-  change: (input: I, change: PageChange) => Next | Promise<Next>;
+  /** Makes the change; returns where to go next. */
+  change: (input: I, change: PageChange) => string | Promise<string>;
 }
 
 /**

@@ -442,7 +442,7 @@ export const ja: Messages = {
     "新しいアドレスを発行します。古いアドレスはすぐに使えなくなるため、購読しているカレンダーには新しいアドレスを設定し直してください。",
   "feeds.resetConfirm": "リンクを再発行しますか？古いリンクはすぐに使えなくなります。",
   "feeds.wasReset": "新しいリンクを発行しました。古いリンクはもう使えません。",
-  "webhooks.title": "Webhook",
+  "webhooks.title": "Webhook（ウェブフック）",
   "webhooks.intro":
     "Webhook は、このプロジェクトで選んだイベントが起きるたびに、署名付きの POST リクエストを URL に送ります。",
   "webhooks.back": "← プロジェクト",

@@ -20,7 +20,7 @@ import { projectAccess, requireOwner } from "./access.ts";
 import type { Actor } from "./accounts.ts";
 import type { EventName } from "./actions.ts";
 import type { Clock } from "./clock.ts";
-import { DomainError, invalid } from "./errors.ts";
+import { DomainError } from "./errors.ts";
 import { offsetOf, type Page, pageOf, type PageRequest } from "./paging.ts";
 import { type AllowList, checkTarget, type Resolver } from "./webhook_targets.ts";
 
@@ -111,17 +111,46 @@ function newSecret(): string {
   }`;
 }
 
+/**
+ * Why a webhook's `url` or `events` is refused: the code in `details` under the field, the
+ * sentence in the message, so callers (the pages) say it in their own words.
+ */
+export type WebhookRefusal =
+  /** The URL is longer than `MAX_URL_LENGTH`. */
+  | "too_long"
+  /** Not an absolute http or https URL. */
+  | "not_http"
+  /** The URL holds a user name or password. */
+  | "credentials"
+  /** The host resolves to a loopback, private, link-local or other non-public address. */
+  | "not_public"
+  /** The host name does not resolve. */
+  | "unresolvable"
+  /** No event named. */
+  | "empty"
+  /** `*` with event names. */
+  | "mixed"
+  /** An event name that is not a stream event. */
+  | "unknown_event";
+
+/** A `validation` refusal of `field`: `code` in `details`, `message` in words. */
+function refused(field: "url" | "events", code: WebhookRefusal, message: string): DomainError {
+  return new DomainError("validation", message, { details: { [field]: code } });
+}
+
 /** Checks the subscribed names: known stream events, or `*` alone; drops duplicates. */
 function cleanEvents(events: string[]): string[] {
   const unique = [...new Set(events)];
-  if (unique.length === 0) throw invalid("events", 'Cannot be empty: name events, or use ["*"]');
+  if (unique.length === 0) {
+    throw refused("events", "empty", 'Cannot subscribe: name events, or use ["*"]');
+  }
   if (unique.includes("*") && unique.length > 1) {
-    throw invalid("events", 'Cannot mix "*" with event names');
+    throw refused("events", "mixed", 'Cannot subscribe: "*" cannot be mixed with event names');
   }
   const known = new Set<string>([...WEBHOOK_EVENTS, "*"]);
   const unknown = unique.find((name) => !known.has(name));
   if (unknown !== undefined) {
-    throw invalid("events", `Cannot subscribe to unknown event ${unknown}`);
+    throw refused("events", "unknown_event", `Cannot subscribe to unknown event ${unknown}`);
   }
   return unique;
 }
@@ -156,14 +185,18 @@ export function createWebhooks(deps: WebhookDeps) {
   const checkUrl = async (raw: string): Promise<string> => {
     const text = raw.trim();
     if (text.length > MAX_URL_LENGTH) {
-      throw invalid("url", `Cannot be longer than ${MAX_URL_LENGTH} characters`);
+      throw refused(
+        "url",
+        "too_long",
+        `Cannot use the URL: it is longer than ${MAX_URL_LENGTH} characters`,
+      );
     }
     const url = URL.canParse(text) ? new URL(text) : null;
     if (!url || (url.protocol !== "http:" && url.protocol !== "https:") || !url.hostname) {
-      throw invalid("url", "Use an absolute http or https URL");
+      throw refused("url", "not_http", "Cannot use the URL: use an absolute http or https URL");
     }
     if (url.username || url.password) {
-      throw invalid("url", "Cannot hold a user name or password");
+      throw refused("url", "credentials", "Cannot use the URL: it holds a user name or password");
     }
     let check;
     try {
@@ -176,12 +209,9 @@ export function createWebhooks(deps: WebhookDeps) {
       check = { ok: false as const, reason: "unresolvable" as const };
     }
     if (!check.ok) {
-      throw invalid(
-        "url",
-        check.reason === "blocked"
-          ? `Cannot deliver to ${check.address}: not a public address`
-          : `Cannot resolve the host ${url.hostname}`,
-      );
+      throw check.reason === "blocked"
+        ? refused("url", "not_public", `Cannot deliver to ${check.address}: not a public address`)
+        : refused("url", "unresolvable", `Cannot resolve the host ${url.hostname}`);
     }
     return url.href;
   };

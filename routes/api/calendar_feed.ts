@@ -28,20 +28,23 @@ const reset = createRoute({
   responses: { 200: jsonResponse(FeedUrlsSchema, "The new feed URLs"), ...errors(401, 403) },
 });
 
+/** The feed URLs of `access`, absolute: from `baseUrl`, or else the request's origin. */
+export function feedUrls(c: Context, baseUrl: string | null, access: FeedAccess) {
+  const base = `${baseUrl ?? new URL(c.req.url).origin}/ics/${access.token}`;
+  return {
+    all: `${base}/all.ics`,
+    projects: access.projectIds.map((projectId) => ({
+      projectId,
+      url: `${base}/projects/${projectId}.ics`,
+    })),
+  };
+}
+
 /** The feed routes; URLs are absolute, from `baseUrl` or else the request's origin. */
 export function calendarFeedRoutes(services: Services, options: { baseUrl: string | null }) {
-  const urls = (c: Context, access: FeedAccess) => {
-    const base = `${options.baseUrl ?? new URL(c.req.url).origin}/ics/${access.token}`;
-    return {
-      urls: {
-        all: `${base}/all.ics`,
-        projects: access.projectIds.map((projectId) => ({
-          projectId,
-          url: `${base}/projects/${projectId}.ics`,
-        })),
-      },
-    };
-  };
+  const urls = (c: Context, access: FeedAccess) => ({
+    urls: feedUrls(c, options.baseUrl, access),
+  });
   return apiApp()
     .openapi(get, (c) => c.json(urls(c, services.calendarFeeds.access(actorOf(c))), 200))
     .openapi(reset, (c) => c.json(urls(c, services.calendarFeeds.reset(actorOf(c))), 200));

@@ -24,7 +24,8 @@ export const ApiTokenSchema = z.object({
   }),
 }).openapi("ApiToken");
 
-const TokenInputSchema = z.object({
+/** What creating a token takes (the settings page checks its form with it too). */
+export const TokenInputSchema = z.object({
   name: z.string().trim().min(1, "Cannot be blank").max(100),
   scope: z.enum(["read", "write"]).openapi({ description: "`read`: GET and HEAD only" }),
   expiresInDays: z.number().int().min(1).max(3650).nullable().optional().openapi({

@@ -55,6 +55,10 @@ const Url = z.string().trim().min(1, "Cannot be blank").max(MAX_URL_LENGTH).open
 });
 const Description = z.string().max(500).nullable().optional();
 
+/** What creating a webhook takes (the project's webhooks page checks its form with it too). */
+export const WebhookInput = z.object({ url: Url, events: Events, description: Description })
+  .openapi("WebhookInput");
+
 const WebhookBody = z.object({ webhook: WebhookSchema });
 
 const list = createRoute({
@@ -76,9 +80,7 @@ const create = createRoute({
   summary: "Create a webhook; its signing secret is in this answer only",
   request: {
     params: ProjectParam,
-    ...jsonRequest(
-      z.object({ url: Url, events: Events, description: Description }).openapi("WebhookInput"),
-    ),
+    ...jsonRequest(WebhookInput),
   },
   responses: {
     201: jsonResponse(

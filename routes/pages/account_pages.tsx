@@ -156,6 +156,18 @@ function SettingsPage(props: { ctx: PageCtx; saved: boolean; shown: Shown }) {
           />
         </PostForm>
       </div>
+      <div class="card" data-connect>
+        <h2>{t("connect.title")}</h2>
+        <p class="muted">{t("connect.intro")}</p>
+        <ul>
+          <li>
+            <a href="/settings/tokens">{t("tokens.title")}</a>
+          </li>
+          <li>
+            <a href="/settings/calendar">{t("feeds.title")}</a>
+          </li>
+        </ul>
+      </div>
     </>
   );
 }

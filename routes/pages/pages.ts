@@ -15,9 +15,10 @@ import { adminPages } from "./admin_page.tsx";
 import { boardPages } from "./board_pages.tsx";
 import { calendarPages } from "./calendar_page.tsx";
 import { chatPages } from "./chat_page.tsx";
+import { connectPages } from "./connect_pages.tsx";
 import { pageCtx } from "./context.ts";
 import { filesPages } from "./files_pages.tsx";
-import { formErrorPage, notFound, storageFullPage } from "./kit/errors.tsx";
+import { forbiddenPage, formErrorPage, notFound, storageFullPage } from "./kit/errors.tsx";
 import { meetingsPages } from "./meetings_page.tsx";
 import { milestonesPages } from "./milestones_page.tsx";
 import { notesPages } from "./notes_pages.tsx";
@@ -27,6 +28,7 @@ import { searchPage } from "./search_page.tsx";
 import { staticFiles } from "../static_files.ts";
 import { todoPages } from "./todos_page.tsx";
 import { trashPages } from "./trash_page.tsx";
+import { webhookPages } from "./webhooks_page.tsx";
 
 /** The pages a visitor without a session may see. */
 const PUBLIC_PAGES = new Set(["/login", "/register"]);
@@ -65,12 +67,18 @@ export function pages(services: Services, options: PagesOptions) {
   app.route("/", meetingsPages(services));
   app.route("/", searchPage(services));
   app.route("/", trashPages(services));
+  app.route("/", connectPages(services, options));
+  app.route("/", webhookPages(services));
 
   app.all("*", (c) => notFound(c, pageCtx(c, services)));
   app.onError(handleFailure(options.failures, (error, c) => {
     // Something unknown or hidden from the caller, as the API answers 404.
     if (error instanceof DomainError && error.code === "not_found") {
       return notFound(c, pageCtx(c, services));
+    }
+    // A page the caller may know of but not open (a member at a project's settings).
+    if (error instanceof DomainError && error.code === "forbidden") {
+      return forbiddenPage(c, pageCtx(c, services));
     }
     // A form the client got wrong (or a probe), not the server's fault: no error log line.
     const formError = formErrorPage(c, error, services);

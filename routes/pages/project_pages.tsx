@@ -300,6 +300,7 @@ function ProjectPage(
             >
               {t("projects.export")}
             </a>
+            <a class="button secondary" href={`${base}/webhooks`}>{t("webhooks.title")}</a>
             <ButtonForm
               action={`${base}/${project.archived ? "unarchive" : "archive"}`}
               label={project.archived ? t("projects.unarchive") : t("projects.archive")}

@@ -222,6 +222,19 @@ Deno.test("POST /webhooks rejects bad input with 400 and creates nothing", async
       const error = expectError(res, 400, "validation");
       assert.ok(error.details?.[field], `${JSON.stringify(body)}: ${res.text}`);
     }
+    // What the schema cannot judge the domain reports as a code, its sentence in `message`.
+    const coded: Array<[unknown, Record<string, string>]> = [
+      [{ url: "ftp://127.0.0.1/hook", events: ["*"] }, { url: "not_http" }],
+      [{ url: "/relative/hook", events: ["*"] }, { url: "not_http" }],
+      [{ url: "http://user:pass@127.0.0.1/hook", events: ["*"] }, { url: "credentials" }],
+      [{ url: rx.url, events: ["*", "todo.updated"] }, { events: "mixed" }],
+    ];
+    for (const [body, details] of coded) {
+      const res = await api(t, "POST", hooksPath(project.id), { cookie: owner.cookie, body });
+      const error = expectError(res, 400, "validation");
+      assert.deepEqual(error.details, details, JSON.stringify(body));
+      assert.match(error.message, /^Cannot /);
+    }
     const malformed = await api(t, "POST", hooksPath(project.id), {
       cookie: owner.cookie,
       raw: "{",
@@ -270,13 +283,17 @@ Deno.test("targets on loopback, private, link-local or unspecified addresses are
         body: { url, events: ["*"] },
       });
       const error = expectError(res, 400, "validation");
-      assert.match(error.details.url, /^Cannot deliver to .+: not a public address$/, url);
+      // A code for callers, the sentence in the message.
+      assert.deepEqual(error.details, { url: "not_public" }, url);
+      assert.match(error.message, /^Cannot deliver to .+: not a public address$/, url);
     }
     const unresolvable = await api(t, "POST", hooksPath(project.id), {
       cookie: owner.cookie,
       body: { url: "http://no-such-host.invalid/hook", events: ["*"] },
     });
-    assert.match(expectError(unresolvable, 400, "validation").details.url, /Cannot resolve/);
+    const unresolved = expectError(unresolvable, 400, "validation");
+    assert.deepEqual(unresolved.details, { url: "unresolvable" });
+    assert.match(unresolved.message, /^Cannot resolve the host no-such-host\.invalid$/);
     assert.deepEqual((await getJson(t, owner.cookie, hooksPath(project.id))).items, []);
   } finally {
     await t.close();
@@ -801,10 +818,9 @@ Deno.test("an http delivery connects to the address it checked; a name that turn
       cookie: owner.cookie,
       body: { url: "http://hooks.example.test/x", events: ["*"] },
     });
-    assert.equal(
-      expectError(res, 400, "validation").details.url,
-      "Cannot deliver to 10.0.0.7: not a public address",
-    );
+    const error = expectError(res, 400, "validation");
+    assert.deepEqual(error.details, { url: "not_public" });
+    assert.equal(error.message, "Cannot deliver to 10.0.0.7: not a public address");
   }, { webhooks: { resolve: (host) => Promise.resolve(names.get(host) ?? []) } });
 });
 

@@ -87,6 +87,11 @@ export function notFound(c: Context<AppEnv>, ctx: PageCtx) {
   });
 }
 
+/** The HTML 403 page, for a page the caller may know of but not open (as the API answers 403). */
+export function forbiddenPage(c: Context<AppEnv>, ctx: PageCtx) {
+  return stopPage(c, ctx, { status: 403, title: ctx.t("error.forbidden"), back: "/" });
+}
+
 /** The largest upload in MiB (`MAX_UPLOAD_MB` counts mebibytes), for messages. */
 export function uploadLimitMb(services: Services): number {
   return Math.round(services.maxUploadBytes / (1024 * 1024));

@@ -425,6 +425,7 @@ async function checkElements(work: string): Promise<Checked> {
     files: [],
   };
   const columnKeys = new Set<string>();
+  let turn = performance.now();
   for (const kind of IMPORT_ORDER) {
     const ids = checked.ids.get(kind)!;
     let index = 0;
@@ -451,8 +452,12 @@ async function checkElements(work: string): Promise<Checked> {
       for (const email of emailsOf(e)) checked.emails.add(email);
       if (kind === "files") checked.files.push({ ...(e as Element<"files">), index });
       index++;
-      // Long kinds give the event loop a turn now and then.
-      if (index % 5000 === 0) await new Promise((resolve) => setTimeout(resolve, 0));
+      // Long kinds give the event loop a turn every few milliseconds, so requests waiting
+      // meanwhile are answered (thousands of elements in a row held them for a quarter second).
+      if (index % 100 === 0 && performance.now() - turn >= IMPORT_BATCH_MS) {
+        await pause();
+        turn = performance.now();
+      }
     }
   }
   // A file's subject comes after files in the order: checked once every kind is known.
@@ -599,6 +604,8 @@ export interface ImportOptions {
    * import here.
    */
   betweenBatches?: (committed: number) => Promise<void>;
+  /** Rows per write transaction at most (default `IMPORT_BATCH`; tests make it small). */
+  batchRows?: number;
 }
 
 /** Lets other work (requests, group commits) run between two batches. */
@@ -606,13 +613,13 @@ const pause = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
 /**
  * Runs `steps` (each writes a few rows and yields how many) in transactions of at most
- * `IMPORT_BATCH` rows or `IMPORT_BATCH_MS`, awaiting `between` after each commit; returns the
- * steps' result. When anything fails, the steps are closed (their files too).
+ * `pacing.rows` rows or `IMPORT_BATCH_MS`, awaiting `pacing.between` after each commit;
+ * returns the steps' result. When anything fails, the steps are closed (their files too).
  */
 async function inBatches<T>(
   ctx: DomainContext,
   steps: Generator<number, T>,
-  between: (committed: number) => Promise<void>,
+  pacing: { between: (committed: number) => Promise<void>; rows: number },
 ): Promise<T> {
   let committed = 0;
   try {
@@ -620,7 +627,7 @@ async function inBatches<T>(
       const start = ctx.clock.now().getTime();
       const batch = ctx.db.tx((): { done: true; value: T } | { done: false } => {
         let rows = 0;
-        while (rows < IMPORT_BATCH) {
+        while (rows < pacing.rows) {
           if (rows > 0 && ctx.clock.now().getTime() - start >= IMPORT_BATCH_MS) break;
           const step = steps.next();
           if (step.done) return { done: true, value: step.value };
@@ -630,7 +637,7 @@ async function inBatches<T>(
       });
       committed++;
       if (batch.done) return batch.value;
-      await between(committed);
+      await pacing.between(committed);
     }
   } finally {
     steps.return(undefined as T);
@@ -793,7 +800,10 @@ export function createProjectImport(
 ) {
   const max = options.maxImportBytes;
   const { db } = ctx;
-  const between = options.betweenBatches ?? pause;
+  const pacing = {
+    between: options.betweenBatches ?? pause,
+    rows: options.batchRows ?? IMPORT_BATCH,
+  };
   /** The hidden projects of the imports running in this process. */
   const running = new Set<number>();
 
@@ -801,7 +811,7 @@ export function createProjectImport(
   function budget(): PurgeBudget {
     const start = ctx.clock.now().getTime();
     return {
-      limit: IMPORT_BATCH,
+      limit: pacing.rows,
       more: () => ctx.clock.now().getTime() - start < IMPORT_BATCH_MS,
     };
   }
@@ -842,7 +852,7 @@ export function createProjectImport(
     );
     running.add(projectId);
     try {
-      const counts = await inBatches(ctx, writeSteps(ctx, plan, projectId), between);
+      const counts = await inBatches(ctx, writeSteps(ctx, plan, projectId), pacing);
       // The one moment the project appears, whole: one short statement.
       if (!db.tx(() => finishImportedProject(db, projectId))) {
         throw new Error(`Cannot import: project ${projectId} was removed while being imported`);

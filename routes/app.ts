@@ -5,6 +5,7 @@ import type { Clock } from "../domain/clock.ts";
 import type { Config } from "../domain/config.ts";
 import type { CreditScoreLookup } from "../domain/loan.ts";
 import type { PasswordHasher } from "../domain/passwords.ts";
+import type { ImportOptions } from "../domain/project_import.ts";
 import type { WebhookSenderOptions } from "../domain/webhook_sender.ts";
 import { isStorageFull } from "../domain/errors.ts";
 import { createServices, type Services } from "../domain/services.ts";
@@ -68,6 +69,8 @@ export interface AppDeps {
   lifecycle?: Lifecycle;
   /** The webhook sender's tuning (default: the production values). */
   webhooks?: WebhookSenderOptions;
+  /** How project imports run their batches (default: the production pacing). */
+  imports?: ImportOptions;
 }
 
 /** What the application counts rather than logs. */
@@ -98,6 +101,7 @@ export function createApp(deps: AppDeps): App {
     sessionSecret: deps.sessionSecret,
     ...(deps.hasher ? { hasher: deps.hasher } : {}),
     ...(deps.creditScore ? { creditScore: deps.creditScore } : {}),
+    ...(deps.imports ? { imports: deps.imports } : {}),
     webhooks: {
       onError: (error: unknown) => log(`error: webhook sender: ${describe(error)}`),
       ...deps.webhooks,

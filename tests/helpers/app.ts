@@ -6,6 +6,7 @@ import { FixedClock } from "../../domain/clock.ts";
 import { type Config, parseConfig } from "../../domain/config.ts";
 import type { CreditScoreLookup } from "../../domain/loan.ts";
 import { type PasswordHasher, scryptHasher } from "../../domain/passwords.ts";
+import type { ImportOptions } from "../../domain/project_import.ts";
 import type { WebhookSenderOptions } from "../../domain/webhook_sender.ts";
 import { createApp, type Lifecycle } from "../../routes/app.ts";
 
@@ -31,11 +32,15 @@ export interface TestAppOptions {
   now?: string;
   /** The webhook sender's tuning. */
   webhooks?: WebhookSenderOptions;
+  /** How project imports run their batches (a test can hold one between two). */
+  imports?: ImportOptions;
+  /** An existing data directory to open (as a restart would) instead of a new one. */
+  dataDir?: string;
 }
 
 /** Builds the app over a migrated database in a new temporary directory. */
 export async function testApp(options: TestAppOptions = {}): Promise<TestApp> {
-  const dataDir = await Deno.makeTempDir({ prefix: "collab-test-" });
+  const dataDir = options.dataDir ?? await Deno.makeTempDir({ prefix: "collab-test-" });
   const config = parseConfig({ DATA_DIR: dataDir, PORT: "0", ...options.env });
   const db = openDatabase(join(dataDir, "collab.db"));
   const clock = new FixedClock(options.now ?? "2026-11-22T08:30:00.000Z");
@@ -53,6 +58,7 @@ export async function testApp(options: TestAppOptions = {}): Promise<TestApp> {
     log: (line) => logs.push(line),
     ...(options.creditScore ? { creditScore: options.creditScore } : {}),
     ...(options.webhooks ? { webhooks: options.webhooks } : {}),
+    ...(options.imports ? { imports: options.imports } : {}),
   });
   return {
     app,

@@ -33,8 +33,6 @@ async function exists(path: string): Promise<boolean> {
 
 Deno.test("start-up removes the hidden project of an import a crash cut short, with its rows, search rows and bytes", async () => {
   const image = await Deno.makeTempDir({ prefix: "collab-crash-" });
-  let release = () => {};
-  const released = new Promise<void>((resolve) => release = resolve);
   let half = 0;
   let taken = false;
   // Held once some bytes are in place: the data directory is copied then, as a crash leaves it.

@@ -299,6 +299,21 @@ const INDEXED: Array<[string, number]> = [
   ["notes", 8],
 ];
 
+/** The next hidden rows of a project, oldest first: each kind's from its partial index. */
+const NEXT_HIDDEN = `${
+  INDEXED.map(([table, code]) =>
+    `SELECT * FROM (SELECT '${table}' AS t, ${code} AS code, id, created_at FROM ${table}
+     WHERE project_id = ? AND deleted_at = '${HIDDEN}' ORDER BY created_at, id LIMIT ?)`
+  ).join(" UNION ALL ")
+} ORDER BY created_at, code, id LIMIT ?`;
+
+/** How SQLite finds the next hidden rows: every step of its plan, for tests. */
+export function showImportedPlan(db: Database): string[] {
+  return (db.sql.prepare(`EXPLAIN QUERY PLAN ${NEXT_HIDDEN}`)
+    .all(...INDEXED.flatMap(() => [0, 1]), 1) as Array<{ detail: string }>)
+    .map((row) => row.detail);
+}
+
 /**
  * Makes up to `limit` hidden rows of an imported project live, oldest first (creation time,
  * then the type code, then id), so search numbers them in creation order; returns how many it
@@ -306,11 +321,7 @@ const INDEXED: Array<[string, number]> = [
  * (migration 014), so a batch reads at most `limit` rows per kind and sorts nothing else.
  */
 export function showImported(db: Database, projectId: number, limit: number): number {
-  const union = INDEXED.map(([table, code]) =>
-    `SELECT * FROM (SELECT '${table}' AS t, ${code} AS code, id, created_at FROM ${table}
-     WHERE project_id = ? AND deleted_at = '${HIDDEN}' ORDER BY created_at, id LIMIT ?)`
-  ).join(" UNION ALL ");
-  const rows = statement(db.sql, `${union} ORDER BY created_at, code, id LIMIT ?`)
+  const rows = statement(db.sql, NEXT_HIDDEN)
     .all(...INDEXED.flatMap(() => [projectId, limit]), limit) as Array<{ t: string; id: number }>;
   for (const row of rows) {
     statement(db.sql, `UPDATE ${row.t} SET deleted_at = NULL WHERE id = ?`).run(row.id);
@@ -356,6 +367,23 @@ export function importingProjectIds(db: Database): number[] {
   return (db.sql.prepare(
     "SELECT id FROM projects WHERE importing_since IS NOT NULL ORDER BY id",
   ).all() as Array<{ id: number }>).map((r) => r.id);
+}
+
+/**
+ * Runs `fn` in one transaction whose commit does not wait for the disk (`synchronous =
+ * NORMAL` for this commit only): for an import's batches. They need no durability of their
+ * own, since an unfinished import is removed whatever of it survives a crash; the import's
+ * last commit, at the connection's own level, syncs the write-ahead log and with it every
+ * batch before it. Hundreds of fsyncs, each holding the event loop, become one.
+ */
+export function txWithoutSync<T>(db: Database, fn: () => T): T {
+  const { synchronous } = db.sql.prepare("PRAGMA synchronous").get() as { synchronous: number };
+  db.sql.exec("PRAGMA synchronous = NORMAL");
+  try {
+    return db.tx(fn);
+  } finally {
+    db.sql.exec(`PRAGMA synchronous = ${Number(synchronous)}`);
+  }
 }
 
 /** Whether a project is (still) being imported. */

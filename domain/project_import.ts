@@ -39,6 +39,7 @@ import {
   isImporting,
   setUploadedTo,
   showImported,
+  txWithoutSync,
   userIdsByEmail,
 } from "../db/project_archive.ts";
 import { deleteProjectRowsWithin, type PurgeBudget } from "../db/trash.ts";
@@ -625,7 +626,7 @@ async function inBatches<T>(
   try {
     for (;;) {
       const start = ctx.clock.now().getTime();
-      const batch = ctx.db.tx((): { done: true; value: T } | { done: false } => {
+      const batch = txWithoutSync(ctx.db, (): { done: true; value: T } | { done: false } => {
         let rows = 0;
         while (rows < pacing.rows) {
           if (rows > 0 && ctx.clock.now().getTime() - start >= IMPORT_BATCH_MS) break;
@@ -822,8 +823,9 @@ export function createProjectImport(
    */
   async function removeUnfinished(projectId: number): Promise<void> {
     for (;;) {
-      const rowsLeft = db.tx(() =>
-        isImporting(db, projectId) && deleteProjectRowsWithin(db, projectId, budget())
+      const rowsLeft = txWithoutSync(
+        db,
+        () => isImporting(db, projectId) && deleteProjectRowsWithin(db, projectId, budget()),
       );
       if (!rowsLeft) break;
       await pause();

@@ -6,13 +6,17 @@
  * concurrent requests share one transaction and so one fsync.
  */
 import { DatabaseSync } from "node:sqlite";
+import { keepStatements } from "./statement_cache.ts";
 
 /** A value SQLite can bind. */
 export type SqlValue = string | number | bigint | null | Uint8Array;
 
 /** The opened database with its transaction helpers. */
 export interface Database {
-  /** The underlying connection; only `db/` modules use it. */
+  /**
+   * The underlying connection; only `db/` modules use it. Its `prepare` hands back the
+   * statement kept for the SQL text (`statement_cache.ts`).
+   */
   readonly sql: DatabaseSync;
   /** Runs `fn` in one `BEGIN IMMEDIATE` transaction (a savepoint when nested). */
   tx<T>(fn: () => T): T;
@@ -59,6 +63,9 @@ export function openDatabase(path: string): Database {
   sql.exec("PRAGMA foreign_keys = ON");
   sql.exec("PRAGMA busy_timeout = 5000");
   sql.exec("PRAGMA temp_store = MEMORY");
+  // Each SQL text is compiled once: statements prepared afresh per request hold native
+  // memory that V8 does not see, until a full collection it has no reason to run.
+  keepStatements(sql);
   return createDatabase(sql);
 }
 

@@ -34,13 +34,11 @@ export interface TestAppOptions {
   webhooks?: WebhookSenderOptions;
   /** How project imports run their batches (a test can hold one between two). */
   imports?: ImportOptions;
-  /** An existing data directory to open (as a restart would) instead of a new one. */
-  dataDir?: string;
 }
 
 /** Builds the app over a migrated database in a new temporary directory. */
 export async function testApp(options: TestAppOptions = {}): Promise<TestApp> {
-  const dataDir = options.dataDir ?? await Deno.makeTempDir({ prefix: "collab-test-" });
+  const dataDir = await Deno.makeTempDir({ prefix: "collab-test-" });
   const config = parseConfig({ DATA_DIR: dataDir, PORT: "0", ...options.env });
   const db = openDatabase(join(dataDir, "collab.db"));
   const clock = new FixedClock(options.now ?? "2026-11-22T08:30:00.000Z");

@@ -153,3 +153,11 @@ const server = Deno.serve({
 }, requests.fetch);
 // Deliveries queued before this start (or left in flight by a crash) go out now.
 app.services.webhookSender.start();
+// An import a crash cut short left a hidden project: removed now, in short batches between
+// requests (domain/project_import.ts).
+app.services.projectImport.removeLeftovers().then(
+  (removed) => {
+    if (removed > 0) console.log(`import leftovers: removed ${removed} unfinished projects`);
+  },
+  (error) => console.error(`Cannot remove the leftovers of unfinished imports: ${reason(error)}`),
+);

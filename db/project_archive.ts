@@ -2,8 +2,9 @@
  * Storage side of project export and import. Export reads every live row of a project in
  * pages (keyset on id) from a snapshot: a second, read-only connection holding one read
  * transaction, so the archive is consistent however long the download takes while writers
- * carry on (WAL). Import writes rows with every field given (timestamps, order, states), and
- * indexes the new project for search in creation order.
+ * carry on (WAL). Import writes rows with every field given (timestamps, order, states) into a
+ * hidden project over many short transactions, indexes it for search in creation order, then
+ * shows it in one last short one.
  */
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import type { Database, SqlValue } from "./sqlite.ts";
@@ -279,26 +280,9 @@ export function userIdsByEmail(db: Database, emails: string[]): Map<string, numb
   return new Map(rows.map((r) => [r.email, r.id]));
 }
 
-/** Inserts an imported project; returns its id. */
-export function insertImportedProject(
-  db: Database,
-  p: {
-    name: string;
-    description: string;
-    archivedAt: string | null;
-    createdBy: number;
-    at: string;
-  },
-): number {
-  return (db.sql.prepare(
-    `INSERT INTO projects (name, description, archived_at, created_by, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?) RETURNING id`,
-  ).get(p.name, p.description, p.archivedAt, p.createdBy, p.at, p.at) as { id: number }).id;
-}
-
 /**
  * Rows of the kinds that search indexes are written hidden (`deleted_at` set to this mark)
- * and shown by `indexImported`, which indexes them in creation order: search lists newest
+ * and shown by `showImported`, which indexes them in creation order: search lists newest
  * first by the order items were indexed in.
  */
 const HIDDEN = "import";
@@ -315,23 +299,107 @@ const INDEXED: Array<[string, number]> = [
   ["notes", 8],
 ];
 
-/** Makes the hidden rows of an imported project live, indexing them in creation order. */
-export function indexImported(db: Database, projectId: number): void {
-  const union = INDEXED.map(([table, code]) =>
-    `SELECT '${table}' AS t, ${code} AS code, id, created_at FROM ${table}
-     WHERE project_id = ? AND deleted_at = '${HIDDEN}'`
-  ).join(" UNION ALL ");
-  // Iterated, not read into an array: the ORDER BY sorts every row before the first comes
-  // back, so the updates below cannot disturb the reading.
-  const rows = db.sql.prepare(`${union} ORDER BY created_at, code, id`)
-    .iterate(...INDEXED.map(() => projectId)) as Iterable<{ t: string; id: number }>;
-  const show = new Map(
-    INDEXED.map(([table]) => [
-      table,
-      db.sql.prepare(`UPDATE ${table} SET deleted_at = NULL WHERE id = ?`),
-    ]),
-  );
-  for (const row of rows) show.get(row.t)!.run(row.id);
+/** The next hidden rows of a project, oldest first: each kind's from its partial index. */
+const NEXT_HIDDEN = `${
+  INDEXED.map(([table, code]) =>
+    `SELECT * FROM (SELECT '${table}' AS t, ${code} AS code, id, created_at FROM ${table}
+     WHERE project_id = ? AND deleted_at = '${HIDDEN}' ORDER BY created_at, id LIMIT ?)`
+  ).join(" UNION ALL ")
+} ORDER BY created_at, code, id LIMIT ?`;
+
+/** How SQLite finds the next hidden rows: every step of its plan, for tests. */
+export function showImportedPlan(db: Database): string[] {
+  return (db.sql.prepare(`EXPLAIN QUERY PLAN ${NEXT_HIDDEN}`)
+    .all(...INDEXED.flatMap(() => [0, 1]), 1) as Array<{ detail: string }>)
+    .map((row) => row.detail);
+}
+
+/**
+ * Makes up to `limit` hidden rows of an imported project live, oldest first (creation time,
+ * then the type code, then id), so search numbers them in creation order; returns how many it
+ * showed (0: none are left). Each kind's first rows come from its partial index of hidden rows
+ * (migration 014), so a batch reads at most `limit` rows per kind and sorts nothing else.
+ */
+export function showImported(db: Database, projectId: number, limit: number): number {
+  const rows = statement(db.sql, NEXT_HIDDEN)
+    .all(...INDEXED.flatMap(() => [projectId, limit]), limit) as Array<{ t: string; id: number }>;
+  for (const row of rows) {
+    statement(db.sql, `UPDATE ${row.t} SET deleted_at = NULL WHERE id = ?`).run(row.id);
+  }
+  return rows.length;
+}
+
+/**
+ * Inserts an imported project, hidden while the import writes it (`deleted_at` holds the
+ * import mark, `importing_since` the start) until `finishImportedProject`; returns its id.
+ */
+export function insertImportedProject(
+  db: Database,
+  p: {
+    name: string;
+    description: string;
+    archivedAt: string | null;
+    createdBy: number;
+    at: string;
+  },
+): number {
+  return (db.sql.prepare(
+    `INSERT INTO projects (name, description, archived_at, created_by, created_at, updated_at,
+       deleted_at, importing_since)
+     VALUES (?, ?, ?, ?, ?, ?, '${HIDDEN}', ?) RETURNING id`,
+  ).get(p.name, p.description, p.archivedAt, p.createdBy, p.at, p.at, p.at) as { id: number }).id;
+}
+
+/**
+ * Makes an imported project visible, in one short statement; false when it is no longer
+ * being imported (removed meanwhile as a leftover).
+ */
+export function finishImportedProject(db: Database, projectId: number): boolean {
+  const { changes } = db.sql.prepare(
+    `UPDATE projects SET deleted_at = NULL, importing_since = NULL
+     WHERE id = ? AND importing_since IS NOT NULL`,
+  ).run(projectId);
+  return Number(changes) === 1;
+}
+
+/** The projects still being imported (or left so by a crash), oldest first. */
+export function importingProjectIds(db: Database): number[] {
+  return (db.sql.prepare(
+    "SELECT id FROM projects WHERE importing_since IS NOT NULL ORDER BY id",
+  ).all() as Array<{ id: number }>).map((r) => r.id);
+}
+
+/**
+ * Runs `fn` in one transaction whose commit does not wait for the disk (`synchronous =
+ * NORMAL` for this commit only): for an import's batches. They need no durability of their
+ * own, since an unfinished import is removed whatever of it survives a crash; the import's
+ * last commit, at the connection's own level, syncs the write-ahead log and with it every
+ * batch before it. Hundreds of fsyncs, each holding the event loop, become one.
+ */
+export function txWithoutSync<T>(db: Database, fn: () => T): T {
+  const { synchronous } = db.sql.prepare("PRAGMA synchronous").get() as { synchronous: number };
+  db.sql.exec("PRAGMA synchronous = NORMAL");
+  try {
+    return db.tx(fn);
+  } finally {
+    db.sql.exec(`PRAGMA synchronous = ${Number(synchronous)}`);
+  }
+}
+
+/** Whether a project is (still) being imported. */
+export function isImporting(db: Database, projectId: number): boolean {
+  return statement(db.sql, "SELECT 1 FROM projects WHERE id = ? AND importing_since IS NOT NULL")
+    .get(projectId) !== undefined;
+}
+
+/**
+ * Deletes an unfinished imported project's own row and memberships; its other rows are gone
+ * by then (`deleteProjectRowsWithin`). A finished project is left alone.
+ */
+export function deleteImportingProject(db: Database, projectId: number): void {
+  if (!isImporting(db, projectId)) return;
+  db.sql.prepare("DELETE FROM project_members WHERE project_id = ?").run(projectId);
+  db.sql.prepare("DELETE FROM projects WHERE id = ?").run(projectId);
 }
 
 /** A column of values to insert, in the order of `cols`. */
@@ -343,7 +411,7 @@ function insertRow(db: Database, table: string, cols: string[], values: SqlValue
   ).get(...values) as { id: number }).id;
 }
 
-/** Inserts an imported thread (hidden until `indexImported`). */
+/** Inserts an imported thread (hidden until `showImported`). */
 export function insertImportedThread(
   db: Database,
   t: {
@@ -405,7 +473,7 @@ export function insertImportedComment(
   );
 }
 
-/** Inserts an imported note (hidden until `indexImported`). */
+/** Inserts an imported note (hidden until `showImported`). */
 export function insertImportedNote(
   db: Database,
   n: {
@@ -447,7 +515,7 @@ export function insertImportedNote(
   );
 }
 
-/** Inserts an imported chat message (hidden until `indexImported`). */
+/** Inserts an imported chat message (hidden until `showImported`). */
 export function insertImportedMessage(
   db: Database,
   m: { projectId: number; authorId: number; text: string; createdAt: string; updatedAt: string },
@@ -480,7 +548,7 @@ export function insertImportedColumn(
   );
 }
 
-/** Inserts an imported to-do item (hidden until `indexImported`). */
+/** Inserts an imported to-do item (hidden until `showImported`). */
 export function insertImportedItem(
   db: Database,
   i: {
@@ -546,7 +614,7 @@ export function insertImportedItem(
   );
 }
 
-/** Inserts an imported milestone (hidden until `indexImported`). */
+/** Inserts an imported milestone (hidden until `showImported`). */
 export function insertImportedMilestone(
   db: Database,
   m: {
@@ -585,7 +653,7 @@ export function insertImportedMilestone(
   );
 }
 
-/** Inserts an imported calendar event (hidden until `indexImported`). */
+/** Inserts an imported calendar event (hidden until `showImported`). */
 export function insertImportedEvent(
   db: Database,
   e: {
@@ -630,7 +698,7 @@ export function insertImportedEvent(
   );
 }
 
-/** Inserts an imported meeting and its invitees (hidden until `indexImported`). */
+/** Inserts an imported meeting and its invitees (hidden until `showImported`). */
 export function insertImportedMeeting(
   db: Database,
   m: {
@@ -682,7 +750,7 @@ export function insertImportedMeeting(
   return id;
 }
 
-/** Inserts an imported file record (hidden until `indexImported`); its subject comes later. */
+/** Inserts an imported file record (hidden until `showImported`); its subject comes later. */
 export function insertImportedFile(
   db: Database,
   f: {

@@ -386,8 +386,9 @@ interface RawDeletedProject {
   deleted_by: number | null;
 }
 
+// A project still being imported is hidden the same way, but is no trash (migration 014).
 const DELETED_PROJECTS = `SELECT p.id, p.name, p.deleted_at, p.deleted_by FROM projects p
-  WHERE p.deleted_at IS NOT NULL AND p.purge_started_at IS NULL`;
+  WHERE p.deleted_at IS NOT NULL AND p.purge_started_at IS NULL AND p.importing_since IS NULL`;
 
 function toDeletedProject(r: RawDeletedProject): DeletedProjectRow {
   return { id: r.id, name: r.name, deletedAt: r.deleted_at, deletedBy: r.deleted_by };
@@ -424,7 +425,7 @@ export function restoreProjectRow(db: Database, id: number): void {
 export function expiredProjectIds(db: Database, cutoff: string): number[] {
   return (db.sql.prepare(
     `SELECT id FROM projects WHERE deleted_at IS NOT NULL AND deleted_at <= ?
-     ORDER BY purge_started_at IS NULL, deleted_at, id`,
+     AND importing_since IS NULL ORDER BY purge_started_at IS NULL, deleted_at, id`,
   ).all(cutoff) as Array<{ id: number }>).map((r) => r.id);
 }
 
@@ -494,14 +495,27 @@ export function purgeProjectRows(
   const marked = prepared(
     db,
     `UPDATE projects SET purge_started_at = coalesce(purge_started_at, ?)
-     WHERE id = ? AND deleted_at IS NOT NULL AND deleted_at <= ?`,
+     WHERE id = ? AND deleted_at IS NOT NULL AND deleted_at <= ?
+     AND importing_since IS NULL`,
   ).run(options.at, projectId, options.cutoff);
   if (Number(marked.changes) === 0) return null;
-  const { limit } = options.budget;
+  return { rowsLeft: deleteProjectRowsWithin(db, projectId, options.budget) };
+}
+
+/**
+ * Deletes rows of a project, table by table, within `budget`; returns whether rows are left.
+ * For a purge, and for an import that failed or that a crash cut short.
+ */
+export function deleteProjectRowsWithin(
+  db: Database,
+  projectId: number,
+  budget: PurgeBudget,
+): boolean {
+  const { limit } = budget;
   let deleted = 0;
   for (const { table, column } of projectTables(db)) {
     while (true) {
-      if (deleted >= limit || (deleted > 0 && !options.budget.more())) return { rowsLeft: true };
+      if (deleted >= limit || (deleted > 0 && !budget.more())) return true;
       const chunk = Math.min(PROJECT_CHUNK, limit - deleted);
       const { changes } = prepared(
         db,
@@ -512,7 +526,7 @@ export function purgeProjectRows(
       if (Number(changes) < chunk) break;
     }
   }
-  return { rowsLeft: false };
+  return false;
 }
 
 /**

@@ -27,7 +27,7 @@ import { createNotifications } from "./notifications.ts";
 import { createPasswordChange } from "./password_change.ts";
 import { type PasswordHasher, scryptHasher } from "./passwords.ts";
 import { createProjectExport } from "./project_export.ts";
-import { createProjectImport } from "./project_import.ts";
+import { createProjectImport, type ImportOptions } from "./project_import.ts";
 import { createProjects } from "./projects.ts";
 import { createSearch } from "./search.ts";
 import { createStreams } from "./stream.ts";
@@ -52,6 +52,8 @@ export interface ServiceDeps {
   creditScore?: CreditScoreLookup;
   /** The webhook sender's tuning (tests shorten its timeout, or resolve names their way). */
   webhooks?: WebhookSenderOptions;
+  /** How project imports run their batches (tests hold an import between two). */
+  imports?: ImportOptions;
 }
 
 /** Builds the services. */
@@ -165,7 +167,10 @@ export function createServices(deps: ServiceDeps) {
       },
     }),
     projectExport: createProjectExport(ctx),
-    projectImport: createProjectImport(ctx, { maxImportBytes: config.maxImportMb * 1024 * 1024 }),
+    projectImport: createProjectImport(ctx, {
+      maxImportBytes: config.maxImportMb * 1024 * 1024,
+      ...deps.imports,
+    }),
     loan: createLoanService(db, { clock, creditScore: deps.creditScore ?? fixedCreditScore }),
     backups: createBackups({ dataDir: config.dataDir, clock }),
   };

@@ -1,6 +1,14 @@
-/** The export's page queries walk each table by id, never reading and sorting a whole project. */
+/**
+ * The export's page queries walk each table by id, never reading and sorting a whole project;
+ * the import's steps read only the next rows, and its batches skip the fsync but nothing else.
+ */
 import assert from "node:assert/strict";
-import { type PagedKind, pagePlan } from "../../db/project_archive.ts";
+import {
+  type PagedKind,
+  pagePlan,
+  showImportedPlan,
+  txWithoutSync,
+} from "../../db/project_archive.ts";
 import { testApp } from "../helpers/app.ts";
 
 const KINDS: PagedKind[] = [
@@ -26,6 +34,55 @@ Deno.test("each page of an export is a range of ids: no sort of the project's ro
       assert.match(outer, /USING INTEGER PRIMARY KEY \(rowid>\?\)/, `${kind}: ${plan.join("; ")}`);
       assert.ok(!plan.some((step) => /TEMP B-TREE/.test(step)), `${kind}: ${plan.join("; ")}`);
     }
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("each step showing an import's hidden rows reads each kind's next rows from its partial index", async () => {
+  const t = await testApp();
+  try {
+    const plan = showImportedPlan(t.db);
+    for (
+      const table of [
+        "threads",
+        "chat_messages",
+        "todo_items",
+        "files",
+        "calendar_events",
+        "meetings",
+        "milestones",
+        "notes",
+      ]
+    ) {
+      // In index order from the project's first hidden row: LIMIT stops the reading; only
+      // the few rows taken are sorted, for the merge of the kinds.
+      assert.ok(
+        plan.includes(`SEARCH ${table} USING COVERING INDEX ${table}_import_order (project_id=?)`),
+        `${table}: ${plan.join("; ")}`,
+      );
+      assert.ok(!plan.some((step) => step.startsWith(`SCAN ${table}`)), plan.join("; "));
+    }
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("an import batch commits without waiting for the disk, and the connection's level comes back, even on failure", async () => {
+  const t = await testApp();
+  try {
+    const level = () =>
+      (t.db.sql.prepare("PRAGMA synchronous").get() as { synchronous: number }).synchronous;
+    assert.equal(level(), 2, "FULL");
+    const inside = txWithoutSync(t.db, () => level());
+    assert.equal(inside, 1, "NORMAL");
+    assert.equal(level(), 2);
+    assert.throws(() =>
+      txWithoutSync(t.db, () => {
+        t.db.sql.exec("INSERT INTO users (id) VALUES (NULL)");
+      })
+    );
+    assert.equal(level(), 2);
   } finally {
     await t.close();
   }

@@ -6,6 +6,7 @@ import { FixedClock } from "../../domain/clock.ts";
 import { type Config, parseConfig } from "../../domain/config.ts";
 import type { CreditScoreLookup } from "../../domain/loan.ts";
 import { type PasswordHasher, scryptHasher } from "../../domain/passwords.ts";
+import type { ImportOptions } from "../../domain/project_import.ts";
 import type { WebhookSenderOptions } from "../../domain/webhook_sender.ts";
 import { type App, createApp, type Lifecycle } from "../../routes/app.ts";
 import { isDocumentedArea, sharedValidator } from "./openapi_validator.ts";
@@ -74,6 +75,8 @@ export interface TestAppOptions {
   now?: string;
   /** The webhook sender's tuning. */
   webhooks?: WebhookSenderOptions;
+  /** How project imports run their batches (a test can hold one between two). */
+  imports?: ImportOptions;
 }
 
 /** Builds the app over a migrated database in a new temporary directory. */
@@ -98,6 +101,7 @@ export async function testApp(options: TestAppOptions = {}): Promise<TestApp> {
       log: (line) => logs.push(line),
       ...(options.creditScore ? { creditScore: options.creditScore } : {}),
       ...(options.webhooks ? { webhooks: options.webhooks } : {}),
+      ...(options.imports ? { imports: options.imports } : {}),
     }),
     openApiProblems,
   );

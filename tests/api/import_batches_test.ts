@@ -1,0 +1,181 @@
+/**
+ * POST /api/projects/import in short transactions: while an import is held between two of
+ * them, other requests are answered and nobody (its importer included) sees the half-written
+ * project; a failure in a late batch leaves nothing behind.
+ */
+import assert from "node:assert/strict";
+import { api, expectError, expectJson, getJson, type Json, storedFiles } from "../helpers/api.ts";
+import { type TestApp, testApp } from "../helpers/app.ts";
+import { exportProject, importZip, richProject } from "../helpers/project_fixture.ts";
+
+/** An import hook that holds the import after the `at`-th commit until released. */
+function holdAfter(at: number) {
+  let reached!: () => void;
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => reached = resolve);
+  const released = new Promise<void>((resolve) => release = resolve);
+  let batches = 0;
+  return {
+    /** Resolves once the import waits. */
+    held,
+    release,
+    /** The number of write transactions the import committed (so far). */
+    batches: () => batches,
+    betweenBatches: async (committed: number) => {
+      batches = committed;
+      if (committed !== at) return;
+      reached();
+      await released;
+    },
+  };
+}
+
+/** The projects an import is still writing. */
+const importing = (t: TestApp) =>
+  (t.db.sql.prepare("SELECT id FROM projects WHERE importing_since IS NOT NULL").all() as Array<
+    { id: number }
+  >).map((r) => r.id);
+
+/** Row counts of every table an import writes. */
+function counts(t: TestApp): Record<string, number> {
+  const tables = [
+    "projects",
+    "project_members",
+    "threads",
+    "comments",
+    "notes",
+    "chat_messages",
+    "todo_columns",
+    "todo_items",
+    "milestones",
+    "calendar_events",
+    "meetings",
+    "meeting_invitees",
+    "files",
+    "attachments",
+    "activity",
+    "notifications",
+    "project_events",
+    "search_docs",
+    "search_index",
+  ];
+  return Object.fromEntries(tables.map((table) => [
+    table,
+    (t.db.sql.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n,
+  ]));
+}
+
+Deno.test("while an import is held between two batches, other requests are answered and nobody sees the half project, its importer included", async () => {
+  const hold = holdAfter(6);
+  const t = await testApp({ imports: { batchRows: 5, betweenBatches: hold.betweenBatches } });
+  try {
+    const { admin, owner, alice, project } = await richProject(t);
+    const { bytes } = await exportProject(t, owner.cookie, project.id);
+    const pending = importZip(t, owner.cookie, bytes);
+    await hold.held;
+
+    const [half] = importing(t);
+    assert.ok(half !== undefined, "the half-written project exists, hidden");
+    const rows = t.db.sql.prepare("SELECT count(*) AS n FROM todo_items WHERE project_id = ?")
+      .get(half) as { n: number };
+    assert.ok(rows.n > 0, "some of its rows are committed");
+
+    // Other requests are answered meanwhile, writes of other users included.
+    const list = await getJson(t, owner.cookie, "/api/projects");
+    assert.deepEqual(list.items.map((p: Json) => p.id), [project.id]);
+    expectJson(
+      await api(t, "POST", `/api/projects/${project.id}/board/threads`, {
+        cookie: alice.cookie,
+        body: { title: "Written during an import", body: "yes", category: "general" },
+      }),
+      201,
+    );
+    expectJson(
+      await api(t, "POST", "/api/projects", { cookie: alice.cookie, body: { name: "Gemini" } }),
+      201,
+    );
+
+    // The half project is 404 to everyone, its importer and an admin included, wherever asked.
+    for (const who of [owner, admin]) {
+      for (
+        const path of [
+          "",
+          "/todos/items",
+          "/search?q=spec",
+          "/activity",
+          "/dashboard",
+          "/export",
+          "/trash",
+          "/members",
+        ]
+      ) {
+        expectError(
+          await api(t, "GET", `/api/projects/${half}${path}`, { cookie: who.cookie }),
+          404,
+          "not_found",
+        );
+      }
+    }
+    const dashboard = await getJson(t, owner.cookie, "/api/dashboard");
+    assert.ok(!JSON.stringify(dashboard).includes(`"projectId":${half}`));
+    assert.deepEqual(
+      (await getJson(t, admin.cookie, "/api/admin/trash/projects")).items,
+      [],
+      "an import is no deleted project",
+    );
+    // Neither the start-up clean-up nor a trash sweep touches an import in progress.
+    assert.equal(await t.app.services.projectImport.removeLeftovers(), 0);
+    const year = 365 * 24 * 3_600_000;
+    t.clock.advance(year);
+    await t.app.services.trash.sweep();
+    t.clock.advance(-year);
+    assert.deepEqual(importing(t), [half]);
+
+    hold.release();
+    const done = expectJson(await pending, 201);
+    assert.equal(done.project.id, half);
+    assert.ok(hold.batches() > 6, `written in ${hold.batches()} transactions`);
+    assert.deepEqual(importing(t), []);
+    const after = await getJson(t, owner.cookie, "/api/projects");
+    assert.deepEqual(after.items.map((p: Json) => p.id), [project.id, half]);
+    const items = await getJson(t, owner.cookie, `/api/projects/${half}/todos/items`);
+    assert.equal(items.items.length, done.report.counts.items);
+    const found = await getJson(t, owner.cookie, `/api/projects/${half}/search?q=spec`);
+    assert.ok(found.items.length > 0, "searchable once shown");
+  } finally {
+    hold.release();
+    await t.close();
+  }
+});
+
+Deno.test("POST /api/projects/import: a failure in a late batch leaves no project, no row, no search row and no bytes", async () => {
+  // The database refuses, late: while the rows are shown to search, and at the very end
+  // (every row written and indexed, every byte moved).
+  const refusals = [
+    "BEFORE UPDATE OF deleted_at ON todo_items",
+    "BEFORE UPDATE OF deleted_at ON projects",
+  ];
+  for (const refusal of refusals) {
+    const hold = holdAfter(0);
+    const t = await testApp({ imports: { batchRows: 5, betweenBatches: hold.betweenBatches } });
+    try {
+      const { owner, project } = await richProject(t);
+      const { bytes } = await exportProject(t, owner.cookie, project.id);
+      const before = counts(t);
+      const stored = await storedFiles(t);
+      t.db.sql.exec(`CREATE TRIGGER refuse ${refusal} WHEN old.deleted_at = 'import'
+        BEGIN SELECT RAISE(ABORT, 'refused: constraint failed'); END`);
+      const error = expectError(await importZip(t, owner.cookie, bytes), 400, "validation");
+      assert.match(error.message, /breaks a rule of the database/, refusal);
+      assert.ok(hold.batches() > 5, `${refusal}: failed after ${hold.batches()} transactions`);
+      t.db.sql.exec("DROP TRIGGER refuse");
+      assert.deepEqual(counts(t), before, refusal);
+      assert.deepEqual(await storedFiles(t), stored, `${refusal}: no bytes left`);
+      assert.deepEqual(importing(t), []);
+      // And the same archive imports once the database accepts it.
+      expectJson(await importZip(t, owner.cookie, bytes), 201);
+    } finally {
+      await t.close();
+    }
+  }
+});

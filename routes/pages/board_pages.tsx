@@ -360,12 +360,15 @@ export function boardPages(services: Services) {
     fields: FIELDS,
     change: async ({ c, actor, projectId, input: { title, body, category }, file }) => {
       const threadId = paramId(c, "threadId");
-      board.update(actor, projectId, { threadId, title, body, category });
+      // The upload first: a refused file (type, size, rights) must leave the thread unchanged,
+      // and the fields were checked against the schema already, so the update cannot fail on
+      // them afterwards.
       if (file) {
         await attachments.add(actor, { projectId, type: "thread", id: threadId }, {
           upload: file,
         });
       }
+      board.update(actor, projectId, { threadId, title, body, category });
       return threadUrl(projectId, threadId);
     },
   });

@@ -344,6 +344,18 @@ Deno.test("a refused thread form re-renders with its message and values, and sto
     const badEdit = await send(t, thread, form(w.ann, { title: "", category: "general" }));
     assert.equal(badEdit.status, 400);
     assert.match(badEdit.html, /<h1>T<\/h1>/);
+    // An edit whose file is refused changes nothing: the title stays, no file is kept.
+    const refusedEdit = await send(
+      t,
+      thread,
+      multipart(w.ann, { title: "Renamed", body: "", category: "general" }, {
+        name: "run.exe",
+        bytes: PNG,
+      }),
+    );
+    assert.equal(refusedEdit.status, 415);
+    assert.match((await get(t, thread, w.ann)).html, /<h1>T<\/h1>/);
+    assert.match((await get(t, `${w.base}/files`, w.ann)).html, /No files yet\./);
   } finally {
     await t.close();
   }

@@ -24,6 +24,7 @@ export type ActivityKind =
   | "todo_completed"
   | "file_uploaded"
   | "meeting_created"
+  | "milestone_created"
   | "milestone_updated"
   | "item_restored";
 

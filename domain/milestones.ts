@@ -44,7 +44,7 @@ export function createMilestones(ctx: DomainContext) {
       return linkedTodoCounts(db, projectId);
     },
 
-    /** Creates a milestone (members); writes `milestone_updated`. */
+    /** Creates a milestone (members); writes `milestone_created`. */
     create(
       actor: Actor,
       projectId: number,
@@ -68,7 +68,7 @@ export function createMilestones(ctx: DomainContext) {
         });
         fx.activity({
           projectId,
-          kind: "milestone_updated",
+          kind: "milestone_created",
           actorId: actor.id,
           subjectType: "milestone",
           subjectId: id,

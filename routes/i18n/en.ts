@@ -366,6 +366,7 @@ export const en = {
     "These emails match no account here; what they wrote is kept and attributed to you:",
   "import.allMatched": "Every member and author matched an account here.",
   // End of issue 13's keys.
+  "content.actions": "Actions",
   "content.title": "Title",
   "content.body": "Body",
   "content.markdownHint": "Markdown is supported.",
@@ -391,6 +392,7 @@ export const en = {
   "board.post": "Post thread",
   "board.none": "No threads yet.",
   "board.category": "Category",
+  "board.categoryFilter": "Show threads by category",
   "board.category.general": "General",
   "board.category.announcement": "Announcement",
   "board.category.question": "Question",

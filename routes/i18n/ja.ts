@@ -369,6 +369,7 @@ export const ja: Messages = {
     "次のメールアドレスはこのサーバーのどのアカウントにも対応しません。その内容は保持され、あなたの作成として記録されました:",
   "import.allMatched": "すべてのメンバーと作成者がこのサーバーのアカウントに対応しました。",
   // End of issue 13's keys.
+  "content.actions": "操作",
   "content.title": "タイトル",
   "content.body": "本文",
   "content.markdownHint": "Markdown で書けます。",
@@ -394,6 +395,7 @@ export const ja: Messages = {
   "board.post": "スレッドを投稿",
   "board.none": "スレッドはまだありません。",
   "board.category": "カテゴリー",
+  "board.categoryFilter": "カテゴリでスレッドを絞り込む",
   "board.category.general": "一般",
   "board.category.announcement": "お知らせ",
   "board.category.question": "質問",

@@ -136,7 +136,7 @@ const boardPage: AreaPage<Threads> = {
             </FormCard>
           )
           : null}
-        <nav class="filters row" aria-label={t("board.category")}>
+        <nav class="filters row" aria-label={t("board.categoryFilter")}>
           <a href={base} aria-current={category === null ? "page" : undefined}>
             {t("content.all")}
           </a>

@@ -74,7 +74,7 @@ function FilesPage(props: { frame: ProjectFrame; data: Files; shown: Shown }) {
             t("files.source"),
             t("files.uploader"),
             t("files.uploaded"),
-            "",
+            { hidden: t("content.actions") },
           ]}
         >
           {files.items.map((f) => (

@@ -265,7 +265,7 @@ function ProjectPage(
             t("field.email"),
             t("field.role"),
             t("members.joined"),
-            "",
+            { hidden: t("content.actions") },
           ]}
         >
           {members.map((m) => (

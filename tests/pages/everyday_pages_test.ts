@@ -1,7 +1,9 @@
 /** Everyday page details: addresses with a trailing slash, table headers, distinct labels. */
 import assert from "node:assert/strict";
 import { testApp } from "../helpers/app.ts";
-import { signUp } from "../helpers/api.ts";
+import { api, createProject, signUp } from "../helpers/api.ts";
+import { en } from "../../routes/i18n/en.ts";
+import { ja } from "../../routes/i18n/ja.ts";
 
 Deno.test("a page address with a trailing slash redirects to the address without it", async () => {
   const t = await testApp();
@@ -22,6 +24,44 @@ Deno.test("a page address with a trailing slash redirects to the address without
     const api = await t.app.request("/api/projects/", { headers: { cookie } });
     assert.equal(api.status, 404);
     assert.equal((await api.json()).error.code, "not_found");
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("every table column and every labelled region has a name, in English and Japanese", async () => {
+  const t = await testApp();
+  try {
+    const { cookie } = await signUp(t, "ann@example.com");
+    const project = await createProject(t, cookie, "Launch");
+    const upload = new FormData();
+    upload.set("file", new File(["hello"], "hello.txt", { type: "text/plain" }));
+    const uploaded = await t.app.request(`/api/projects/${project.id}/files`, {
+      method: "POST",
+      headers: { cookie },
+      body: upload,
+    });
+    assert.equal(uploaded.status, 201);
+    for (const locale of ["en", "ja"] as const) {
+      const words = locale === "en" ? en : ja;
+      await api(t, "PATCH", "/api/users/me", { cookie, body: { locale } });
+      for (const path of ["", "/files"]) {
+        const html = await (await t.app.request(`/projects/${project.id}${path}`, {
+          headers: { cookie },
+        })).text();
+        assert.doesNotMatch(html, /<th><\/th>/, `${locale} ${path}: an empty column header`);
+        assert.match(
+          html,
+          new RegExp(`<th><span class="visually-hidden">${words["content.actions"]}</span></th>`),
+        );
+      }
+      const board = await (await t.app.request(`/projects/${project.id}/board`, {
+        headers: { cookie },
+      })).text();
+      assert.match(board, new RegExp(`<nav[^>]*aria-label="${words["board.categoryFilter"]}"`));
+      assert.match(board, new RegExp(`>${words["board.category"]}<`));
+      assert.notEqual(words["board.categoryFilter"], words["board.category"]);
+    }
   } finally {
     await t.close();
   }

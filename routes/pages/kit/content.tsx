@@ -173,7 +173,6 @@ export function Table(
     typeof head === "string"
       // deno-lint-ignore jsx-key -- rendered once on the server: keys would only show as attributes
       ? <th>{head}</th>
-      // deno-lint-ignore jsx-key -- as above
       : (
         <th>
           <span class="visually-hidden">{head.hidden}</span>

@@ -66,3 +66,35 @@ Deno.test("every table column and every labelled region has a name, in English a
     await t.close();
   }
 });
+
+Deno.test("after a create or a save the page says so once, in the reader's language", async () => {
+  const t = await testApp();
+  try {
+    const { cookie } = await signUp(t, "ann@example.com");
+    const project = await createProject(t, cookie, "Launch");
+    await api(t, "PATCH", "/api/users/me", { cookie, body: { locale: "ja" } });
+    const post = (path: string, fields: Record<string, string>) =>
+      t.app.request(path, {
+        method: "POST",
+        headers: { cookie, "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams(fields).toString(),
+      });
+    const base = `/projects/${project.id}`;
+    const created = await post(`${base}/notes`, { title: "Plan", body: "x" });
+    assert.equal(created.status, 303);
+    const createdAt = created.headers.get("location")!;
+    assert.match(createdAt, /^\/projects\/\d+\/notes\/\d+\?created=note-\d+$/);
+    const notePath = createdAt.split("?")[0]!;
+    const html = async (path: string) =>
+      await (await t.app.request(path, { headers: { cookie } })).text();
+    assert.match(await html(createdAt), /role="status"[^>]*>ノートを作成しました。</);
+    const saved = await post(notePath, { title: "Plan 2", body: "y" });
+    assert.equal(saved.headers.get("location"), `${notePath}?saved=${createdAt.split("=")[1]}`);
+    assert.match(await html(saved.headers.get("location")!), />ノートを保存しました。</);
+    // The plain address, or a notice naming nothing known, shows no message.
+    assert.doesNotMatch(await html(notePath), /data-notice/);
+    assert.doesNotMatch(await html(`${notePath}?created=bogus-1`), /data-notice/);
+  } finally {
+    await t.close();
+  }
+});

@@ -24,7 +24,6 @@ export type ActivityKind =
   | "todo_completed"
   | "file_uploaded"
   | "meeting_created"
-  | "milestone_created"
   | "milestone_updated"
   | "item_restored";
 

@@ -44,7 +44,7 @@ export function createMilestones(ctx: DomainContext) {
       return linkedTodoCounts(db, projectId);
     },
 
-    /** Creates a milestone (members); writes `milestone_created`. */
+    /** Creates a milestone (members); writes `milestone_updated`. */
     create(
       actor: Actor,
       projectId: number,
@@ -68,7 +68,7 @@ export function createMilestones(ctx: DomainContext) {
         });
         fx.activity({
           projectId,
-          kind: "milestone_created",
+          kind: "milestone_updated",
           actorId: actor.id,
           subjectType: "milestone",
           subjectId: id,

@@ -188,7 +188,7 @@ const createMilestone = createRoute({
   method: "post",
   path: `${base}/milestones`,
   tags: ["milestones"],
-  summary: "Create a milestone (members); writes milestone_created",
+  summary: "Create a milestone (members); writes milestone_updated",
   request: {
     params: ProjectParam,
     ...jsonRequest(MilestoneInput),

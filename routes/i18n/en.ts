@@ -274,7 +274,6 @@ export const en = {
   "activity.kind.todo_updated": "Updated a to-do",
   "activity.kind.todo_completed": "Completed a to-do",
   "activity.kind.meeting_created": "Scheduled a meeting",
-  "activity.kind.milestone_created": "Created a milestone",
   "activity.kind.milestone_updated": "Updated a milestone",
   "notifications.title": "Notifications",
   "notifications.none": "You are all caught up.",

@@ -277,7 +277,6 @@ export const ja: Messages = {
   "activity.kind.todo_updated": "ToDo を更新しました",
   "activity.kind.todo_completed": "ToDo を完了しました",
   "activity.kind.meeting_created": "会議を登録しました",
-  "activity.kind.milestone_created": "マイルストーンを作成しました",
   "activity.kind.milestone_updated": "マイルストーンを更新しました",
   "notifications.title": "通知",
   "notifications.none": "新しい通知はありません。",

@@ -111,7 +111,7 @@ Deno.test("POST /api/projects/:id/milestones creates a milestone (201 {milestone
   }
 });
 
-Deno.test("POST /api/projects/:id/milestones writes milestone_created activity", async () => {
+Deno.test("POST /api/projects/:id/milestones writes milestone_updated activity", async () => {
   const t = await testApp({ now: NOW });
   try {
     const { alice, project } = await team(t);
@@ -119,7 +119,7 @@ Deno.test("POST /api/projects/:id/milestones writes milestone_created activity",
     const activity = await activityOf(t, alice.cookie, project.id);
     const entry = activity.items.find((a: Json) => a.subjectType === "milestone");
     assert.ok(entry, "a milestone activity entry");
-    assert.equal(entry.kind, "milestone_created");
+    assert.equal(entry.kind, "milestone_updated");
     assert.equal(entry.subjectId, milestone.id);
     assert.equal(entry.actorId, alice.user.id);
   } finally {
@@ -185,7 +185,7 @@ Deno.test("PATCH /api/projects/:id/milestones/:id leaves absent fields and clear
     assert.deepEqual(kinds, [
       ["milestone_updated", bob.user.id],
       ["milestone_updated", bob.user.id],
-      ["milestone_created", alice.user.id],
+      ["milestone_updated", alice.user.id],
     ]);
 
     const bad = await api(t, "PATCH", path(project.id, `/${created.id}`), {

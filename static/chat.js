@@ -294,6 +294,9 @@ function enhance(root) {
     });
 
     // ---- @-mention completion -------------------------------------------------------
+    // A text area may take no combobox role: it stays a textbox with aria-autocomplete="list"
+    // and aria-controls naming the listbox; aria-activedescendant points at the chosen option
+    // while the list is open (focus stays in the box, the arrows move the choice).
     /** @type {{ start: number; end: number; options: { email: string; name: string }[]; active: number } | null} */
     let mention = null;
 
@@ -311,7 +314,6 @@ function enhance(root) {
       mention = null;
       list.hidden = true;
       list.replaceChildren();
-      input.setAttribute("aria-expanded", "false");
       input.removeAttribute("aria-activedescendant");
     };
 
@@ -334,7 +336,6 @@ function enhance(root) {
         }),
       );
       list.hidden = false;
-      input.setAttribute("aria-expanded", "true");
       input.setAttribute("aria-activedescendant", `chat-mention-${mention.active}`);
     };
 

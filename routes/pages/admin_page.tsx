@@ -41,7 +41,9 @@ function AdminPage(
       <h2>{t("admin.users")}</h2>
       <div class="card">
         <Table
-          heads={[t("field.displayName"), t("field.email"), t("field.role"), t("field.status"), ""]}
+          heads={[t("field.displayName"), t("field.email"), t("field.role"), t("field.status"), {
+            hidden: t("content.actions"),
+          }]}
         >
           {props.users.map((u) => (
             <tr data-user-row={u.email}>

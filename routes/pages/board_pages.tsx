@@ -34,7 +34,7 @@ import {
 import { checked, type Fields } from "./kit/forms.ts";
 import { Alert, FieldError } from "./kit/layout.tsx";
 import type { Shown } from "./kit/submit.ts";
-import { afterDelete } from "./kit/notices.tsx";
+import { afterCreate, afterDelete, afterSave } from "./kit/notices.tsx";
 
 const MULTIPART = { enctype: "multipart/form-data" };
 
@@ -136,7 +136,7 @@ const boardPage: AreaPage<Threads> = {
             </FormCard>
           )
           : null}
-        <nav class="filters row" aria-label={t("board.category")}>
+        <nav class="filters row" aria-label={t("board.categoryFilter")}>
           <a href={base} aria-current={category === null ? "page" : undefined}>
             {t("content.all")}
           </a>
@@ -185,7 +185,12 @@ function CommentItem(
             <details open={form.refused}>
               <summary>{t("board.editComment")}</summary>
               <PostForm action={base} submit={t("content.save")}>
-                <TextArea schema={CommentPatch} name="body" value={form.values.body} />
+                <TextArea
+                  schema={CommentPatch}
+                  name="body"
+                  value={form.values.body}
+                  label={t("board.comment")}
+                />
                 <FieldError message={form.errors.body} />
               </PostForm>
             </details>
@@ -349,7 +354,7 @@ export function boardPages(services: Services) {
         file,
         (fileIds) => board.create(actor, projectId, { ...input, uploadedFileIds: fileIds }),
       );
-      return threadUrl(projectId, thread.id);
+      return afterCreate(threadUrl(projectId, thread.id), { type: "thread", id: thread.id });
     },
   });
   area.page(T, threadPage);
@@ -369,7 +374,7 @@ export function boardPages(services: Services) {
         });
       }
       board.update(actor, projectId, { threadId, title, body, category });
-      return threadUrl(projectId, threadId);
+      return afterSave(threadUrl(projectId, threadId), { type: "thread", id: threadId });
     },
   });
   area.form(`${T}/pin`, threadPage, {

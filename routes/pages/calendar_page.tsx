@@ -35,7 +35,7 @@ import {
 } from "./kit/fields.tsx";
 import { checked, type Fields, orNull } from "./kit/forms.ts";
 import { Alert } from "./kit/layout.tsx";
-import { afterDelete } from "./kit/notices.tsx";
+import { afterCreate, afterDelete, afterSave } from "./kit/notices.tsx";
 
 type Ctx = Context<AppEnv>;
 
@@ -142,10 +142,11 @@ function MonthGrid(props: { frame: ProjectFrame; view: CalendarView }) {
                     <a
                       class="cal-date"
                       href={weekHref}
-                      aria-label={formatDay(day, locale)}
                       aria-current={day === view.today ? "date" : undefined}
                     >
+                      {/* The name starts with the number shown, so speech control finds it. */}
                       {String(Number(day.slice(8)))}
+                      <span class="visually-hidden">{` (${formatDay(day, locale)})`}</span>
                     </a>
                     {entries.length > 0
                       ? (
@@ -393,12 +394,17 @@ export function calendarPages(services: Services) {
     item: [E, eventPage],
     createAt: `${P}/events`,
     form: { schema: CalendarEventInput, read: readEvent, fields: FIELDS },
-    create: ({ actor, projectId, input }) =>
-      monthOf(projectId, calendar.create(actor, projectId, input)),
+    create: ({ actor, projectId, input }) => {
+      const event = calendar.create(actor, projectId, input);
+      return afterCreate(monthOf(projectId, event), { type: "event", id: event.id });
+    },
     update: ({ c, actor, projectId, input }) => {
       const eventId = paramId(c, "eventId");
       calendar.update(actor, projectId, { eventId, ...input });
-      return `/projects/${projectId}/calendar/events/${eventId}`;
+      return afterSave(`/projects/${projectId}/calendar/events/${eventId}`, {
+        type: "event",
+        id: eventId,
+      });
     },
     remove: ({ c, actor, projectId }) => {
       const event = calendar.get(actor, projectId, paramId(c, "eventId"));

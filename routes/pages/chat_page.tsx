@@ -77,7 +77,13 @@ function ChatMessage(props: { frame: ProjectFrame; message: Message; shown?: Sho
                 submit={t("chat.save")}
                 attrs={{ "data-chat-edit": message.id }}
               >
-                <TextArea schema={MessagePatch} name="text" value={form.values.text} rows={3} />
+                <TextArea
+                  schema={MessagePatch}
+                  name="text"
+                  value={form.values.text}
+                  rows={3}
+                  label={t("chat.message")}
+                />
                 <FieldError message={form.errors.text} />
               </PostForm>
             </details>
@@ -196,7 +202,6 @@ function ChatPage(props: { frame: ProjectFrame; data: ChatData; shown: Shown }) 
                   aria-describedby="chat-hint"
                   aria-autocomplete="list"
                   aria-controls="chat-mentions"
-                  aria-expanded="false"
                   data-chat-input
                 >
                   {`\n${form.values.text ?? ""}`}

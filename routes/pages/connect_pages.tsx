@@ -139,7 +139,7 @@ function TokensPage(
               t("common.created"),
               t("tokens.expires"),
               t("tokens.lastUsed"),
-              "",
+              { hidden: t("content.actions") },
             ]}
           >
             {tokens.map((token) => (

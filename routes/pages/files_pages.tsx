@@ -20,7 +20,7 @@ import { uploadLimitMb } from "./kit/errors.tsx";
 import { ButtonForm, Field, formState, PostForm } from "./kit/fields.tsx";
 import { Alert } from "./kit/layout.tsx";
 import type { Shown } from "./kit/submit.ts";
-import { afterDelete } from "./kit/notices.tsx";
+import { afterCreate, afterDelete } from "./kit/notices.tsx";
 
 type Source = "upload" | "attachment";
 const SOURCES: Source[] = ["upload", "attachment"];
@@ -74,7 +74,7 @@ function FilesPage(props: { frame: ProjectFrame; data: Files; shown: Shown }) {
             t("files.source"),
             t("files.uploader"),
             t("files.uploaded"),
-            "",
+            { hidden: t("content.actions") },
           ]}
         >
           {files.items.map((f) => (
@@ -135,8 +135,8 @@ export function filesPages(services: Services) {
     fields: { file: "files.missing" },
     change: async ({ actor, projectId, file }) => {
       if (!file) throw invalid("file", "Choose a file to upload");
-      await files.upload(actor, projectId, file);
-      return `/projects/${projectId}/files`;
+      const { id } = await files.upload(actor, projectId, file);
+      return afterCreate(`/projects/${projectId}/files`, { type: "file", id });
     },
   });
   area.form(`${P}/:fileId{[0-9]+}/delete`, filesPage, {

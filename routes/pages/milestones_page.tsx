@@ -21,6 +21,7 @@ import {
 } from "./kit/fields.tsx";
 import { type Fields, orNull } from "./kit/forms.ts";
 import { Alert } from "./kit/layout.tsx";
+import { afterCreate, afterSave } from "./kit/notices.tsx";
 import type { Shown } from "./kit/submit.ts";
 
 /** How the domain's refusals of a milestone's fields are said. */
@@ -164,10 +165,13 @@ export function milestonesPages(services: Services) {
     schema: MilestoneInput,
     read: readMilestone,
     fields: FIELDS,
-    change: ({ actor, projectId, input }) =>
-      `/projects/${projectId}/milestones#milestone-${
-        milestones.create(actor, projectId, input).id
-      }`,
+    change: ({ actor, projectId, input }) => {
+      const { id } = milestones.create(actor, projectId, input);
+      return afterCreate(`/projects/${projectId}/milestones#milestone-${id}`, {
+        type: "milestone",
+        id,
+      });
+    },
   });
   area.form(`${P}/:milestoneId{[0-9]+}`, milestonesPage, {
     form: (c) => `edit-${paramId(c, "milestoneId")}`,
@@ -180,7 +184,10 @@ export function milestonesPages(services: Services) {
     change: ({ c, actor, projectId, input }) => {
       const milestoneId = paramId(c, "milestoneId");
       milestones.update(actor, projectId, { milestoneId, ...input });
-      return `/projects/${projectId}/milestones#milestone-${milestoneId}`;
+      return afterSave(`/projects/${projectId}/milestones#milestone-${milestoneId}`, {
+        type: "milestone",
+        id: milestoneId,
+      });
     },
   });
   return area.app;

@@ -26,7 +26,7 @@ import {
 } from "./kit/fields.tsx";
 import { checked, type Fields, tagList } from "./kit/forms.ts";
 import { Alert } from "./kit/layout.tsx";
-import { afterDelete } from "./kit/notices.tsx";
+import { afterCreate, afterDelete, afterSave } from "./kit/notices.tsx";
 
 const FIELDS = { tags: "notes.tagsInvalid" } as const;
 
@@ -199,11 +199,13 @@ export function notesPages(services: Services) {
     list: [P, notesPage],
     item: [N, notePage],
     form: { schema: NoteInput, read: readNote, fields: FIELDS },
-    create: ({ actor, projectId, input }) =>
-      `/projects/${projectId}/notes/${notes.create(actor, projectId, input).id}`,
+    create: ({ actor, projectId, input }) => {
+      const { id } = notes.create(actor, projectId, input);
+      return afterCreate(`/projects/${projectId}/notes/${id}`, { type: "note", id });
+    },
     update: ({ c, actor, projectId, input }) => {
       const note = notes.update(actor, projectId, { noteId: paramId(c, "noteId"), ...input });
-      return `/projects/${projectId}/notes/${note.id}`;
+      return afterSave(`/projects/${projectId}/notes/${note.id}`, { type: "note", id: note.id });
     },
     remove: ({ c, actor, projectId }) => {
       const removed = notes.remove(actor, projectId, paramId(c, "noteId"));

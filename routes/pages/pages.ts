@@ -30,6 +30,24 @@ import { todoPages } from "./todos_page.tsx";
 import { trashPages } from "./trash_page.tsx";
 import { webhookPages } from "./webhooks_page.tsx";
 
+/**
+ * A page address typed or linked with a trailing slash (`/projects/1/`) goes to the same address
+ * without it; the API answers such paths itself (its own 404) before reaching the pages.
+ */
+function withoutTrailingSlash(): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const url = new URL(c.req.url);
+    const method = c.req.method;
+    if ((method === "GET" || method === "HEAD") && url.pathname.length > 1) {
+      const path = url.pathname.replace(/\/+$/, "");
+      // "//host" would leave the site: such a path goes home instead.
+      const safe = path === "" || path.startsWith("//") ? "/" : path;
+      if (path !== url.pathname) return c.redirect(`${safe}${url.search}`, 301);
+    }
+    return await next();
+  };
+}
+
 /** The pages a visitor without a session may see. */
 const PUBLIC_PAGES = new Set(["/login", "/register"]);
 
@@ -44,6 +62,7 @@ export interface PagesOptions {
 /** The page application: every path the API and the SOAP services do not answer. */
 export function pages(services: Services, options: PagesOptions) {
   const app = new Hono<AppEnv>();
+  app.use(withoutTrailingSlash());
   app.use(...options.gate);
   app.route("/", staticFiles());
   const { fileStore, maxUploadBytes, maxImportBytes } = services;

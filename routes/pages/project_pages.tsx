@@ -35,6 +35,7 @@ import {
   TextField,
 } from "./kit/fields.tsx";
 import { Alert, renderFragment, renderPage } from "./kit/layout.tsx";
+import { ActionNotice, afterCreate, afterSave, type Notices, noticesOf } from "./kit/notices.tsx";
 import { pageForms, type Shown } from "./kit/submit.ts";
 
 const ROLES = ["owner", "member", "viewer"] as const;
@@ -216,7 +217,15 @@ function MemberRow(props: { ctx: PageCtx; project: Project; member: Member; mana
 }
 
 function ProjectPage(
-  props: { ctx: PageCtx; project: Project; members: Member[]; shown: Shown; dashboard: Child },
+  props: {
+    ctx: PageCtx;
+    project: Project;
+    members: Member[];
+    shown: Shown;
+    dashboard: Child;
+    /** What the action that led here did (none when a refused form is shown again). */
+    notices: Notices | null;
+  },
 ) {
   const { ctx, project, members } = props;
   const { t } = ctx;
@@ -244,6 +253,9 @@ function ProjectPage(
       />
       {project.description ? <p>{project.description}</p> : null}
       {project.archived ? <div class="notice">{t("projects.archivedNotice")}</div> : null}
+      {props.notices
+        ? <ActionNotice ctx={ctx} notices={props.notices} projectId={project.id} canUndo={false} />
+        : null}
       <Alert message={props.shown.message} />
       {props.dashboard}
       <script type="module" src="/static/dashboard.js"></script>
@@ -265,7 +277,7 @@ function ProjectPage(
             t("field.email"),
             t("field.role"),
             t("members.joined"),
-            "",
+            { hidden: t("content.actions") },
           ]}
         >
           {members.map((m) => (
@@ -324,8 +336,8 @@ interface ProjectForm<I> extends RefusalWords {
   form?: string;
   schema?: z.ZodType<I>;
   change: (actor: Actor, projectId: number, input: I, c: Context<AppEnv>) => unknown;
-  /** Where to go after the change (default: the project page). */
-  after?: string;
+  /** Where to go after the change, given what it returned (default: the project page). */
+  after?: string | ((result: unknown, projectId: number) => string);
 }
 
 /** The project pages. */
@@ -352,6 +364,7 @@ export function projectPages(services: Services) {
           members={members}
           shown={shown}
           dashboard={dashboard}
+          notices={c.req.method === "GET" ? noticesOf(c.req.url) : null}
         />
       ),
     });
@@ -402,8 +415,11 @@ export function projectPages(services: Services) {
       show: (shown, { c }) => showProject(c, shown),
       change: (input, { c, ctx }) => {
         const projectId = paramId(c, "projectId");
-        action.change(ctx.actor!, projectId, input, c);
-        return action.after ?? `/projects/${projectId}`;
+        const result = action.change(ctx.actor!, projectId, input, c);
+        const { after } = action;
+        return typeof after === "function"
+          ? after(result, projectId)
+          : after ?? `/projects/${projectId}`;
       },
     });
 
@@ -423,7 +439,10 @@ export function projectPages(services: Services) {
     form: "create",
     schema: ProjectInputSchema,
     show: (shown, { c }) => showList(c, shown),
-    change: (input, { ctx }) => `/projects/${projects.create(ctx.actor!, input).id}`,
+    change: (input, { ctx }) => {
+      const { id } = projects.create(ctx.actor!, input);
+      return afterCreate(`/projects/${id}`, { type: "project", id });
+    },
   });
 
   form("/projects/import", {
@@ -448,6 +467,7 @@ export function projectPages(services: Services) {
     form: "edit",
     schema: ProjectInputSchema,
     change: (actor, id, input) => projects.update(actor, id, input),
+    after: (_, id) => afterSave(`/projects/${id}`, { type: "project", id }),
   });
   act(`${P}/archive`, { change: (actor, id) => projects.setArchived(actor, id, true) });
   act(`${P}/unarchive`, { change: (actor, id) => projects.setArchived(actor, id, false) });
@@ -457,6 +477,8 @@ export function projectPages(services: Services) {
     // The project is checked first (see `act`), so a not_found here is about the email.
     codes: { not_found: "members.unknownEmail", conflict: "members.already" },
     change: (actor, id, input) => projects.addMember(actor, id, input),
+    after: (member, id) =>
+      afterCreate(`/projects/${id}#members`, { type: "member", id: (member as Member).userId }),
   });
   act(`${P}/members/:userId{[0-9]+}`, {
     schema: MemberRoleInput,

@@ -30,7 +30,7 @@ import {
 import { type Fields, idOrNull, orNull, readForm, tagList } from "./kit/forms.ts";
 import { Alert, FieldError } from "./kit/layout.tsx";
 import { type Shown, submit } from "./kit/submit.ts";
-import { afterDelete } from "./kit/notices.tsx";
+import { afterCreate, afterDelete, afterSave } from "./kit/notices.tsx";
 
 const PRIORITIES: readonly Priority[] = ["low", "normal", "high"];
 
@@ -465,12 +465,14 @@ export function todoPages(services: Services) {
     list: [P, todosPage],
     item: [I, itemPage],
     form: { schema: TodoInput, read: readItem, fields: FIELDS },
-    create: ({ actor, projectId, input }) =>
-      boardUrl(projectId, todos.create(actor, projectId, input).id),
+    create: ({ actor, projectId, input }) => {
+      const { id } = todos.create(actor, projectId, input);
+      return afterCreate(boardUrl(projectId, id), { type: "item", id });
+    },
     update: ({ c, actor, projectId, input }) => {
       const { columnId: _, ...changes } = input;
       const item = todos.update(actor, projectId, { itemId: paramId(c, "itemId"), ...changes });
-      return itemUrl(projectId, item.id);
+      return afterSave(itemUrl(projectId, item.id), { type: "item", id: item.id });
     },
     remove: ({ c, actor, projectId }) => {
       return afterDelete(boardUrl(projectId), todos.remove(actor, projectId, paramId(c, "itemId")));

@@ -106,7 +106,7 @@ const trashPage: AreaPage<TrashData> = {
               t("trash.deletedBy"),
               t("trash.deletedAt"),
               t("trash.purgeAt"),
-              "",
+              { hidden: t("content.actions") },
             ]}
           >
             {entries.items.map((entry) => (

@@ -187,7 +187,7 @@ function WebhookCard(props: { frame: ProjectFrame; view: WebhookView; base: stri
             t("webhooks.responseCode"),
             t("webhooks.attempts"),
             t("webhooks.time"),
-            "",
+            { hidden: t("content.actions") },
           ]}
         >
           {deliveries.map((d) => (

@@ -74,13 +74,15 @@ browserTest(
       await page.fill("input[name=name]", "月次レポート");
       await page.fill("textarea[name=description]", "毎月の報告書");
       await page.click("button:has-text('プロジェクトを作成')");
-      await page.waitForURL(/\/projects\/\d+$/);
+      await page.waitForURL(/\/projects\/\d+\?created=project-\d+$/);
       assert.equal(await page.textContent("h1"), "月次レポート");
+      assert.equal(await page.textContent("[data-notice]"), "プロジェクトを作成しました。");
 
       await page.fill("input[name=email]", "bo@example.com");
       await page.selectOption("form[action$='/members'] select[name=role]", "viewer");
       await page.click("button:has-text('メンバーを追加')");
       await page.waitForSelector("tr[data-member='bo@example.com']");
+      assert.equal(await page.textContent("[data-notice]"), "メンバーを追加しました。");
       const row = await page.textContent("tr[data-member='bo@example.com']");
       assert.match(row ?? "", /Bo/);
       assert.equal(

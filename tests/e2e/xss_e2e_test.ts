@@ -110,8 +110,8 @@ browserTest(
       await page.goto(`${t.baseUrl}/projects`);
       await page.fill("form[action='/projects'] input[name=name]", "安全確認");
       await page.click("form[action='/projects'] button[type=submit]");
-      await page.waitForURL(/\/projects\/\d+$/);
-      const project = page.url();
+      await page.waitForURL(/\/projects\/\d+\?created=project-\d+$/);
+      const project = page.url().split("?")[0]!;
 
       // A thread, through the board's form.
       await page.goto(`${project}/board`);
@@ -119,8 +119,8 @@ browserTest(
       await page.fill("form[action$='/board'] input[name=title]", TITLE);
       await page.fill("form[action$='/board'] textarea[name=body]", body);
       await page.click("form[action$='/board'] button[type=submit]");
-      await page.waitForURL(/\/board\/\d+$/);
-      const thread = page.url();
+      await page.waitForURL(/\/board\/\d+\?created=thread-\d+$/);
+      const thread = page.url().split("?")[0]!;
       assert.equal(await page.textContent("h1"), TITLE);
 
       // A comment, through the reply form.
@@ -139,7 +139,7 @@ browserTest(
       await page.fill("form[action$='/notes'] textarea[name=body]", body);
       await page.fill("form[action$='/notes'] input[name=tags]", "<script>, 安全");
       await page.click("form[action$='/notes'] button[type=submit]");
-      await page.waitForURL(/\/notes\/\d+$/);
+      await page.waitForURL(/\/notes\/\d+\?created=note-\d+$/);
       assert.equal(await page.textContent("h1"), TITLE);
       await assertInert(page, "note");
       assert.equal(await clickMarkdownLinks(page, "note"), 1);

@@ -54,10 +54,16 @@ async function get(t: T, path: string, cookie: string) {
   return { status: res.status, type: res.headers.get("content-type"), html: await res.text() };
 }
 
-/** Sends a form and returns the status, the redirect and the body. */
+/**
+ * Sends a form and returns the status, the redirect and the body; the redirect's created or
+ * saved notice (`?created=note-3`) is taken out of `location` into `notice`.
+ */
 async function send(t: T, path: string, init: RequestInit) {
   const res = await t.app.request(path, init);
-  return { status: res.status, location: res.headers.get("location"), html: await res.text() };
+  const raw = res.headers.get("location");
+  const notice = /[?&]((?:created|saved)=[a-z]+-\d+)/.exec(raw ?? "")?.[1] ?? null;
+  const location = raw?.replace(/[?&](?:created|saved)=[a-z]+-\d+/, "") ?? null;
+  return { status: res.status, location, notice, html: await res.text() };
 }
 
 /** Ann owns a project; Bo is a member with Japanese pages; Cy is a viewer; Di is outside. */

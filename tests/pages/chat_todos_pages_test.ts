@@ -357,7 +357,10 @@ Deno.test("the kanban create form, move buttons and complete toggle work without
     });
     assert.equal(created.status, 303, created.html);
     const [item] = await items(t, alice.cookie, project.id);
-    assert.equal(created.headers.get("location"), `${board}#item-${item.id}`);
+    assert.equal(
+      created.headers.get("location"),
+      `${board}?created=item-${item.id}#item-${item.id}`,
+    );
     assert.equal(item.title, "Draft <the> plan");
     assert.equal(item.assigneeId, bob.user.id);
     assert.equal(item.priority, "high");
@@ -488,7 +491,7 @@ Deno.test("the item page edits every field and uploads attachments with download
       milestoneId: String(milestone.id),
     });
     assert.equal(saved.status, 303, saved.html);
-    assert.equal(saved.headers.get("location"), path);
+    assert.equal(saved.headers.get("location"), `${path}?saved=item-${item.id}`);
     const updated =
       (await getJson(t, alice.cookie, `/api/projects/${project.id}/todos/items/${item.id}`))
         .item;

@@ -168,15 +168,23 @@ Deno.test("a project can be created and a member added with plain forms", async 
       body: "name=%3Cb%3EPlan%3C%2Fb%3E&description=Q1",
     });
     assert.equal(created.status, 303);
-    const path = created.headers.get("location")!;
-    assert.match(path, /^\/projects\/\d+$/);
+    const createdAt = created.headers.get("location")!;
+    assert.match(createdAt, /^\/projects\/\d+\?created=project-\d+$/);
+    const path = createdAt.split("?")[0]!;
+    const createdPage = await (await t.app.request(createdAt, { headers: { cookie } })).text();
+    assert.match(createdPage, /<div class="success" role="status"[^>]*>Project created\.<\/div>/);
     const added = await t.app.request(`${path}/members`, {
       method: "POST",
       headers,
       body: "email=BO%40example.com&role=viewer",
     });
     assert.equal(added.status, 303);
+    const addedAt = added.headers.get("location")!;
+    assert.match(addedAt, new RegExp(`^${path}\\?created=member-\\d+#members$`));
+    const addedPage = await (await t.app.request(addedAt, { headers: { cookie } })).text();
+    assert.match(addedPage, /role="status"[^>]*>Member added\.<\/div>/);
     const page = await (await t.app.request(path, { headers: { cookie } })).text();
+    assert.doesNotMatch(page, /Member added/, "the notice belongs to the redirect only");
     assert.match(page, /<h1>&lt;b&gt;Plan&lt;\/b&gt;<\/h1>/, "user text is escaped");
     assert.match(page, /data-member="bo@example.com"/);
     // Adding again is refused with a message on the page, not a crash.
@@ -204,7 +212,7 @@ Deno.test("member and project forms explain each refusal on the project page, in
       headers,
       body: "name=Plan",
     });
-    const path = created.headers.get("location")!;
+    const path = created.headers.get("location")!.split("?")[0]!;
     const post = (suffix: string, body: string) =>
       t.app.request(`${path}${suffix}`, { method: "POST", headers, body });
 
@@ -338,7 +346,7 @@ Deno.test("the register, login and add-member forms accept an email with blanks 
       headers: { "content-type": "application/x-www-form-urlencoded", cookie: owner },
     });
     assert.equal(created.status, 303);
-    const base = created.headers.get("location")!;
+    const base = created.headers.get("location")!.split("?")[0]!;
     const added = await t.app.request(`${base}/members`, {
       ...form({ email: "  BO@example.COM  ", role: "member" }),
       headers: { "content-type": "application/x-www-form-urlencoded", cookie: owner },

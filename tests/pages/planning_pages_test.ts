@@ -262,7 +262,12 @@ Deno.test("milestones are created and edited with plain forms and show their pro
       description: "**Ship** it <img src=x onerror=alert(2)>",
     });
     assert.equal(created.status, 303, created.html);
-    assert.match(created.location!, new RegExp(`^${base}/milestones#milestone-\\d+$`));
+    assert.match(
+      created.location!,
+      new RegExp(`^${base}/milestones\\?created=milestone-\\d+#milestone-\\d+$`),
+    );
+    const createdPage = await page(t, alice.cookie, created.location!);
+    assert.match(createdPage.html, /role="status"[^>]*>Milestone created\.</);
     const [milestone] = (await getJson(t, alice.cookie, `/api${base}/milestones`)).items;
     assert.equal(milestone.dueDate, "2026-12-01");
 
@@ -305,7 +310,10 @@ Deno.test("milestones are created and edited with plain forms and show their pro
       description: "",
     });
     assert.equal(edited.status, 303, edited.html);
-    assert.equal(edited.location, `${base}/milestones#milestone-${milestone.id}`);
+    assert.equal(
+      edited.location,
+      `${base}/milestones?saved=milestone-${milestone.id}#milestone-${milestone.id}`,
+    );
     const after = (await getJson(t, alice.cookie, `/api${base}/milestones/${milestone.id}`))
       .milestone;
     assert.equal(after.title, "Launch v2");
@@ -419,8 +427,8 @@ Deno.test("calendar events are created, edited and deleted with plain forms", as
       description: "Bring **notes** <script>alert(1)</script>",
     });
     assert.equal(created.status, 303, created.html);
-    assert.equal(created.location, `${base}/calendar?month=2026-11`);
     const [event] = (await getJson(t, alice.cookie, `/api${base}/calendar/events`)).items;
+    assert.equal(created.location, `${base}/calendar?month=2026-11&created=event-${event.id}`);
     assert.equal(event.startAt, "2026-11-20T09:00:00.000Z");
     assert.equal(event.endAt, "2026-11-20T10:30:00.000Z");
     assert.equal(event.allDay, false);
@@ -477,7 +485,9 @@ Deno.test("calendar events are created, edited and deleted with plain forms", as
       description: "",
     });
     assert.equal(edited.status, 303, edited.html);
-    assert.equal(edited.location, `${base}/calendar/events/${event.id}`);
+    assert.equal(edited.location, `${base}/calendar/events/${event.id}?saved=event-${event.id}`);
+    const savedPage = await page(t, alice.cookie, edited.location!);
+    assert.match(savedPage.html, /role="status"[^>]*>Event saved\.</);
     const after = (await getJson(t, alice.cookie, `/api${base}/calendar/events/${event.id}`))
       .event;
     assert.equal(after.title, "Review <i>moved</i>");

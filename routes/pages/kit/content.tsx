@@ -161,10 +161,24 @@ export function Facts(props: { facts: Fact[] }) {
 
 /** A table that scrolls sideways on narrow screens: its column headings, then `children` rows. */
 export function Table(
-  props: { heads: string[]; wrap?: string; class?: string | undefined; children: Child },
+  props: {
+    /** Each column's header; `{ hidden }` names a column only screen readers need named. */
+    heads: Array<string | { hidden: string }>;
+    wrap?: string;
+    class?: string | undefined;
+    children: Child;
+  },
 ) {
-  // deno-lint-ignore jsx-key -- rendered once on the server: keys would only show as attributes
-  const heads = props.heads.map((head) => <th>{head}</th>);
+  const heads = props.heads.map((head) =>
+    typeof head === "string"
+      // deno-lint-ignore jsx-key -- rendered once on the server: keys would only show as attributes
+      ? <th>{head}</th>
+      : (
+        <th>
+          <span class="visually-hidden">{head.hidden}</span>
+        </th>
+      )
+  );
   return (
     <div class={props.wrap ?? "table-wrap"}>
       <table class={props.class}>

@@ -72,11 +72,19 @@ export function TextArea(
     name: string;
     value: string | undefined;
     rows?: number | undefined;
+    /** The box's name for a text area that has no visible label of its own. */
+    label?: string | undefined;
   },
 ) {
   const { required, maxlength } = textAttrs(props.schema, props.name);
   return (
-    <textarea name={props.name} maxlength={maxlength} required={required} rows={props.rows ?? 8}>
+    <textarea
+      name={props.name}
+      maxlength={maxlength}
+      required={required}
+      rows={props.rows ?? 8}
+      aria-label={props.label}
+    >
       {`\n${props.value ?? ""}`}
     </textarea>
   );

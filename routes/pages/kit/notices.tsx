@@ -1,22 +1,29 @@
 /**
  * The message a page shows right after an action, carried by a query parameter of the address
- * the action's 303 leads to (as `?saved=1` is after a save): `?deleted={type}-{id}` after a
- * delete, with an Undo button that restores the item from the trash, and
- * `?restored={type}-{id}` after a restore. Both name the thing, never a sentence to show.
+ * the action's 303 leads to: `?created={type}-{id}` after a create, `?saved={type}-{id}` after
+ * a save, `?deleted={type}-{id}` after a delete, with an Undo button that restores the item
+ * from the trash, and `?restored={type}-{id}` after a restore. Each names the thing, never a
+ * sentence to show.
  */
 import { isTrashType, type TrashType } from "../../../domain/trash.ts";
 import { type PageCtx, safeNext } from "../context.ts";
 import { subjectHref } from "./content.tsx";
 import { ButtonForm } from "./fields.tsx";
 
-/** What a notice names: an item of a project's trash, or a deleted project. */
+/** Things a notice names besides the trash's types: only created or saved, never trashed. */
+const OTHER_TYPES = ["project", "member", "milestone"] as const;
+type OtherType = (typeof OTHER_TYPES)[number];
+
+/** What a notice names: an item of a project's trash, a project, a member or a milestone. */
 export interface Noticed {
-  type: TrashType | "project";
+  type: TrashType | OtherType;
   id: number;
 }
 
 /** The notices a request's address asks for. */
 export interface Notices {
+  created: Noticed | null;
+  saved: Noticed | null;
   deleted: Noticed | null;
   restored: Noticed | null;
   /** The page's own address without them: where an Undo comes back to. */
@@ -24,12 +31,22 @@ export interface Notices {
 }
 
 const BASE = "http://local.invalid";
-const PARAMS = ["deleted", "restored"] as const;
+const PARAMS = ["created", "saved", "deleted", "restored"] as const;
 
 function withNotice(location: string, param: (typeof PARAMS)[number], ref: Noticed): string {
   const url = new URL(location, BASE);
   url.searchParams.set(param, `${ref.type}-${ref.id}`);
   return `${url.pathname}${url.search}${url.hash}`;
+}
+
+/** `location` telling its page that `ref` was just created. */
+export function afterCreate(location: string, ref: Noticed): string {
+  return withNotice(location, "created", ref);
+}
+
+/** `location` telling its page that the changes to `ref` were just saved. */
+export function afterSave(location: string, ref: Noticed): string {
+  return withNotice(location, "saved", ref);
 }
 
 /** `location` telling its page that `ref` was just moved to the trash (it offers Undo). */
@@ -63,16 +80,25 @@ function parse(raw: string | null): Noticed | null {
   const match = /^([a-z]{1,16})-(\d{1,15})$/.exec(raw ?? "");
   if (!match) return null;
   const [, type, id] = match as unknown as [string, string, string];
-  return isTrashType(type) || type === "project" ? { type, id: Number(id) } : null;
+  const known = isTrashType(type) || (OTHER_TYPES as readonly string[]).includes(type);
+  return known ? { type: type as Noticed["type"], id: Number(id) } : null;
 }
 
 /** The notices of a request's address (`c.req.url`); a malformed one is none. */
 export function noticesOf(requestUrl: string): Notices {
   const url = new URL(requestUrl);
-  const deleted = parse(url.searchParams.get("deleted"));
-  const restored = parse(url.searchParams.get("restored"));
-  for (const param of PARAMS) url.searchParams.delete(param);
-  return { deleted, restored, here: `${url.pathname}${url.search}` };
+  const [created, saved, deleted, restored] = PARAMS.map((p) => parse(url.searchParams.get(p)));
+  // `?saved=1` (a page's own saved message, as on the settings) stays in the address.
+  for (const param of PARAMS) {
+    if (parse(url.searchParams.get(param))) url.searchParams.delete(param);
+  }
+  return {
+    created: created ?? null,
+    saved: saved ?? null,
+    deleted: deleted ?? null,
+    restored: restored ?? null,
+    here: `${url.pathname}${url.search}`,
+  };
 }
 
 /** Where a project's trash item is restored (POST), by its page or an Undo. */
@@ -100,8 +126,22 @@ export function ActionNotice(
 ) {
   const { ctx, notices, projectId } = props;
   const { t } = ctx;
-  const kind = (ref: Noticed) => t(`trash.kind.${ref.type}` as const);
-  const { deleted, restored } = notices;
+  const kind = (ref: Noticed) =>
+    ref.type === "member" || ref.type === "milestone"
+      ? t(`notice.kind.${ref.type}` as const)
+      : t(`trash.kind.${ref.type}` as const);
+  const { created, saved, deleted, restored } = notices;
+  const done = created ?? saved;
+  if (done) {
+    const text = created?.type === "member"
+      ? t("notice.memberAdded")
+      : t(created ? "notice.created" : "notice.saved", { type: kind(done) });
+    return (
+      <div class="success" role="status" data-notice={`${created ? "created" : "saved"}`}>
+        {text}
+      </div>
+    );
+  }
   if (restored) {
     const href = restored.type === "project"
       ? `/projects/${restored.id}`

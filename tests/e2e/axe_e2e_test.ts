@@ -1,0 +1,211 @@
+/**
+ * axe-core on every page, in both themes and both languages: no serious or critical
+ * violation. axe is read from the installed npm package and put into the page; nothing is
+ * downloaded while the test runs.
+ */
+import assert from "node:assert/strict";
+import { createRequire } from "node:module";
+import type { Page } from "playwright-core";
+import { testServer } from "../helpers/app.ts";
+import type { Json } from "../helpers/api.ts";
+import { browserTest, launch } from "./browser.ts";
+
+const AXE_SOURCE = Deno.readTextFileSync(
+  createRequire(import.meta.url).resolve("axe-core/axe.min.js"),
+);
+
+interface Violation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: string[]; failureSummary?: string }[];
+}
+
+async function call(
+  baseUrl: string,
+  method: string,
+  path: string,
+  cookie: string | null,
+  body?: unknown,
+): Promise<{ status: number; json: Json; cookie: string | null }> {
+  const multipart = body instanceof FormData;
+  const res = await fetch(`${baseUrl}${path}`, {
+    method,
+    headers: {
+      ...(body === undefined || multipart ? {} : { "content-type": "application/json" }),
+      ...(cookie ? { cookie } : {}),
+      origin: baseUrl,
+    },
+    ...(body === undefined ? {} : { body: multipart ? body : JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  const set = res.headers.getSetCookie().find((c) => c.startsWith("session="));
+  return {
+    status: res.status,
+    json: text ? JSON.parse(text) : {},
+    cookie: set ? set.split(";")[0]! : null,
+  };
+}
+
+/** The serious and critical violations axe finds on the page as it is now. */
+async function seriousViolations(page: Page): Promise<Violation[]> {
+  if (!(await page.evaluate("typeof axe !== 'undefined'"))) {
+    // Evaluated through the DevTools protocol, which the page's CSP (no inline script) allows.
+    await page.evaluate(AXE_SOURCE);
+  }
+  // Closed details (edit forms, delete buttons) open first, so their controls are checked too.
+  await page.evaluate(`document.querySelectorAll("details").forEach((d) => { d.open = true; })`);
+  const results = await page.evaluate(
+    `axe.run(document, { resultTypes: ["violations"] }).then((r) => r.violations)`,
+  ) as Violation[];
+  return results.filter((v) => v.impact === "serious" || v.impact === "critical");
+}
+
+browserTest(
+  "no page has a serious or critical axe-core violation, in both themes and both languages",
+  async () => {
+    const t = await testServer({ env: { WEBHOOK_ALLOW_HOSTS: "127.0.0.1" } });
+    const browser = await launch();
+    try {
+      const register = (email: string, displayName: string) =>
+        call(t.baseUrl, "POST", "/api/auth/register", null, {
+          email,
+          password: "correct horse battery",
+          displayName,
+        });
+      // The first account is the admin, who sees every page.
+      const ann = (await register("ann@example.com", "Ann")).cookie!;
+      const bo = await register("bo@example.com", "Bo");
+      const ok = async (method: string, path: string, body?: unknown) => {
+        const res = await call(t.baseUrl, method, path, ann, body);
+        assert.ok(res.status < 300, `${method} ${path}: ${res.status} ${JSON.stringify(res.json)}`);
+        return res.json;
+      };
+      const { project } = await ok("POST", "/api/projects", {
+        name: "Launch",
+        description: "The **spring** launch.",
+      });
+      const p = `/api/projects/${project.id}`;
+      await ok("POST", `${p}/members`, { email: "bo@example.com", role: "member" });
+      const { thread } = await ok("POST", `${p}/board/threads`, {
+        title: "Kick-off",
+        body: "Agenda below.",
+        category: "announcement",
+      });
+      await ok("POST", `${p}/board/threads/${thread.id}/comments`, { body: "Thanks" });
+      const { note } = await ok("POST", `${p}/notes`, {
+        title: "Plan",
+        body: "# Plan\n\n- one\n- two",
+        tags: ["plan"],
+      });
+      const { note: gone } = await ok("POST", `${p}/notes`, { title: "Old", body: "x" });
+      await ok("DELETE", `${p}/notes/${gone.id}`);
+      await ok("POST", `${p}/chat/messages`, { text: "@bo@example.com hello" });
+      const { milestone } = await ok("POST", `${p}/milestones`, {
+        title: "Beta",
+        dueDate: "2026-11-28",
+      });
+      const low = await ok("POST", `${p}/todos/items`, {
+        title: "Print slides",
+        priority: "low",
+        milestoneId: milestone.id,
+        dueDate: "2026-11-26",
+      });
+      await ok("POST", `${p}/todos/items`, { title: "Book room", priority: "high" });
+      const upload = new FormData();
+      upload.set("file", new File(["hello"], "hello.txt", { type: "text/plain" }));
+      await ok("POST", `${p}/files`, upload);
+      const { event } = await ok("POST", `${p}/calendar/events`, {
+        title: "Review",
+        startAt: "2026-11-24T10:00:00Z",
+        endAt: "2026-11-24T11:00:00Z",
+      });
+      const { meeting } = await ok("POST", `${p}/meetings`, {
+        title: "Weekly",
+        startAt: "2026-11-25T10:00:00Z",
+        endAt: "2026-11-25T11:00:00Z",
+        inviteeIds: [bo.json.user.id],
+      });
+      await ok("POST", "/api/tokens", { name: "CI", scope: "read" });
+      // Nothing listens on port 9: a delivery fails at once, which the page shows too.
+      await ok("POST", `${p}/webhooks`, {
+        url: "http://127.0.0.1:9/collab",
+        events: ["*"],
+      });
+      // Bo's mention of Ann puts a notification on Ann's list.
+      await call(t.baseUrl, "POST", `${p}/chat/messages`, bo.cookie, { text: "@ann@example.com" });
+
+      const q = `/projects/${project.id}`;
+      const paths = [
+        "/",
+        "/projects",
+        q,
+        `${q}/board`,
+        `${q}/board/${thread.id}`,
+        `${q}/notes`,
+        `${q}/notes/${note.id}`,
+        `${q}/chat`,
+        `${q}/todos`,
+        `${q}/todos/${low.item.id}`,
+        `${q}/files`,
+        `${q}/calendar?month=2026-11`,
+        `${q}/calendar/events/${event.id}`,
+        `${q}/milestones`,
+        `${q}/meetings`,
+        `${q}/meetings/${meeting.id}`,
+        `${q}/activity`,
+        `${q}/search?q=plan`,
+        `${q}/trash`,
+        `${q}/webhooks`,
+        "/notifications",
+        "/settings",
+        "/settings/tokens",
+        "/settings/calendar",
+        "/admin",
+      ];
+      const found: string[] = [];
+      const context = await browser.newContext();
+      const [name, value] = ann.split("=") as [string, string];
+      await context.addCookies([{ name, value, url: t.baseUrl }]);
+      const page = await context.newPage();
+      for (const locale of ["en", "ja"]) {
+        for (const theme of ["dark", "light"]) {
+          await ok("PATCH", "/api/users/me", { locale, theme });
+          for (const path of paths) {
+            const res = await page.goto(`${t.baseUrl}${path}`);
+            assert.equal(res?.status(), 200, `${locale} ${theme} ${path}`);
+            for (const v of await seriousViolations(page)) {
+              const where = v.nodes.slice(0, 3).map((n) =>
+                `${n.target.join(" ")}${n.failureSummary ? ` (${n.failureSummary})` : ""}`
+              ).join("; ");
+              found.push(`${locale} ${theme} ${path}: ${v.impact} ${v.id} ${v.help}: ${where}`);
+            }
+          }
+        }
+      }
+      // The mention list, open: still no violation, and the box's label stays in sight.
+      await page.goto(`${t.baseUrl}${q}/chat`);
+      await page.focus("#chat-text");
+      await page.keyboard.type("@b");
+      await page.waitForSelector("#chat-mentions:not([hidden]) [role=option]");
+      assert.equal(
+        await page.getAttribute("#chat-text", "aria-activedescendant"),
+        "chat-mention-0",
+      );
+      assert.equal(await page.getAttribute("#chat-mention-0", "aria-selected"), "true");
+      const [label, list] = await page.evaluate(
+        `["label[for=chat-text]", "#chat-mentions"].map((s) => {
+          const r = document.querySelector(s).getBoundingClientRect();
+          return { top: r.top, bottom: r.bottom };
+        })`,
+      ) as { top: number; bottom: number }[];
+      assert.ok(list!.top >= label!.bottom, "the mention list does not cover the Message label");
+      for (const v of await seriousViolations(page)) found.push(`open mention list: ${v.id}`);
+      await context.close();
+      assert.deepEqual(found, [], `axe-core violations:\n${found.join("\n")}`);
+    } finally {
+      await browser.close();
+      await t.close();
+    }
+  },
+);

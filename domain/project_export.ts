@@ -87,6 +87,8 @@ function fileView(f: ArchiveFileRow) {
 }
 
 const bool = (v: unknown) => v === 1;
+const attached = (a: Map<number, ArchiveFileRow[]>, r: RawRow) =>
+  (a.get(r.id as number) ?? []).map(fileView);
 const tags = (v: unknown) => JSON.parse(v as string) as string[];
 
 /**
@@ -108,7 +110,7 @@ const EXPORTS: Record<
     commentCount: r.comment_count,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
-    attachments: (a.get(r.id as number) ?? []).map(fileView),
+    attachments: attached(a, r),
   }),
   comments: (r, a) => ({
     id: r.id,
@@ -118,7 +120,7 @@ const EXPORTS: Record<
     body: r.body,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
-    attachments: (a.get(r.id as number) ?? []).map(fileView),
+    attachments: attached(a, r),
   }),
   notes: (r) => ({
     id: r.id,
@@ -138,7 +140,7 @@ const EXPORTS: Record<
     text: r.text,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
-    attachments: (a.get(r.id as number) ?? []).map(fileView),
+    attachments: attached(a, r),
   }),
   columns: (r) => ({
     id: r.id,
@@ -167,7 +169,7 @@ const EXPORTS: Record<
     milestoneId: r.milestone_id,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
-    attachments: (a.get(r.id as number) ?? []).map(fileView),
+    attachments: attached(a, r),
   }),
   milestones: (r) => ({
     id: r.id,

@@ -19,35 +19,12 @@ import {
   PASSWORD,
   signUp,
 } from "../helpers/api.ts";
+import { pythonModule, runPython } from "../helpers/python.ts";
 
-const PYTHON = "/usr/bin/python3";
 const SCRIPT = join(import.meta.dirname!, "ics_parse.py");
 const NOW = "2026-11-22T08:30:00.000Z";
 
-async function icalendarAvailable(): Promise<boolean> {
-  try {
-    const { success } = await new Deno.Command(PYTHON, {
-      args: ["-c", "import icalendar"],
-      stdin: "null",
-      stdout: "null",
-      stderr: "null",
-    }).output();
-    return success;
-  } catch {
-    return false; // no python3 at all
-  }
-}
-
-const hasIcalendar = await icalendarAvailable();
-const inCi = Deno.env.get("CI") === "true";
-
-if (!hasIcalendar && !inCi) {
-  console.warn(
-    "\n!!! WARNING: python3-icalendar is not installed (`/usr/bin/python3 -c 'import " +
-      "icalendar'` failed): the independent iCalendar parse of the feeds is SKIPPED. " +
-      "Install python3-icalendar. !!!\n",
-  );
-}
+const icalendar = await pythonModule("icalendar", "the independent iCalendar parse of the feeds");
 
 async function post(t: TestApp, cookie: string, path: string, body: unknown): Promise<Json> {
   return expectJson(await api(t, "POST", path, { cookie, body }), 201);
@@ -247,16 +224,7 @@ async function parseWithPython(bodies: Uint8Array[]): Promise<Json[]> {
       await Deno.writeFile(file, body);
       files.push(file);
     }
-    const { code, stdout, stderr } = await new Deno.Command(PYTHON, {
-      args: [SCRIPT, ...files],
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-      env: { PYTHONDONTWRITEBYTECODE: "1" },
-    }).output();
-    const out = new TextDecoder().decode(stdout);
-    const err = new TextDecoder().decode(stderr);
-    assert.equal(code, 0, `ics_parse.py exited with ${code}\nstdout:\n${out}\nstderr:\n${err}`);
+    const out = await runPython(SCRIPT, files);
     return JSON.parse(out);
   } finally {
     await Deno.remove(dir, { recursive: true });
@@ -360,13 +328,9 @@ Deno.test("all.ics is text/calendar in UTF-8 with CRLF lines of at most 75 octet
 Deno.test({
   name:
     "python3-icalendar reads every feed item exactly as the API's calendar and meetings give it",
-  ignore: !hasIcalendar && !inCi,
+  ignore: icalendar.ignore,
   async fn() {
-    if (!hasIcalendar) {
-      assert.fail(
-        "python3-icalendar is required in CI: `/usr/bin/python3 -c 'import icalendar'` failed",
-      );
-    }
+    icalendar.require();
     const t = await testApp({ now: NOW });
     try {
       const { ada, apollo, zeus } = await world(t);

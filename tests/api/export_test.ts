@@ -1,5 +1,6 @@
 /** GET /api/projects/:id/export: the archive's content, headers, permissions, consistency. */
 import assert from "node:assert/strict";
+import { ARCHIVE_KINDS } from "../../domain/project_archive.ts";
 import {
   api,
   createProject,
@@ -42,17 +43,7 @@ Deno.test("GET /api/projects/:id/export streams a zip with project.json, every l
       "exportedAt",
       "project",
       "members",
-      "threads",
-      "comments",
-      "notes",
-      "chat",
-      "columns",
-      "items",
-      "milestones",
-      "events",
-      "meetings",
-      "files",
-      "activity",
+      ...ARCHIVE_KINDS,
     ]);
     assert.equal(doc.project.name, "Apollo");
     assert.equal(doc.project.createdBy, "olga@example.com");

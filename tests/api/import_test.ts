@@ -5,6 +5,11 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import {
+  ARCHIVE_KINDS,
+  type ArchiveSubjectType,
+  SUBJECT_KINDS,
+} from "../../domain/project_archive.ts";
+import {
   api,
   download,
   expectError,
@@ -25,31 +30,6 @@ import {
 } from "../helpers/project_fixture.ts";
 import { buildZip, type RawEntry, readZip } from "../helpers/zip.ts";
 
-const KINDS = [
-  "threads",
-  "comments",
-  "notes",
-  "chat",
-  "columns",
-  "items",
-  "milestones",
-  "events",
-  "meetings",
-  "files",
-  "activity",
-];
-const SUBJECT_KINDS: Record<string, string> = {
-  thread: "threads",
-  comment: "comments",
-  note: "notes",
-  message: "chat",
-  item: "items",
-  file: "files",
-  event: "events",
-  milestone: "milestones",
-  meeting: "meetings",
-};
-
 /**
  * An archive with its ids replaced by positions (elements are listed by id, so the n-th
  * thread of one archive is the n-th of the other), and the differences the contract allows
@@ -59,7 +39,7 @@ const SUBJECT_KINDS: Record<string, string> = {
 function canonical(entries: Map<string, Uint8Array>): Map<string, unknown> {
   const doc = projectJsonOf(entries);
   const index = new Map<string, Map<number, number>>();
-  for (const kind of KINDS) {
+  for (const kind of ARCHIVE_KINDS) {
     index.set(kind, new Map(doc[kind].map((e: Json, i: number) => [e.id, i])));
   }
   const at = (kind: string, id: number | null) => {
@@ -74,7 +54,10 @@ function canonical(entries: Map<string, Uint8Array>): Map<string, unknown> {
     projectId: 0,
     downloadUrl: `/api/files/${at("files", f.id)}/download`,
     uploadedTo: f.uploadedTo
-      ? { type: f.uploadedTo.type, id: at(SUBJECT_KINDS[f.uploadedTo.type]!, f.uploadedTo.id) }
+      ? {
+        type: f.uploadedTo.type,
+        id: at(SUBJECT_KINDS[f.uploadedTo.type as ArchiveSubjectType], f.uploadedTo.id),
+      }
       : null,
   });
   const fix: Record<string, (e: Json) => Json> = {
@@ -87,7 +70,9 @@ function canonical(entries: Map<string, Uint8Array>): Map<string, unknown> {
     files: file,
     activity: (e) => ({
       ...e,
-      subjectId: e.subjectType === "project" ? 0 : at(SUBJECT_KINDS[e.subjectType]!, e.subjectId),
+      subjectId: e.subjectType === "project"
+        ? 0
+        : at(SUBJECT_KINDS[e.subjectType as ArchiveSubjectType], e.subjectId),
     }),
   };
   const out = new Map<string, unknown>();
@@ -96,7 +81,7 @@ function canonical(entries: Map<string, Uint8Array>): Map<string, unknown> {
     ...doc,
     exportedAt: null,
     project,
-    ...Object.fromEntries(KINDS.map((kind) => [
+    ...Object.fromEntries(ARCHIVE_KINDS.map((kind) => [
       kind,
       doc[kind].map((e: Json) => {
         const fixed = (fix[kind] ?? ((x: Json) => x))(e);
@@ -163,7 +148,7 @@ Deno.test("export → import → export gives the same archive apart from ids, t
     const doc = projectJsonOf(entriesA);
     assert.deepEqual(
       body.report.counts,
-      Object.fromEntries(KINDS.map((kind) => [kind, doc[kind].length])),
+      Object.fromEntries(ARCHIVE_KINDS.map((kind) => [kind, doc[kind].length])),
     );
     assert.deepEqual(body.report.unmatchedEmails, []);
     const second = await exportProject(t, owner.cookie, body.project.id);

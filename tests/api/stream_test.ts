@@ -4,7 +4,8 @@
  */
 import assert from "node:assert/strict";
 import { appendEvent } from "../../db/events.ts";
-import { type TestApp, testApp, type TestServer, testServer } from "../helpers/app.ts";
+import { openStreamInProcess, streamEnded } from "../helpers/in_process_stream.ts";
+import { testApp, type TestServer, testServer } from "../helpers/app.ts";
 import {
   addMember,
   api,
@@ -456,38 +457,17 @@ Deno.test("A replay longer than the queue limit is delivered whole, and live eve
   }
 });
 
-/** Opens a stream in process and reads its first frame; returns a reader. */
-async function openInProcess(t: TestApp, cookie: string, projectId: number) {
-  const res = await t.app.request(`/api/projects/${projectId}/chat/stream`, {
-    headers: { cookie },
-  });
-  if (res.status !== 200) assert.fail(`stream: ${res.status} ${await res.text()}`);
-  const reader = res.body!.getReader();
-  const first = await reader.read();
-  assert.equal(new TextDecoder().decode(first.value), "retry: 3000\n\n");
-  return reader;
-}
-
-/** Whether the stream has ended (reads what is queued; false if it is still open). */
-async function ended(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<boolean> {
-  const next = await Promise.race([
-    reader.read(),
-    new Promise<"open">((r) => setTimeout(() => r("open"), 0)),
-  ]);
-  return next !== "open" && next.done;
-}
-
 Deno.test("Streams end with access: a removed member's, a logged-out session's, a deleted project's", async () => {
   const t = await testApp();
   try {
     const { admin, owner, bob, project } = await team(t);
-    const bobStream = await openInProcess(t, bob.cookie, project.id);
-    const adminStream = await openInProcess(t, admin.cookie, project.id);
-    const ownerFirst = await openInProcess(t, owner.cookie, project.id);
+    const bobStream = await openStreamInProcess(t, { cookie: bob.cookie }, project.id);
+    const adminStream = await openStreamInProcess(t, { cookie: admin.cookie }, project.id);
+    const ownerFirst = await openStreamInProcess(t, { cookie: owner.cookie }, project.id);
     const secondSession = `session=${
       (await login(t, "olga@example.com")).replace(/^session=/, "")
     }`;
-    const ownerSecond = await openInProcess(t, secondSession, project.id);
+    const ownerSecond = await openStreamInProcess(t, { cookie: secondSession }, project.id);
     assert.equal(t.app.services.hub.size, 4);
 
     // Bob is removed: his stream ends, nobody else's.
@@ -496,21 +476,21 @@ Deno.test("Streams end with access: a removed member's, a logged-out session's, 
         cookie: owner.cookie,
       }),
     );
-    assert.equal(await ended(bobStream), true);
+    assert.equal(await streamEnded(bobStream), true);
     assert.equal(t.app.services.hub.size, 3);
 
     // The owner logs out of the first session: that stream ends, the second goes on.
     expectNoContent(await api(t, "POST", "/api/auth/logout", { cookie: owner.cookie }));
-    assert.equal(await ended(ownerFirst), true);
-    assert.equal(await ended(ownerSecond), false);
+    assert.equal(await streamEnded(ownerFirst), true);
+    assert.equal(await streamEnded(ownerSecond), false);
     assert.equal(t.app.services.hub.size, 2);
 
     // The project is deleted: every stream of it ends, the admin's too.
     expectNoContent(
       await api(t, "DELETE", `/api/projects/${project.id}`, { cookie: secondSession }),
     );
-    assert.equal(await ended(ownerSecond), true);
-    assert.equal(await ended(adminStream), true);
+    assert.equal(await streamEnded(ownerSecond), true);
+    assert.equal(await streamEnded(adminStream), true);
     assert.equal(t.app.services.hub.size, 0);
   } finally {
     await t.close();
@@ -522,13 +502,13 @@ Deno.test("An admin removed from a project's members keeps the stream: admins se
   try {
     const { admin, owner, project } = await team(t);
     await addMember(t, owner.cookie, project.id, "root@example.com", "member");
-    const adminStream = await openInProcess(t, admin.cookie, project.id);
+    const adminStream = await openStreamInProcess(t, { cookie: admin.cookie }, project.id);
     expectNoContent(
       await api(t, "DELETE", `/api/projects/${project.id}/members/${admin.user.id}`, {
         cookie: owner.cookie,
       }),
     );
-    assert.equal(await ended(adminStream), false);
+    assert.equal(await streamEnded(adminStream), false);
     assert.equal(t.app.services.hub.size, 1);
     await adminStream.cancel();
   } finally {
@@ -540,9 +520,13 @@ Deno.test("A stream ends at the first heartbeat after its session expired; a you
   const t = await testApp({ env: { SSE_HEARTBEAT_MS: "20", SESSION_TTL_HOURS: "1" } });
   try {
     const { owner, project } = await team(t);
-    const older = await openInProcess(t, owner.cookie, project.id);
+    const older = await openStreamInProcess(t, { cookie: owner.cookie }, project.id);
     t.clock.advance(30 * 60_000);
-    const younger = await openInProcess(t, await login(t, "bob@example.com"), project.id);
+    const younger = await openStreamInProcess(
+      t,
+      { cookie: await login(t, "bob@example.com") },
+      project.id,
+    );
     t.clock.advance(31 * 60_000); // the owner's session is now 61 minutes old
     // The older stream ends at the next heartbeat (at most a few frames are still queued).
     let done = false;
@@ -573,9 +557,9 @@ Deno.test("An admin made a member keeps the streams of their own projects only",
       200,
     );
     const own = await createProject(t, admin.cookie, "Own");
-    const foreign = await openInProcess(t, admin.cookie, project.id);
-    const mine = await openInProcess(t, admin.cookie, own.id);
-    const owners = await openInProcess(t, owner.cookie, project.id);
+    const foreign = await openStreamInProcess(t, { cookie: admin.cookie }, project.id);
+    const mine = await openStreamInProcess(t, { cookie: admin.cookie }, own.id);
+    const owners = await openStreamInProcess(t, { cookie: owner.cookie }, project.id);
     expectJson(
       await api(t, "PATCH", `/api/admin/users/${admin.user.id}`, {
         cookie: boss.cookie,
@@ -583,9 +567,9 @@ Deno.test("An admin made a member keeps the streams of their own projects only",
       }),
       200,
     );
-    assert.equal(await ended(foreign), true, "no longer allowed to see that project");
-    assert.equal(await ended(mine), false);
-    assert.equal(await ended(owners), false);
+    assert.equal(await streamEnded(foreign), true, "no longer allowed to see that project");
+    assert.equal(await streamEnded(mine), false);
+    assert.equal(await streamEnded(owners), false);
     assert.equal(t.app.services.hub.size, 2);
     await mine.cancel();
     await owners.cancel();

@@ -1,6 +1,7 @@
 /** API tokens: create, list, revoke; `Authorization: Bearer` on /api and its rules. */
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
+import { openStreamInProcess, streamEnded } from "../helpers/in_process_stream.ts";
 import { type TestApp, testApp } from "../helpers/app.ts";
 import {
   api,
@@ -604,25 +605,6 @@ Deno.test("The OpenAPI document declares the cookie and bearer schemes on every 
   }
 });
 
-/** Opens a project's event stream in process with `headers` and reads its first frame. */
-async function openStream(t: TestApp, headers: Record<string, string>, projectId: number) {
-  const res = await t.app.request(`/api/projects/${projectId}/chat/stream`, { headers });
-  if (res.status !== 200) assert.fail(`stream: ${res.status} ${await res.text()}`);
-  const reader = res.body!.getReader();
-  const first = await reader.read();
-  assert.equal(new TextDecoder().decode(first.value), "retry: 3000\n\n");
-  return reader;
-}
-
-/** Whether the stream has ended (reads what is queued; false if it is still open). */
-async function ended(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<boolean> {
-  const next = await Promise.race([
-    reader.read(),
-    new Promise<"open">((r) => setTimeout(() => r("open"), 0)),
-  ]);
-  return next !== "open" && next.done;
-}
-
 Deno.test("Event streams opened with a token end when that token is revoked or the password changes", async () => {
   const t = await testApp();
   try {
@@ -630,14 +612,22 @@ Deno.test("Event streams opened with a token end when that token is revoked or t
     const project = await createProject(t, cookie, "Apollo");
     const one = await createToken(t, cookie, { name: "one", scope: "read" });
     const two = await createToken(t, cookie, { name: "two", scope: "read" });
-    const byOne = await openStream(t, { authorization: `Bearer ${one.secret}` }, project.id);
-    const byTwo = await openStream(t, { authorization: `Bearer ${two.secret}` }, project.id);
-    const byCookie = await openStream(t, { cookie }, project.id);
+    const byOne = await openStreamInProcess(
+      t,
+      { authorization: `Bearer ${one.secret}` },
+      project.id,
+    );
+    const byTwo = await openStreamInProcess(
+      t,
+      { authorization: `Bearer ${two.secret}` },
+      project.id,
+    );
+    const byCookie = await openStreamInProcess(t, { cookie }, project.id);
     assert.equal(t.app.services.hub.size, 3);
 
     expectNoContent(await api(t, "DELETE", `/api/tokens/${one.token.id}`, { cookie }));
-    assert.equal(await ended(byOne), true);
-    assert.equal(await ended(byTwo), false);
+    assert.equal(await streamEnded(byOne), true);
+    assert.equal(await streamEnded(byTwo), false);
 
     expectNoContent(
       await api(t, "POST", "/api/auth/password", {
@@ -645,8 +635,8 @@ Deno.test("Event streams opened with a token end when that token is revoked or t
         body: { currentPassword: PASSWORD, newPassword: "a brand new password" },
       }),
     );
-    assert.equal(await ended(byTwo), true);
-    assert.equal(await ended(byCookie), false, "the session that changed it goes on");
+    assert.equal(await streamEnded(byTwo), true);
+    assert.equal(await streamEnded(byCookie), false, "the session that changed it goes on");
     assert.equal(t.app.services.hub.size, 1);
     await byCookie.cancel();
   } finally {
@@ -664,8 +654,8 @@ Deno.test("An event stream opened with a token ends at the first heartbeat after
       scope: "read",
       expiresInDays: 1,
     });
-    const stream = await openStream(t, { authorization: `Bearer ${secret}` }, project.id);
-    const other = await openStream(t, { cookie }, project.id);
+    const stream = await openStreamInProcess(t, { authorization: `Bearer ${secret}` }, project.id);
+    const other = await openStreamInProcess(t, { cookie }, project.id);
     t.clock.advance(DAY);
     let done = false;
     for (let frames = 0; frames < 50 && !done; frames++) done = (await stream.read()).done;

@@ -3,32 +3,14 @@
  * the import's steps read only the next rows, and its batches skip the fsync but nothing else.
  */
 import assert from "node:assert/strict";
-import {
-  type PagedKind,
-  pagePlan,
-  showImportedPlan,
-  txWithoutSync,
-} from "../../db/project_archive.ts";
+import { pagePlan, showImportedPlan, txWithoutSync } from "../../db/project_archive.ts";
+import { ARCHIVE_KINDS } from "../../domain/project_archive.ts";
 import { testApp } from "../helpers/app.ts";
-
-const KINDS: PagedKind[] = [
-  "threads",
-  "comments",
-  "notes",
-  "chat",
-  "columns",
-  "items",
-  "milestones",
-  "events",
-  "meetings",
-  "files",
-  "activity",
-];
 
 Deno.test("each page of an export is a range of ids: no sort of the project's rows per page", async () => {
   const t = await testApp();
   try {
-    for (const kind of KINDS) {
+    for (const kind of ARCHIVE_KINDS) {
       const plan = pagePlan(t.db, kind);
       const outer = plan[0]!;
       assert.match(outer, /USING INTEGER PRIMARY KEY \(rowid>\?\)/, `${kind}: ${plan.join("; ")}`);

@@ -5,42 +5,9 @@
  * edits and deletes reach the other reader live.
  */
 import assert from "node:assert/strict";
-import type { Browser, Page } from "playwright-core";
-import { testServer } from "../helpers/app.ts";
-import { browserTest, launch } from "./browser.ts";
-
-type Server = Awaited<ReturnType<typeof testServer>>;
-
-/** Registers an account over HTTP and returns its session cookie's value. */
-async function register(t: Server, email: string, displayName: string): Promise<string> {
-  const res = await fetch(`${t.baseUrl}/api/auth/register`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ email, password: "password-123", displayName }),
-  });
-  assert.equal(res.status, 201);
-  await res.body?.cancel();
-  const cookie = res.headers.getSetCookie().find((c) => c.startsWith("session="))!;
-  return cookie.split(";")[0]!.slice("session=".length);
-}
-
-/** A JSON request as `session`. */
-async function call(t: Server, session: string, method: string, path: string, body?: unknown) {
-  const res = await fetch(`${t.baseUrl}${path}`, {
-    method,
-    headers: { cookie: `session=${session}`, "content-type": "application/json" },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  return { status: res.status, json: text ? JSON.parse(text) : null };
-}
-
-/** A page logged in as `session`, in its own browser context. */
-async function pageAs(browser: Browser, t: Server, session: string): Promise<Page> {
-  const context = await browser.newContext();
-  await context.addCookies([{ name: "session", value: session, url: t.baseUrl }]);
-  return await context.newPage();
-}
+import type { Page } from "playwright-core";
+import { browserTest } from "./browser.ts";
+import { call, pageAs, register, withBrowser } from "./session.ts";
 
 /** The texts of the messages on a page, in order. */
 function texts(page: Page): Promise<string[]> {
@@ -60,9 +27,7 @@ async function send(page: Page, text: string): Promise<void> {
 browserTest(
   "chat: messages arrive live, a cut stream catches up once and in order, IME Enter does not send",
   async () => {
-    const t = await testServer();
-    const browser = await launch();
-    try {
+    await withBrowser(async (t, browser) => {
       const ann = await register(t, "ann@example.com", "Ann");
       const bo = await register(t, "bo@example.com", "Bo");
       const project = (await call(t, ann, "POST", "/api/projects", { name: "Launch" })).json
@@ -207,17 +172,12 @@ browserTest(
       // B has no buttons for A's messages.
       assert.equal(await b.locator("[data-chat-edit]").count(), 0);
       assert.deepEqual(errors, []);
-    } finally {
-      await browser.close();
-      await t.close();
-    }
+    });
   },
 );
 
 browserTest("chat: scrolling to the top loads older messages in order", async () => {
-  const t = await testServer();
-  const browser = await launch();
-  try {
+  await withBrowser(async (t, browser) => {
     const ann = await register(t, "ann@example.com", "Ann");
     const project = (await call(t, ann, "POST", "/api/projects", { name: "History" })).json
       .project;
@@ -238,8 +198,5 @@ browserTest("chat: scrolling to the top loads older messages in order", async ()
     const all = await texts(page);
     assert.deepEqual(all, Array.from({ length: 120 }, (_, i) => `note ${i + 1}`));
     assert.equal(await page.isHidden("[data-chat-more]"), true);
-  } finally {
-    await browser.close();
-    await t.close();
-  }
+  });
 });

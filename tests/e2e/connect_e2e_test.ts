@@ -5,41 +5,11 @@
  * and the webhook disabled.
  */
 import assert from "node:assert/strict";
-import type { Browser, Page } from "playwright-core";
-import type { Json } from "../helpers/api.ts";
-import { type TestServer, testServer } from "../helpers/app.ts";
+import type { Page } from "playwright-core";
+import type { TestServer } from "../helpers/app.ts";
 import { receiver } from "../helpers/receiver.ts";
-import { browserTest, launch } from "./browser.ts";
-
-/** Registers an account over HTTP and returns its session cookie's value. */
-async function register(t: TestServer, email: string): Promise<string> {
-  const res = await fetch(`${t.baseUrl}/api/auth/register`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ email, password: "password-123", displayName: email.split("@")[0] }),
-  });
-  assert.equal(res.status, 201);
-  await res.body?.cancel();
-  const cookie = res.headers.getSetCookie().find((c) => c.startsWith("session="))!;
-  return cookie.split(";")[0]!.slice("session=".length);
-}
-
-/** A JSON request as `session`; answers the status and the body read as JSON (or null). */
-async function call(
-  t: TestServer,
-  session: string,
-  method: string,
-  path: string,
-  body?: unknown,
-): Promise<{ status: number; json: Json }> {
-  const res = await fetch(`${t.baseUrl}${path}`, {
-    method,
-    headers: { cookie: `session=${session}`, "content-type": "application/json" },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  return { status: res.status, json: text ? JSON.parse(text) : null };
-}
+import { browserTest } from "./browser.ts";
+import { call, pageAs, register, withBrowser } from "./session.ts";
 
 /** The status of a GET with a Bearer token (and no cookie). */
 async function withBearer(t: TestServer, secret: string, path: string): Promise<number> {
@@ -48,17 +18,6 @@ async function withBearer(t: TestServer, secret: string, path: string): Promise<
   });
   await res.body?.cancel();
   return res.status;
-}
-
-/** A page logged in as `session`, in a browser context allowed to use the clipboard. */
-async function pageAs(browser: Browser, t: TestServer, session: string): Promise<Page> {
-  const context = await browser.newContext();
-  await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: t.baseUrl });
-  await context.addCookies([{ name: "session", value: session, url: t.baseUrl }]);
-  const page = await context.newPage();
-  // Confirmation prompts (revoke, reset, delete) are accepted.
-  page.on("dialog", (dialog) => void dialog.accept());
-  return page;
 }
 
 /**
@@ -84,11 +43,9 @@ async function copyAndCheck(page: Page, id: string): Promise<void> {
 browserTest(
   "settings: create an API token, copy its secret, use it as a Bearer, revoke it (then 401)",
   async () => {
-    const t = await testServer();
-    const browser = await launch();
-    try {
+    await withBrowser(async (t, browser) => {
       const session = await register(t, "ann@example.com");
-      const page = await pageAs(browser, t, session);
+      const page = await pageAs(browser, t, session, { clipboard: true, acceptDialogs: true });
       await page.goto(`${t.baseUrl}/settings`);
       await page.click("a[href='/settings/tokens']");
       await page.waitForURL(`${t.baseUrl}/settings/tokens`);
@@ -119,23 +76,18 @@ browserTest(
       ]);
       await page.waitForSelector("text=You have no API tokens.");
       assert.equal(await withBearer(t, secret, "/api/projects"), 401);
-    } finally {
-      await browser.close();
-      await t.close();
-    }
+    });
   },
 );
 
 browserTest(
   "settings: the calendar feed URLs are shown with Copy buttons; Reset links replaces them (old 404)",
   async () => {
-    const t = await testServer();
-    const browser = await launch();
-    try {
+    await withBrowser(async (t, browser) => {
       const session = await register(t, "ann@example.com");
       const project = (await call(t, session, "POST", "/api/projects", { name: "Apollo" })).json
         .project;
-      const page = await pageAs(browser, t, session);
+      const page = await pageAs(browser, t, session, { clipboard: true, acceptDialogs: true });
       await page.goto(`${t.baseUrl}/settings`);
       await page.click("a[href='/settings/calendar']");
       await page.waitForURL(`${t.baseUrl}/settings/calendar`);
@@ -168,87 +120,86 @@ browserTest(
         assert.equal(res.status, status, url);
         await res.body?.cancel();
       }
-    } finally {
-      await browser.close();
-      await t.close();
-    }
+    });
   },
 );
 
 browserTest(
   "project webhooks: add one for a real receiver, see its delivery with status and code, redeliver, disable",
   async () => {
-    const t = await testServer({
+    const options = {
       env: { WEBHOOK_ALLOW_HOSTS: "127.0.0.1" },
       webhooks: { timeoutMs: 2000, pollMs: 100 },
-    });
-    t.app.services.webhookSender.start();
-    const rx = receiver();
-    const browser = await launch();
-    try {
-      const session = await register(t, "olga@example.com");
-      const project = (await call(t, session, "POST", "/api/projects", { name: "Apollo" })).json
-        .project;
-      const page = await pageAs(browser, t, session);
-      await page.goto(`${t.baseUrl}/projects/${project.id}`);
-      await page.click(`a[href='/projects/${project.id}/webhooks']`);
-      await page.waitForURL(`${t.baseUrl}/projects/${project.id}/webhooks`);
+    };
+    await withBrowser(async (t, browser) => {
+      t.app.services.webhookSender.start();
+      const rx = receiver();
+      try {
+        const session = await register(t, "olga@example.com");
+        const project = (await call(t, session, "POST", "/api/projects", { name: "Apollo" })).json
+          .project;
+        const page = await pageAs(browser, t, session, { clipboard: true, acceptDialogs: true });
+        await page.goto(`${t.baseUrl}/projects/${project.id}`);
+        await page.click(`a[href='/projects/${project.id}/webhooks']`);
+        await page.waitForURL(`${t.baseUrl}/projects/${project.id}/webhooks`);
 
-      // Without events the form is refused in words.
-      await page.fill("input[name=url]", rx.url);
-      await page.click("button:has-text('Add webhook')");
-      await page.waitForSelector("text=Choose at least one event.");
-      assert.equal(await page.inputValue("input[name=url]"), rx.url);
+        // Without events the form is refused in words.
+        await page.fill("input[name=url]", rx.url);
+        await page.click("button:has-text('Add webhook')");
+        await page.waitForSelector("text=Choose at least one event.");
+        assert.equal(await page.inputValue("input[name=url]"), rx.url);
 
-      await page.fill("input[name=description]", "Build server");
-      await page.check("input[name=events][value='*']");
-      await page.click("button:has-text('Add webhook')");
-      await page.waitForSelector("[data-secret] #webhook-secret");
-      const secret = (await page.textContent("#webhook-secret"))!.trim();
-      assert.match(secret, /^whsec_/);
-      await copyAndCheck(page, "webhook-secret");
+        await page.fill("input[name=description]", "Build server");
+        await page.check("input[name=events][value='*']");
+        await page.click("button:has-text('Add webhook')");
+        await page.waitForSelector("[data-secret] #webhook-secret");
+        const secret = (await page.textContent("#webhook-secret"))!.trim();
+        assert.match(secret, /^whsec_/);
+        await copyAndCheck(page, "webhook-secret");
 
-      // An event of the project goes to the receiver, signed with that secret.
-      const sent = await call(t, session, "POST", `/api/projects/${project.id}/chat/messages`, {
-        text: "Deploy done",
-      });
-      assert.equal(sent.status, 201);
-      await rx.waitFor(1);
-      assert.match(rx.received[0]!.headers.get("x-collab-signature") ?? "", /^t=\d+,v1=[0-9a-f]+$/);
+        // An event of the project goes to the receiver, signed with that secret.
+        const sent = await call(t, session, "POST", `/api/projects/${project.id}/chat/messages`, {
+          text: "Deploy done",
+        });
+        assert.equal(sent.status, 201);
+        await rx.waitFor(1);
+        assert.match(
+          rx.received[0]!.headers.get("x-collab-signature") ?? "",
+          /^t=\d+,v1=[0-9a-f]+$/,
+        );
 
-      const hook = page.locator("[data-webhook]");
-      const delivered = () => hook.locator("tr[data-delivery][data-status=succeeded]").count();
-      await reloadUntil(page, async () => await delivered() === 1);
-      assert.equal((await page.content()).includes(secret), false, "the secret is shown once");
-      const row = hook.locator("tr[data-delivery]").first();
-      assert.match(await row.textContent() ?? "", /chat\.message\.created/);
-      assert.match(await row.textContent() ?? "", /Delivered/);
-      assert.equal((await row.locator("[data-code]").textContent())?.trim(), "200");
+        const hook = page.locator("[data-webhook]");
+        const delivered = () => hook.locator("tr[data-delivery][data-status=succeeded]").count();
+        await reloadUntil(page, async () => await delivered() === 1);
+        assert.equal((await page.content()).includes(secret), false, "the secret is shown once");
+        const row = hook.locator("tr[data-delivery]").first();
+        assert.match(await row.textContent() ?? "", /chat\.message\.created/);
+        assert.match(await row.textContent() ?? "", /Delivered/);
+        assert.equal((await row.locator("[data-code]").textContent())?.trim(), "200");
 
-      // Redeliver: a new delivery of the same event arrives.
-      await Promise.all([
-        page.waitForURL(/\/webhooks#webhook-\d+$/),
-        row.locator("button:has-text('Redeliver')").click(),
-      ]);
-      await rx.waitFor(2);
-      assert.equal(rx.received[1]!.body, rx.received[0]!.body);
-      await reloadUntil(page, async () => await delivered() === 2);
+        // Redeliver: a new delivery of the same event arrives.
+        await Promise.all([
+          page.waitForURL(/\/webhooks#webhook-\d+$/),
+          row.locator("button:has-text('Redeliver')").click(),
+        ]);
+        await rx.waitFor(2);
+        assert.equal(rx.received[1]!.body, rx.received[0]!.body);
+        await reloadUntil(page, async () => await delivered() === 2);
 
-      // Disable: the state shows, new events queue nothing.
-      await Promise.all([
-        page.waitForURL(/\/webhooks#webhook-\d+$/),
-        hook.locator("button:has-text('Disable')").click(),
-      ]);
-      await page.waitForSelector("[data-webhook] [data-state]:has-text('Disabled')");
-      assert.equal(await hook.locator("button:has-text('Enable')").count(), 1);
-      assert.equal(await hook.locator("button:has-text('Redeliver')").count(), 0);
-      const hooks = (await call(t, session, "GET", `/api/projects/${project.id}/webhooks`)).json;
-      assert.equal(hooks.items[0].active, false);
-    } finally {
-      await browser.close();
-      await rx.close();
-      await t.close();
-    }
+        // Disable: the state shows, new events queue nothing.
+        await Promise.all([
+          page.waitForURL(/\/webhooks#webhook-\d+$/),
+          hook.locator("button:has-text('Disable')").click(),
+        ]);
+        await page.waitForSelector("[data-webhook] [data-state]:has-text('Disabled')");
+        assert.equal(await hook.locator("button:has-text('Enable')").count(), 1);
+        assert.equal(await hook.locator("button:has-text('Redeliver')").count(), 0);
+        const hooks = (await call(t, session, "GET", `/api/projects/${project.id}/webhooks`)).json;
+        assert.equal(hooks.items[0].active, false);
+      } finally {
+        await rx.close();
+      }
+    }, options);
   },
 );
 

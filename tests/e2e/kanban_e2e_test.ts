@@ -4,42 +4,9 @@
  * move buttons work from the keyboard and keep the focus on the card.
  */
 import assert from "node:assert/strict";
-import type { Browser, Page } from "playwright-core";
-import { testServer } from "../helpers/app.ts";
-import { browserTest, launch } from "./browser.ts";
-
-type Server = Awaited<ReturnType<typeof testServer>>;
-
-/** Registers an account over HTTP and returns its session cookie's value. */
-async function register(t: Server, email: string, displayName: string): Promise<string> {
-  const res = await fetch(`${t.baseUrl}/api/auth/register`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ email, password: "password-123", displayName }),
-  });
-  assert.equal(res.status, 201);
-  await res.body?.cancel();
-  const cookie = res.headers.getSetCookie().find((c) => c.startsWith("session="))!;
-  return cookie.split(";")[0]!.slice("session=".length);
-}
-
-/** A JSON request as `session`. */
-async function call(t: Server, session: string, method: string, path: string, body?: unknown) {
-  const res = await fetch(`${t.baseUrl}${path}`, {
-    method,
-    headers: { cookie: `session=${session}`, "content-type": "application/json" },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  return { status: res.status, json: text ? JSON.parse(text) : null };
-}
-
-/** A page logged in as `session`, in its own browser context. */
-async function pageAs(browser: Browser, t: Server, session: string): Promise<Page> {
-  const context = await browser.newContext();
-  await context.addCookies([{ name: "session", value: session, url: t.baseUrl }]);
-  return await context.newPage();
-}
+import type { Page } from "playwright-core";
+import { browserTest } from "./browser.ts";
+import { call, pageAs, register, withBrowser } from "./session.ts";
 
 /** The item ids shown in a column, in order. */
 function shown(page: Page, columnId: number): Promise<number[]> {
@@ -61,9 +28,7 @@ async function until(page: Page, columnId: number, ids: number[]): Promise<void>
 browserTest(
   "kanban: drag and drop between and within columns persists; keyboard move buttons work",
   async () => {
-    const t = await testServer();
-    const browser = await launch();
-    try {
+    await withBrowser(async (t, browser) => {
       const ann = await register(t, "ann@example.com", "Ann");
       const bo = await register(t, "bo@example.com", "Bo");
       const project = (await call(t, ann, "POST", "/api/projects", { name: "Board" })).json
@@ -169,17 +134,12 @@ browserTest(
       assert.equal(item.columnId, done);
       assert.equal(item.completed, true);
       assert.deepEqual(errors, []);
-    } finally {
-      await browser.close();
-      await t.close();
-    }
+    });
   },
 );
 
 browserTest("kanban: the move buttons work with JavaScript turned off", async () => {
-  const t = await testServer();
-  const browser = await launch();
-  try {
+  await withBrowser(async (t, browser) => {
     const ann = await register(t, "ann@example.com", "Ann");
     const project = (await call(t, ann, "POST", "/api/projects", { name: "Plain" })).json.project;
     const columns = (await call(t, ann, "GET", `/api/projects/${project.id}/todos/columns`)).json
@@ -202,8 +162,5 @@ browserTest("kanban: the move buttons work with JavaScript turned off", async ()
     await page.selectOption("form[data-todo-create] select[name=priority]", "high");
     await page.click("form[data-todo-create] button[type=submit]");
     await page.waitForSelector("[data-item] .card-title:has-text('Made without script')");
-  } finally {
-    await browser.close();
-    await t.close();
-  }
+  });
 });

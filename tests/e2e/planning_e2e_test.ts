@@ -5,45 +5,12 @@
  * message and completed to-do without a reload.
  */
 import assert from "node:assert/strict";
-import type { Browser, Page } from "playwright-core";
-import { testServer } from "../helpers/app.ts";
-import { browserTest, launch } from "./browser.ts";
-
-type Server = Awaited<ReturnType<typeof testServer>>;
-
-/** Registers an account over HTTP and returns its session cookie's value and user id. */
-async function register(t: Server, email: string, displayName: string) {
-  const res = await fetch(`${t.baseUrl}/api/auth/register`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ email, password: "password-123", displayName }),
-  });
-  assert.equal(res.status, 201);
-  const { user } = await res.json();
-  const cookie = res.headers.getSetCookie().find((c) => c.startsWith("session="))!;
-  return { session: cookie.split(";")[0]!.slice("session=".length), id: user.id as number };
-}
-
-/** A JSON request as `session`. */
-async function call(t: Server, session: string, method: string, path: string, body?: unknown) {
-  const res = await fetch(`${t.baseUrl}${path}`, {
-    method,
-    headers: { cookie: `session=${session}`, "content-type": "application/json" },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  return { status: res.status, json: text ? JSON.parse(text) : null };
-}
-
-/** A page logged in as `session`, in its own browser context. */
-async function pageAs(browser: Browser, t: Server, session: string): Promise<Page> {
-  const context = await browser.newContext();
-  await context.addCookies([{ name: "session", value: session, url: t.baseUrl }]);
-  return await context.newPage();
-}
+import type { TestServer } from "../helpers/app.ts";
+import { browserTest } from "./browser.ts";
+import { call, pageAs, registerUser, withBrowser } from "./session.ts";
 
 /** A project of `owner` with the others added as members. */
-async function projectWith(t: Server, owner: string, name: string, emails: string[]) {
+async function projectWith(t: TestServer, owner: string, name: string, emails: string[]) {
   const project = (await call(t, owner, "POST", "/api/projects", { name })).json.project;
   for (const email of emails) {
     const added = await call(t, owner, "POST", `/api/projects/${project.id}/members`, {
@@ -58,14 +25,12 @@ async function projectWith(t: Server, owner: string, name: string, emails: strin
 browserTest(
   "meetings: an invitee's overlapping meeting is warned about live, and clears with another time",
   async () => {
-    const t = await testServer();
-    const browser = await launch();
-    try {
+    await withBrowser(async (t, browser) => {
       // The first account is the system admin, who sees every project: not Ann.
-      await register(t, "root@example.com", "Root");
-      const ann = await register(t, "ann@example.com", "Ann");
-      const bo = await register(t, "bo@example.com", "Bo");
-      const cy = await register(t, "cy@example.com", "Cy");
+      await registerUser(t, "root@example.com", "Root");
+      const ann = await registerUser(t, "ann@example.com", "Ann");
+      const bo = await registerUser(t, "bo@example.com", "Bo");
+      const cy = await registerUser(t, "cy@example.com", "Cy");
       const project = await projectWith(t, ann.session, "Launch", [
         "bo@example.com",
         "cy@example.com",
@@ -147,21 +112,16 @@ browserTest(
       const meetings = await call(t, ann.session, "GET", `/api/projects/${project.id}/meetings`);
       assert.equal(meetings.json.items.length, 2);
       assert.deepEqual(errors, []);
-    } finally {
-      await browser.close();
-      await t.close();
-    }
+    });
   },
 );
 
 browserTest(
   "dashboard: the project dashboard follows another member's chat message and completed to-do",
   async () => {
-    const t = await testServer();
-    const browser = await launch();
-    try {
-      const ann = await register(t, "ann@example.com", "Ann");
-      const bo = await register(t, "bo@example.com", "Bo");
+    await withBrowser(async (t, browser) => {
+      const ann = await registerUser(t, "ann@example.com", "Ann");
+      const bo = await registerUser(t, "bo@example.com", "Bo");
       const project = await projectWith(t, ann.session, "Launch", ["bo@example.com"]);
       const columns =
         (await call(t, ann.session, "GET", `/api/projects/${project.id}/todos/columns`))
@@ -210,9 +170,6 @@ browserTest(
       assert.match(await page.textContent(`[data-section="activity"]`) ?? "", /Completed a to-do/);
       assert.equal(await page.evaluate("document.body.dataset.marker"), "kept", "no reload");
       assert.deepEqual(errors, []);
-    } finally {
-      await browser.close();
-      await t.close();
-    }
+    });
   },
 );

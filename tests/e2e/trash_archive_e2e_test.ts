@@ -5,64 +5,28 @@
  * the projects page shows the report and the new project.
  */
 import assert from "node:assert/strict";
-import type { Browser, Page } from "playwright-core";
-import { testServer } from "../helpers/app.ts";
-import { browserTest, launch } from "./browser.ts";
-
-type Server = Awaited<ReturnType<typeof testServer>>;
-
-/** Registers an account over HTTP and returns its session cookie's value. */
-async function register(t: Server, email: string, displayName: string): Promise<string> {
-  const res = await fetch(`${t.baseUrl}/api/auth/register`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ email, password: "password-123", displayName }),
-  });
-  assert.equal(res.status, 201);
-  await res.body?.cancel();
-  const cookie = res.headers.getSetCookie().find((c) => c.startsWith("session="))!;
-  return cookie.split(";")[0]!.slice("session=".length);
-}
-
-/** A JSON request as `session`. */
-async function call(t: Server, session: string, method: string, path: string, body?: unknown) {
-  const res = await fetch(`${t.baseUrl}${path}`, {
-    method,
-    headers: { cookie: `session=${session}`, "content-type": "application/json" },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  return { status: res.status, json: text ? JSON.parse(text) : null };
-}
-
-/** A page logged in as `session`, in its own browser context, accepting confirmations. */
-async function pageAs(browser: Browser, t: Server, session: string): Promise<Page> {
-  const context = await browser.newContext({ acceptDownloads: true });
-  await context.addCookies([{ name: "session", value: session, url: t.baseUrl }]);
-  const page = await context.newPage();
-  page.on("dialog", (dialog) => void dialog.accept());
-  return page;
-}
+import type { Page } from "playwright-core";
+import type { TestServer } from "../helpers/app.ts";
+import { browserTest } from "./browser.ts";
+import { call, pageAs, register, withBrowser } from "./session.ts";
 
 /** Runs `fn` with a fresh server, a browser, and Ann's page in a project of hers. */
 async function withAnn(
-  fn: (t: Server, page: Page, ann: string, projectId: number) => Promise<void>,
+  fn: (t: TestServer, page: Page, ann: string, projectId: number) => Promise<void>,
 ): Promise<void> {
-  const t = await testServer();
-  const browser = await launch();
-  try {
+  await withBrowser(async (t, browser) => {
     const ann = await register(t, "ann@example.com", "Ann");
     const project = (await call(t, ann, "POST", "/api/projects", { name: "Harbour" })).json
       .project as { id: number };
-    const page = await pageAs(browser, t, ann);
+    const page = await pageAs(browser, t, ann, {
+      context: { acceptDownloads: true },
+      acceptDialogs: true,
+    });
     const errors: string[] = [];
     page.on("pageerror", (error) => errors.push(error.message));
     await fn(t, page, ann, project.id);
     assert.deepEqual(errors, []);
-  } finally {
-    await browser.close();
-    await t.close();
-  }
+  });
 }
 
 browserTest("trash: a to-do deleted from its page is back on the board after Undo", async () => {

@@ -8,15 +8,9 @@ import { testApp } from "../helpers/app.ts";
 import { api, getJson, type Json, signUp, team } from "../helpers/api.ts";
 import { exportProject, richProject } from "../helpers/project_fixture.ts";
 import { buildZip } from "../helpers/zip.ts";
+import { page } from "./page_requests.ts";
 
 type T = Awaited<ReturnType<typeof testApp>>;
-
-async function page(t: T, cookie: string, path: string, init: RequestInit = {}) {
-  const headers = new Headers(init.headers);
-  headers.set("cookie", cookie);
-  const res = await t.app.request(path, { ...init, headers });
-  return { status: res.status, location: res.headers.get("location"), html: await res.text() };
-}
 
 /** The import form as a browser sends it: multipart, the archive in `file`. */
 function importForm(t: T, cookie: string, file: { name: string; bytes: Uint8Array } | null) {

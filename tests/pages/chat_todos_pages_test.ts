@@ -6,36 +6,11 @@
  */
 import assert from "node:assert/strict";
 import { testApp } from "../helpers/app.ts";
-import {
-  api,
-  expectJson,
-  getJson,
-  type Json,
-  notificationsOf,
-  PNG_BYTES,
-  type Team,
-  team,
-} from "../helpers/api.ts";
+import { api, expectJson, getJson, type Json, notificationsOf, PNG_BYTES } from "../helpers/api.ts";
 import { sweepExpired } from "../helpers/trash.ts";
+import { page, post, withTeam } from "./page_requests.ts";
 
 type T = Awaited<ReturnType<typeof testApp>>;
-
-/** A page request with a session; the body read as text. */
-async function page(t: T, cookie: string, path: string, init: RequestInit = {}) {
-  const headers = new Headers(init.headers);
-  headers.set("cookie", cookie);
-  const res = await t.app.request(path, { ...init, headers });
-  return { status: res.status, headers: res.headers, html: await res.text() };
-}
-
-/** A urlencoded form post, as a browser without JavaScript sends it. */
-function post(t: T, cookie: string, path: string, fields: Record<string, string>) {
-  return page(t, cookie, path, {
-    method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams(fields).toString(),
-  });
-}
 
 /** A multipart form post with one file. */
 function postMultipart(
@@ -50,15 +25,6 @@ function postMultipart(
   if (file) form.append("file", new File([file.bytes as BlobPart], file.name));
   else form.append("file", new File([], ""));
   return page(t, cookie, path, { method: "POST", body: form });
-}
-
-async function withTeam(fn: (t: T, team: Team) => Promise<void>) {
-  const t = await testApp();
-  try {
-    await fn(t, await team(t));
-  } finally {
-    await t.close();
-  }
 }
 
 async function messages(t: T, cookie: string, projectId: number): Promise<Json[]> {

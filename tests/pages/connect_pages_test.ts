@@ -19,32 +19,7 @@ import {
   type Team,
   team,
 } from "../helpers/api.ts";
-
-/** A page request with a session; the body read as text. */
-async function page(t: TestApp, cookie: string, path: string, init: RequestInit = {}) {
-  const headers = new Headers(init.headers);
-  headers.set("cookie", cookie);
-  const res = await t.app.request(path, { ...init, headers });
-  return {
-    status: res.status,
-    headers: res.headers,
-    location: res.headers.get("location"),
-    html: await res.text(),
-  };
-}
-
-/** A urlencoded form post, as a browser without JavaScript sends it (repeated fields too). */
-function post(t: TestApp, cookie: string, path: string, fields: Record<string, string | string[]>) {
-  const body = new URLSearchParams();
-  for (const [key, value] of Object.entries(fields)) {
-    for (const v of Array.isArray(value) ? value : [value]) body.append(key, v);
-  }
-  return page(t, cookie, path, {
-    method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: body.toString(),
-  });
-}
+import { page, post } from "./page_requests.ts";
 
 /** Text as the page escapes it. */
 function escaped(text: string): string {

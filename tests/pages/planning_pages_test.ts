@@ -16,52 +16,11 @@ import {
   getJson,
   type Json,
   PNG_BYTES,
-  type Team,
-  team,
   uploadFile,
 } from "../helpers/api.ts";
+import { page, post, withTeam } from "./page_requests.ts";
 
 type T = Awaited<ReturnType<typeof testApp>>;
-
-/** A page request with a session; the body read as text. */
-async function page(t: T, cookie: string, path: string, init: RequestInit = {}) {
-  const headers = new Headers(init.headers);
-  headers.set("cookie", cookie);
-  const res = await t.app.request(path, { ...init, headers });
-  return {
-    status: res.status,
-    headers: res.headers,
-    location: res.headers.get("location"),
-    html: await res.text(),
-  };
-}
-
-/** A urlencoded form post, as a browser without JavaScript sends it (repeated fields too). */
-function post(
-  t: T,
-  cookie: string,
-  path: string,
-  fields: Record<string, string | string[]>,
-) {
-  const body = new URLSearchParams();
-  for (const [key, value] of Object.entries(fields)) {
-    for (const v of Array.isArray(value) ? value : [value]) body.append(key, v);
-  }
-  return page(t, cookie, path, {
-    method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: body.toString(),
-  });
-}
-
-async function withTeam(fn: (t: T, team: Team) => Promise<void>) {
-  const t = await testApp();
-  try {
-    await fn(t, await team(t));
-  } finally {
-    await t.close();
-  }
-}
 
 async function create(t: T, cookie: string, path: string, body: Record<string, unknown>) {
   return expectJson(await api(t, "POST", path, { cookie, body }), 201);

@@ -12,41 +12,10 @@ import {
   createThread,
   expectJson,
   getJson,
-  type Team,
-  team,
 } from "../helpers/api.ts";
+import { page, post, withTeam } from "./page_requests.ts";
 
 type T = Awaited<ReturnType<typeof testApp>>;
-
-/** A page request with a session; the body read as text. */
-async function page(t: T, cookie: string, path: string, init: RequestInit = {}) {
-  const headers = new Headers(init.headers);
-  headers.set("cookie", cookie);
-  const res = await t.app.request(path, { ...init, headers });
-  return {
-    status: res.status,
-    location: res.headers.get("location"),
-    html: await res.text(),
-  };
-}
-
-/** A urlencoded form post, as a browser without JavaScript sends it. */
-function post(t: T, cookie: string, path: string, fields: Record<string, string> = {}) {
-  return page(t, cookie, path, {
-    method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams(fields).toString(),
-  });
-}
-
-async function withTeam(fn: (t: T, team: Team) => Promise<void>) {
-  const t = await testApp();
-  try {
-    await fn(t, await team(t));
-  } finally {
-    await t.close();
-  }
-}
 
 async function createItem(t: T, cookie: string, projectId: number, title: string) {
   const res = await api(t, "POST", `/api/projects/${projectId}/todos/items`, {

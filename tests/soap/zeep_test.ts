@@ -6,56 +6,19 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { testServer } from "../helpers/app.ts";
+import { pythonModule, runPython } from "../helpers/python.ts";
 
-const PYTHON = "/usr/bin/python3";
 const SCRIPT = join(import.meta.dirname!, "zeep_client.py");
-
-async function zeepAvailable(): Promise<boolean> {
-  try {
-    const { success } = await new Deno.Command(PYTHON, {
-      args: ["-c", "import zeep"],
-      stdin: "null",
-      stdout: "null",
-      stderr: "null",
-    }).output();
-    return success;
-  } catch {
-    return false; // no python3 at all
-  }
-}
-
-const hasZeep = await zeepAvailable();
-const inCi = Deno.env.get("CI") === "true";
-
-if (!hasZeep && !inCi) {
-  console.warn(
-    "\n!!! WARNING: python3-zeep is not installed (`/usr/bin/python3 -c 'import zeep'` " +
-      "failed): the zeep SOAP interoperability test is SKIPPED. Install python3-zeep. !!!\n",
-  );
-}
+const zeep = await pythonModule("zeep", "the zeep SOAP interoperability test");
 
 Deno.test({
   name: "soap: a zeep client generated from the WSDL calls every operation",
-  ignore: !hasZeep && !inCi,
+  ignore: zeep.ignore,
   async fn() {
-    if (!hasZeep) {
-      assert.fail(
-        "python3-zeep is required in CI: `/usr/bin/python3 -c 'import zeep'` failed " +
-          "(install Debian's python3-zeep)",
-      );
-    }
+    zeep.require();
     const t = await testServer();
     try {
-      const { code, stdout, stderr } = await new Deno.Command(PYTHON, {
-        args: [SCRIPT, t.baseUrl],
-        stdin: "null",
-        stdout: "piped",
-        stderr: "piped",
-        env: { PYTHONDONTWRITEBYTECODE: "1" },
-      }).output();
-      const out = new TextDecoder().decode(stdout);
-      const err = new TextDecoder().decode(stderr);
-      assert.equal(code, 0, `zeep_client.py exited with ${code}\nstdout:\n${out}\nstderr:\n${err}`);
+      const out = await runPython(SCRIPT, [t.baseUrl]);
       const r = JSON.parse(out);
 
       assert.deepEqual(r.helloServices, ["HelloWorldService"]);

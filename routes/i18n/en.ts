@@ -575,7 +575,7 @@ export const en = {
   "notifyLevel.save": "Save",
   "notifyLevel.help":
     "Mentions: only when you are mentioned, assigned a to-do or invited to a meeting.",
-  "calendar.meeting": "Meeting",
+  "calendar.kind.meeting": "Meeting",
 } as const;
 
 /** A message key. */

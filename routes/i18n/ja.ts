@@ -580,5 +580,5 @@ export const ja: Messages = {
   "notifyLevel.save": "保存",
   "notifyLevel.help":
     "メンションのみ: メンションされたとき、ToDo を割り当てられたとき、会議に招待されたときだけ通知します。",
-  "calendar.meeting": "会議",
+  "calendar.kind.meeting": "会議",
 };

@@ -15,6 +15,9 @@ function show(count) {
 if (badge && "EventSource" in globalThis) {
   // EventSource reconnects by itself and sends Last-Event-ID, so nothing is missed.
   const source = new EventSource("/api/me/stream");
+  // Tests and styles can tell whether the badge is live.
+  source.addEventListener("open", () => document.body.dataset.userStream = "open");
+  source.addEventListener("error", () => document.body.dataset.userStream = "closed");
   source.addEventListener("notification.created", (event) => {
     const notification = JSON.parse(event.data);
     if (notification.read) return;

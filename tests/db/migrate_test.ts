@@ -137,6 +137,7 @@ Deno.test("the server's own migrations are numbered from 001 with their fixed me
     "011_api_tokens.sql",
     "012_calendar_feeds.sql",
     "013_webhooks.sql",
+    "015_user_stream_notification_levels.sql",
   ]);
 });
 

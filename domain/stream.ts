@@ -1,7 +1,7 @@
 /**
- * Opening an event stream, a project's (members only) or the caller's own; the events missed since `Last-Event-ID`
- * are read and the live subscription is made in one synchronous step, so nothing falls
- * between replay and live delivery.
+ * Opening an event stream, a project's (members only) or the caller's own: the events missed
+ * since `Last-Event-ID` are read and the live subscription is made in one synchronous step,
+ * so nothing falls between replay and live delivery.
  */
 import { type EventRow, EVENTS_KEPT, eventsAfter } from "../db/events.ts";
 import { USER_EVENTS_KEPT, type UserEventRow, userEventsAfter } from "../db/user_events.ts";

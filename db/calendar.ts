@@ -1,4 +1,7 @@
-/** Storage of calendar events, and the calendar's range query over events, milestones, to-dos. */
+/**
+ * Storage of calendar events, and the calendar's range query over events, milestones, to-dos
+ * (and meetings, when asked).
+ */
 import type { Database } from "./sqlite.ts";
 import type { Deletion } from "./subjects.ts";
 
@@ -150,10 +153,19 @@ export type CalendarRow =
     completed: boolean;
     priority: "low" | "normal" | "high";
     assigneeId: number | null;
+  }
+  | {
+    type: "meeting";
+    id: number;
+    title: string;
+    start: string;
+    end: string;
+    allDay: false;
+    location: string | null;
   };
 
 interface RawCalendar {
-  type: "event" | "milestone" | "todo";
+  type: "event" | "milestone" | "todo" | "meeting";
   id: number;
   title: string;
   start: string;
@@ -162,6 +174,7 @@ interface RawCalendar {
   completed: number | null;
   priority: "low" | "normal" | "high" | null;
   assignee_id: number | null;
+  location: string | null;
 }
 
 /**
@@ -172,35 +185,41 @@ interface RawCalendar {
  * when `from` <= startAt < `to`. Dates are whole UTC days: a milestone spans its due
  * date, a to-do its start date to its due date (either alone when the other is missing);
  * they intersect when they reach a day from `firstDay` to `lastDay` (inclusive), the UTC
- * days the range touches.
+ * days the range touches. With `meetings`, live meetings are in as events are.
  */
 export function calendarRange(
   db: Database,
   projectId: number,
-  range: { from: string; to: string; firstDay: string; lastDay: string },
+  range: { from: string; to: string; firstDay: string; lastDay: string; meetings?: boolean },
 ): CalendarRow[] {
   const rows = db.sql.prepare(
     `SELECT * FROM (
       SELECT 'event' AS type, e.id, e.title, e.start_at AS start, e.end_at AS end,
-        e.all_day, NULL AS completed, NULL AS priority, NULL AS assignee_id,
+        e.all_day, NULL AS completed, NULL AS priority, NULL AS assignee_id, NULL AS location,
         e.start_at AS sort_key
       FROM calendar_events e
       WHERE e.project_id = :project AND e.deleted_at IS NULL AND e.start_at < :to
         AND (e.end_at > :from OR e.start_at >= :from)
       UNION ALL
-      SELECT 'milestone', m.id, m.title, m.due_date, m.due_date, 1, NULL, NULL, NULL,
+      SELECT 'milestone', m.id, m.title, m.due_date, m.due_date, 1, NULL, NULL, NULL, NULL,
         m.due_date || 'T00:00:00.000Z'
       FROM milestones m
       WHERE m.project_id = :project AND m.deleted_at IS NULL
         AND m.due_date >= :firstDay AND m.due_date <= :lastDay
       UNION ALL
       SELECT 'todo', i.id, i.title, coalesce(i.start_date, i.due_date),
-        coalesce(i.due_date, i.start_date), 1, i.completed, i.priority, i.assignee_id,
+        coalesce(i.due_date, i.start_date), 1, i.completed, i.priority, i.assignee_id, NULL,
         coalesce(i.start_date, i.due_date) || 'T00:00:00.000Z'
       FROM todo_items i
       WHERE i.project_id = :project AND i.deleted_at IS NULL
         AND coalesce(i.start_date, i.due_date) <= :lastDay
         AND coalesce(i.due_date, i.start_date) >= :firstDay
+      UNION ALL
+      SELECT 'meeting', mt.id, mt.title, mt.start_at, mt.end_at, 0, NULL, NULL, NULL,
+        mt.location, mt.start_at
+      FROM meetings mt
+      WHERE :meetings = 1 AND mt.project_id = :project AND mt.deleted_at IS NULL
+        AND mt.start_at < :to AND (mt.end_at > :from OR mt.start_at >= :from)
     ) ORDER BY sort_key, type, id`,
   ).all({
     project: projectId,
@@ -208,11 +227,15 @@ export function calendarRange(
     to: range.to,
     firstDay: range.firstDay,
     lastDay: range.lastDay,
+    meetings: range.meetings ? 1 : 0,
   }) as unknown as RawCalendar[];
   return rows.map((r): CalendarRow => {
     const base = { id: r.id, title: r.title, start: r.start, end: r.end };
     if (r.type === "event") return { type: "event", ...base, allDay: r.all_day === 1 };
     if (r.type === "milestone") return { type: "milestone", ...base, allDay: true };
+    if (r.type === "meeting") {
+      return { type: "meeting", ...base, allDay: false, location: r.location };
+    }
     return {
       type: "todo",
       ...base,

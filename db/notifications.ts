@@ -47,18 +47,18 @@ function toNotification(r: RawNotification): NotificationRow {
   };
 }
 
-/** Inserts one notification per recipient. */
+/** Inserts one notification per recipient and returns them. */
 export function insertNotifications(
   db: Database,
   recipients: number[],
   n: Omit<NotificationRow, "id" | "userId" | "readAt">,
-): void {
+): NotificationRow[] {
   const stmt = db.sql.prepare(
     `INSERT INTO notifications (user_id, kind, project_id, actor_id, subject_type, subject_id, text, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
   );
-  for (const userId of recipients) {
-    stmt.run(
+  return recipients.map((userId) =>
+    toNotification(stmt.get(
       userId,
       n.kind,
       n.projectId,
@@ -67,9 +67,14 @@ export function insertNotifications(
       n.subjectId,
       n.text,
       n.createdAt,
-    );
-  }
+    ) as unknown as RawNotification)
+  );
 }
+
+/** A user's unread notifications that are shown: in live projects, about live subjects. */
+const VISIBLE_UNREAD = `n.user_id = ? AND n.read_at IS NULL AND (n.project_id IS NULL OR EXISTS
+  (SELECT 1 FROM projects p WHERE p.id = n.project_id AND p.deleted_at IS NULL))
+  AND ${subjectAlive("n")}`;
 
 /** A page of a user's unread notifications in live projects, newest first, and the total. */
 export function listUnread(
@@ -78,9 +83,7 @@ export function listUnread(
   limit: number,
   offset: number,
 ): { items: NotificationRow[]; total: number } {
-  const visible = `n.user_id = ? AND n.read_at IS NULL AND (n.project_id IS NULL OR EXISTS
-    (SELECT 1 FROM projects p WHERE p.id = n.project_id AND p.deleted_at IS NULL))
-    AND ${subjectAlive("n")}`;
+  const visible = VISIBLE_UNREAD;
   const items = (db.sql.prepare(
     `SELECT ${COLUMNS.split(", ").map((c) => `n.${c}`).join(", ")} FROM notifications n
      WHERE ${visible} ORDER BY n.created_at DESC, n.id DESC LIMIT ? OFFSET ?`,
@@ -114,4 +117,48 @@ export function recipientsOf(
     "SELECT DISTINCT user_id FROM notifications WHERE kind = ? AND subject_type = ? AND subject_id = ?",
   ).all(subject.kind, subject.subjectType, subject.subjectId) as Array<{ user_id: number }>)
     .map((r) => r.user_id));
+}
+
+/** Marks every shown unread notification of a user read; returns their ids. */
+export function markAllRead(db: Database, userId: number, at: string): number[] {
+  return (db.sql.prepare(
+    `UPDATE notifications SET read_at = ? WHERE id IN
+     (SELECT n.id FROM notifications n WHERE ${VISIBLE_UNREAD}) RETURNING id`,
+  ).all(at, userId) as Array<{ id: number }>).map((r) => r.id).sort((a, b) => a - b);
+}
+
+/** How much of a project's notifications reach a member. */
+export type NotificationLevel = "all" | "mentions" | "none";
+
+/** The members of a project whose level is not `all`, with their level. */
+export function quietMembers(db: Database, projectId: number): Map<number, NotificationLevel> {
+  return new Map((db.sql.prepare(
+    `SELECT user_id, notification_level FROM project_members
+     WHERE project_id = ? AND notification_level <> 'all'`,
+  ).all(projectId) as Array<{ user_id: number; notification_level: NotificationLevel }>)
+    .map((r) => [r.user_id, r.notification_level]));
+}
+
+/** Sets a member's notification level; false when they are not a member. */
+export function setNotificationLevel(
+  db: Database,
+  projectId: number,
+  userId: number,
+  level: NotificationLevel,
+): boolean {
+  return db.sql.prepare(
+    "UPDATE project_members SET notification_level = ? WHERE project_id = ? AND user_id = ?",
+  ).run(level, projectId, userId).changes > 0;
+}
+
+/** A member's notification level, or null when they are not a member. */
+export function notificationLevel(
+  db: Database,
+  projectId: number,
+  userId: number,
+): NotificationLevel | null {
+  const r = db.sql.prepare(
+    "SELECT notification_level FROM project_members WHERE project_id = ? AND user_id = ?",
+  ).get(projectId, userId) as { notification_level: NotificationLevel } | undefined;
+  return r?.notification_level ?? null;
 }

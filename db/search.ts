@@ -3,6 +3,7 @@ import type { Database } from "./sqlite.ts";
 
 /** A match, with its snippet's match delimited by \u0001 and \u0002. */
 export interface SearchRow {
+  projectId: number;
   type: string;
   itemId: number;
   title: string;
@@ -43,28 +44,37 @@ function shortTermQuery(db: Database, term: string): string | null {
   return trigrams.length === 0 ? null : `(${trigrams.join(" OR ")})`;
 }
 
+/** What to look for, and which page. */
+export interface SearchQuery {
+  type: string | null;
+  longTerms: string[];
+  shortTerms: string[];
+  limit: number;
+  offset: number;
+}
+
 /**
- * Matches of a project, newest first. `longTerms` (three or more characters) go through
+ * Matches of projects, newest first. `longTerms` (three or more characters) go through
  * the trigram index; so do two-character terms when there is no long term, as the OR of
  * the trigrams they begin. Other `shortTerms` are substring conditions on the matched rows,
- * or on a scan of the project's rows. The project is a rowid range, the type the low rowid
+ * or on a scan of the projects' rows. A project is a rowid range, the type the low rowid
  * bits and rowid order the creation order, so FTS5 yields the page in index order without
  * reading or sorting the other matches; only the count visits them all (doclists only).
+ * Several projects are several ranges, and there the creation time orders the matches.
  */
-export function searchProject(
+export function searchProjects(
   db: Database,
-  q: {
-    projectId: number;
-    type: string | null;
-    longTerms: string[];
-    shortTerms: string[];
-    limit: number;
-    offset: number;
-  },
+  q: SearchQuery & { projectIds: number[] },
 ): { items: SearchRow[]; total: number } {
-  const low = BigInt(q.projectId) * PROJECT_SPAN;
-  const where: string[] = ["rowid BETWEEN ? AND ?"];
-  const args: Array<string | number | bigint> = [low, low + PROJECT_SPAN - 1n];
+  if (q.projectIds.length === 0) return { items: [], total: 0 };
+  const args: Array<string | number | bigint> = [];
+  const ranges = q.projectIds.map((projectId) => {
+    const low = BigInt(projectId) * PROJECT_SPAN;
+    args.push(low, low + PROJECT_SPAN - 1n);
+    return "rowid BETWEEN ? AND ?";
+  });
+  const where: string[] = [ranges.length === 1 ? ranges[0]! : `(${ranges.join(" OR ")})`];
+  const order = q.projectIds.length === 1 ? "rowid DESC" : "created_at DESC, rowid DESC";
   let shortTerms = q.shortTerms;
   if (q.longTerms.length > 0) {
     where.unshift("search_index MATCH ?");
@@ -100,11 +110,16 @@ export function searchProject(
     ? `snippet(search_index, -1, char(1), char(2), '…', 40)`
     : "substr(title || ' ' || body, 1, 400)";
   const rows = db.sql.prepare(
-    `SELECT type, item_id, title, ${snippet} AS snippet, created_at FROM search_index
-     WHERE ${clause} ORDER BY rowid DESC LIMIT ? OFFSET ?`,
-  ).all(...args, q.limit, q.offset) as Array<
-    { type: string; item_id: number; title: string; snippet: string; created_at: string }
-  >;
+    `SELECT project_id, type, item_id, title, ${snippet} AS snippet, created_at FROM search_index
+     WHERE ${clause} ORDER BY ${order} LIMIT ? OFFSET ?`,
+  ).all(...args, q.limit, q.offset) as Array<{
+    project_id: number;
+    type: string;
+    item_id: number;
+    title: string;
+    snippet: string;
+    created_at: string;
+  }>;
   // A page that is not full (and not past the end) is the last one: no count needed.
   const total = (rows.length > 0 && rows.length < q.limit) || (rows.length === 0 && q.offset === 0)
     ? q.offset + rows.length
@@ -112,6 +127,7 @@ export function searchProject(
       .get(...args) as { n: number }).n;
   return {
     items: rows.map((r) => ({
+      projectId: Number(r.project_id),
       type: r.type,
       itemId: r.item_id,
       title: r.title,

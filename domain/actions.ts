@@ -1,13 +1,14 @@
 /**
  * The one way every write in a project records its consequences: an activity entry,
- * notifications (never to the actor) and stream events, all inside the action's
- * transaction; events are published and file bytes removed only after the commit. Each
+ * notifications (never to the actor, each also an event on its recipient's own stream) and
+ * stream events, all inside the action's transaction; events are published and file bytes removed only after the commit. Each
  * event also queues its webhook deliveries in that transaction (the outbox).
  */
 import { insertActivity } from "../db/activity.ts";
 import { appendEvent, type EventRow } from "../db/events.ts";
 import type { FileStore } from "../db/file_store.ts";
 import type { Database } from "../db/sqlite.ts";
+import type { UserEventRow } from "../db/user_events.ts";
 import type { Clock } from "./clock.ts";
 import type { EventHub } from "./event_hub.ts";
 import { notify, type NotifyInput, type SubjectType } from "./notifications.ts";
@@ -69,6 +70,7 @@ export interface Effects {
 /** Runs `fn` in one transaction with its effects; publishes events after the commit. */
 export function runAction<T>(ctx: DomainContext, fn: (fx: Effects) => T): T {
   const events: EventRow[] = [];
+  const userEvents: UserEventRow[] = [];
   const bytes: string[] = [];
   let queued = 0;
   const now = ctx.clock.now().toISOString();
@@ -76,7 +78,13 @@ export function runAction<T>(ctx: DomainContext, fn: (fx: Effects) => T): T {
     fn({
       now,
       activity: (entry) => insertActivity(ctx.db, { ...entry, createdAt: now }),
-      notify: (input) => notify(ctx.db, ctx.clock, { ...input, recipients: [...input.recipients] }),
+      notify: (input) =>
+        notify(
+          ctx.db,
+          ctx.clock,
+          { ...input, recipients: [...input.recipients] },
+          (e) => userEvents.push(e),
+        ),
       event: (projectId, name, data) => {
         const event = appendEvent(ctx.db, {
           projectId,
@@ -91,6 +99,7 @@ export function runAction<T>(ctx: DomainContext, fn: (fx: Effects) => T): T {
     })
   );
   for (const event of events) ctx.hub.publish(event);
+  for (const event of userEvents) ctx.hub.publishToUser(event);
   for (const storedName of bytes) ctx.files.removeSync(storedName);
   if (queued > 0) ctx.onDeliveriesQueued?.();
   return result;

@@ -125,9 +125,13 @@ export function createCalendar(ctx: DomainContext) {
     range(
       actor: Actor,
       projectId: number,
-      query: { from?: string | undefined; to?: string | undefined },
+      query: { from?: string | undefined; to?: string | undefined; include?: string | undefined },
     ): CalendarItem[] {
       projectAccess(db, actor, projectId);
+      // `include` names what else to show; meetings are the one thing there is.
+      if (query.include !== undefined && query.include !== "meetings") {
+        throw invalid("include", "Use include=meetings");
+      }
       if (query.from === undefined || query.from === "") throw invalid("from", "Required");
       if (query.to === undefined || query.to === "") throw invalid("to", "Required");
       const from = parseInstant("from", query.from);
@@ -141,6 +145,7 @@ export function createCalendar(ctx: DomainContext) {
         firstDay: utcDay(from),
         // The last day the range reaches: `to` is exclusive.
         lastDay: utcDay(new Date(Date.parse(to) - 1).toISOString()),
+        meetings: query.include === "meetings",
       });
     },
 
@@ -150,7 +155,12 @@ export function createCalendar(ctx: DomainContext) {
      */
     view(actor: Actor, projectId: number, query: ViewQuery): CalendarView {
       const today = utcDay(ctx.clock.now().toISOString());
-      return calendarView(query, today, (range) => operations.range(actor, projectId, range));
+      // The pages show one schedule: meetings with the events.
+      return calendarView(
+        query,
+        today,
+        (range) => operations.range(actor, projectId, { ...range, include: "meetings" }),
+      );
     },
 
     /** A project's events, oldest first. */

@@ -91,7 +91,9 @@ function daysOf(item: CalendarRow): { first: string; last: string } {
 
 /** How `item` meets `day`, a day it reaches. */
 function partOf(item: CalendarRow, day: string): DayPart {
-  if (item.type !== "event" || item.allDay || item.start.length === 10) return "all_day";
+  // Events and meetings have times; milestones and to-dos are whole days.
+  const timed = item.type === "event" || item.type === "meeting";
+  if (!timed || item.allDay || item.start.length === 10) return "all_day";
   if (utcDay(item.start) !== day) return "continues";
   return lastDayOf(item.start, item.end) === day ? "within" : "starts";
 }

@@ -1,14 +1,16 @@
 /**
- * The live side of the per-project event stream: subscribers per project, each event
- * encoded once and the same bytes written to every subscriber, one heartbeat timer for
+ * The live side of the event streams (per project, and each user's own): subscribers per
+ * project and per user, each event encoded once and the same bytes written to every subscriber, one heartbeat timer for
  * all streams, and the limits (10 streams per user, 1,000 in all).
  */
 import type { EventRow } from "../db/events.ts";
+import type { UserEventRow } from "../db/user_events.ts";
 import { DomainError } from "./errors.ts";
 
 /** One connected stream. */
 export interface Subscriber {
-  projectId: number;
+  /** The project whose stream this is, or null for the user's own stream. */
+  projectId: number | null;
   userId: number;
   /** The session the stream was opened with (its end ends the stream). */
   sessionIdHash: string | null;
@@ -40,6 +42,8 @@ export function encodeEvent(event: Pick<EventRow, "id" | "name" | "data">): Uint
 /** Fans events out to the streams of their project. */
 export class EventHub {
   readonly #projects = new Map<number, Set<Subscriber>>();
+  /** Each user's own streams. */
+  readonly #users = new Map<number, Set<Subscriber>>();
   readonly #perUser = new Map<number, number>();
   readonly #options: Required<HubOptions>;
   #total = 0;
@@ -60,8 +64,11 @@ export class EventHub {
     if (mine >= this.#options.maxPerUser || this.#total >= this.#options.maxTotal) {
       throw new DomainError("rate_limited", "Too many open event streams", { retryAfter: 5 });
     }
-    let set = this.#projects.get(subscriber.projectId);
-    if (!set) this.#projects.set(subscriber.projectId, set = new Set());
+    const [map, key] = subscriber.projectId === null
+      ? [this.#users, subscriber.userId]
+      : [this.#projects, subscriber.projectId];
+    let set = map.get(key);
+    if (!set) map.set(key, set = new Set());
     set.add(subscriber);
     this.#perUser.set(subscriber.userId, mine + 1);
     this.#total++;
@@ -71,7 +78,7 @@ export class EventHub {
       if (removed) return;
       removed = true;
       set.delete(subscriber);
-      if (set.size === 0) this.#projects.delete(subscriber.projectId);
+      if (set.size === 0) map.delete(key);
       const left = (this.#perUser.get(subscriber.userId) ?? 1) - 1;
       if (left > 0) this.#perUser.set(subscriber.userId, left);
       else this.#perUser.delete(subscriber.userId);
@@ -88,9 +95,23 @@ export class EventHub {
     for (const subscriber of set) subscriber.write(bytes);
   }
 
-  /** Ends every stream of a user (their sessions ended), or those on projects `only` names. */
-  closeUser(userId: number, only: (projectId: number) => boolean = () => true): void {
-    this.#closeWhere((s) => s.userId === userId && only(s.projectId));
+  /** Sends a committed event to its user's own streams, encoded once. */
+  publishToUser(event: UserEventRow): void {
+    const set = this.#users.get(event.userId);
+    if (!set || set.size === 0) return;
+    const bytes = encodeEvent(event);
+    for (const subscriber of set) subscriber.write(bytes);
+  }
+
+  /**
+   * Ends every stream of a user (their sessions ended), or only those on the projects `only`
+   * names (their own stream then stays).
+   */
+  closeUser(userId: number, only?: (projectId: number) => boolean): void {
+    this.#closeWhere((s) =>
+      s.userId === userId &&
+      (only === undefined || (s.projectId !== null && only(s.projectId)))
+    );
   }
 
   /** Ends the streams opened with one session (logout). */
@@ -107,7 +128,7 @@ export class EventHub {
 
   /** Closes the streams `matches` picks (each close removes its subscription). */
   #closeWhere(matches: (subscriber: Subscriber) => boolean): void {
-    for (const set of [...this.#projects.values()]) {
+    for (const set of this.#sets()) {
       for (const subscriber of [...set]) if (matches(subscriber)) subscriber.close();
     }
   }
@@ -118,11 +139,16 @@ export class EventHub {
     this.#stopHeartbeat();
   }
 
+  /** Every subscriber set, projects' and users' (a copy: closing changes the maps). */
+  #sets(): Array<Set<Subscriber>> {
+    return [...this.#projects.values(), ...this.#users.values()];
+  }
+
   #startHeartbeat(): void {
     if (this.#timer !== undefined) return;
     this.#timer = setInterval(() => {
       const now = this.#options.now();
-      for (const set of [...this.#projects.values()]) {
+      for (const set of this.#sets()) {
         for (const subscriber of [...set]) {
           if (subscriber.expiresAt !== null && subscriber.expiresAt <= now) subscriber.close();
           else subscriber.write(HEARTBEAT);

@@ -6,14 +6,22 @@ import {
   findNotification,
   insertNotifications,
   listUnread,
+  markAllRead,
   markNotificationRead,
+  type NotificationLevel,
+  notificationLevel,
   type NotificationRow,
+  quietMembers,
+  setNotificationLevel,
 } from "../db/notifications.ts";
 import { memberIds } from "../db/projects.ts";
 import type { Database } from "../db/sqlite.ts";
+import { appendUserEvent, type UserEventRow } from "../db/user_events.ts";
+import { projectAccess } from "./access.ts";
 import type { Actor } from "./accounts.ts";
 import type { Clock } from "./clock.ts";
 import { DomainError } from "./errors.ts";
+import type { EventHub } from "./event_hub.ts";
 import { offsetOf, type Page, pageOf, type PageRequest } from "./paging.ts";
 
 /** The notification kinds. */
@@ -81,30 +89,92 @@ export interface NotifyInput {
   recipients: Iterable<number>;
 }
 
+/** The kinds a member whose level is `mentions` still receives: those addressed to them. */
+export const PERSONAL_KINDS: ReadonlySet<string> = new Set([
+  "mention",
+  "todo_assigned",
+  "meeting_invited",
+]);
+
+export type { NotificationLevel };
+
+/** The notification levels of a project, quietest last. */
+export const NOTIFICATION_LEVELS = ["all", "mentions", "none"] as const;
+
+/** Where the events of users' own streams go once written (published after the commit). */
+export type UserEventSink = (event: UserEventRow) => void;
+
+/** Appends an event to a user's own stream log. Call inside the write's transaction. */
+export function userEvent(
+  db: Database,
+  at: string,
+  sink: UserEventSink,
+  e: { userId: number; name: "notification.created" | "notification.read"; data: unknown },
+): void {
+  sink(appendUserEvent(db, {
+    userId: e.userId,
+    name: e.name,
+    data: JSON.stringify(e.data),
+    createdAt: at,
+  }));
+}
+
 /**
  * Notifies each recipient once, never the actor, and only current members when the
- * notification belongs to a project. Call inside the action's transaction.
+ * notification belongs to a project, as far as their level for that project lets it through.
+ * Each new notification is a `notification.created` event on its recipient's own stream.
+ * Call inside the action's transaction.
  */
-export function notify(db: Database, clock: Clock, input: NotifyInput): void {
+export function notify(
+  db: Database,
+  clock: Clock,
+  input: NotifyInput,
+  sink: UserEventSink,
+): void {
   const members = input.projectId === null ? null : new Set(memberIds(db, input.projectId));
-  const recipients = [...new Set(input.recipients)].filter((id) =>
-    id !== input.actorId && (members === null || members.has(id))
-  );
+  const quiet = input.projectId === null ? new Map() : quietMembers(db, input.projectId);
+  const recipients = [...new Set(input.recipients)].filter((id) => {
+    if (id === input.actorId || (members !== null && !members.has(id))) return false;
+    const level = quiet.get(id);
+    return level === undefined || (level === "mentions" && PERSONAL_KINDS.has(input.kind));
+  });
   if (recipients.length === 0) return;
-  insertNotifications(db, recipients, {
+  const createdAt = clock.now().toISOString();
+  const rows = insertNotifications(db, recipients, {
     kind: input.kind,
     projectId: input.projectId,
     actorId: input.actorId,
     subjectType: input.subjectType,
     subjectId: input.subjectId,
     text: input.text,
-    createdAt: clock.now().toISOString(),
+    createdAt,
   });
+  for (const row of rows) {
+    userEvent(db, createdAt, sink, {
+      userId: row.userId,
+      name: "notification.created",
+      data: toNotification(row),
+    });
+  }
 }
 
 /** The notification operations of one user. */
-export function createNotifications(deps: { db: Database; clock: Clock }) {
-  const { db, clock } = deps;
+export function createNotifications(deps: { db: Database; clock: Clock; hub: EventHub }) {
+  const { db, clock, hub } = deps;
+  /** Runs a write that may tell the caller's stream; publishes after the commit. */
+  const withEvents = <T>(fn: (sink: UserEventSink) => T): T => {
+    const events: UserEventRow[] = [];
+    const result = db.tx(() => fn((e) => events.push(e)));
+    for (const event of events) hub.publishToUser(event);
+    return result;
+  };
+  /** Tells the caller's own streams which notifications were read, and how many are left. */
+  const readEvent = (sink: UserEventSink, userId: number, ids: number[], at: string) =>
+    userEvent(db, at, sink, {
+      userId,
+      name: "notification.read",
+      data: { ids, unreadCount: listUnread(db, userId, 0, 0).total },
+    });
   return {
     /** A page of the caller's unread notifications, newest first, plus the unread count. */
     listUnread(actor: Actor, request: PageRequest): Page<Notification> & { unreadCount: number } {
@@ -119,11 +189,43 @@ export function createNotifications(deps: { db: Database; clock: Clock }) {
 
     /** Marks one of the caller's notifications read; another user's is `not_found`. */
     markRead(actor: Actor, id: number): Notification {
+      return withEvents((sink) => {
+        const found = findNotification(db, id, actor.id);
+        if (!found) throw new DomainError("not_found", "No such notification");
+        const at = clock.now().toISOString();
+        const marked = toNotification(markNotificationRead(db, id, at));
+        if (found.readAt === null) readEvent(sink, actor.id, [id], at);
+        return marked;
+      });
+    },
+
+    /** Marks every unread notification of the caller read; returns how many were. */
+    markAllRead(actor: Actor): { updated: number } {
+      return withEvents((sink) => {
+        const at = clock.now().toISOString();
+        const ids = markAllRead(db, actor.id, at);
+        if (ids.length > 0) readEvent(sink, actor.id, ids, at);
+        return { updated: ids.length };
+      });
+    },
+
+    /** The caller's notification level for a project (members only, else `not_found`). */
+    level(actor: Actor, projectId: number): NotificationLevel {
+      projectAccess(db, actor, projectId);
+      return notificationLevel(db, projectId, actor.id) ?? "all";
+    },
+
+    /**
+     * Sets the caller's notification level for a project. An admin who is not a member gets
+     * no notifications from it anyway, so is refused (`forbidden`).
+     */
+    setLevel(actor: Actor, projectId: number, level: NotificationLevel): NotificationLevel {
       return db.tx(() => {
-        if (!findNotification(db, id, actor.id)) {
-          throw new DomainError("not_found", "No such notification");
+        projectAccess(db, actor, projectId);
+        if (!setNotificationLevel(db, projectId, actor.id, level)) {
+          throw new DomainError("forbidden", "Cannot set a notification level: not a member");
         }
-        return toNotification(markNotificationRead(db, id, clock.now().toISOString()));
+        return level;
       });
     },
   };

@@ -16,6 +16,7 @@ import {
   updateProject,
 } from "../db/projects.ts";
 import type { Database } from "../db/sqlite.ts";
+import type { UserEventRow } from "../db/user_events.ts";
 import { findUserByEmail } from "../db/users.ts";
 import { type ProjectAccess, projectAccess, requireOwner } from "./access.ts";
 import { type Actor, normaliseEmail } from "./accounts.ts";
@@ -66,6 +67,8 @@ export function createProjects(deps: {
   clock: Clock;
   /** Called after a commit that took `userId` (or everybody) out of a project. */
   onAccessLost?: (projectId: number, userId?: number) => void;
+  /** Publishes users' own stream events after the commit that wrote them. */
+  onUserEvents?: (events: UserEventRow[]) => void;
 }) {
   const { db, clock } = deps;
   const now = () => clock.now().toISOString();
@@ -166,7 +169,8 @@ export function createProjects(deps: {
       projectId: number,
       input: { email: string; role: ProjectRole },
     ): MemberRow {
-      return db.tx(() => {
+      const events: UserEventRow[] = [];
+      const added = db.tx(() => {
         const a = access(actor, projectId);
         requireOwner(a);
         const user = findUserByEmail(db, normaliseEmail(input.email));
@@ -182,9 +186,11 @@ export function createProjects(deps: {
           subjectId: projectId,
           text: a.project.name,
           recipients: [user.id],
-        });
+        }, (e) => events.push(e));
         return findMember(db, projectId, user.id)!;
       });
+      deps.onUserEvents?.(events);
+      return added;
     },
 
     /** Changes a member's role (owner); the last owner cannot be demoted. */

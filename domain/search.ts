@@ -3,7 +3,8 @@
  * characters use the trigram index; shorter ones (such as 会議) fall back to a substring
  * scan. Snippets are HTML-escaped text with each match wrapped in `<mark>`.
  */
-import { MARK_END, MARK_START, searchProject } from "../db/search.ts";
+import { listProjectsOfUser } from "../db/projects.ts";
+import { MARK_END, MARK_START, searchProjects, type SearchRow } from "../db/search.ts";
 import type { Database } from "../db/sqlite.ts";
 import { projectAccess } from "./access.ts";
 import type { Actor } from "./accounts.ts";
@@ -58,6 +59,40 @@ function substringSnippet(text: string, terms: string[]): string {
     (end < text.length ? "…" : "");
 }
 
+/** A search hit across projects: which project it is in too. */
+export interface ProjectSearchHit extends SearchHit {
+  projectId: number;
+  projectName: string;
+}
+
+/** Checks a query and splits it into terms; a blank query or an unknown type is invalid. */
+function parseQuery(q: string, type: string | null) {
+  q = q.trim();
+  if (!q) throw invalid("q", "Enter something to search for");
+  if (q.length > MAX_QUERY) throw invalid("q", `Use at most ${MAX_QUERY} characters`);
+  if (type !== null && !(SEARCH_TYPES as readonly string[]).includes(type)) {
+    throw invalid("type", `Use one of ${SEARCH_TYPES.join(", ")}`);
+  }
+  const terms = [...new Set(q.split(/\s+/).filter((t) => t.length > 0))];
+  return {
+    longTerms: terms.filter((t) => [...t].length >= 3),
+    shortTerms: terms.filter((t) => [...t].length < 3),
+  };
+}
+
+/** Shapes a matched row, its snippet marked. */
+function hitOf(r: SearchRow, terms: { longTerms: string[]; shortTerms: string[] }): SearchHit {
+  return {
+    type: r.type,
+    id: r.itemId,
+    title: r.title,
+    snippet: terms.longTerms.length > 0
+      ? markSnippet(r.snippet)
+      : substringSnippet(r.snippet, terms.shortTerms),
+    createdAt: r.createdAt,
+  };
+}
+
 /** Searches a project; a blank query or an unknown type is a validation error. */
 export function searchProjectItems(
   db: Database,
@@ -65,32 +100,40 @@ export function searchProjectItems(
   input: { projectId: number; q: string; type: string | null; page: PageRequest },
 ): Page<SearchHit> {
   projectAccess(db, actor, input.projectId);
-  const q = input.q.trim();
-  if (!q) throw invalid("q", "Enter something to search for");
-  if (q.length > MAX_QUERY) throw invalid("q", `Use at most ${MAX_QUERY} characters`);
-  if (input.type !== null && !(SEARCH_TYPES as readonly string[]).includes(input.type)) {
-    throw invalid("type", `Use one of ${SEARCH_TYPES.join(", ")}`);
-  }
-  const terms = [...new Set(q.split(/\s+/).filter((t) => t.length > 0))];
-  const longTerms = terms.filter((t) => [...t].length >= 3);
-  const shortTerms = terms.filter((t) => [...t].length < 3);
-  const { items, total } = searchProject(db, {
-    projectId: input.projectId,
+  const terms = parseQuery(input.q, input.type);
+  const { items, total } = searchProjects(db, {
+    projectIds: [input.projectId],
     type: input.type,
-    longTerms,
-    shortTerms,
+    ...terms,
+    limit: input.page.pageSize,
+    offset: offsetOf(input.page),
+  });
+  return pageOf(items.map((r) => hitOf(r, terms)), total, input.page);
+}
+
+/**
+ * Searches every project the caller belongs to (archived ones too: they can be read), with
+ * the rules of a project's search; each hit names its project.
+ */
+export function searchEverywhere(
+  db: Database,
+  actor: Actor,
+  input: { q: string; type: string | null; page: PageRequest },
+): Page<ProjectSearchHit> {
+  const terms = parseQuery(input.q, input.type);
+  const projects = new Map(listProjectsOfUser(db, actor.id, true).map((p) => [p.id, p.name]));
+  const { items, total } = searchProjects(db, {
+    projectIds: [...projects.keys()],
+    type: input.type,
+    ...terms,
     limit: input.page.pageSize,
     offset: offsetOf(input.page),
   });
   return pageOf(
     items.map((r) => ({
-      type: r.type,
-      id: r.itemId,
-      title: r.title,
-      snippet: longTerms.length > 0
-        ? markSnippet(r.snippet)
-        : substringSnippet(r.snippet, shortTerms),
-      createdAt: r.createdAt,
+      ...hitOf(r, terms),
+      projectId: r.projectId,
+      projectName: projects.get(r.projectId) ?? "",
     })),
     total,
     input.page,
@@ -105,5 +148,10 @@ export function createSearch(db: Database) {
       actor: Actor,
       input: { projectId: number; q: string; type: string | null; page: PageRequest },
     ): Page<SearchHit> => searchProjectItems(db, actor, input),
+    /** Searches every project of the caller (see `searchEverywhere`). */
+    everywhere: (
+      actor: Actor,
+      input: { q: string; type: string | null; page: PageRequest },
+    ): Page<ProjectSearchHit> => searchEverywhere(db, actor, input),
   };
 }

@@ -138,8 +138,9 @@ export function createServices(deps: ServiceDeps) {
         if (userId === undefined) return hub.closeProject(projectId);
         if (findUserById(db, userId)?.role !== "admin") hub.closeProject(projectId, userId);
       },
+      onUserEvents: (events) => events.forEach((e) => hub.publishToUser(e)),
     }),
-    notifications: createNotifications({ db, clock }),
+    notifications: createNotifications({ db, clock, hub }),
     webhooks: createWebhooks({
       db,
       clock,

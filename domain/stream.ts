@@ -1,9 +1,10 @@
 /**
- * Opening a project's event stream: members only; the events missed since `Last-Event-ID`
- * are read and the live subscription is made in one synchronous step, so nothing falls
- * between replay and live delivery.
+ * Opening an event stream, a project's (members only) or the caller's own: the events missed
+ * since `Last-Event-ID` are read and the live subscription is made in one synchronous step,
+ * so nothing falls between replay and live delivery.
  */
 import { type EventRow, EVENTS_KEPT, eventsAfter } from "../db/events.ts";
+import { USER_EVENTS_KEPT, type UserEventRow, userEventsAfter } from "../db/user_events.ts";
 import { projectAccess } from "./access.ts";
 import type { Actor } from "./accounts.ts";
 import type { DomainContext } from "./actions.ts";
@@ -11,7 +12,7 @@ import type { Subscriber } from "./event_hub.ts";
 
 /** An opened stream: what to replay first, and how to leave. */
 export interface OpenedStream {
-  replay: EventRow[];
+  replay: Array<EventRow | UserEventRow>;
   unsubscribe: () => void;
 }
 
@@ -43,11 +44,34 @@ export function openStream(
   return { replay, unsubscribe };
 }
 
+/** Opens the caller's own stream (their notifications), replaying after `lastEventId`. */
+export function openUserStream(
+  ctx: DomainContext,
+  actor: Actor,
+  input: Omit<Parameters<typeof openStream>[2], "projectId">,
+): OpenedStream {
+  const replay = input.lastEventId === null
+    ? []
+    : userEventsAfter(ctx.db, actor.id, input.lastEventId, USER_EVENTS_KEPT);
+  const unsubscribe = ctx.hub.subscribe({
+    projectId: null,
+    userId: actor.id,
+    sessionIdHash: input.sessionIdHash,
+    expiresAt: input.expiresAt,
+    write: input.sink.write,
+    close: input.sink.close,
+  });
+  return { replay, unsubscribe };
+}
+
 /** The event streams, for routes (which never hold the domain context). */
 export function createStreams(ctx: DomainContext) {
   return {
     /** Opens a project's stream (see `openStream`). */
     open: (actor: Actor, input: Parameters<typeof openStream>[2]): OpenedStream =>
       openStream(ctx, actor, input),
+    /** Opens the caller's own stream (see `openUserStream`). */
+    openOwn: (actor: Actor, input: Parameters<typeof openUserStream>[2]): OpenedStream =>
+      openUserStream(ctx, actor, input),
   };
 }

@@ -1,8 +1,18 @@
 /** The caller's notifications. */
 import { createRoute, z } from "@hono/zod-openapi";
+import { NOTIFICATION_LEVELS } from "../../domain/notifications.ts";
 import { pageRequest } from "../../domain/paging.ts";
 import type { Services } from "../../domain/services.ts";
-import { actorOf, apiApp, errors, Id, jsonResponse, PageQuery, pageSchema } from "./openapi.ts";
+import {
+  actorOf,
+  apiApp,
+  errors,
+  Id,
+  jsonRequest,
+  jsonResponse,
+  PageQuery,
+  pageSchema,
+} from "./openapi.ts";
 import { NotificationSchema } from "./schemas.ts";
 
 const list = createRoute({
@@ -32,6 +42,41 @@ const markRead = createRoute({
   },
 });
 
+const readAll = createRoute({
+  method: "post",
+  path: "/api/notifications/read-all",
+  tags: ["notifications"],
+  summary: "Mark every unread notification of the caller read",
+  responses: {
+    200: jsonResponse(
+      z.object({ updated: z.number().int().openapi({ description: "How many were unread" }) }),
+      "Marked read",
+    ),
+    ...errors(401),
+  },
+});
+
+/** The notification levels' input, for the API and the project page. */
+export const NotificationLevelInput = z.object({
+  level: z.enum(NOTIFICATION_LEVELS),
+}).openapi("NotificationLevelInput");
+
+const setLevel = createRoute({
+  method: "put",
+  path: "/api/projects/{projectId}/notification-level",
+  tags: ["notifications"],
+  summary: "How much of a project's notifications reach the caller",
+  description: "`all`; `mentions`: only mention, todo_assigned and meeting_invited; `none`.",
+  request: {
+    params: z.object({ projectId: Id }),
+    ...jsonRequest(NotificationLevelInput),
+  },
+  responses: {
+    200: jsonResponse(z.object({ level: z.enum(NOTIFICATION_LEVELS) }), "The level now"),
+    ...errors(400, 401, 403, 404),
+  },
+});
+
 /** The notification routes. */
 export function notificationRoutes(services: Services) {
   return apiApp()
@@ -42,5 +87,14 @@ export function notificationRoutes(services: Services) {
     .openapi(markRead, (c) => {
       const notification = services.notifications.markRead(actorOf(c), c.req.valid("param").id);
       return c.json({ notification }, 200);
+    })
+    .openapi(readAll, (c) => c.json(services.notifications.markAllRead(actorOf(c)), 200))
+    .openapi(setLevel, (c) => {
+      const level = services.notifications.setLevel(
+        actorOf(c),
+        c.req.valid("param").projectId,
+        c.req.valid("json").level,
+      );
+      return c.json({ level }, 200);
     });
 }

@@ -36,6 +36,10 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
 
   "GET /api/notifications": "listNotifications",
   "POST /api/notifications/{id}/read": "markNotificationRead",
+  "POST /api/notifications/read-all": "markAllNotificationsRead",
+  "PUT /api/projects/{projectId}/notification-level": "setNotificationLevel",
+  "GET /api/me/stream": "streamMyEvents",
+  "GET /api/search": "searchEverywhere",
 
   "GET /api/projects/{projectId}/board/threads": "listThreads",
   "POST /api/projects/{projectId}/board/threads": "createThread",

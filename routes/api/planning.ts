@@ -72,7 +72,7 @@ const EventSchema = z.object({
 }).openapi("CalendarEvent");
 
 const CalendarItemSchema = z.object({
-  type: z.enum(["event", "milestone", "todo"]),
+  type: z.enum(["event", "milestone", "todo", "meeting"]),
   id: IdOut,
   title: z.string(),
   start: InstantOrDay.openapi({
@@ -83,6 +83,7 @@ const CalendarItemSchema = z.object({
   completed: z.boolean().optional().openapi({ description: "To-dos only" }),
   priority: z.enum(["low", "normal", "high"]).optional().openapi({ description: "To-dos only" }),
   assigneeId: IdOut.nullable().optional().openapi({ description: "To-dos only" }),
+  location: z.string().nullable().optional().openapi({ description: "Meetings only" }),
 }).openapi("CalendarItem");
 
 export const MeetingSchema = z.object({
@@ -226,12 +227,16 @@ const calendar = createRoute({
   method: "get",
   path: `${base}/calendar`,
   tags: ["calendar"],
-  summary: "Events, milestones and to-dos intersecting [from, to), by start, type, id",
+  summary: "Events, milestones and to-dos (and meetings with include=meetings) intersecting " +
+    "[from, to), by start, type, id",
   request: {
     params: ProjectParam,
     query: z.object({
       from: QueryTimestamp.openapi({ description: "Inclusive" }),
       to: QueryTimestamp.openapi({ description: "Exclusive; after from" }),
+      include: z.enum(["meetings"]).optional().openapi({
+        description: "`meetings` adds the project's meetings as `type: meeting` items",
+      }),
     }),
   },
   responses: {

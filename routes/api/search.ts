@@ -1,4 +1,4 @@
-/** Search within a project. */
+/** Search within a project, or across the caller's projects. */
 import { createRoute, z } from "@hono/zod-openapi";
 import { pageRequest } from "../../domain/paging.ts";
 import type { Services } from "../../domain/services.ts";
@@ -37,9 +37,36 @@ const search = createRoute({
   },
 });
 
-/** The search route. */
+const ProjectHit = Hit.extend({
+  projectId: IdOut,
+  projectName: z.string(),
+}).openapi("ProjectSearchHit");
+
+const searchAll = createRoute({
+  method: "get",
+  path: "/api/search",
+  tags: ["search"],
+  summary: "Search every project the caller belongs to; each hit names its project",
+  request: {
+    query: PageQuery.extend({ q: z.string().optional(), type: z.string().optional() }),
+  },
+  responses: {
+    200: jsonResponse(pageSchema(ProjectHit), "All matches, newest first"),
+    ...errors(400, 401),
+  },
+});
+
+/** The search routes: one project, and every project of the caller. */
 export function searchRoutes(services: Services) {
-  return apiApp().openapi(search, (c) => {
+  return apiApp().openapi(searchAll, (c) => {
+    const query = c.req.valid("query");
+    const page = services.search.everywhere(actorOf(c), {
+      q: query.q ?? "",
+      type: query.type ?? null,
+      page: pageRequest(query),
+    });
+    return c.json(page as z.infer<ReturnType<typeof pageSchema<typeof ProjectHit>>>, 200);
+  }).openapi(search, (c) => {
     const query = c.req.valid("query");
     const page = services.search.project(actorOf(c), {
       projectId: c.req.valid("param").projectId,

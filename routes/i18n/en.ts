@@ -571,6 +571,19 @@ export const en = {
   "common.created": "Created",
   "common.cancel": "Cancel",
   "common.back": "Back",
+  "notifications.markAllRead": "Mark all as read",
+  "search.everywhere": "Search all projects",
+  "search.everywhereHint":
+    "Search titles, text, tags, file names, minutes and locations in all your projects.",
+  "search.project": "Project",
+  "notifyLevel.title": "Notifications from this project",
+  "notifyLevel.all": "All",
+  "notifyLevel.mentions": "Mentions",
+  "notifyLevel.none": "Nothing",
+  "notifyLevel.save": "Save",
+  "notifyLevel.help":
+    "Mentions: only when you are mentioned, assigned a to-do or invited to a meeting.",
+  "calendar.kind.meeting": "Meeting",
 } as const;
 
 /** A message key. */

@@ -576,4 +576,17 @@ export const ja: Messages = {
   "common.created": "作成日",
   "common.cancel": "キャンセル",
   "common.back": "戻る",
+  "notifications.markAllRead": "すべて既読にする",
+  "search.everywhere": "すべてのプロジェクトを検索",
+  "search.everywhereHint":
+    "参加しているすべてのプロジェクトのタイトル、本文、タグ、ファイル名、議事録、場所を検索できます。",
+  "search.project": "プロジェクト",
+  "notifyLevel.title": "このプロジェクトからの通知",
+  "notifyLevel.all": "すべて",
+  "notifyLevel.mentions": "メンションのみ",
+  "notifyLevel.none": "通知しない",
+  "notifyLevel.save": "保存",
+  "notifyLevel.help":
+    "メンションのみ: メンションされたとき、ToDo を割り当てられたとき、会議に招待されたときだけ通知します。",
+  "calendar.kind.meeting": "会議",
 };

@@ -1,4 +1,7 @@
-/** The notifications page: unread notifications, newest first, each markable as read. */
+/**
+ * The notifications page: unread notifications, newest first, each markable as read, and
+ * all of them at once.
+ */
 import { Hono } from "hono";
 import type { Notification } from "../../domain/notifications.ts";
 import { pageRequest } from "../../domain/paging.ts";
@@ -33,7 +36,16 @@ function NotificationsPage(props: { ctx: PageCtx; items: Notification[]; total: 
   return (
     <>
       <h1>{t("notifications.title")}</h1>
-      <p class="muted">{t("notifications.unread", { count: props.total })}</p>
+      <div class="row">
+        <p class="muted">{t("notifications.unread", { count: props.total })}</p>
+        {props.total > 0
+          ? (
+            <form class="inline" method="post" action="/notifications/read-all">
+              <button type="submit" data-mark-all-read>{t("notifications.markAllRead")}</button>
+            </form>
+          )
+          : null}
+      </div>
       {props.items.length === 0
         ? <p class="muted">{t("notifications.none")}</p>
         : (
@@ -68,6 +80,10 @@ export function notificationPages(services: Services) {
       title: ctx.t("notifications.title"),
       body: <NotificationsPage ctx={ctx} items={page.items} total={page.total} />,
     });
+  });
+  app.post("/notifications/read-all", (c) => {
+    services.notifications.markAllRead(pageCtx(c, services).actor!);
+    return c.redirect("/notifications", 303);
   });
   app.post("/notifications/:id{[0-9]+}/read", (c) => {
     const ctx = pageCtx(c, services);

@@ -24,6 +24,7 @@ import { milestonesPages } from "./milestones_page.tsx";
 import { notesPages } from "./notes_pages.tsx";
 import { notificationPages } from "./notification_pages.tsx";
 import { projectPages } from "./project_pages.tsx";
+import { searchEverywherePage } from "./search_everywhere_page.tsx";
 import { searchPage } from "./search_page.tsx";
 import { staticFiles } from "../static_files.ts";
 import { todoPages } from "./todos_page.tsx";
@@ -85,6 +86,7 @@ export function pages(services: Services, options: PagesOptions) {
   app.route("/", calendarPages(services));
   app.route("/", meetingsPages(services));
   app.route("/", searchPage(services));
+  app.route("/", searchEverywherePage(services));
   app.route("/", trashPages(services));
   app.route("/", connectPages(services, options));
   app.route("/", webhookPages(services));

@@ -1,6 +1,7 @@
 /**
  * The personal dashboard (`/`), the project list with the import of an archive, and the
- * project page (`/projects/{id}`): the project dashboard, then member management and export.
+ * project page (`/projects/{id}`): the project dashboard, the caller's notification level,
+ * then member management and export.
  * Both dashboards answer `?fragment=1` with the dashboard alone, which `static/dashboard.js`
  * uses to re-render them live.
  */
@@ -9,11 +10,13 @@ import { type Context, Hono } from "hono";
 import type { Child } from "hono/jsx";
 import type { Actor } from "../../domain/accounts.ts";
 import { DomainError, invalid } from "../../domain/errors.ts";
+import { NOTIFICATION_LEVELS, type NotificationLevel } from "../../domain/notifications.ts";
 import { ARCHIVE_KINDS } from "../../domain/project_archive.ts";
 import type { ImportReport } from "../../domain/project_import.ts";
 import type { Member, Project, ProjectRole } from "../../domain/projects.ts";
 import type { Services } from "../../domain/services.ts";
 import type { AppEnv } from "../api/openapi.ts";
+import { NotificationLevelInput } from "../api/notifications.ts";
 import { MemberRoleInput } from "../api/projects.ts";
 import { MemberInputSchema, ProjectInputSchema } from "../api/schemas.ts";
 import { formatDateTime } from "../i18n/format.ts";
@@ -216,6 +219,40 @@ function MemberRow(props: { ctx: PageCtx; project: Project; member: Member; mana
   );
 }
 
+/** The caller's notification level for the project: All, Mentions or Nothing. */
+function NotificationLevelForm(
+  props: { ctx: PageCtx; project: Project; level: NotificationLevel },
+) {
+  const { t } = props.ctx;
+  return (
+    <form
+      class="card notification-level"
+      method="post"
+      action={`/projects/${props.project.id}/notification-level`}
+    >
+      <fieldset>
+        <legend>{t("notifyLevel.title")}</legend>
+        <div class="row">
+          {NOTIFICATION_LEVELS.map((level) => (
+            <label>
+              <input
+                type="radio"
+                name="level"
+                value={level}
+                checked={level === props.level}
+                data-notification-level={level}
+              />
+              {` ${t(`notifyLevel.${level}`)}`}
+            </label>
+          ))}
+          <button class="secondary" type="submit">{t("notifyLevel.save")}</button>
+        </div>
+        <p class="muted">{t("notifyLevel.help")}</p>
+      </fieldset>
+    </form>
+  );
+}
+
 function ProjectPage(
   props: {
     ctx: PageCtx;
@@ -225,6 +262,7 @@ function ProjectPage(
     dashboard: Child;
     /** What the action that led here did (none when a refused form is shown again). */
     notices: Notices | null;
+    level: NotificationLevel | null;
   },
 ) {
   const { ctx, project, members } = props;
@@ -259,6 +297,9 @@ function ProjectPage(
       <Alert message={props.shown.message} />
       {props.dashboard}
       <script type="module" src="/static/dashboard.js"></script>
+      {props.level
+        ? <NotificationLevelForm ctx={ctx} project={project} level={props.level} />
+        : null}
       {manage
         ? (
           <details class="card" open={edit.refused}>
@@ -365,6 +406,7 @@ export function projectPages(services: Services) {
           shown={shown}
           dashboard={dashboard}
           notices={c.req.method === "GET" ? noticesOf(c.req.url) : null}
+          level={project.myRole ? services.notifications.level(ctx.actor!, project.id) : null}
         />
       ),
     });
@@ -484,6 +526,10 @@ export function projectPages(services: Services) {
     schema: MemberRoleInput,
     change: (actor, id, { role }, c) =>
       projects.changeRole(actor, id, { userId: paramId(c, "userId"), role }),
+  });
+  act(`${P}/notification-level`, {
+    schema: NotificationLevelInput,
+    change: (actor, id, { level }) => services.notifications.setLevel(actor, id, level),
   });
   act(`${P}/members/:userId{[0-9]+}/remove`, {
     change: (actor, id, _, c) => projects.removeMember(actor, id, paramId(c, "userId")),

@@ -138,6 +138,7 @@ Deno.test("the server's own migrations are numbered from 001 with their fixed me
     "012_calendar_feeds.sql",
     "013_webhooks.sql",
     "014_staged_import.sql",
+    "015_user_stream_notification_levels.sql",
   ]);
 });
 

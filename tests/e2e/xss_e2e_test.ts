@@ -42,7 +42,7 @@ async function assertInert(page: Page, where: string): Promise<void> {
   const scripts = await page.evaluate(
     "[...document.querySelectorAll('script')].map((s) => s.getAttribute('src'))",
   );
-  assert.deepEqual(scripts, ["/static/app.js"], `${where}: only our script`);
+  assert.deepEqual(scripts, ["/static/app.js", "/static/notify.js"], `${where}: only our scripts`);
   const handlers = await page.evaluate(
     "[...document.querySelectorAll('[data-markdown], [data-markdown] *')]" +
       ".flatMap((el) => [...el.attributes].map((a) => a.name))" +

@@ -505,16 +505,26 @@ export interface OpenedSse {
 }
 
 /** Opens `GET /api/projects/{projectId}/chat/stream` against a real server. */
-export async function openSse(
+export function openSse(
   baseUrl: string,
   cookie: string | null,
   projectId: number,
   headers: Record<string, string> = {},
 ): Promise<OpenedSse> {
+  return openSsePath(baseUrl, cookie, `/api/projects/${projectId}/chat/stream`, headers);
+}
+
+/** Opens any event stream (such as `/api/me/stream`) against a real server. */
+export async function openSsePath(
+  baseUrl: string,
+  cookie: string | null,
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<OpenedSse> {
   const controller = new AbortController();
   const h = new Headers(headers);
   if (cookie !== null) h.set("cookie", cookie);
-  const res = await fetch(`${baseUrl}/api/projects/${projectId}/chat/stream`, {
+  const res = await fetch(`${baseUrl}${path}`, {
     headers: h,
     signal: controller.signal,
   });

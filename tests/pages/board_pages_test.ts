@@ -599,7 +599,10 @@ Deno.test("user text is escaped everywhere and Markdown keeps no raw HTML or scr
       assert.doesNotMatch(page.html, /style="/, path);
       assert.deepEqual(
         [...page.html.matchAll(/<script[^>]*>/g)].map((m) => m[0]),
-        ['<script type="module" src="/static/app.js">'],
+        [
+          '<script type="module" src="/static/app.js">',
+          '<script type="module" src="/static/notify.js">',
+        ],
         path,
       );
     }

@@ -2,6 +2,7 @@
 import type { Context } from "hono";
 import { raw } from "hono/html";
 import type { Child } from "hono/jsx";
+import { MAX_QUERY } from "../../../domain/search.ts";
 import type { MessageKey } from "../../i18n/en.ts";
 import type { PageCtx } from "../context.ts";
 
@@ -36,6 +37,7 @@ export function Layout(props: { ctx: PageCtx; title: string; children: Child }) 
         <link rel="icon" href="/static/favicon.svg" type="image/svg+xml" />
         <link rel="stylesheet" href="/static/app.css" />
         <script type="module" src="/static/app.js"></script>
+        {ctx.user ? <script type="module" src="/static/notify.js"></script> : null}
       </head>
       <body>
         <a class="skip" href="#main">{t("nav.skip")}</a>
@@ -48,13 +50,36 @@ export function Layout(props: { ctx: PageCtx; title: string; children: Child }) 
               ) => (
                 <a href={href} aria-current={isCurrent(ctx.path, href) ? "page" : undefined}>
                   {t(key)}
-                  {href === "/notifications" && ctx.unread > 0
-                    ? <span class="badge" data-unread>{` ${ctx.unread}`}</span>
+                  {/* Always there (hidden at 0) so static/notify.js can keep it live. */}
+                  {href === "/notifications"
+                    ? (
+                      <span
+                        class="badge"
+                        data-unread={ctx.unread}
+                        hidden={ctx.unread === 0}
+                        aria-label={t("notifications.unread", { count: ctx.unread })}
+                      >
+                        {ctx.unread}
+                      </span>
+                    )
                     : null}
                 </a>
               ))
               : null}
           </nav>
+          {user
+            ? (
+              <form class="header-search" method="get" action="/search" role="search">
+                <input
+                  type="search"
+                  name="q"
+                  maxlength={MAX_QUERY}
+                  placeholder={t("search.everywhere")}
+                  aria-label={t("search.everywhere")}
+                />
+              </form>
+            )
+            : null}
           {user
             ? (
               <form class="inline" method="post" action="/logout">

@@ -1,4 +1,5 @@
 /** The per-project event log behind the event stream. */
+import { eventLog } from "./event_log.ts";
 import type { Database } from "./sqlite.ts";
 
 /** A stored stream event. */
@@ -13,21 +14,19 @@ export interface EventRow {
 /** How many events each project keeps for replay (the contract asks for at least 1,000). */
 export const EVENTS_KEPT = 5000;
 
+const log = eventLog({ table: "project_events", owner: "project_id" }, EVENTS_KEPT);
+
+const asEvent = (
+  { ownerId, ...r }: { ownerId: number; id: number; name: string; data: string },
+) => ({ ...r, projectId: ownerId });
+
 /** Appends an event and returns it with its id; prunes old events now and then. */
 export function appendEvent(
   db: Database,
   e: { projectId: number; name: string; data: string; createdAt: string },
 ): EventRow {
-  const { id } = db.sql.prepare(
-    "INSERT INTO project_events (project_id, name, data, created_at) VALUES (?, ?, ?, ?) RETURNING id",
-  ).get(e.projectId, e.name, e.data, e.createdAt) as { id: number };
-  if (id % 1000 === 0) {
-    db.sql.prepare(
-      `DELETE FROM project_events WHERE project_id = ? AND id <= (SELECT id FROM project_events
-       WHERE project_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?)`,
-    ).run(e.projectId, e.projectId, EVENTS_KEPT);
-  }
-  return { id, projectId: e.projectId, name: e.name, data: e.data };
+  const { projectId, ...rest } = e;
+  return asEvent(log.append(db, { ownerId: projectId, ...rest }));
 }
 
 /** The events of a project after `afterId`, oldest first (at most `limit`). */
@@ -37,9 +36,5 @@ export function eventsAfter(
   afterId: number,
   limit: number,
 ): EventRow[] {
-  const rows = db.sql.prepare(
-    `SELECT id, name, data FROM project_events WHERE project_id = ? AND id > ?
-     ORDER BY id LIMIT ?`,
-  ).all(projectId, afterId, limit) as Array<{ id: number; name: string; data: string }>;
-  return rows.map((r) => ({ ...r, projectId }));
+  return log.after(db, projectId, afterId, limit).map(asEvent);
 }

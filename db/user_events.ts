@@ -1,4 +1,5 @@
 /** The per-user event log behind the caller's own event stream. */
+import { eventLog } from "./event_log.ts";
 import type { Database } from "./sqlite.ts";
 
 /** A stored event of one user's stream. */
@@ -13,21 +14,19 @@ export interface UserEventRow {
 /** How many events each user keeps for replay (as many as a project keeps). */
 export const USER_EVENTS_KEPT = 5000;
 
+const log = eventLog({ table: "user_events", owner: "user_id" }, USER_EVENTS_KEPT);
+
+const asUserEvent = (
+  { ownerId, ...r }: { ownerId: number; id: number; name: string; data: string },
+) => ({ ...r, userId: ownerId });
+
 /** Appends an event and returns it with its id; prunes old events now and then. */
 export function appendUserEvent(
   db: Database,
   e: { userId: number; name: string; data: string; createdAt: string },
 ): UserEventRow {
-  const { id } = db.sql.prepare(
-    "INSERT INTO user_events (user_id, name, data, created_at) VALUES (?, ?, ?, ?) RETURNING id",
-  ).get(e.userId, e.name, e.data, e.createdAt) as { id: number };
-  if (id % 1000 === 0) {
-    db.sql.prepare(
-      `DELETE FROM user_events WHERE user_id = ? AND id <= (SELECT id FROM user_events
-       WHERE user_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?)`,
-    ).run(e.userId, e.userId, USER_EVENTS_KEPT);
-  }
-  return { id, userId: e.userId, name: e.name, data: e.data };
+  const { userId, ...rest } = e;
+  return asUserEvent(log.append(db, { ownerId: userId, ...rest }));
 }
 
 /** The events of a user after `afterId`, oldest first (at most `limit`). */
@@ -37,8 +36,5 @@ export function userEventsAfter(
   afterId: number,
   limit: number,
 ): UserEventRow[] {
-  const rows = db.sql.prepare(
-    `SELECT id, name, data FROM user_events WHERE user_id = ? AND id > ? ORDER BY id LIMIT ?`,
-  ).all(userId, afterId, limit) as Array<{ id: number; name: string; data: string }>;
-  return rows.map((r) => ({ ...r, userId }));
+  return log.after(db, userId, afterId, limit).map(asUserEvent);
 }

@@ -1,0 +1,52 @@
+/**
+ * An append-only event log kept for replay, one sequence of ids for all owners: the project
+ * stream's (`project_events`, owner `project_id`) and each user's own stream's (`user_events`,
+ * owner `user_id`). Every owner keeps its latest `kept` events; older ones are pruned now and then.
+ */
+import type { Database } from "./sqlite.ts";
+
+/** A stored event of one owner's log. */
+export interface LogRow {
+  id: number;
+  ownerId: number;
+  name: string;
+  /** The JSON data, as stored. */
+  data: string;
+}
+
+/** The two logs there are (fixed names: they are written into the SQL). */
+type Log = { table: "project_events"; owner: "project_id" } | {
+  table: "user_events";
+  owner: "user_id";
+};
+
+/** Appends and reads the events of `log`. */
+export function eventLog(log: Log, kept: number) {
+  const { table, owner } = log;
+  return {
+    /** Appends an event and returns its row; prunes the owner's old events now and then. */
+    append(
+      db: Database,
+      e: { ownerId: number; name: string; data: string; createdAt: string },
+    ): LogRow {
+      const { id } = db.sql.prepare(
+        `INSERT INTO ${table} (${owner}, name, data, created_at) VALUES (?, ?, ?, ?) RETURNING id`,
+      ).get(e.ownerId, e.name, e.data, e.createdAt) as { id: number };
+      if (id % 1000 === 0) {
+        db.sql.prepare(
+          `DELETE FROM ${table} WHERE ${owner} = ? AND id <= (SELECT id FROM ${table}
+           WHERE ${owner} = ? ORDER BY id DESC LIMIT 1 OFFSET ?)`,
+        ).run(e.ownerId, e.ownerId, kept);
+      }
+      return { id, ownerId: e.ownerId, name: e.name, data: e.data };
+    },
+
+    /** The owner's events after `afterId`, oldest first (at most `limit`). */
+    after(db: Database, ownerId: number, afterId: number, limit: number): LogRow[] {
+      const rows = db.sql.prepare(
+        `SELECT id, name, data FROM ${table} WHERE ${owner} = ? AND id > ? ORDER BY id LIMIT ?`,
+      ).all(ownerId, afterId, limit) as Array<{ id: number; name: string; data: string }>;
+      return rows.map((r) => ({ ...r, ownerId }));
+    },
+  };
+}

@@ -110,6 +110,22 @@ async function causeDelivery(server: Running, url: string) {
   return { cookie, projectId, webhookId: hook.json.webhook.id as number };
 }
 
+/** The webhook's delivery log once its newest delivery has succeeded (polled, at most 5 s). */
+async function deliveredLog(
+  server: Parameters<typeof call>[0],
+  cookie: string,
+  projectId: number,
+  webhookId: number,
+) {
+  const path = `/api/projects/${projectId}/webhooks/${webhookId}/deliveries`;
+  let log = await call(server, "GET", path, { cookie });
+  for (let i = 0; i < 100 && log.json.items?.[0]?.status !== "succeeded"; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    log = await call(server, "GET", path, { cookie });
+  }
+  return log;
+}
+
 Deno.test("a delivery committed before a kill -9 arrives after the restart, with the same delivery id", async () => {
   const dataDir = await Deno.makeTempDir({ prefix: "webhook-outbox-" });
   const rx = receiver();
@@ -133,22 +149,10 @@ Deno.test("a delivery committed before a kill -9 arrives after the restart, with
     assert.equal(JSON.parse(second!.body).data.text, "survive this");
 
     // The log shows it delivered; the attempt the kill cut short left no trace.
-    let log;
-    for (let i = 0; i < 100; i++) {
-      log = await call(
-        server,
-        "GET",
-        `/api/projects/${projectId}/webhooks/${webhookId}/deliveries`,
-        {
-          cookie,
-        },
-      );
-      if (log.json.items?.[0]?.status === "succeeded") break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    assert.equal(log!.json.items.length, 1);
-    assert.equal(log!.json.items[0].status, "succeeded");
-    assert.equal(log!.json.items[0].attempts, 1);
+    const log = await deliveredLog(server, cookie, projectId, webhookId);
+    assert.equal(log.json.items.length, 1);
+    assert.equal(log.json.items[0].status, "succeeded");
+    assert.equal(log.json.items[0].attempts, 1);
 
     server.child.kill("SIGTERM");
     assert.equal(await server.done, 0, server.lines.join("\n"));
@@ -189,21 +193,9 @@ Deno.test("SIGTERM does not wait for a receiver that never answers; the attempt 
       rx.received[0]!.headers.get("x-collab-delivery"),
     );
     // The abandoned attempt left no trace.
-    let log;
-    for (let i = 0; i < 100; i++) {
-      log = await call(
-        server,
-        "GET",
-        `/api/projects/${projectId}/webhooks/${webhookId}/deliveries`,
-        {
-          cookie,
-        },
-      );
-      if (log.json.items?.[0]?.status === "succeeded") break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    assert.equal(log!.json.items[0].status, "succeeded");
-    assert.equal(log!.json.items[0].attempts, 1);
+    const log = await deliveredLog(server, cookie, projectId, webhookId);
+    assert.equal(log.json.items[0].status, "succeeded");
+    assert.equal(log.json.items[0].attempts, 1);
     server.child.kill("SIGTERM");
     assert.equal(await server.done, 0);
     server = undefined;

@@ -36,9 +36,9 @@ import {
   procStatusKib,
   runMain,
   spawn,
+  startServer,
   startTaskArgs,
   stop,
-  tempDirs,
   waitUntilReady,
 } from "./harness.ts";
 import { seed } from "./archive_seed.ts";
@@ -138,25 +138,9 @@ await runMain(async () => {
   const limitMib = envNumber("BENCH_LIMIT_MIB", 64, 1);
   const speedRatio = envNumber("BENCH_SPEED_PERCENT", 50, 1) / 100;
   const root = join(import.meta.dirname!, "..");
-  const temp = await Deno.makeTempDir({ prefix: "archive-bench-" });
-  tempDirs.push(temp);
-  const dataDir = join(temp, "data");
-  const port = freePort();
-  const server = spawn(
-    "server",
-    startTaskArgs(await Deno.readTextFile(join(root, "deno.json")), root),
-    {
-      env: {
-        DATA_DIR: dataDir,
-        PORT: String(port),
-        HOST: "127.0.0.1",
-        MAX_IMPORT_MB: String(Math.max(1024, fileMib * 2)),
-      },
-      cwd: root,
-      port,
-    },
-  );
-  await waitUntilReady(server, "/healthz");
+  const { server, temp, dataDir } = await startServer("archive-bench-", {
+    MAX_IMPORT_MB: String(Math.max(1024, fileMib * 2)),
+  });
   const pid = server.child.pid;
   const registered = await call(`${server.url}/api/auth/register`, {
     method: "POST",

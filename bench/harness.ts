@@ -269,3 +269,25 @@ export function startTaskArgs(denoJson: string, root: string): string[] {
   }
   return [...words.slice(1, -1), join(root, "main.ts")];
 }
+
+/**
+ * Starts the server as `deno task start` runs it, on a fresh `DATA_DIR` in a new temporary
+ * folder (removed at clean-up) and a free port, with `env` added, and waits until it is ready.
+ */
+export async function startServer(
+  prefix: string,
+  env: Record<string, string> = {},
+): Promise<{ server: Server; temp: string; dataDir: string }> {
+  const root = join(import.meta.dirname!, "..");
+  const temp = await Deno.makeTempDir({ prefix });
+  tempDirs.push(temp);
+  const dataDir = join(temp, "data");
+  const port = freePort();
+  const server = spawn(
+    "server",
+    startTaskArgs(await Deno.readTextFile(join(root, "deno.json")), root),
+    { env: { DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", ...env }, cwd: root, port },
+  );
+  await waitUntilReady(server, "/healthz");
+  return { server, temp, dataDir };
+}

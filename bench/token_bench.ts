@@ -31,14 +31,10 @@ import {
   BenchError,
   cpuNanos,
   envNumber,
-  freePort,
   readClockTicks,
   running,
-  spawn,
-  startTaskArgs,
+  startServer,
   stop,
-  tempDirs,
-  waitUntilReady,
 } from "./harness.ts";
 import { parseWrkOutput } from "./soap_bench.ts";
 import { prng } from "./search_bench.ts";
@@ -385,17 +381,7 @@ async function run(): Promise<boolean> {
   if (only !== "feed") await inProcess(checks, rounds, size);
 
   // 2. Over HTTP.
-  const root = join(import.meta.dirname!, "..");
-  const temp = await Deno.makeTempDir({ prefix: "token-bench-" });
-  tempDirs.push(temp);
-  const dataDir = join(temp, "data");
-  const port = freePort();
-  const server = spawn(
-    "server",
-    startTaskArgs(await Deno.readTextFile(join(root, "deno.json")), root),
-    { env: { DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1" }, cwd: root, port },
-  );
-  await waitUntilReady(server, "/healthz");
+  const { server, dataDir } = await startServer("token-bench-");
   const call = (method: string, path: string, body?: unknown, cookie?: string) =>
     fetch(server.url + path, {
       method,

@@ -29,16 +29,12 @@ import {
   BenchError,
   cpuSeconds,
   envNumber,
-  freePort,
   onCleanup,
   procStatusKib,
   readClockTicks,
   runMain,
-  spawn,
-  startTaskArgs,
+  startServer,
   stop,
-  tempDirs,
-  waitUntilReady,
 } from "./harness.ts";
 
 const TARGET_P99_RATIO = 1.10;
@@ -148,28 +144,11 @@ async function run(): Promise<boolean> {
   const concurrency = envNumber("BENCH_CONCURRENCY", 16, 1);
   const warmup = envNumber("BENCH_WARMUP", 200, 0);
   await readClockTicks();
-  const root = join(import.meta.dirname!, "..");
   const { urls, deadUrl } = startReceivers();
 
-  const temp = await Deno.makeTempDir({ prefix: "webhook-bench-" });
-  tempDirs.push(temp);
-  const dataDir = join(temp, "data");
-  const port = freePort();
-  const server = spawn(
-    "server",
-    startTaskArgs(await Deno.readTextFile(join(root, "deno.json")), root),
-    {
-      env: {
-        DATA_DIR: dataDir,
-        PORT: String(port),
-        HOST: "127.0.0.1",
-        WEBHOOK_ALLOW_HOSTS: "127.0.0.1",
-      },
-      cwd: root,
-      port,
-    },
-  );
-  await waitUntilReady(server, "/healthz");
+  const { server, dataDir } = await startServer("webhook-bench-", {
+    WEBHOOK_ALLOW_HOSTS: "127.0.0.1",
+  });
   const pid = server.child.pid;
   let peakRss = 0;
   const sampler = setInterval(() => {

@@ -12,6 +12,7 @@ import { loadOrCreateSecret, SecretError } from "./db/secret.ts";
 import { type Database, isDamaged, openDatabase, quickCheck } from "./db/sqlite.ts";
 import { removeLeftoverBackupWork } from "./domain/backup.ts";
 import { ConfigError, parseConfig } from "./domain/config.ts";
+import { WorkerPoster } from "./domain/webhook_poster.ts";
 import { createApp, type Lifecycle } from "./routes/app.ts";
 import { drain } from "./routes/drain.ts";
 
@@ -88,7 +89,16 @@ await removeLeftoverParts(filesRoot(config.dataDir)); // uploads a crash cut sho
 await removeLeftoverBackupWork(config.dataDir); // backup downloads a crash cut short
 
 const lifecycle: Lifecycle = { shuttingDown: false };
-const app = createApp({ db, config, clock, lifecycle, sessionSecret });
+const app = createApp({
+  db,
+  config,
+  clock,
+  lifecycle,
+  sessionSecret,
+  // Webhook attempts (lookups, TLS, HTTP, signing) run on a thread of their own, so a burst
+  // of deliveries does not take turns with the requests (bench/README.md, webhooks).
+  webhooks: { poster: (options) => new WorkerPoster(options) },
+});
 const requests = drain(app.fetch, lifecycle);
 // The trash is purged now and hourly, in short batches between requests (domain/trash.ts).
 const sweeps = app.services.trash.startSweeps({

@@ -12,14 +12,8 @@
  * several servers on one database, as on PostgreSQL, picking would have to take a lease,
  * e.g. `FOR UPDATE SKIP LOCKED`; on SQLite one process owns the database.)
  *
- * Where an attempt connects: the host is resolved here and every address checked
- * (`webhook_targets.ts`). An `http` attempt then connects to the checked address itself (a
- * client whose transport is that address), so a name that resolves differently a moment
- * later (DNS rebinding) cannot redirect it. An `https` attempt cannot be pinned that way
- * (Deno's pinned transport speaks plain HTTP even for https URLs, and connecting to a bare
- * address would break the certificate's name check), so fetch resolves the name again; the
- * remaining window is covered by TLS: a rebound address would have to present a valid
- * certificate for the webhook's host name before any byte of the request is sent.
+ * The HTTP side of an attempt is a `Poster` (`webhook_poster.ts`): on this thread by default,
+ * on a worker thread of its own in the server (`main.ts`).
  */
 import type { Database } from "../db/sqlite.ts";
 import {
@@ -31,14 +25,9 @@ import {
   webhooksWithDueDeliveries,
 } from "../db/webhooks.ts";
 import type { Clock } from "./clock.ts";
-import { type AttemptOutcome, recordAttempt, signature, signingKey } from "./webhook_outbox.ts";
-import {
-  type AllowList,
-  checkTarget,
-  dnsResolver,
-  hostOf,
-  type Resolver,
-} from "./webhook_targets.ts";
+import { type AttemptOutcome, recordAttempt } from "./webhook_outbox.ts";
+import { type Poster, WebhookPoster } from "./webhook_poster.ts";
+import { type AllowList, dnsResolver, type Resolver } from "./webhook_targets.ts";
 
 /** Tuning of the sender (the defaults are the production values). */
 export interface WebhookSenderOptions {
@@ -56,6 +45,11 @@ export interface WebhookSenderOptions {
   resolve?: Resolver;
   /** Reports an unexpected error of the loop (default: standard error). */
   onError?: (error: unknown) => void;
+  /**
+   * Makes the attempts (default: a `WebhookPoster` on this thread, built from `allow`,
+   * `resolve` and `timeoutMs`). The sender aborts and closes it when it stops.
+   */
+  poster?: (options: { allow: AllowList; timeoutMs: number; resolve: Resolver }) => Poster;
 }
 
 /** What the sender is built from. */
@@ -87,17 +81,14 @@ const WAKE_DELAY_MS = 10;
  * memory they hold stays bounded even if the disk stalls).
  */
 const MAX_UNRECORDED = 256;
-/** Pinned HTTP clients kept for reuse (their connections stay open between attempts). */
-const MAX_CLIENTS = 64;
-/** Signing keys kept, by secret. */
-const MAX_KEYS = 256;
 
 /** Sends queued webhook deliveries. */
 export class WebhookSender {
   readonly #db: Database;
   readonly #clock: Clock;
   readonly #allow: AllowList;
-  readonly #options: Required<WebhookSenderOptions>;
+  readonly #options: Required<Omit<WebhookSenderOptions, "poster">>;
+  readonly #poster: Poster;
   /** Attempts in flight, by delivery id. */
   readonly #sending = new Map<number, Promise<void>>();
   readonly #perWebhook = new Map<number, number>();
@@ -105,11 +96,6 @@ export class WebhookSender {
   #settled: Settled[] = [];
   readonly #unrecorded = new Set<number>();
   #recording: Promise<void> | null = null;
-  /** Pinned clients by `address|port`. */
-  readonly #clients = new Map<string, Deno.HttpClient>();
-  readonly #keys = new Map<string, Promise<CryptoKey>>();
-  /** Aborts every attempt in flight when the sender stops. */
-  readonly #abort = new AbortController();
   #started = false;
   #stopping = false;
   #poll: ReturnType<typeof setInterval> | undefined;
@@ -120,6 +106,7 @@ export class WebhookSender {
     this.#db = deps.db;
     this.#clock = deps.clock;
     this.#allow = deps.allow;
+    const { poster, ...rest } = options;
     this.#options = {
       maxInFlight: 16,
       maxInFlightPerWebhook: 4,
@@ -128,8 +115,12 @@ export class WebhookSender {
       keepDays: 30,
       resolve: dnsResolver,
       onError: (error) => console.error("error: webhook sender:", error),
-      ...options,
+      ...rest,
     };
+    const made = { allow: this.#allow, timeoutMs: this.#options.timeoutMs };
+    this.#poster = poster
+      ? poster({ ...made, resolve: this.#options.resolve })
+      : new WebhookPoster({ ...made, resolve: this.#options.resolve });
   }
 
   /** Attempts in flight now. */
@@ -184,10 +175,9 @@ export class WebhookSender {
       await Promise.race([this.#attempts(), new Promise((r) => timer = setTimeout(r, graceMs))]);
       clearTimeout(timer);
     }
-    this.#abort.abort();
+    this.#poster.abortAll();
     await this.#drain();
-    for (const client of this.#clients.values()) client.close();
-    this.#clients.clear();
+    this.#poster.close();
   }
 
   /** Every attempt in flight, ended. */
@@ -278,117 +268,16 @@ export class WebhookSender {
     return this.#recording;
   }
 
-  /** The HMAC key of a secret (kept: importing it for every attempt costs more than it signs). */
-  #key(secret: string): Promise<CryptoKey> {
-    let key = this.#keys.get(secret);
-    if (!key) {
-      if (this.#keys.size >= MAX_KEYS) this.#keys.clear();
-      key = signingKey(secret);
-      this.#keys.set(secret, key);
-    }
-    return key;
-  }
-
-  /**
-   * A client whose every connection goes to `address` and `port` (the address checked), kept
-   * for reuse; when too many are kept, a new one that the caller closes after its attempt.
-   */
-  #pinned(address: string, port: number): { client: Deno.HttpClient; owned: boolean } {
-    const name = `${address}|${port}`;
-    const kept = this.#clients.get(name);
-    if (kept) return { client: kept, owned: false };
-    const client = Deno.createHttpClient({
-      // An IPv6 address goes in brackets.
-      proxy: { transport: "tcp", hostname: address.includes(":") ? `[${address}]` : address, port },
+  /** One attempt of a delivery through the poster; never throws. */
+  #attempt({ delivery, webhook }: Picked): Promise<AttemptOutcome> {
+    return this.#poster.post({
+      deliveryId: delivery.id,
+      event: delivery.event,
+      body: delivery.body,
+      url: webhook.url,
+      secret: webhook.secret,
+      unixSeconds: Math.floor(this.#clock.now().getTime() / 1000),
     });
-    if (this.#clients.size >= MAX_CLIENTS) return { client, owned: true };
-    this.#clients.set(name, client);
-    return { client, owned: false };
-  }
-
-  /** One POST of a delivery; never throws. */
-  async #attempt({ delivery, webhook }: Picked): Promise<AttemptOutcome> {
-    const stop = this.#abort.signal;
-    if (stop.aborted) return { kind: "abandoned" };
-    // One controller whose timer is cleared when the attempt ends: a timeout signal per
-    // attempt would keep each attempt reachable for the full 10 s after it ended.
-    const controller = new AbortController();
-    const signal = controller.signal;
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort();
-    }, this.#options.timeoutMs);
-    const onStop = () => controller.abort();
-    stop.addEventListener("abort", onStop, { once: true });
-    let client: Deno.HttpClient | undefined;
-    let owned: Deno.HttpClient | undefined;
-    try {
-      const url = new URL(webhook.url);
-      const target = await checkTarget(url, {
-        allow: this.#allow,
-        resolve: this.#options.resolve,
-        signal,
-      });
-      if (!target.ok) {
-        return target.reason === "blocked"
-          ? {
-            kind: "failed",
-            statusCode: null,
-            error: `Refused: ${target.address} is not a public address`,
-            final: true,
-          }
-          : { kind: "failed", statusCode: null, error: `Cannot resolve ${hostOf(url)}` };
-      }
-      const t = Math.floor(this.#clock.now().getTime() / 1000);
-      const headers = {
-        "Content-Type": "application/json",
-        "User-Agent": "Collab-Webhook/1",
-        "X-Collab-Event": delivery.event,
-        "X-Collab-Delivery": String(delivery.id),
-        "X-Collab-Signature": await signature(await this.#key(webhook.secret), t, delivery.body),
-      };
-      if (url.protocol === "http:") {
-        // Connect to the address just checked, not to whatever the name resolves to next
-        // (the first one: A records come before AAAA).
-        const pinned = this.#pinned(target.addresses[0]!, Number(url.port || 80));
-        client = pinned.client;
-        if (pinned.owned) owned = pinned.client;
-      }
-      const response = await fetch(url, {
-        method: "POST",
-        headers,
-        body: delivery.body,
-        redirect: "manual",
-        signal,
-        ...(client ? { client } : {}),
-      });
-      // The answer's body is never read: nothing is buffered, however large or endless.
-      await response.body?.cancel().catch(() => {});
-      const status = response.status;
-      if (status >= 200 && status < 300) return { kind: "succeeded", statusCode: status };
-      return {
-        kind: "failed",
-        statusCode: status,
-        error: status >= 300 && status < 400
-          ? `Redirect not followed (HTTP ${status})`
-          : `HTTP ${status}`,
-      };
-    } catch (error) {
-      if (stop.aborted) return { kind: "abandoned" };
-      if (timedOut) {
-        return {
-          kind: "failed",
-          statusCode: null,
-          error: `No answer within ${this.#options.timeoutMs / 1000} s`,
-        };
-      }
-      return { kind: "failed", statusCode: null, error: describe(error) };
-    } finally {
-      clearTimeout(timer);
-      stop.removeEventListener("abort", onStop);
-      owned?.close();
-    }
   }
 
   /** Removes finished deliveries past their keeping time, at most once an hour. */
@@ -399,12 +288,4 @@ export class WebhookSender {
     const before = new Date(now - this.#options.keepDays * 24 * HOUR_MS).toISOString();
     await this.#db.commit(() => pruneDeliveries(this.#db, before));
   }
-}
-
-/** An attempt's error as the delivery log shows it: the innermost message, shortened. */
-function describe(error: unknown): string {
-  let inner: unknown = error;
-  while (inner instanceof Error && inner.cause instanceof Error) inner = inner.cause;
-  const text = inner instanceof Error ? inner.message : String(inner);
-  return text.length > 300 ? `${text.slice(0, 299)}…` : text;
 }

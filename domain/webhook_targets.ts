@@ -141,3 +141,12 @@ export async function checkTarget(
   }
   return { ok: true, addresses };
 }
+
+/** An allow-list written back as `WEBHOOK_ALLOW_HOSTS` text (`parseAllowList` reads it). */
+export function allowListText(list: AllowList): string {
+  if (list.all) return "*";
+  return [
+    ...list.hosts,
+    ...list.ranges.map(([address, bits]) => `${address.toString()}/${bits}`),
+  ].join(",");
+}

@@ -461,7 +461,7 @@ export const ja: Messages = {
   "files.pickSubmit": "添付",
   "files.pickInvalid": "このプロジェクトのファイルを選んでください。",
   "files.pickEmpty": "添付するファイルを選んでください。",
-  "files.pickOption": "{name}（{size}）",
+  "files.pickOption": "{name}（サイズ {size}）",
   "activity.title": "アクティビティ",
   "activity.none": "アクティビティはまだありません。",
   "activity.when": "日時",

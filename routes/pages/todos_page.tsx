@@ -341,6 +341,7 @@ const itemPage: AreaPage<{ item: Item; board: BoardData; pickable: FileInfo[] }>
     const base = `/projects/${frame.project.id}/todos/${item.id}`;
     const column = board.lanes.find((lane) => lane.column.id === item.columnId)?.column;
     const milestone = board.milestones.find((m) => m.id === item.milestoneId);
+    const attach = formState(shown, "attach");
     const form = formState(shown, "edit", {
       title: item.title,
       description: item.description ?? "",
@@ -418,7 +419,7 @@ const itemPage: AreaPage<{ item: Item; board: BoardData; pickable: FileInfo[] }>
                 </form>
               )
               : null}
-            {frame.canWrite && pickable.length > 0
+            {frame.canWrite && (pickable.length > 0 || attach.refused)
               ? (
                 <form
                   class="inline upload"
@@ -429,8 +430,8 @@ const itemPage: AreaPage<{ item: Item; board: BoardData; pickable: FileInfo[] }>
                   <FilePicker
                     ctx={frame.ctx}
                     files={pickable}
-                    value={formState(shown, "attach").values.fileId}
-                    error={formState(shown, "attach").errors.fileIds}
+                    value={attach.values.fileId}
+                    error={attach.errors.fileIds}
                     required
                   />
                   <button type="submit">{t("files.pickSubmit")}</button>

@@ -117,3 +117,121 @@ Deno.test("a viewer gets no picker and cannot attach; an outsider gets the 404 p
     assert.deepEqual(await attachmentsOf(t, alice.cookie, project.id, item.id), []);
   });
 });
+
+/** A multipart page form post, with a file or an empty file input as a browser sends it. */
+function postMultipart(
+  t: TestApp,
+  cookie: string,
+  path: string,
+  fields: Record<string, string>,
+  file: { name: string; bytes: Uint8Array } | null = null,
+) {
+  const form = new FormData();
+  for (const [key, value] of Object.entries(fields)) form.append(key, value);
+  form.append("file", file ? new File([file.bytes as BlobPart], file.name) : new File([], ""));
+  return page(t, cookie, path, { method: "POST", body: form });
+}
+
+const ids = (files: Json[]) => files.map((f: Json) => f.id).sort((a: number, b: number) => a - b);
+
+Deno.test("a new thread, a thread's edit and a reply attach a chosen project file", async () => {
+  await withTeam(async (t, { alice, project }) => {
+    const png = await uploadFile(t, alice.cookie, project.id, "screen.png", PNG_BYTES);
+    const pdf = await uploadFile(t, alice.cookie, project.id, "spec.pdf", PDF_BYTES);
+    const board = `/projects/${project.id}/board`;
+    assert.deepEqual(
+      pickerOptions((await page(t, alice.cookie, board)).html).map(([v]) => v),
+      ["", String(pdf.id), String(png.id)],
+    );
+    const created = await postMultipart(t, alice.cookie, board, {
+      title: "Layout",
+      category: "general",
+      body: "See the screen.",
+      fileId: String(png.id),
+    });
+    assert.equal(created.status, 303);
+    const threadId = Number(/\/board\/(\d+)/.exec(created.location!)![1]);
+    const api = `/api/projects/${project.id}/board/threads/${threadId}`;
+    assert.deepEqual(ids((await getJson(t, alice.cookie, api)).thread.attachments), [png.id]);
+
+    // The edit takes an upload and a chosen file together.
+    const edited = await postMultipart(t, alice.cookie, `${board}/${threadId}`, {
+      title: "Layout",
+      category: "general",
+      body: "See the screen and the spec.",
+      fileId: String(pdf.id),
+    }, { name: "more.png", bytes: PNG_BYTES });
+    assert.equal(edited.status, 303);
+    const thread = (await getJson(t, alice.cookie, api)).thread;
+    assert.equal(thread.attachments.length, 3);
+    assert.ok(ids(thread.attachments).includes(pdf.id));
+
+    const replied = await postMultipart(t, alice.cookie, `${board}/${threadId}/comments`, {
+      body: "Here it is.",
+      fileId: String(pdf.id),
+    });
+    assert.equal(replied.status, 303);
+    const [comment] = (await getJson(t, alice.cookie, api)).comments;
+    assert.deepEqual(ids(comment.attachments), [pdf.id]);
+  });
+});
+
+Deno.test("a chat message attaches a chosen project file", async () => {
+  await withTeam(async (t, { alice, project }) => {
+    const png = await uploadFile(t, alice.cookie, project.id, "screen.png", PNG_BYTES);
+    const chat = `/projects/${project.id}/chat`;
+    assert.match((await page(t, alice.cookie, chat)).html, /<select name="fileId"/);
+    const sent = await postMultipart(t, alice.cookie, chat, {
+      text: "The screen",
+      fileId: String(png.id),
+    });
+    assert.equal(sent.status, 303);
+    const { items } = await getJson(t, alice.cookie, `/api/projects/${project.id}/chat/messages`);
+    assert.deepEqual(items.map((m: Json) => [m.text, ids(m.attachments)]), [
+      ["The screen", [png.id]],
+    ]);
+  });
+});
+
+Deno.test("a foreign or unknown chosen file refuses the whole post: no thread, reply, message or upload", async () => {
+  await withTeam(async (t, { alice, project }) => {
+    const other = await createProject(t, alice.cookie, "Zeus");
+    const foreign = await uploadFile(t, alice.cookie, other.id, "secret.pdf", PDF_BYTES);
+    const board = `/projects/${project.id}/board`;
+    const thread = await postMultipart(t, alice.cookie, board, {
+      title: "Kept",
+      category: "general",
+      body: "Body",
+    });
+    const threadId = Number(/\/board\/(\d+)/.exec(thread.location!)![1]);
+    const api = `/api/projects/${project.id}/board/threads/${threadId}`;
+    const filesBefore = (await getJson(t, alice.cookie, `/api/projects/${project.id}/files`)).total;
+    const upload = { name: "new.png", bytes: PNG_BYTES };
+    for (const fileId of [String(foreign.id), "999999", "x"]) {
+      const posts: Array<[string, Record<string, string>]> = [
+        [board, { title: "Refused", category: "general", body: "No", fileId }],
+        [`${board}/${threadId}`, { title: "Changed", category: "idea", body: "No", fileId }],
+        [`${board}/${threadId}/comments`, { body: "No", fileId }],
+        [`/projects/${project.id}/chat`, { text: "No", fileId }],
+      ];
+      for (const [path, fields] of posts) {
+        const res = await postMultipart(t, alice.cookie, path, fields, upload);
+        assert.equal(res.status, 400, `${path} ${fileId}`);
+        assert.match(res.html, /Choose a file of this project\./, `${path} ${fileId}`);
+      }
+    }
+    const { items: threads } = await getJson(
+      t,
+      alice.cookie,
+      `/api/projects/${project.id}/board/threads`,
+    );
+    assert.deepEqual(threads.map((th: Json) => th.title), ["Kept"]);
+    const kept = await getJson(t, alice.cookie, api);
+    assert.equal(kept.thread.category, "general");
+    assert.deepEqual([kept.thread.attachments, kept.comments], [[], []]);
+    const chat = await getJson(t, alice.cookie, `/api/projects/${project.id}/chat/messages`);
+    assert.deepEqual(chat.items, []);
+    const filesAfter = (await getJson(t, alice.cookie, `/api/projects/${project.id}/files`)).total;
+    assert.equal(filesAfter, filesBefore);
+  });
+});

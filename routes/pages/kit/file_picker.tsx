@@ -32,7 +32,7 @@ export function pickableFiles(
 /**
  * A select of the project's files (field `fileId`). `required`: the form attaches nothing
  * else, so a file must be chosen; otherwise it is optional beside an upload. Nothing is shown
- * when there is no file to choose.
+ * when there is no file to choose (unless a refused choice needs its message).
  */
 export function FilePicker(
   props: {
@@ -44,7 +44,7 @@ export function FilePicker(
   },
 ) {
   const { t, locale } = props.ctx;
-  if (props.files.length === 0) return null;
+  if (props.files.length === 0 && !props.error) return null;
   return (
     <label class="file-picker">
       {t("files.pick")}

@@ -30,7 +30,7 @@ import {
 } from "./kit/fields.tsx";
 import { type Fields, idOrNull, orNull, readForm, tagList } from "./kit/forms.ts";
 import { Alert, FieldError } from "./kit/layout.tsx";
-import { FilePicker, pickableFiles, pickedFileId, PICKER_FIELDS } from "./kit/file_picker.tsx";
+import { FilePicker, pickableFiles, PICKER_FIELDS, requiredPick } from "./kit/file_picker.tsx";
 import { type Shown, submit } from "./kit/submit.ts";
 import { afterCreate, afterDelete, afterSave } from "./kit/notices.tsx";
 
@@ -556,7 +556,7 @@ export function todoPages(services: Services) {
     fields: FIELDS,
     change: async ({ c, actor, projectId, fields }) => {
       const target = { projectId, type: "item" as const, id: paramId(c, "itemId") };
-      await attachments.add(actor, target, { fileIds: pickedFileId(fields) });
+      await attachments.add(actor, target, { fileIds: requiredPick(fields) });
       return itemUrl(projectId, target.id);
     },
   });

@@ -24,7 +24,7 @@ const bytes = (...parts: Array<string | number[]>) =>
   );
 
 /** Tiny images made here: each begins with its format's signature. */
-export const IMAGES = {
+const IMAGES = {
   jpeg: bytes([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10], "JFIF", [
     0,
     1,

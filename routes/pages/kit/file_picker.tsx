@@ -75,7 +75,7 @@ export function pickedFileIds(fields: Fields): number[] {
 }
 
 /** The one file id a form that only attaches must name; a blank choice is a field problem. */
-export function pickedFileId(fields: Fields): number[] {
+export function requiredPick(fields: Fields): number[] {
   const ids = pickedFileIds(fields);
   if (ids.length === 0) {
     throw new DomainError("validation", "Cannot attach: no file was chosen", {

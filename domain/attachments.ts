@@ -32,8 +32,8 @@ export type SubjectFinder = (projectId: number, id: number) => AttachableSubject
 /** Announces, inside the action, that a subject's attachments changed (stream events). */
 export type AttachmentsChanged = (fx: Effects, subject: { projectId: number; id: number }) => void;
 
-/** How attachments are given to `add`. */
-export type AttachInput = { fileIds: number[] } | { upload: Upload };
+/** How attachments are given to `add`: ids of the project's files, an upload, or both. */
+export type AttachInput = { fileIds: number[] } | { upload: Upload; fileIds?: number[] };
 
 /** The attachment operations. */
 export function createAttachments(ctx: DomainContext, files: Files) {
@@ -137,7 +137,10 @@ export function createAttachments(ctx: DomainContext, files: Files) {
       }
     },
 
-    /** Attaches files to a subject and returns all of its attachments. */
+    /**
+     * Attaches files to a subject and returns all of its attachments; an upload and `fileIds`
+     * given together are linked in one transaction (a refused id leaves the upload unstored).
+     */
     async add(
       actor: Actor,
       target: { projectId: number; type: AttachableType; id: number },
@@ -160,7 +163,7 @@ export function createAttachments(ctx: DomainContext, files: Files) {
         return await files.store(
           access,
           input.upload,
-          (fx, file) => attach(fx, [file.id]),
+          (fx, file) => attach(fx, [file.id, ...(input.fileIds ?? [])]),
           "attachment",
           { type: target.type, id: target.id },
         );

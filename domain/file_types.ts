@@ -86,3 +86,23 @@ export function allowedType(name: string): { ext: string; contentType: string } 
 export function headMatches(ext: string, head: Uint8Array): boolean {
   return TYPES[ext]?.matches(head) ?? false;
 }
+
+/** The image types a page may show inline, each known by its first bytes alone. */
+const IMAGES = ["png", "jpg", "gif", "webp"] as const;
+
+/** How many first bytes `sniffImage` needs. */
+export const IMAGE_HEAD_BYTES = 12;
+
+/**
+ * The image type that the first bytes say (PNG, JPEG, GIF or WebP), or null. The name and any
+ * declared type are ignored: only bytes that really begin an image of these kinds qualify.
+ */
+export function sniffImage(head: Uint8Array): string | null {
+  const ext = IMAGES.find((e) => TYPES[e]!.matches(head));
+  return ext ? TYPES[ext]!.contentType : null;
+}
+
+/** Whether a stored content type is one that `sniffImage` can confirm (a preview is offered). */
+export function isPreviewType(contentType: string): boolean {
+  return IMAGES.some((e) => TYPES[e]!.contentType === contentType);
+}

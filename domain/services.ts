@@ -16,6 +16,7 @@ import { createCalendarFeeds } from "./calendar_feeds.ts";
 import { createChat } from "./chat.ts";
 import { createDashboards } from "./dashboards.ts";
 import { EventHub } from "./event_hub.ts";
+import { createFilePreviews } from "./file_previews.ts";
 import { createFiles } from "./files.ts";
 import { createMeetings } from "./meetings.ts";
 import { createMilestones } from "./milestones.ts";
@@ -105,6 +106,8 @@ export function createServices(deps: ServiceDeps) {
     search: createSearch(db),
     admin: createAdmin(db),
     files,
+    /** Files opened for the pages' inline image previews. */
+    filePreviews: createFilePreviews(ctx),
     attachments,
     board: createBoard(ctx, attachments),
     notes: createNotes(ctx),

@@ -245,6 +245,11 @@ function enhance(root) {
     list instanceof HTMLUListElement
   ) {
     const file = form.querySelector("input[type=file]");
+    const picker = form.querySelector("select[name=fileId]");
+    // A message with a file (uploaded or chosen from the project's) goes the form's way.
+    const hasFile = () =>
+      (file instanceof HTMLInputElement && file.files !== null && file.files.length > 0) ||
+      (picker instanceof HTMLSelectElement && picker.value !== "");
     const button = form.querySelector("button[type=submit]");
     let sending = false;
 
@@ -258,7 +263,7 @@ function enhance(root) {
       if (sending) return;
       // A message with a file goes the form's way (multipart), reloading the page; so does
       // one sent from an older page, which then shows the latest messages.
-      if (!isLive || (file instanceof HTMLInputElement && file.files && file.files.length > 0)) {
+      if (!isLive || hasFile()) {
         HTMLFormElement.prototype.submit.call(form);
         return;
       }
@@ -286,9 +291,7 @@ function enhance(root) {
     };
 
     form.addEventListener("submit", (event) => {
-      if (!isLive || (file instanceof HTMLInputElement && file.files && file.files.length > 0)) {
-        return;
-      }
+      if (!isLive || hasFile()) return;
       event.preventDefault();
       void send();
     });

@@ -147,12 +147,15 @@ function asciiName(name: string): string {
 }
 
 /** `Content-Disposition` with an ASCII `filename` and an RFC 8187 `filename*`. */
-export function contentDisposition(name: string): string {
+export function contentDisposition(
+  name: string,
+  type: "attachment" | "inline" = "attachment",
+): string {
   const encoded = encodeURIComponent(name).replace(
     /['()*]/g,
     (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
   );
-  return `attachment; filename="${asciiName(name)}"; filename*=UTF-8''${encoded}`;
+  return `${type}; filename="${asciiName(name)}"; filename*=UTF-8''${encoded}`;
 }
 
 const MISSING_FILE = "Send the file in multipart field `file`";

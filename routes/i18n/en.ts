@@ -453,6 +453,13 @@ export const en = {
   "files.unsupported":
     "This file type is not allowed, or the content does not match its extension.",
   "files.tooLarge": "The file is too large (at most {mb} MiB).",
+  "files.pick": "Or attach a file of this project",
+  "files.pickNone": "(none)",
+  "files.pickChoose": "Choose a file",
+  "files.pickSubmit": "Attach",
+  "files.pickInvalid": "Choose a file of this project.",
+  "files.pickEmpty": "Choose a file to attach.",
+  "files.pickOption": "{name} ({size})",
   "activity.title": "Activity",
   "activity.none": "No activity yet.",
   "activity.when": "When",

@@ -33,6 +33,7 @@ import {
 } from "./kit/fields.tsx";
 import { checked, type Fields } from "./kit/forms.ts";
 import { Alert, FieldError } from "./kit/layout.tsx";
+import { FilePicker, pickableFiles, pickedFileIds, PICKER_FIELDS } from "./kit/file_picker.tsx";
 import type { Shown } from "./kit/submit.ts";
 import { afterCreate, afterDelete, afterSave } from "./kit/notices.tsx";
 
@@ -102,18 +103,24 @@ function ThreadFields(props: { frame: ProjectFrame; form: FormState }) {
 interface Threads {
   category: Category | null;
   threads: Page<Thread>;
+  /** The project's files a new thread may attach. */
+  pickable: FileInfo[];
 }
 
 const boardPage: AreaPage<Threads> = {
   area: "board",
-  load: (c, { services, ctx, project }) => {
+  load: (c, { services, ctx, project, canWrite }) => {
     const raw = c.req.query("category") as Category;
     const category = services.board.categories.includes(raw) ? raw : null;
     const page = pageRequest({ page: c.req.query("page") }, { clampPage: true });
-    return { category, threads: services.board.list(ctx.actor!, project.id, { category, page }) };
+    return {
+      category,
+      threads: services.board.list(ctx.actor!, project.id, { category, page }),
+      pickable: canWrite ? pickableFiles(services, ctx.actor!, project.id) : [],
+    };
   },
   title: (_, t) => t("board.title"),
-  view: ({ frame, data: { category, threads }, shown }) => {
+  view: ({ frame, data: { category, threads, pickable }, shown }) => {
     const { t } = frame.ctx;
     const base = `/projects/${frame.project.id}/board`;
     const form = formState(shown, "create");
@@ -133,6 +140,12 @@ const boardPage: AreaPage<Threads> = {
               <ThreadFields frame={frame} form={form} />
               <Checkbox label={t("content.pinOnTop")} name="pinned" form={form} />
               <FileField t={t} error={form.errors.file} />
+              <FilePicker
+                ctx={frame.ctx}
+                files={pickable}
+                value={form.values.fileId}
+                error={form.errors.fileIds}
+              />
             </FormCard>
           )
           : null}
@@ -219,12 +232,14 @@ function EditedAt(props: { frame: ProjectFrame; iso: string }) {
   );
 }
 
-const threadPage: AreaPage<{ thread: Thread; comments: Comment[] }> = {
+const threadPage: AreaPage<{ thread: Thread; comments: Comment[]; pickable: FileInfo[] }> = {
   area: "board",
-  load: (c, { services, ctx, project }) =>
-    services.board.get(ctx.actor!, project.id, paramId(c, "threadId")),
+  load: (c, { services, ctx, project, canWrite }) => ({
+    ...services.board.get(ctx.actor!, project.id, paramId(c, "threadId")),
+    pickable: canWrite ? pickableFiles(services, ctx.actor!, project.id) : [],
+  }),
   title: ({ thread }) => thread.title,
-  view: ({ frame, data: { thread, comments }, shown }) => {
+  view: ({ frame, data: { thread, comments, pickable }, shown }) => {
     const { t } = frame.ctx;
     const base = `/projects/${frame.project.id}/board/${thread.id}`;
     const edit = formState(shown, "edit", {
@@ -285,6 +300,12 @@ const threadPage: AreaPage<{ thread: Thread; comments: Comment[] }> = {
               >
                 <ThreadFields frame={frame} form={edit} />
                 <FileField t={t} error={edit.errors.file} />
+                <FilePicker
+                  ctx={frame.ctx}
+                  files={pickable.filter((f) => !thread.attachments.some((a) => a.id === f.id))}
+                  value={edit.values.fileId}
+                  error={edit.errors.fileIds}
+                />
               </FormCard>
             </>
           )
@@ -316,6 +337,12 @@ const threadPage: AreaPage<{ thread: Thread; comments: Comment[] }> = {
                 rows={5}
               />
               <FileField t={t} error={reply.errors.file} />
+              <FilePicker
+                ctx={frame.ctx}
+                files={pickable}
+                value={reply.values.fileId}
+                error={reply.errors.fileIds}
+              />
             </PostForm>
           )
           : null}
@@ -336,7 +363,7 @@ export function boardPages(services: Services) {
   const P = "/projects/:projectId{[0-9]+}/board";
   const T = `${P}/:threadId{[0-9]+}`;
   const C = `${T}/comments/:commentId{[0-9]+}`;
-  const FIELDS = { category: "content.required" } as const;
+  const FIELDS = { category: "content.required", ...PICKER_FIELDS } as const;
   const threadUrl = (projectId: number, threadId: number) =>
     `/projects/${projectId}/board/${threadId}`;
 
@@ -347,12 +374,14 @@ export function boardPages(services: Services) {
     read: (fields) => ({ ...readThread(fields), pinned: checked(fields.pinned) }),
     fields: FIELDS,
     // The thread and its upload are one post: a refused upload leaves no thread.
-    change: async ({ actor, projectId, input, file }) => {
+    change: async ({ actor, projectId, input, fields, file }) => {
+      const picked = pickedFileIds(fields);
       const thread = await attachments.createWith(
         actor,
         projectId,
         file,
-        (fileIds) => board.create(actor, projectId, { ...input, uploadedFileIds: fileIds }),
+        (fileIds) =>
+          board.create(actor, projectId, { ...input, fileIds: picked, uploadedFileIds: fileIds }),
       );
       return afterCreate(threadUrl(projectId, thread.id), { type: "thread", id: thread.id });
     },
@@ -363,15 +392,18 @@ export function boardPages(services: Services) {
     schema: ThreadInput,
     read: readThread,
     fields: FIELDS,
-    change: async ({ c, actor, projectId, input: { title, body, category }, file }) => {
+    change: async ({ c, actor, projectId, input: { title, body, category }, fields, file }) => {
       const threadId = paramId(c, "threadId");
-      // The upload first: a refused file (type, size, rights) must leave the thread unchanged,
-      // and the fields were checked against the schema already, so the update cannot fail on
-      // them afterwards.
-      if (file) {
-        await attachments.add(actor, { projectId, type: "thread", id: threadId }, {
-          upload: file,
-        });
+      // The files first: a refused file (type, size, rights, an id of no file of the project)
+      // must leave the thread unchanged, and the fields were checked against the schema
+      // already, so the update cannot fail on them afterwards.
+      const fileIds = pickedFileIds(fields);
+      if (file || fileIds.length > 0) {
+        await attachments.add(
+          actor,
+          { projectId, type: "thread", id: threadId },
+          file ? { upload: file, fileIds } : { fileIds },
+        );
       }
       board.update(actor, projectId, { threadId, title, body, category });
       return afterSave(threadUrl(projectId, threadId), { type: "thread", id: threadId });
@@ -393,13 +425,21 @@ export function boardPages(services: Services) {
   area.form(`${T}/comments`, threadPage, {
     form: "reply",
     schema: CommentInput,
-    change: async ({ c, actor, projectId, input: { body }, file }) => {
+    fields: PICKER_FIELDS,
+    change: async ({ c, actor, projectId, input: { body }, fields, file }) => {
       const threadId = paramId(c, "threadId");
+      const picked = pickedFileIds(fields);
       const comment = await attachments.createWith(
         actor,
         projectId,
         file,
-        (fileIds) => board.comment(actor, projectId, { threadId, body, uploadedFileIds: fileIds }),
+        (fileIds) =>
+          board.comment(actor, projectId, {
+            threadId,
+            body,
+            fileIds: picked,
+            uploadedFileIds: fileIds,
+          }),
       );
       return `${threadUrl(projectId, threadId)}#comment-${comment.id}`;
     },

@@ -6,6 +6,7 @@
  * messages on scroll; it asks the fragment routes below for server-rendered messages, so
  * every message on the page comes from the same escaping and Markdown code.
  */
+import type { Context } from "hono";
 import { HISTORY_DEFAULT, type Message } from "../../domain/chat.ts";
 import type { FileInfo } from "../../domain/files.ts";
 import type { Services } from "../../domain/services.ts";
@@ -22,6 +23,7 @@ import { AttachmentItem, Markdown, Time } from "./kit/content.tsx";
 import { ButtonForm, formState, PostForm, TextArea } from "./kit/fields.tsx";
 import { textAttrs } from "./kit/forms.ts";
 import { Alert, FieldError, renderFragment } from "./kit/layout.tsx";
+import { FilePicker, pickableFiles, pickedFileIds, PICKER_FIELDS } from "./kit/file_picker.tsx";
 import type { Shown } from "./kit/submit.ts";
 import { afterDelete } from "./kit/notices.tsx";
 
@@ -118,11 +120,13 @@ interface ChatData {
   history: History;
   /** The `before` of an older page, or null for the latest messages. */
   before: number | null;
+  /** The project's files a message may attach (none for the fragments). */
+  pickable: FileInfo[];
 }
 
 function ChatPage(props: { frame: ProjectFrame; data: ChatData; shown: Shown }) {
   const { frame, shown } = props;
-  const { history, before } = props.data;
+  const { history, before, pickable } = props.data;
   const { t, user } = frame.ctx;
   const form = formState(shown, "send");
   const projectId = frame.project.id;
@@ -224,6 +228,12 @@ function ChatPage(props: { frame: ProjectFrame; data: ChatData; shown: Shown }) 
                   <input type="file" name="file" />
                   <FieldError message={form.errors.file} />
                 </label>
+                <FilePicker
+                  ctx={frame.ctx}
+                  files={pickable}
+                  value={form.values.fileId}
+                  error={form.errors.fileIds}
+                />
                 <span class="spacer"></span>
                 <button type="submit">{t("chat.send")}</button>
               </div>
@@ -241,13 +251,21 @@ function positive(raw: string | undefined): number | null {
   return raw !== undefined && /^\d{1,15}$/.test(raw) && Number(raw) > 0 ? Number(raw) : null;
 }
 
+/** A page of messages: the latest, or those before `?before=`. */
+function historyOf(c: Context, { services, ctx, project }: ProjectFrame) {
+  const before = positive(c.req.query("before"));
+  const options = { before, limit: HISTORY_DEFAULT };
+  return { before, history: services.chat.history(ctx.actor!, project.id, options) };
+}
+
 const chatPage: AreaPage<ChatData> = {
   area: "chat",
-  load: (c, { services, ctx, project }) => {
-    const before = positive(c.req.query("before"));
-    const options = { before, limit: HISTORY_DEFAULT };
-    return { before, history: services.chat.history(ctx.actor!, project.id, options) };
-  },
+  load: (c, frame) => ({
+    ...historyOf(c, frame),
+    pickable: frame.canWrite
+      ? pickableFiles(frame.services, frame.ctx.actor!, frame.project.id)
+      : [],
+  }),
   title: (_, t) => t("chat.title"),
   view: (props) => <ChatPage {...props} />,
 };
@@ -263,7 +281,7 @@ export function chatPages(services: Services) {
   // Older messages (`?before=`) or the latest page, as list items.
   area.app.get(`${P}/fragment`, (c) =>
     area.run(c, (frame) => {
-      const { history } = chatPage.load(c, frame);
+      const { history } = historyOf(c, frame);
       c.header("x-has-more", history.hasMore ? "true" : "false");
       return renderFragment(c, <ChatItems frame={frame} history={history} />);
     }));
@@ -279,14 +297,21 @@ export function chatPages(services: Services) {
   area.form(P, chatPage, {
     form: "send",
     schema: MessageInput,
+    fields: PICKER_FIELDS,
     // The message and its file are one post: the file is stored first so the message is
     // announced with it; a refused message takes the file back.
-    change: async ({ actor, projectId, input: { text }, file }) => {
+    change: async ({ actor, projectId, input: { text }, fields, file }) => {
+      const picked = pickedFileIds(fields);
       const sent = await attachments.createWith(
         actor,
         projectId,
         file,
-        (fileIds) => chat.send(actor, projectId, { text, fileIds, uploadedFileIds: fileIds }),
+        (fileIds) =>
+          chat.send(actor, projectId, {
+            text,
+            fileIds: [...picked, ...fileIds],
+            uploadedFileIds: fileIds,
+          }),
       );
       return `/projects/${projectId}/chat#message-${sent.id}`;
     },

@@ -1,8 +1,10 @@
 /**
  * The files page: an upload form (multipart, works without JavaScript) and the project's
- * files, newest first, each with its size, uploader, download link and delete button.
+ * files, newest first, each with its thumbnail when an image, size, uploader, download link and
+ * delete button; and the preview route that shows an image inline.
  */
 import { invalid } from "../../domain/errors.ts";
+import { isPreviewType } from "../../domain/file_types.ts";
 import type { FileInfo } from "../../domain/files.ts";
 import { type Page, pageRequest } from "../../domain/paging.ts";
 import type { Services } from "../../domain/services.ts";
@@ -15,7 +17,8 @@ import {
   type ProjectFrame,
 } from "./kit/area.tsx";
 import { formatSize } from "../i18n/format.ts";
-import { Pager, Table, Time } from "./kit/content.tsx";
+import { contentDisposition } from "../api/files.ts";
+import { Pager, Table, Thumbnail, Time } from "./kit/content.tsx";
 import { uploadLimitMb } from "./kit/errors.tsx";
 import { ButtonForm, Field, formState, PostForm } from "./kit/fields.tsx";
 import { Alert } from "./kit/layout.tsx";
@@ -80,6 +83,7 @@ function FilesPage(props: { frame: ProjectFrame; data: Files; shown: Shown }) {
           {files.items.map((f) => (
             <tr data-file={f.id}>
               <td>
+                <Thumbnail file={f} />
                 <a href={f.downloadUrl} download={f.name} title={t("files.download")}>
                   {f.name}
                 </a>
@@ -139,6 +143,29 @@ export function filesPages(services: Services) {
       return afterCreate(`/projects/${projectId}/files`, { type: "file", id });
     },
   });
+  // An image (sniffed from its stored bytes) inline, sandboxed; any other file as a download.
+  area.app.get(`${P}/:fileId{[0-9]+}/preview`, (c) =>
+    area.run(c, async (frame) => {
+      const preview = await services.filePreviews.open(
+        frame.ctx.actor!,
+        frame.project.id,
+        paramId(c, "fileId"),
+      );
+      const { file, imageType } = preview;
+      // A name that says image on bytes that are not one is no image type either.
+      const storedType = isPreviewType(file.contentType)
+        ? "application/octet-stream"
+        : file.contentType;
+      // No cache keeps it: every signed-in answer is `no-store` (the session middleware).
+      const headers = {
+        "content-type": imageType ?? storedType,
+        "content-length": String(preview.size),
+        "content-disposition": contentDisposition(file.name, imageType ? "inline" : "attachment"),
+        "x-content-type-options": "nosniff",
+        "content-security-policy": "sandbox; default-src 'none'",
+      };
+      return new Response(preview.bytes, { headers });
+    }));
   area.form(`${P}/:fileId{[0-9]+}/delete`, filesPage, {
     change: ({ c, actor, projectId }) => {
       const removed = files.remove(actor, projectId, paramId(c, "fileId"));

@@ -6,6 +6,7 @@
  * and live updates, re-rendering from `?fragment=1` (the board alone, same markup).
  */
 import { invalid } from "../../domain/errors.ts";
+import type { FileInfo } from "../../domain/files.ts";
 import type { Milestone } from "../../domain/milestones.ts";
 import type { Services } from "../../domain/services.ts";
 import type { BoardCard, BoardLane, BoardPlace, Direction } from "../../domain/todo_board.ts";
@@ -29,6 +30,7 @@ import {
 } from "./kit/fields.tsx";
 import { type Fields, idOrNull, orNull, readForm, tagList } from "./kit/forms.ts";
 import { Alert, FieldError } from "./kit/layout.tsx";
+import { FilePicker, pickableFiles, PICKER_FIELDS, requiredPick } from "./kit/file_picker.tsx";
 import { type Shown, submit } from "./kit/submit.ts";
 import { afterCreate, afterDelete, afterSave } from "./kit/notices.tsx";
 
@@ -320,18 +322,26 @@ function boardData({ services, ctx, project }: ProjectFrame): BoardData {
   };
 }
 
-const itemPage: AreaPage<{ item: Item; board: BoardData }> = {
+const itemPage: AreaPage<{ item: Item; board: BoardData; pickable: FileInfo[] }> = {
   area: "todos",
-  load: (c, frame) => ({
-    item: frame.services.todos.get(frame.ctx.actor!, frame.project.id, paramId(c, "itemId")),
-    board: boardData(frame),
-  }),
+  load: (c, frame) => {
+    const item = frame.services.todos.get(
+      frame.ctx.actor!,
+      frame.project.id,
+      paramId(c, "itemId"),
+    );
+    const pickable = frame.canWrite
+      ? pickableFiles(frame.services, frame.ctx.actor!, frame.project.id, item.attachments)
+      : [];
+    return { item, board: boardData(frame), pickable };
+  },
   title: ({ item }) => item.title,
-  view: ({ frame, data: { item, board }, shown }) => {
+  view: ({ frame, data: { item, board, pickable }, shown }) => {
     const { t, locale } = frame.ctx;
     const base = `/projects/${frame.project.id}/todos/${item.id}`;
     const column = board.lanes.find((lane) => lane.column.id === item.columnId)?.column;
     const milestone = board.milestones.find((m) => m.id === item.milestoneId);
+    const attach = formState(shown, "attach");
     const form = formState(shown, "edit", {
       title: item.title,
       description: item.description ?? "",
@@ -409,6 +419,25 @@ const itemPage: AreaPage<{ item: Item; board: BoardData }> = {
                 </form>
               )
               : null}
+            {frame.canWrite && (pickable.length > 0 || attach.refused)
+              ? (
+                <form
+                  class="inline upload"
+                  method="post"
+                  action={`${base}/attachments/existing`}
+                  data-attach-existing
+                >
+                  <FilePicker
+                    ctx={frame.ctx}
+                    files={pickable}
+                    value={attach.values.fileId}
+                    error={attach.errors.fileIds}
+                    required
+                  />
+                  <button type="submit">{t("files.pickSubmit")}</button>
+                </form>
+              )
+              : null}
           </div>
           <EditAndDelete
             show={frame.canWrite}
@@ -434,6 +463,7 @@ const FIELDS = {
   "dueDate:before_start": "todos.spanInvalid",
   tags: "todos.tagsInvalid",
   file: "files.missing",
+  ...PICKER_FIELDS,
 } as const;
 
 /** The item form's fields read into the input of a create or update; empty clears (null). */
@@ -518,6 +548,15 @@ export function todoPages(services: Services) {
       if (!file) throw invalid("file", "Choose a file to upload");
       const target = { projectId, type: "item" as const, id: paramId(c, "itemId") };
       await attachments.add(actor, target, { upload: file });
+      return itemUrl(projectId, target.id);
+    },
+  });
+  area.form(`${I}/attachments/existing`, itemPage, {
+    form: "attach",
+    fields: FIELDS,
+    change: async ({ c, actor, projectId, fields }) => {
+      const target = { projectId, type: "item" as const, id: paramId(c, "itemId") };
+      await attachments.add(actor, target, { fileIds: requiredPick(fields) });
       return itemUrl(projectId, target.id);
     },
   });

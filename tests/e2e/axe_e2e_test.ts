@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 import type { Page } from "playwright-core";
 import { testServer } from "../helpers/app.ts";
-import type { Json } from "../helpers/api.ts";
+import { type Json, PNG_BYTES } from "../helpers/api.ts";
 import { browserTest, launch } from "./browser.ts";
 
 const AXE_SOURCE = Deno.readTextFileSync(
@@ -115,6 +115,12 @@ browserTest(
       const upload = new FormData();
       upload.set("file", new File(["hello"], "hello.txt", { type: "text/plain" }));
       await ok("POST", `${p}/files`, upload);
+      // An image: its thumbnail on the files page and on the to-do it is attached to; the
+      // pickers on the to-do, board and chat pages offer both files.
+      const image = new FormData();
+      image.set("file", new File([PNG_BYTES as BlobPart], "logo.png", { type: "image/png" }));
+      const { file: png } = await ok("POST", `${p}/files`, image);
+      await ok("POST", `${p}/todos/items/${low.item.id}/attachments`, { fileIds: [png.id] });
       const { event } = await ok("POST", `${p}/calendar/events`, {
         title: "Review",
         startAt: "2026-11-24T10:00:00Z",

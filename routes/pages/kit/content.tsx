@@ -5,6 +5,7 @@
 import { raw } from "hono/html";
 import type { Child } from "hono/jsx";
 import type { Activity } from "../../../domain/activity.ts";
+import { isPreviewType } from "../../../domain/file_types.ts";
 import type { FileInfo } from "../../../domain/files.ts";
 import type { Page } from "../../../domain/paging.ts";
 import { en, type MessageKey } from "../../i18n/en.ts";
@@ -23,11 +24,38 @@ export function Time(props: { ctx: PageCtx; iso: string }) {
   return <time datetime={props.iso}>{formatDateTime(props.iso, props.ctx.locale)}</time>;
 }
 
-/** An attachment's list item: its download link and size. */
+/** Where a page shows a project file inline (an image) or serves it as a download. */
+export function previewUrl(f: FileInfo): string {
+  return `/projects/${f.projectId}/files/${f.id}/preview`;
+}
+
+/**
+ * A file's thumbnail, linked to the image at full size, when its type is an image a preview
+ * shows; nothing otherwise. The browser scales it (see docs/decisions/0005).
+ */
+export function Thumbnail(props: { file: FileInfo }) {
+  const f = props.file;
+  if (!isPreviewType(f.contentType)) return null;
+  return (
+    <a class="thumb" href={previewUrl(f)} data-thumb={f.id}>
+      <img
+        src={previewUrl(f)}
+        alt={f.name}
+        width={64}
+        height={64}
+        loading="lazy"
+        decoding="async"
+      />
+    </a>
+  );
+}
+
+/** An attachment's list item: its thumbnail when an image, its download link and size. */
 export function AttachmentItem(props: { file: FileInfo; locale: string }) {
   const f = props.file;
   return (
     <li data-file={f.id}>
+      <Thumbnail file={f} />
       <a href={f.downloadUrl} download={f.name}>{f.name}</a>{" "}
       <span class="muted">{formatSize(f.size, props.locale)}</span>
     </li>

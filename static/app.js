@@ -14,7 +14,11 @@ document.addEventListener("change", (event) => {
   if (!(field instanceof HTMLSelectElement) || !field.form?.hasAttribute("data-autosubmit")) {
     return;
   }
-  if (field.name === "theme") document.documentElement.dataset.theme = field.value;
+  if (field.name === "theme") {
+    document.documentElement.dataset.theme = field.value;
+    const scheme = document.querySelector('meta[name="color-scheme"]');
+    scheme?.setAttribute("content", field.value === "system" ? "light dark" : field.value);
+  }
   field.form.requestSubmit();
 });
 

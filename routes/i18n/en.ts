@@ -36,6 +36,7 @@ export const en = {
   "form.saved": "Saved.",
   "theme.dark": "Dark",
   "theme.light": "Light",
+  "theme.system": "Same as the device",
   "locale.en": "English",
   "locale.ja": "日本語",
   "role.admin": "Administrator",

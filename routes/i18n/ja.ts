@@ -38,6 +38,7 @@ export const ja: Messages = {
   "form.saved": "保存しました。",
   "theme.dark": "ダーク",
   "theme.light": "ライト",
+  "theme.system": "端末の設定に合わせる",
   "locale.en": "English",
   "locale.ja": "日本語",
   "role.admin": "管理者",

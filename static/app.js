@@ -22,6 +22,18 @@ document.addEventListener("change", (event) => {
   field.form.requestSubmit();
 });
 
+// A project's tabs scroll sideways on a phone: start with the current tab in view (centred),
+// moving only the tab bar, never the page.
+const tabs = document.querySelector("nav.tabs");
+const currentTab = tabs?.querySelector('[aria-current="page"]');
+if (tabs instanceof HTMLElement && currentTab instanceof HTMLElement) {
+  if (tabs.scrollWidth > tabs.clientWidth) {
+    const bar = tabs.getBoundingClientRect();
+    const tab = currentTab.getBoundingClientRect();
+    tabs.scrollLeft += tab.left - bar.left - (bar.width - tab.width) / 2;
+  }
+}
+
 // Ctrl+Enter (⌘+Enter) in a text area submits its form, as in most chat and forum tools.
 document.addEventListener("keydown", (event) => {
   const field = event.target;

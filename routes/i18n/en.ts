@@ -176,6 +176,7 @@ export const en = {
   "calendar.weekOf": "Week of {date}",
   "calendar.more": "+{count} more",
   "calendar.nothing": "Nothing planned.",
+  "calendar.nothingThisMonth": "Nothing planned this month.",
   "calendar.allDay": "All day",
   "calendar.kind.event": "Event",
   "calendar.kind.milestone": "Milestone",

@@ -178,6 +178,7 @@ export const ja: Messages = {
   "calendar.weekOf": "{date} からの週",
   "calendar.more": "ほか {count} 件",
   "calendar.nothing": "予定はありません。",
+  "calendar.nothingThisMonth": "今月の予定はありません。",
   "calendar.allDay": "終日",
   "calendar.kind.event": "予定",
   "calendar.kind.milestone": "マイルストーン",

@@ -77,7 +77,8 @@ export const en = {
   "todos.columnEmpty": "Nothing here.",
   "todos.countOne": "1 item",
   "todos.count": "{count} items",
-  "todos.dragHint": "Drag cards within or between columns, or use the arrow buttons.",
+  "todos.dragHint":
+    "Drag cards within or between columns (by their ⠿ handle on a touch screen), or use the arrow buttons.",
   "todos.field.title": "Title",
   "todos.field.description": "Description",
   "todos.field.column": "Column",
@@ -106,6 +107,7 @@ export const en = {
   "todos.moveRight": "Move “{title}” to the next column",
   "todos.moveUp": "Move “{title}” up",
   "todos.moveDown": "Move “{title}” down",
+  "todos.dragHandle": "Drag to move",
   "todos.complete": "Mark “{title}” as complete",
   "todos.reopen": "Reopen “{title}”",
   "todos.back": "Back to the board",

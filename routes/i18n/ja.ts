@@ -79,7 +79,8 @@ export const ja: Messages = {
   "todos.columnEmpty": "カードはありません。",
   "todos.countOne": "1 件",
   "todos.count": "{count} 件",
-  "todos.dragHint": "カードはドラッグで列内・列間を移動できます。矢印ボタンでも移動できます。",
+  "todos.dragHint":
+    "カードはドラッグで列内・列間を移動できます（タッチ画面では ⠿ の部分をドラッグ）。矢印ボタンでも移動できます。",
   "todos.field.title": "タイトル",
   "todos.field.description": "説明",
   "todos.field.column": "列",
@@ -108,6 +109,7 @@ export const ja: Messages = {
   "todos.moveRight": "「{title}」を次の列へ移動",
   "todos.moveUp": "「{title}」を上へ移動",
   "todos.moveDown": "「{title}」を下へ移動",
+  "todos.dragHandle": "ドラッグして移動",
   "todos.complete": "「{title}」を完了にする",
   "todos.reopen": "「{title}」を未完了に戻す",
   "todos.back": "ボードに戻る",

@@ -214,7 +214,14 @@ function WeekAgenda(props: { frame: ProjectFrame; view: CalendarView }) {
   const { frame, view } = props;
   return (
     <ol class="plain calendar-week" data-calendar-week={view.week}>
-      {view.weeks[0]!.map((day) => <AgendaDay frame={frame} view={view} day={day} />)}
+      {view.weeks[0]!.map((day) => (
+        <AgendaDay
+          key={day.date}
+          frame={frame}
+          view={view}
+          day={day}
+        />
+      ))}
     </ol>
   );
 }
@@ -234,7 +241,7 @@ function MonthAgenda(props: { frame: ProjectFrame; view: CalendarView }) {
         ? <p class="muted">{frame.ctx.t("calendar.nothingThisMonth")}</p>
         : (
           <ol class="plain calendar-week">
-            {days.map((day) => <AgendaDay frame={frame} view={view} day={day} />)}
+            {days.map((day) => <AgendaDay key={day.date} frame={frame} view={view} day={day} />)}
           </ol>
         )}
     </div>

@@ -1,6 +1,9 @@
 /** Storage of user accounts. */
 import type { Database } from "./sqlite.ts";
 
+/** A user's theme: dark, light, or whichever the device's colour scheme is (`system`). */
+export type Theme = "dark" | "light" | "system";
+
 /** A stored user, hash included (never leaves `domain/`). */
 export interface UserRow {
   id: number;
@@ -9,7 +12,7 @@ export interface UserRow {
   passwordHash: string;
   role: "admin" | "member";
   status: "active" | "disabled";
-  theme: "dark" | "light";
+  theme: Theme;
   locale: "en" | "ja";
   createdAt: string;
   updatedAt: string;
@@ -22,7 +25,7 @@ interface RawUser {
   password_hash: string;
   role: "admin" | "member";
   status: "active" | "disabled";
-  theme: "dark" | "light";
+  theme: Theme;
   locale: "en" | "ja";
   created_at: string;
   updated_at: string;
@@ -97,7 +100,7 @@ export function listUsers(db: Database): UserRow[] {
 /** The fields of a user that can be changed. */
 export interface UserChanges {
   displayName?: string;
-  theme?: "dark" | "light";
+  theme?: Theme;
   locale?: "en" | "ja";
   role?: "admin" | "member";
   status?: "active" | "disabled";

@@ -9,6 +9,7 @@ import {
   findUserById,
   insertUser,
   listUsers,
+  type Theme,
   updateUser,
   type UserRow,
 } from "../db/users.ts";
@@ -18,6 +19,8 @@ import type { PasswordHasher } from "./passwords.ts";
 import type { Sessions } from "./sessions.ts";
 import type { LoginThrottle, RegistrationThrottle } from "./throttle.ts";
 
+export type { Theme };
+
 /** A user as the API shows it: never a hash. */
 export interface PublicUser {
   id: number;
@@ -25,7 +28,7 @@ export interface PublicUser {
   displayName: string;
   role: "admin" | "member";
   status: "active" | "disabled";
-  theme: "dark" | "light";
+  theme: Theme;
   locale: "en" | "ja";
   createdAt: string;
 }
@@ -170,7 +173,7 @@ export function createAccounts(deps: AccountDeps) {
       actor: Actor,
       changes: {
         displayName?: string | undefined;
-        theme?: "dark" | "light" | undefined;
+        theme?: Theme | undefined;
         locale?: "en" | "ja" | undefined;
       },
     ): PublicUser {

@@ -1,6 +1,7 @@
 /** The cookies this server sets: the session, and the theme and locale preferences. */
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
+import type { Theme } from "../domain/accounts.ts";
 
 /** The session cookie's name. */
 export const SESSION_COOKIE = "session";
@@ -54,11 +55,11 @@ export function setPreferenceCookies(
 /** The theme and locale cookies, when valid. */
 export function preferenceCookies(
   c: Context,
-): { theme: "dark" | "light" | null; locale: "en" | "ja" | null } {
+): { theme: Theme | null; locale: "en" | "ja" | null } {
   const theme = getCookie(c, "theme");
   const locale = getCookie(c, "locale");
   return {
-    theme: theme === "dark" || theme === "light" ? theme : null,
+    theme: theme === "dark" || theme === "light" || theme === "system" ? theme : null,
     locale: locale === "en" || locale === "ja" ? locale : null,
   };
 }

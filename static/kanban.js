@@ -1,6 +1,7 @@
 // The kanban board's enhancements; every card's buttons work without this file.
-// - Drag and drop (HTML5) within and between columns; a drop sends the target column's new
-//   order to POST /api/projects/{id}/todos/items/reorder.
+// - Drag and drop within and between columns, by pointer events (mouse, pen and touch; HTML5
+//   drag events never come from a finger); a drop sends the target column's new order to
+//   POST /api/projects/{id}/todos/items/reorder.
 // - The move (← → ↑ ↓) and complete buttons call the JSON API instead of reloading, and
 //   keep the keyboard focus on the same button of the same card.
 // - Live: `todo.updated` on the project stream re-renders the board from the server's
@@ -20,7 +21,7 @@ function enhance(initial) {
   const alert = document.querySelector("[data-kanban-status]");
   /** @type {HTMLElement | null} */
   let dragging = null;
-  let dropped = false;
+  let justDragged = false;
   /** @type {Promise<void> | null} */
   let refreshing = null;
   let again = false;
@@ -178,62 +179,118 @@ function enhance(initial) {
     for (const el of board.querySelectorAll(".drop-target")) el.classList.remove("drop-target");
   }
 
+  /**
+   * A press that may become a drag: the card, the pointer, where it went down and the element
+   * holding the pointer capture.
+   * @type {{ card: HTMLElement; id: number; x: number; y: number; holder: Element } | null}
+   */
+  let press = null;
+
+  /** How far (px) a pointer moves before a press becomes a drag, so a tap stays a tap. */
+  const SLOP = 6;
+  /** How near (px) to the board's or the window's edge a drag scrolls it. */
+  const EDGE = 40;
+
+  /** Scrolls the board sideways and the window up or down when a drag nears their edges. */
+  function scrollNearEdges(/** @type {number} */ x, /** @type {number} */ y) {
+    const box = board.getBoundingClientRect();
+    if (x > box.right - EDGE) board.scrollLeft += 12;
+    else if (x < box.left + EDGE) board.scrollLeft -= 12;
+    if (y > innerHeight - EDGE) scrollBy(0, 12);
+    else if (y < EDGE) scrollBy(0, -12);
+  }
+
+  /** Moves the dragged card to where the pointer is, when that is over a column. */
+  function follow(/** @type {number} */ x, /** @type {number} */ y) {
+    if (!dragging) return null;
+    const list = listAt(document.elementFromPoint(x, y));
+    if (!list) {
+      clearTargets();
+      return null;
+    }
+    const after = cardAfter(list, y);
+    if (after !== dragging.nextElementSibling || dragging.parentElement !== list) {
+      list.insertBefore(dragging, after);
+    }
+    if (!list.classList.contains("drop-target")) {
+      clearTargets();
+      list.classList.add("drop-target");
+    }
+    return list;
+  }
+
   if (canWrite) {
-    document.addEventListener("dragstart", (event) => {
-      const card = event.target instanceof Element ? event.target.closest("[data-item]") : null;
-      if (!(card instanceof HTMLElement) || !board.contains(card)) return;
-      dragging = card;
-      dropped = false;
-      card.classList.add("dragging");
-      if (event.dataTransfer) {
-        event.dataTransfer.effectAllowed = "move";
-        event.dataTransfer.setData("text/plain", card.dataset.item ?? "");
+    // Pointer events serve mouse, pen and touch alike. A finger or pen starts a drag on the
+    // card's handle only (it alone has touch-action: none), so the board scrolls as usual
+    // elsewhere; a mouse may take the card anywhere but on its links and buttons.
+    document.addEventListener("pointerdown", (event) => {
+      if (press || dragging || !event.isPrimary || event.button !== 0) return;
+      const target = event.target instanceof Element ? event.target : null;
+      const card = target?.closest("[data-item]");
+      if (!target || !(card instanceof HTMLElement) || !board.contains(card)) return;
+      const handle = target.closest("[data-drag-handle]");
+      if (!handle) {
+        if (event.pointerType !== "mouse") return;
+        if (target.closest("a, button, input, select, textarea, summary, label")) return;
       }
+      const holder = handle ?? card;
+      holder.setPointerCapture(event.pointerId);
+      press = { card, id: event.pointerId, x: event.clientX, y: event.clientY, holder };
+      // No text selection while a mouse drags.
+      if (event.pointerType === "mouse") event.preventDefault();
     });
 
-    document.addEventListener("dragover", (event) => {
-      if (!dragging) return;
-      const list = listAt(event.target);
-      if (!list) return;
+    document.addEventListener("pointermove", (event) => {
+      if (!press || event.pointerId !== press.id) return;
+      if (!dragging) {
+        if (Math.hypot(event.clientX - press.x, event.clientY - press.y) < SLOP) return;
+        dragging = press.card;
+        dragging.classList.add("dragging");
+      }
       event.preventDefault();
-      if (event.dataTransfer) event.dataTransfer.dropEffect = "move";
-      const after = cardAfter(list, event.clientY);
-      if (after !== dragging.nextElementSibling || dragging.parentElement !== list) {
-        list.insertBefore(dragging, after);
-      }
-      if (!list.classList.contains("drop-target")) {
-        clearTargets();
-        list.classList.add("drop-target");
-      }
+      scrollNearEdges(event.clientX, event.clientY);
+      follow(event.clientX, event.clientY);
     });
 
-    document.addEventListener("drop", async (event) => {
+    document.addEventListener("pointerup", async (event) => {
+      if (!press || event.pointerId !== press.id) return;
+      press = null;
       const card = dragging;
-      const list = listAt(event.target);
-      if (!card || !list) return;
-      event.preventDefault();
-      dropped = true;
-      if (card.parentElement !== list) list.insertBefore(card, cardAfter(list, event.clientY));
+      if (!card) return;
+      const list = follow(event.clientX, event.clientY);
+      finishDrag();
+      // Let go outside every column: put everything back as the server has it.
+      if (!list) return void refresh();
       const columnId = Number(list.getAttribute("data-column-items"));
       const itemIds = [...list.querySelectorAll(":scope > [data-item]")].map((el) =>
         Number(el.getAttribute("data-item"))
       );
-      finishDrag();
       const ok = await post("/items/reorder", { projectId, columnId, itemIds });
       if (!ok) return failed();
       await refresh({ item: card.dataset.item, control: ".card-title" });
     });
 
-    document.addEventListener("dragend", () => {
+    document.addEventListener("pointercancel", (event) => {
+      if (!press || event.pointerId !== press.id) return;
+      press = null;
       if (!dragging) return;
-      const wasDropped = dropped;
       finishDrag();
-      // Dropped nowhere: put everything back as the server has it.
-      if (!wasDropped) void refresh();
+      void refresh();
     });
+
+    // A drag that ends on a card's title is not a click on it.
+    document.addEventListener("click", (event) => {
+      if (!justDragged) return;
+      justDragged = false;
+      event.preventDefault();
+      event.stopPropagation();
+    }, true);
   }
 
   function finishDrag() {
+    if (dragging) justDragged = true;
+    // The click that follows a drag, if any, comes at once; later clicks are clicks.
+    setTimeout(() => (justDragged = false), 0);
     dragging?.classList.remove("dragging");
     dragging = null;
     clearTargets();

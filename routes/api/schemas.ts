@@ -2,6 +2,12 @@
 import { z } from "@hono/zod-openapi";
 import { DateOut, IdOut, TimestampOut } from "./openapi.ts";
 
+/** A user's theme; `system` follows the device's light or dark colour scheme. */
+export const ThemeSchema = z.enum(["dark", "light", "system"]).openapi({
+  description: "`dark` (the default), `light`, or `system`: whichever the device's colour " +
+    "scheme is (prefers-color-scheme)",
+});
+
 /** A user as the API shows it. */
 export const UserSchema = z.object({
   id: IdOut,
@@ -9,7 +15,7 @@ export const UserSchema = z.object({
   displayName: z.string(),
   role: z.enum(["admin", "member"]),
   status: z.enum(["active", "disabled"]),
-  theme: z.enum(["dark", "light"]),
+  theme: ThemeSchema,
   locale: z.enum(["en", "ja"]),
   createdAt: TimestampOut,
 }).openapi("User");
@@ -76,7 +82,7 @@ export const LoginSchema = z.object({
 /** Profile changes. */
 export const ProfileSchema = z.object({
   displayName: z.string().trim().min(1, "Cannot be blank").max(100).optional(),
-  theme: z.enum(["dark", "light"]).optional(),
+  theme: ThemeSchema.optional(),
   locale: z.enum(["en", "ja"]).optional(),
 }).openapi("ProfileInput");
 

@@ -146,7 +146,11 @@ function SettingsPage(props: { ctx: PageCtx; saved: boolean; shown: Shown }) {
             label={t("field.theme")}
             name="theme"
             form={form}
-            options={[["dark", t("theme.dark")], ["light", t("theme.light")]]}
+            options={[
+              ["dark", t("theme.dark")],
+              ["light", t("theme.light")],
+              ["system", t("theme.system")],
+            ]}
           />
           <SelectField
             label={t("field.locale")}

@@ -91,8 +91,12 @@ function AdminPage(
                 <tr data-deleted-project={p.id}>
                   <td>{p.name}</td>
                   <td>{nameOf(p.deletedBy)}</td>
-                  <td class="muted">{formatDateTime(p.deletedAt, locale)}</td>
-                  <td class="muted">{formatDateTime(p.purgeAt, locale)}</td>
+                  <td class="muted">
+                    <time datetime={p.deletedAt}>{formatDateTime(p.deletedAt, locale)}</time>
+                  </td>
+                  <td class="muted">
+                    <time datetime={p.purgeAt}>{formatDateTime(p.purgeAt, locale)}</time>
+                  </td>
                   <td>
                     <ButtonForm
                       class="inline"
@@ -115,7 +119,9 @@ function AdminPage(
             <tr>
               <td>{String(m.version).padStart(3, "0")}</td>
               <td>{m.name}</td>
-              <td class="muted">{formatDateTime(m.appliedAt, locale)}</td>
+              <td class="muted">
+                <time datetime={m.appliedAt}>{formatDateTime(m.appliedAt, locale)}</time>
+              </td>
             </tr>
           ))}
         </Table>

@@ -8,6 +8,7 @@
 import type { Context } from "hono";
 import type { CalendarEvent } from "../../domain/calendar.ts";
 import {
+  type CalendarDay,
   type CalendarView,
   dateOrNull,
   type DayEntry,
@@ -116,7 +117,7 @@ function MonthGrid(props: { frame: ProjectFrame; view: CalendarView }) {
   const { t, locale } = frame.ctx;
   const base = `/projects/${frame.project.id}/calendar`;
   return (
-    <div class="table-wrap">
+    <div class="table-wrap cal-month-grid">
       <table class="calendar-month" data-calendar-month={view.month}>
         <thead>
           <tr>
@@ -175,40 +176,75 @@ function MonthGrid(props: { frame: ProjectFrame; view: CalendarView }) {
   );
 }
 
-function WeekAgenda(props: { frame: ProjectFrame; view: CalendarView }) {
-  const { frame, view } = props;
+/** One day of an agenda: its heading and its entries, or "nothing" when it has none. */
+function AgendaDay(props: { frame: ProjectFrame; view: CalendarView; day: CalendarDay }) {
+  const { frame, view, day: { date: day, entries } } = props;
   const { t, locale } = frame.ctx;
   return (
+    <li class={day === view.today ? "cal-agenda-day today" : "cal-agenda-day"} data-day={day}>
+      <h3>
+        {weekdayLabel(day, locale, "long")} · {formatDay(day, locale)}
+      </h3>
+      {entries.length === 0
+        ? <p class="muted">{t("calendar.nothing")}</p>
+        : (
+          <ul class="plain cal-agenda">
+            {entries.map((entry) => {
+              const { item } = entry;
+              const done = item.type === "todo" && item.completed;
+              return (
+                <li
+                  class={`cal-agenda-item cal-${item.type}${done ? " done" : ""}`}
+                  data-cal-item={`${item.type}-${item.id}`}
+                >
+                  <span class="cal-when muted">{agendaWhen(entry, t, locale)}</span>
+                  <span class="tag">{t(`calendar.kind.${item.type}`)}</span>
+                  <a href={subjectHref(frame.project.id, item.type, item.id)!}>{item.title}</a>
+                  {done ? <span class="tag done">{t("todos.completed")}</span> : null}
+                </li>
+              );
+            })}
+          </ul>
+        )}
+    </li>
+  );
+}
+
+function WeekAgenda(props: { frame: ProjectFrame; view: CalendarView }) {
+  const { frame, view } = props;
+  return (
     <ol class="plain calendar-week" data-calendar-week={view.week}>
-      {view.weeks[0]!.map(({ date: day, entries }) => (
-        <li class={day === view.today ? "cal-agenda-day today" : "cal-agenda-day"} data-day={day}>
-          <h3>
-            {weekdayLabel(day, locale, "long")} · {formatDay(day, locale)}
-          </h3>
-          {entries.length === 0
-            ? <p class="muted">{t("calendar.nothing")}</p>
-            : (
-              <ul class="plain cal-agenda">
-                {entries.map((entry) => {
-                  const { item } = entry;
-                  const done = item.type === "todo" && item.completed;
-                  return (
-                    <li
-                      class={`cal-agenda-item cal-${item.type}${done ? " done" : ""}`}
-                      data-cal-item={`${item.type}-${item.id}`}
-                    >
-                      <span class="cal-when muted">{agendaWhen(entry, t, locale)}</span>
-                      <span class="tag">{t(`calendar.kind.${item.type}`)}</span>
-                      <a href={subjectHref(frame.project.id, item.type, item.id)!}>{item.title}</a>
-                      {done ? <span class="tag done">{t("todos.completed")}</span> : null}
-                    </li>
-                  );
-                })}
-              </ul>
-            )}
-        </li>
+      {view.weeks[0]!.map((day) => (
+        <AgendaDay
+          key={day.date}
+          frame={frame}
+          view={view}
+          day={day}
+        />
       ))}
     </ol>
+  );
+}
+
+/**
+ * The month as a list for a phone's width (the stylesheet shows it instead of the grid): the
+ * month's days that have entries, in order, from the same view as the grid.
+ */
+function MonthAgenda(props: { frame: ProjectFrame; view: CalendarView }) {
+  const { frame, view } = props;
+  const days = view.weeks.flat().filter((day) =>
+    day.date.startsWith(view.month) && day.entries.length > 0
+  );
+  return (
+    <div class="cal-month-agenda" data-calendar-month-agenda={view.month}>
+      {days.length === 0
+        ? <p class="muted">{frame.ctx.t("calendar.nothingThisMonth")}</p>
+        : (
+          <ol class="plain calendar-week">
+            {days.map((day) => <AgendaDay key={day.date} frame={frame} view={view} day={day} />)}
+          </ol>
+        )}
+    </div>
   );
 }
 
@@ -293,7 +329,12 @@ const calendarPage: AreaPage<CalendarView> = {
         <section class="card calendar" data-calendar data-view={view.view}>
           <CalendarNav frame={frame} view={view} />
           {view.view === "month"
-            ? <MonthGrid frame={frame} view={view} />
+            ? (
+              <>
+                <MonthGrid frame={frame} view={view} />
+                <MonthAgenda frame={frame} view={view} />
+              </>
+            )
             : <WeekAgenda frame={frame} view={view} />}
           <p class="hint">{t("calendar.utcNote")}</p>
         </section>

@@ -1,6 +1,6 @@
 /** What every page knows about its request: the user, language, theme and unread count. */
 import type { Context } from "hono";
-import type { Actor, PublicUser } from "../../domain/accounts.ts";
+import type { Actor, PublicUser, Theme } from "../../domain/accounts.ts";
 import type { Services } from "../../domain/services.ts";
 import type { AppEnv } from "../api/openapi.ts";
 import { preferenceCookies } from "../cookies.ts";
@@ -12,7 +12,7 @@ export interface PageCtx {
   actor: Actor | null;
   t: Translate;
   locale: Locale;
-  theme: "dark" | "light";
+  theme: Theme;
   /** The current path, for highlighting navigation. */
   path: string;
   unread: number;

@@ -49,7 +49,7 @@ function NotificationsPage(props: { ctx: PageCtx; items: Notification[]; total: 
       {props.items.length === 0
         ? <p class="muted">{t("notifications.none")}</p>
         : (
-          <ul class="plain card">
+          <ul class="plain card notifications">
             {props.items.map((n) => (
               <li class="row" data-notification={n.kind}>
                 <a href={link(n)}>{t(`kind.${n.kind}` as MessageKey)}</a>

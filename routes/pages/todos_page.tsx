@@ -160,7 +160,6 @@ function Card(props: { frame: ProjectFrame; card: BoardCard<Item>; today: string
       id={`item-${item.id}`}
       data-item={item.id}
       data-completed={item.completed ? "true" : "false"}
-      draggable={frame.canWrite ? "true" : undefined}
     >
       <div class="card-head">
         {frame.canWrite
@@ -171,6 +170,22 @@ function Card(props: { frame: ProjectFrame; card: BoardCard<Item>; today: string
         <a class="card-title" href={`/projects/${frame.project.id}/todos/${item.id}`}>
           {item.title}
         </a>
+        {
+          /* Where a finger starts a drag (static/kanban.js); the move buttons do the same for
+            the keyboard and screen readers, so it is hidden from them. */
+        }
+        {frame.canWrite
+          ? (
+            <span
+              class="drag-handle"
+              data-drag-handle
+              aria-hidden="true"
+              title={frame.ctx.t("todos.dragHandle")}
+            >
+              ⠿
+            </span>
+          )
+          : null}
       </div>
       <ItemFacts frame={frame} item={item} today={props.today} />
       {frame.canWrite

@@ -139,6 +139,7 @@ Deno.test("the server's own migrations are numbered from 001 with their fixed me
     "013_webhooks.sql",
     "014_staged_import.sql",
     "015_user_stream_notification_levels.sql",
+    "018_theme_system.sql",
   ]);
 });
 
@@ -275,6 +276,49 @@ Deno.test("010 purges files deleted before it, marks comments that went with the
     assert.deepEqual(rows("SELECT deleted_by, purge_started_at FROM projects"), [
       { deleted_by: null, purge_started_at: null },
     ]);
+    await db.close();
+  });
+});
+
+Deno.test("018 lets a user's theme be `system`, keeping every user's theme and their sessions", async () => {
+  await withDir({}, async (dir, path) => {
+    for (const file of readMigrations(MIGRATIONS_DIR).filter((f) => f.version < 18)) {
+      await Deno.copyFile(join(MIGRATIONS_DIR, file.fileName), join(dir, file.fileName));
+    }
+    const db = openDatabase(path);
+    migrate(db, dir, now);
+    const at = "2026-01-01T00:00:00.000Z";
+    db.sql.exec(`
+      INSERT INTO users (id, email, display_name, password_hash, theme, locale, created_at,
+        updated_at) VALUES
+        (1, 'a@example.com', 'A', 'x', 'light', 'ja', '${at}', '${at}'),
+        (2, 'b@example.com', 'B', 'x', 'dark', 'en', '${at}', '${at}');
+      INSERT INTO sessions (id_hash, user_id, issued_at, last_used_at, expires_at)
+        VALUES ('h1', 1, '${at}', '${at}', '${at}');
+    `);
+    const setSystem = () => db.sql.exec("UPDATE users SET theme = 'system' WHERE id = 2");
+    assert.throws(setSystem, /CHECK constraint failed/);
+    const file = readMigrations(MIGRATIONS_DIR).find((f) => f.version === 18)!;
+    await Deno.copyFile(join(MIGRATIONS_DIR, file.fileName), join(dir, file.fileName));
+    assert.deepEqual(migrate(db, dir, now), [18]);
+    const rows = (sql: string) => db.sql.prepare(sql).all().map((r) => ({ ...r }));
+    assert.deepEqual(rows("SELECT id, theme, locale FROM users ORDER BY id"), [
+      { id: 1, theme: "light", locale: "ja" },
+      { id: 2, theme: "dark", locale: "en" },
+    ]);
+    assert.deepEqual(rows("SELECT user_id FROM sessions"), [{ user_id: 1 }]);
+    setSystem();
+    assert.deepEqual(rows("SELECT theme FROM users WHERE id = 2"), [{ theme: "system" }]);
+    assert.throws(
+      () => db.sql.exec("UPDATE users SET theme = 'blue' WHERE id = 1"),
+      /CHECK constraint failed/,
+    );
+    const newUser = () =>
+      db.sql.exec(`INSERT INTO users (id, email, display_name, password_hash, created_at,
+        updated_at) VALUES (3, 'c@example.com', 'C', 'x', '${at}', '${at}')`);
+    newUser();
+    assert.deepEqual(rows("SELECT theme FROM users WHERE id = 3"), [{ theme: "dark" }]);
+    assert.deepEqual(rows("PRAGMA foreign_key_check"), []);
     await db.close();
   });
 });

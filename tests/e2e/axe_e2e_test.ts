@@ -1,6 +1,6 @@
 /**
- * axe-core on every page, in both themes and both languages: no serious or critical
- * violation. axe is read from the installed npm package and put into the page; nothing is
+ * axe-core on every page, in both themes and both languages, and in the `system` theme under a
+ * light and a dark device: no serious or critical violation. axe is read from the installed npm package and put into the page; nothing is
  * downloaded while the test runs.
  */
 import assert from "node:assert/strict";
@@ -174,18 +174,29 @@ browserTest(
       const [name, value] = ann.split("=") as [string, string];
       await context.addCookies([{ name, value, url: t.baseUrl }]);
       const page = await context.newPage();
-      for (const locale of ["en", "ja"]) {
-        for (const theme of ["dark", "light"]) {
-          await ok("PATCH", "/api/users/me", { locale, theme });
-          for (const path of paths) {
-            const res = await page.goto(`${t.baseUrl}${path}`);
-            assert.equal(res?.status(), 200, `${locale} ${theme} ${path}`);
-            for (const v of await seriousViolations(page)) {
-              const where = v.nodes.slice(0, 3).map((n) =>
-                `${n.target.join(" ")}${n.failureSummary ? ` (${n.failureSummary})` : ""}`
-              ).join("; ");
-              found.push(`${locale} ${theme} ${path}: ${v.impact} ${v.id} ${v.help}: ${where}`);
-            }
+      // Each theme in each language on every page. `system` draws the same colours as light or
+      // dark by a media query, so a few pages under a light and a dark device show it does.
+      const some = ["/", `${q}/todos`, `${q}/calendar?month=2026-11`, "/settings"];
+      const runs: Array<[string, string, "light" | "dark"]> = [
+        ["en", "dark", "dark"],
+        ["en", "light", "dark"],
+        ["ja", "dark", "dark"],
+        ["ja", "light", "dark"],
+        ["en", "system", "light"],
+        ["en", "system", "dark"],
+      ];
+      for (const [locale, theme, scheme] of runs) {
+        await ok("PATCH", "/api/users/me", { locale, theme });
+        await page.emulateMedia({ colorScheme: scheme });
+        for (const path of theme === "system" ? some : paths) {
+          const res = await page.goto(`${t.baseUrl}${path}`);
+          const run = `${locale} ${theme}${theme === "system" ? `/${scheme}` : ""}`;
+          assert.equal(res?.status(), 200, `${run} ${path}`);
+          for (const v of await seriousViolations(page)) {
+            const where = v.nodes.slice(0, 3).map((n) =>
+              `${n.target.join(" ")}${n.failureSummary ? ` (${n.failureSummary})` : ""}`
+            ).join("; ");
+            found.push(`${run} ${path}: ${v.impact} ${v.id} ${v.help}: ${where}`);
           }
         }
       }

@@ -164,3 +164,97 @@ browserTest("kanban: the move buttons work with JavaScript turned off", async ()
     await page.waitForSelector("[data-item] .card-title:has-text('Made without script')");
   });
 });
+
+browserTest(
+  "kanban on a phone: a finger drags a card by its handle to another column and the server has it there",
+  async () => {
+    await withBrowser(async (t, browser) => {
+      const ann = await register(t, "ann@example.com", "Ann");
+      const project = (await call(t, ann, "POST", "/api/projects", { name: "Touch" })).json
+        .project;
+      const columns = (await call(t, ann, "GET", `/api/projects/${project.id}/todos/columns`))
+        .json.items as Array<{ id: number }>;
+      const [todo, doing] = columns.map((c) => c.id) as [number, number];
+      const ids: number[] = [];
+      for (const title of ["Alpha", "Beta"]) {
+        ids.push(
+          (await call(t, ann, "POST", `/api/projects/${project.id}/todos/items`, { title })).json
+            .item.id,
+        );
+      }
+      const [alpha, beta] = ids as [number, number];
+      const apiColumn = async (id: number) =>
+        (await call(t, ann, "GET", `/api/projects/${project.id}/todos/items/${id}`)).json.item
+          .columnId;
+
+      const page = await pageAs(browser, t, ann, {
+        context: { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true },
+      });
+      const errors: string[] = [];
+      page.on("pageerror", (error) => errors.push(error.message));
+      const requests: string[] = [];
+      page.on("request", (r) => {
+        if (r.method() === "POST") requests.push(new URL(r.url()).pathname);
+      });
+      await page.goto(`${t.baseUrl}/projects/${project.id}/todos`);
+      await page.waitForSelector("body[data-stream=open]");
+      // Real touch input through the browser's input pipeline, as a phone sends it.
+      const cdp = await page.context().newCDPSession(page);
+      const touch = (
+        type: "touchStart" | "touchMove" | "touchEnd",
+        points: Array<{ x: number; y: number }>,
+      ) => cdp.send("Input.dispatchTouchEvent", { type, touchPoints: points });
+      const centre = (selector: string) =>
+        page.$eval(selector, (el) => {
+          const r = el.getBoundingClientRect();
+          return { x: r.left + r.width / 2, y: r.top + r.height / 2 };
+        });
+      const swipe = async (from: { x: number; y: number }, to: { x: number; y: number }) => {
+        await touch("touchStart", [from]);
+        for (let i = 1; i <= 10; i++) {
+          await touch("touchMove", [{
+            x: from.x + (to.x - from.x) * i / 10,
+            y: from.y + (to.y - from.y) * i / 10,
+          }]);
+        }
+        await touch("touchEnd", []);
+      };
+      assert.equal(
+        await page.evaluate(
+          `getComputedStyle(document.querySelector("[data-drag-handle]")).touchAction`,
+        ),
+        "none",
+      );
+      assert.equal(
+        await page.evaluate(
+          `getComputedStyle(document.querySelector('[data-item="${alpha}"]')).touchAction`,
+        ),
+        "auto",
+      );
+
+      // A finger on the card's text, not its handle, moves nothing.
+      const title = await centre(`[data-item="${beta}"] .card-facts`);
+      await swipe(title, { x: title.x, y: title.y + 120 });
+      await page.waitForTimeout(300);
+      assert.deepEqual(requests, []);
+      assert.equal(await apiColumn(beta), todo);
+
+      // Alpha's handle, dragged onto the In progress column (partly in sight at 390 px).
+      const from = await centre(`[data-item="${alpha}"] [data-drag-handle]`);
+      const list = await page.$eval(`[data-column-items="${doing}"]`, (el) => {
+        const r = el.getBoundingClientRect();
+        return { x: Math.min(r.left + 30, 390 - 50), y: r.top + r.height / 2 };
+      });
+      await Promise.all([
+        page.waitForResponse((r) => r.url().endsWith("/todos/items/reorder") && r.ok()),
+        swipe(from, list),
+      ]);
+      assert.equal(await apiColumn(alpha), doing);
+      assert.equal(await apiColumn(beta), todo);
+      await until(page, doing, [alpha]);
+      await until(page, todo, [beta]);
+      assert.equal(await page.$$eval(".kanban-card.dragging", (els) => els.length), 0);
+      assert.deepEqual(errors, []);
+    });
+  },
+);

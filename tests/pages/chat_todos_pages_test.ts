@@ -415,7 +415,7 @@ Deno.test("the board fragment is the board alone; viewers get no buttons and can
     const read = await page(t, viewer.cookie, `/projects/${project.id}/todos`);
     assert.equal(read.status, 200);
     assert.match(read.html, new RegExp(`data-item="${item.id}"`));
-    assert.doesNotMatch(read.html, /data-kanban-move|data-todo-create|draggable/);
+    assert.doesNotMatch(read.html, /data-kanban-move|data-todo-create|draggable|data-drag-handle/);
     const cols = await columns(t, alice.cookie, project.id);
     const refused = await post(t, viewer.cookie, `/projects/${project.id}/todos/${item.id}/move`, {
       columnId: String(cols[1].id),

@@ -32,7 +32,8 @@ export function Layout(props: { ctx: PageCtx; title: string; children: Child }) 
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <meta name="color-scheme" content={ctx.theme} />
+        {/* `system`: the stylesheet picks light or dark by prefers-color-scheme, before paint. */}
+        <meta name="color-scheme" content={ctx.theme === "system" ? "light dark" : ctx.theme} />
         <title>{`${props.title} · ${t("app.name")}`}</title>
         <link rel="icon" href="/static/favicon.svg" type="image/svg+xml" />
         <link rel="stylesheet" href="/static/app.css" />

@@ -1,0 +1,168 @@
+/**
+ * A server filled so that every page has something on it (long names and Japanese titles being
+ * the hard case for a narrow screen), and the list of those pages: for the browser tests that
+ * visit every page.
+ */
+import assert from "node:assert/strict";
+import type { Json } from "../helpers/api.ts";
+import type { TestServer } from "../helpers/app.ts";
+
+/** What `seedEveryPage` made: the accounts' cookies, the project and every page's path. */
+export interface EveryPage {
+  /** `session=…` of the admin, who sees every page. */
+  ann: string;
+  /** `session=…` of a member. */
+  bo: string;
+  projectId: number;
+  /** The pages a signed-in admin sees, each answering 200. */
+  paths: string[];
+  /** The pages for a visitor without a session. */
+  publicPaths: string[];
+}
+
+/** A JSON (or multipart) call to the server; answers the status, body and any new session. */
+export async function callJson(
+  baseUrl: string,
+  method: string,
+  path: string,
+  cookie: string | null,
+  body?: unknown,
+): Promise<{ status: number; json: Json; cookie: string | null }> {
+  const multipart = body instanceof FormData;
+  const res = await fetch(`${baseUrl}${path}`, {
+    method,
+    headers: {
+      ...(body === undefined || multipart ? {} : { "content-type": "application/json" }),
+      ...(cookie ? { cookie } : {}),
+      origin: baseUrl,
+    },
+    ...(body === undefined ? {} : { body: multipart ? body : JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  const set = res.headers.getSetCookie().find((c) => c.startsWith("session="));
+  return {
+    status: res.status,
+    json: text ? JSON.parse(text) : {},
+    cookie: set ? set.split(";")[0]! : null,
+  };
+}
+
+/**
+ * Registers an admin and a member and gives one project an entry in every area, a note in the
+ * trash, a token, a webhook and notifications. The server needs
+ * `WEBHOOK_ALLOW_HOSTS=127.0.0.1` for the webhook.
+ */
+export async function seedEveryPage(t: TestServer): Promise<EveryPage> {
+  const register = async (email: string, displayName: string) => {
+    const res = await callJson(t.baseUrl, "POST", "/api/auth/register", null, {
+      email,
+      password: "correct horse battery",
+      displayName,
+    });
+    assert.equal(res.status, 201);
+    return { cookie: res.cookie!, id: res.json.user.id as number };
+  };
+  // The first account is the admin.
+  const ann = (await register("ann.with.a.rather.long.address@example.com", "Ann Longname"))
+    .cookie;
+  const bo = await register("bo@example.com", "ボー・ジャクソン");
+  const ok = async (method: string, path: string, body?: unknown, cookie = ann) => {
+    const res = await callJson(t.baseUrl, method, path, cookie, body);
+    assert.ok(res.status < 300, `${method} ${path}: ${res.status} ${JSON.stringify(res.json)}`);
+    return res.json;
+  };
+  const { project } = await ok("POST", "/api/projects", {
+    name: "四半期計画とマーケティング戦略の見直し",
+    description: "A long description of the project that goes on for a while, with a " +
+      "[link](https://example.com/a/rather/long/path/that/does/not/break) in it.",
+  });
+  const p = `/api/projects/${project.id}`;
+  await ok("POST", `${p}/members`, { email: "bo@example.com", role: "member" });
+  const { thread } = await ok("POST", `${p}/board/threads`, {
+    title: "Kick-off for the quarterly planning review",
+    body: "Agenda below, see [the notes](https://example.com).",
+    category: "announcement",
+  });
+  await ok("POST", `${p}/board/threads/${thread.id}/comments`, { body: "Thanks" });
+  const { note } = await ok("POST", `${p}/notes`, {
+    title: "Plan",
+    body: "# Plan\n\n- one\n- two",
+    tags: ["plan"],
+  });
+  const { note: gone } = await ok("POST", `${p}/notes`, { title: "Old plan", body: "x" });
+  await ok("DELETE", `${p}/notes/${gone.id}`);
+  const { milestone } = await ok("POST", `${p}/milestones`, {
+    title: "Beta release",
+    dueDate: "2026-11-28",
+  });
+  const { item } = await ok("POST", `${p}/todos/items`, {
+    title: "プレゼン資料の最終確認と印刷、会議室の予約",
+    priority: "low",
+    milestoneId: milestone.id,
+    dueDate: "2026-11-26",
+    tags: ["slides"],
+  });
+  await ok("POST", `${p}/todos/items`, { title: "Book room", priority: "high" });
+  const upload = new FormData();
+  upload.set("file", new File(["hello"], "a-file-with-a-long-name.txt", { type: "text/plain" }));
+  await ok("POST", `${p}/files`, upload);
+  const { event } = await ok("POST", `${p}/calendar/events`, {
+    title: "Quarterly planning review with the whole team",
+    startAt: "2026-11-24T10:00:00Z",
+    endAt: "2026-11-24T11:00:00Z",
+  });
+  const { meeting } = await ok("POST", `${p}/meetings`, {
+    title: "Weekly",
+    startAt: "2026-11-25T10:00:00Z",
+    endAt: "2026-11-25T11:00:00Z",
+    inviteeIds: [bo.id],
+  });
+  await ok("POST", "/api/tokens", { name: "CI", scope: "read" });
+  await ok("POST", `${p}/webhooks`, { url: "http://127.0.0.1:9/collab", events: ["*"] });
+  await ok("POST", `${p}/chat/messages`, { text: "@bo@example.com hello, the plan is ready" });
+  // Bo's mention of Ann puts a notification on Ann's list.
+  await ok(
+    "POST",
+    `${p}/chat/messages`,
+    { text: "@ann.with.a.rather.long.address@example.com" },
+    bo.cookie,
+  );
+
+  const q = `/projects/${project.id}`;
+  return {
+    ann,
+    bo: bo.cookie,
+    projectId: project.id,
+    paths: [
+      "/",
+      "/projects",
+      "/projects?archived=true",
+      q,
+      `${q}/board`,
+      `${q}/board/${thread.id}`,
+      `${q}/notes`,
+      `${q}/notes/${note.id}`,
+      `${q}/chat`,
+      `${q}/todos`,
+      `${q}/todos/${item.id}`,
+      `${q}/files`,
+      `${q}/calendar?month=2026-11`,
+      `${q}/calendar?view=week&week=2026-11-23`,
+      `${q}/calendar/events/${event.id}`,
+      `${q}/milestones`,
+      `${q}/meetings`,
+      `${q}/meetings/${meeting.id}`,
+      `${q}/activity`,
+      `${q}/search?q=plan`,
+      `${q}/trash`,
+      `${q}/webhooks`,
+      "/search?q=plan",
+      "/notifications",
+      "/settings",
+      "/settings/tokens",
+      "/settings/calendar",
+      "/admin",
+    ],
+    publicPaths: ["/login", "/register"],
+  };
+}

@@ -269,6 +269,19 @@ export function readAttachments(
   return result;
 }
 
+/** The checklist entries of each of `itemIds`, in checklist order. */
+export function readChecklists(r: SqlReader, itemIds: number[]): Map<number, RawRow[]> {
+  const result = new Map<number, RawRow[]>(itemIds.map((id) => [id, []]));
+  if (itemIds.length === 0) return result;
+  const rows = statement(
+    r.sql,
+    `SELECT item_id, text, done, created_at, updated_at FROM todo_checklist_entries
+     WHERE item_id IN (SELECT value FROM json_each(?)) ORDER BY item_id, position, id`,
+  ).all(JSON.stringify(itemIds)) as RawRow[];
+  for (const row of rows) result.get(row.item_id as number)?.push(row);
+  return result;
+}
+
 // ---------------------------------------------------------------------------------------
 // Writing (import). Everything runs inside the caller's transaction.
 
@@ -611,6 +624,27 @@ export function insertImportedItem(
       i.updatedAt,
       HIDDEN,
     ],
+  );
+}
+
+/** Inserts an imported checklist entry of an imported item (at `position` of its list). */
+export function insertImportedChecklistEntry(
+  db: Database,
+  e: {
+    projectId: number;
+    itemId: number;
+    text: string;
+    done: boolean;
+    position: number;
+    createdAt: string;
+    updatedAt: string;
+  },
+): number {
+  return insertRow(
+    db,
+    "todo_checklist_entries",
+    ["project_id", "item_id", "text", "done", "position", "created_at", "updated_at"],
+    [e.projectId, e.itemId, e.text, e.done ? 1 : 0, e.position, e.createdAt, e.updatedAt],
   );
 }
 

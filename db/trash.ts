@@ -431,7 +431,8 @@ export function expiredProjectIds(db: Database, cutoff: string): number[] {
 
 /**
  * The tables a project's rows are deleted from, children before their parents (comments
- * before threads, items before columns and milestones), so that no delete cascades far.
+ * before threads, checklist entries before items, items before columns and milestones), so
+ * that no delete cascades far.
  */
 const KNOWN_PROJECT_TABLES = [
   "attachments",
@@ -441,6 +442,7 @@ const KNOWN_PROJECT_TABLES = [
   "chat_messages",
   "meetings",
   "calendar_events",
+  "todo_checklist_entries",
   "todo_items",
   "todo_columns",
   "milestones",

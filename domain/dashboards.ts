@@ -28,6 +28,7 @@ import type { Activity } from "./activity.ts";
 import type { DomainContext } from "./actions.ts";
 import { addDays } from "./days.ts";
 import type { Attachments } from "./attachments.ts";
+import { checklistSummaries } from "./checklists.ts";
 import { DomainError } from "./errors.ts";
 import type { Thread } from "./board.ts";
 import type { Message } from "./chat.ts";
@@ -73,8 +74,14 @@ export function createDashboards(ctx: DomainContext, attachments: Attachments) {
   const { db, clock } = ctx;
 
   const items = (rows: ItemRow[]): Item[] => {
-    const files = attachments.of("item", rows.map((r) => r.id));
-    return rows.map((r) => ({ ...r, attachments: files.get(r.id) ?? [] }));
+    const ids = rows.map((r) => r.id);
+    const files = attachments.of("item", ids);
+    const checklist = checklistSummaries(db, ids);
+    return rows.map((r) => ({
+      ...r,
+      attachments: files.get(r.id) ?? [],
+      checklist: checklist(r.id),
+    }));
   };
 
   return {

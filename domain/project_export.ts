@@ -11,6 +11,7 @@ import {
   type PagedKind,
   type RawRow,
   readAttachments,
+  readChecklists,
   readMembers,
   readPage,
   readProject,
@@ -90,14 +91,27 @@ const bool = (v: unknown) => v === 1;
 const attached = (a: Map<number, ArchiveFileRow[]>, r: RawRow) =>
   (a.get(r.id as number) ?? []).map(fileView);
 const tags = (v: unknown) => JSON.parse(v as string) as string[];
+/** An item's checklist entries as the archive holds them, in order (no ids: nothing names one). */
+const entries = (c: Map<number, RawRow[]>, r: RawRow) =>
+  (c.get(r.id as number) ?? []).map((e) => ({
+    text: e.text,
+    done: bool(e.done),
+    createdAt: e.created_at,
+    updatedAt: e.updated_at,
+  }));
 
 /**
  * Each kind's element of project.json: the resource as the API shows it, with users named
- * by email (`author`, `creator`, `assignee`, `uploader`, `actor`, `invitees`).
+ * by email (`author`, `creator`, `assignee`, `uploader`, `actor`, `invitees`). An item
+ * also holds its checklist's entries (`checklistEntries`).
  */
 const EXPORTS: Record<
   ArchiveKind,
-  (row: RawRow, attachments: Map<number, ArchiveFileRow[]>) => unknown
+  (
+    row: RawRow,
+    attachments: Map<number, ArchiveFileRow[]>,
+    checklists: Map<number, RawRow[]>,
+  ) => unknown
 > = {
   threads: (r, a) => ({
     id: r.id,
@@ -151,26 +165,34 @@ const EXPORTS: Record<
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   }),
-  items: (r, a) => ({
-    id: r.id,
-    projectId: r.project_id,
-    columnId: r.column_id,
-    creator: r.creator_email,
-    title: r.title,
-    description: r.description,
-    assignee: r.assignee_email,
-    priority: r.priority,
-    startDate: r.start_date,
-    dueDate: r.due_date,
-    tags: tags(r.tags),
-    orderIndex: r.order_index,
-    completed: bool(r.completed),
-    completedAt: r.completed_at,
-    milestoneId: r.milestone_id,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-    attachments: attached(a, r),
-  }),
+  items: (r, a, c) => {
+    const checklistEntries = entries(c, r);
+    return {
+      id: r.id,
+      projectId: r.project_id,
+      columnId: r.column_id,
+      creator: r.creator_email,
+      title: r.title,
+      description: r.description,
+      assignee: r.assignee_email,
+      priority: r.priority,
+      startDate: r.start_date,
+      dueDate: r.due_date,
+      tags: tags(r.tags),
+      orderIndex: r.order_index,
+      completed: bool(r.completed),
+      completedAt: r.completed_at,
+      milestoneId: r.milestone_id,
+      createdAt: r.created_at,
+      updatedAt: r.updated_at,
+      attachments: attached(a, r),
+      checklist: {
+        done: checklistEntries.filter((e) => e.done).length,
+        total: checklistEntries.length,
+      },
+      checklistEntries,
+    };
+  },
   milestones: (r) => ({
     id: r.id,
     projectId: r.project_id,
@@ -251,10 +273,12 @@ function* projectJson(
     let first = true;
     const subject = ATTACHABLE[kind];
     for (const rows of pages(r, kind, projectId)) {
+      const ids = rows.map((row) => row.id as number);
       const attachments = subject
-        ? readAttachments(r, subject, rows.map((row) => row.id as number))
+        ? readAttachments(r, subject, ids)
         : new Map<number, ArchiveFileRow[]>();
-      const parts = rows.map((row) => JSON.stringify(EXPORTS[kind](row, attachments)));
+      const checklists = kind === "items" ? readChecklists(r, ids) : new Map<number, RawRow[]>();
+      const parts = rows.map((row) => JSON.stringify(EXPORTS[kind](row, attachments, checklists)));
       yield (first ? "\n  " : ",\n  ") + parts.join(",\n  ");
       first = false;
     }

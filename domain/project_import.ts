@@ -25,6 +25,7 @@ import {
   importingProjectIds,
   insertImportedActivity,
   insertImportedAttachments,
+  insertImportedChecklistEntry,
   insertImportedColumn,
   insertImportedComment,
   insertImportedEvent,
@@ -46,6 +47,7 @@ import { deleteProjectRowsWithin, type PurgeBudget } from "../db/trash.ts";
 import { findProject, insertMember } from "../db/projects.ts";
 import { type Actor, normaliseEmail } from "./accounts.ts";
 import type { DomainContext } from "./actions.ts";
+import { CHECKLIST_MAX_ENTRIES, CHECKLIST_TEXT_MAX } from "./checklists.ts";
 import { DomainError } from "./errors.ts";
 import { allowedType, headMatches } from "./file_types.ts";
 import { shortenName } from "./files.ts";
@@ -105,6 +107,15 @@ const MemberSchema = z.object({
   role: z.enum(["owner", "member", "viewer"]),
 });
 
+/** An item's checklist entry: as the API takes it (archives before checklists have none). */
+const ChecklistEntry = z.object({
+  text: z.string().trim().min(1, "Cannot be blank").max(CHECKLIST_TEXT_MAX).pipe(
+    text(CHECKLIST_TEXT_MAX),
+  ),
+  done: z.boolean(),
+  ...Stamps,
+});
+
 const SubjectType = z.enum(
   Object.keys(SUBJECT_KINDS) as [keyof typeof SUBJECT_KINDS, ...Array<keyof typeof SUBJECT_KINDS>],
 );
@@ -161,6 +172,7 @@ const ELEMENTS = {
     completedAt: Timestamp.nullable(),
     milestoneId: Id.nullable(),
     attachments: Attachments,
+    checklistEntries: z.array(ChecklistEntry).max(CHECKLIST_MAX_ENTRIES).default([]),
     ...Stamps,
   }),
   milestones: z.object({
@@ -747,6 +759,9 @@ function* writeSteps(
         milestoneId: e.milestoneId === null ? null : newId("milestones", e.milestoneId),
       });
       attach("item", id, e.attachments);
+      e.checklistEntries.forEach((entry, position) =>
+        insertImportedChecklistEntry(db, { ...entry, projectId, itemId: id, position })
+      );
       return id;
     },
     events: (e) => insertImportedEvent(db, { projectId, creatorId: userOf(e.creator), ...e }),

@@ -14,6 +14,7 @@ import { createBoard } from "./board.ts";
 import { createCalendar } from "./calendar.ts";
 import { createCalendarFeeds } from "./calendar_feeds.ts";
 import { createChat } from "./chat.ts";
+import { createChecklists } from "./checklists.ts";
 import { createDashboards } from "./dashboards.ts";
 import { EventHub } from "./event_hub.ts";
 import { createFilePreviews } from "./file_previews.ts";
@@ -113,6 +114,7 @@ export function createServices(deps: ServiceDeps) {
     notes: createNotes(ctx),
     chat: createChat(ctx, attachments),
     todos: createTodos(ctx, attachments),
+    checklists: createChecklists(ctx),
     milestones: createMilestones(ctx),
     calendar: createCalendar(ctx),
     meetings: createMeetings(ctx),

@@ -32,6 +32,7 @@ import { projectAccess, requireWrite } from "./access.ts";
 import type { Actor } from "./accounts.ts";
 import { type DomainContext, type Effects, runAction } from "./actions.ts";
 import type { Attachments } from "./attachments.ts";
+import { checklistSummaries, type ChecklistSummary } from "./checklists.ts";
 import { DomainError, invalid, outOfOrder } from "./errors.ts";
 import type { FileInfo } from "./files.ts";
 import { cleanTags } from "./notes.ts";
@@ -40,8 +41,8 @@ import type { TrashRef } from "./trash.ts";
 
 export type { ColumnRow as Column, Priority };
 
-/** A to-do item as the API shows it. */
-export type Item = ItemRow & { attachments: FileInfo[] };
+/** A to-do item as the API shows it: with its attachments and how much of its checklist is done. */
+export type Item = ItemRow & { attachments: FileInfo[]; checklist: ChecklistSummary };
 
 const STANDARD: Array<[ColumnKey, string]> = [
   ["todo", "To Do"],
@@ -93,8 +94,14 @@ export function createTodos(ctx: DomainContext, attachments: Attachments) {
   const { db } = ctx;
 
   const withFiles = (rows: ItemRow[]): Item[] => {
-    const files = attachments.of("item", rows.map((r) => r.id));
-    return rows.map((r) => ({ ...r, attachments: files.get(r.id) ?? [] }));
+    const ids = rows.map((r) => r.id);
+    const files = attachments.of("item", ids);
+    const checklist = checklistSummaries(db, ids);
+    return rows.map((r) => ({
+      ...r,
+      attachments: files.get(r.id) ?? [],
+      checklist: checklist(r.id),
+    }));
   };
   const item = (projectId: number, id: number): ItemRow => {
     const row = findItem(db, projectId, id);

@@ -15,6 +15,7 @@ import { adminRoutes } from "./admin.ts";
 import { authRoutes } from "./auth.ts";
 import { boardRoutes } from "./board.ts";
 import { calendarFeedRoutes } from "./calendar_feed.ts";
+import { checklistRoutes } from "./checklists.ts";
 import { chatRoutes } from "./chat.ts";
 import { dashboardRoutes } from "./dashboards.ts";
 import { registerOpenApiDocument } from "./document.ts";
@@ -62,6 +63,7 @@ export function api(services: Services, options: ApiOptions): OpenAPIHono<AppEnv
   app.route("/", streamRoutes(services));
   app.route("/", chatRoutes(services));
   app.route("/", todoRoutes(services));
+  app.route("/", checklistRoutes(services));
   app.route("/", searchRoutes(services));
   app.route("/", dashboardRoutes(services));
   app.route("/", planningRoutes(services));

@@ -85,6 +85,13 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   "DELETE /api/projects/{projectId}/todos/items/{itemId}": "deleteTodo",
   "POST /api/projects/{projectId}/todos/items/{itemId}/toggle-complete": "toggleTodoComplete",
   "POST /api/projects/{projectId}/todos/items/{itemId}/move": "moveTodo",
+  "GET /api/projects/{projectId}/todos/items/{itemId}/checklist": "listChecklist",
+  "POST /api/projects/{projectId}/todos/items/{itemId}/checklist": "addChecklistEntry",
+  "POST /api/projects/{projectId}/todos/items/{itemId}/checklist/reorder": "reorderChecklist",
+  "PATCH /api/projects/{projectId}/todos/items/{itemId}/checklist/{entryId}":
+    "updateChecklistEntry",
+  "DELETE /api/projects/{projectId}/todos/items/{itemId}/checklist/{entryId}":
+    "deleteChecklistEntry",
 
   "GET /api/projects/{projectId}/search": "searchProject",
   "GET /api/projects/{projectId}/dashboard": "getProjectDashboard",

@@ -199,6 +199,23 @@ export const ColumnSchema = z.object({
 /** A to-do priority. */
 export const PrioritySchema = z.enum(["low", "normal", "high"]);
 
+/** How much of a to-do item's checklist is done (0 of 0 without one). */
+export const ChecklistSummarySchema = z.object({
+  done: z.number().int().min(0),
+  total: z.number().int().min(0),
+}).openapi("ChecklistSummary");
+
+/** A checklist entry of a to-do item. */
+export const ChecklistEntrySchema = z.object({
+  id: IdOut,
+  itemId: IdOut,
+  text: z.string(),
+  done: z.boolean(),
+  position: z.number().int().min(0),
+  createdAt: TimestampOut,
+  updatedAt: TimestampOut,
+}).openapi("ChecklistEntry");
+
 /** A to-do item. */
 export const ItemSchema = z.object({
   id: IdOut,
@@ -219,4 +236,5 @@ export const ItemSchema = z.object({
   createdAt: TimestampOut,
   updatedAt: TimestampOut,
   attachments: z.array(FileSchema),
+  checklist: ChecklistSummarySchema,
 }).openapi("TodoItem");

@@ -4,6 +4,7 @@ import type { Services } from "../../domain/services.ts";
 import type { Item } from "../../domain/todos.ts";
 import { actorOf, apiApp, errors, Id, IdQuery, jsonRequest, jsonResponse } from "./openapi.ts";
 import {
+  ChecklistEntrySchema,
   ColumnSchema,
   FileIdsSchema,
   FileSchema,
@@ -18,6 +19,7 @@ const ColumnParam = z.object({ projectId: Id, columnId: Id });
 const ItemParam = z.object({ projectId: Id, itemId: Id });
 const base = "/api/projects/{projectId}/todos";
 const ItemBody = z.object({ item: ItemSchema, attachments: z.array(FileSchema) });
+const ItemWithChecklist = ItemBody.extend({ checklist: z.array(ChecklistEntrySchema) });
 const ColumnName = z.object({ name: z.string().trim().min(1, "Cannot be blank").max(100) });
 const DateField = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "Use a date like 2026-11-22").openapi({
   format: "date",
@@ -140,9 +142,9 @@ const get = createRoute({
   method: "get",
   path: `${base}/items/{itemId}`,
   tags,
-  summary: "An item with its attachments",
+  summary: "An item with its attachments and its checklist's entries in order",
   request: { params: ItemParam },
-  responses: { 200: jsonResponse(ItemBody, "The item"), ...errors(400, 401, 404) },
+  responses: { 200: jsonResponse(ItemWithChecklist, "The item"), ...errors(400, 401, 404) },
 });
 
 const update = createRoute({
@@ -206,7 +208,7 @@ const num = (v: string | undefined) => v === undefined ? null : Number(v);
 
 /** The to-do routes. */
 export function todoRoutes(services: Services) {
-  const { todos } = services;
+  const { todos, checklists } = services;
   const body = (item: Item) => ({ item, attachments: item.attachments });
   return apiApp()
     .openapi(
@@ -258,7 +260,11 @@ export function todoRoutes(services: Services) {
     })
     .openapi(get, (c) => {
       const { projectId, itemId } = c.req.valid("param");
-      return c.json(body(todos.get(actorOf(c), projectId, itemId)), 200);
+      const item = todos.get(actorOf(c), projectId, itemId);
+      return c.json(
+        { ...body(item), checklist: checklists.list(actorOf(c), projectId, itemId) },
+        200,
+      );
     })
     .openapi(update, (c) => {
       const { projectId, itemId } = c.req.valid("param");

@@ -2,9 +2,11 @@
  * The to-do pages: a kanban board (columns in position order, cards in order) with a create
  * form and, on every card, move buttons (← → ↑ ↓) and a complete toggle that are plain
  * forms, so the board works without JavaScript and from the keyboard; and an item page with
- * its attachments, an edit form and an upload form. `static/kanban.js` adds drag and drop
- * and live updates, re-rendering from `?fragment=1` (the board alone, same markup).
+ * its attachments, its checklist (add, check, rename, move and delete entries, each a plain
+ * form too), an edit form and an upload form. `static/kanban.js` adds drag and drop and live
+ * updates, re-rendering from `?fragment=1` (the board alone, same markup).
  */
+import type { ChecklistEntry } from "../../domain/checklists.ts";
 import { invalid } from "../../domain/errors.ts";
 import type { FileInfo } from "../../domain/files.ts";
 import type { Milestone } from "../../domain/milestones.ts";
@@ -12,6 +14,7 @@ import type { Services } from "../../domain/services.ts";
 import type { BoardCard, BoardLane, BoardPlace, Direction } from "../../domain/todo_board.ts";
 import { type Column, hasStandardName, type Item, type Priority } from "../../domain/todos.ts";
 import { MoveInput, TodoInput } from "../api/todos.ts";
+import { ChecklistEntryInput, ChecklistEntryPatch } from "../api/checklists.ts";
 import type { Translate } from "../i18n/i18n.ts";
 import { type AreaPage, areaRoutes, nameOf, paramId, type ProjectFrame } from "./kit/area.tsx";
 import { AttachmentItem, BackLink, Due, Facts, Markdown, Time } from "./kit/content.tsx";
@@ -152,6 +155,180 @@ function ItemFacts(props: { frame: ProjectFrame; item: Item; today: string }) {
   );
 }
 
+/** A card's `✓ 2/5` when its item has a checklist, read out as "Checklist: 2 of 5 done". */
+function ChecklistCount(props: { frame: ProjectFrame; item: Item }) {
+  const { done, total } = props.item.checklist;
+  if (total === 0) return null;
+  const label = props.frame.ctx.t("todos.checklistBadge", { done, total });
+  return (
+    <p
+      class={done === total ? "checklist-count all-done" : "checklist-count"}
+      data-checklist-count={`${done}/${total}`}
+      title={label}
+    >
+      <span aria-hidden="true">✓ {done}/{total}</span>
+      <span class="visually-hidden">{label}</span>
+    </p>
+  );
+}
+
+/** One checklist entry: its check box, text, and (for editors) rename, move and delete forms. */
+function ChecklistRow(
+  props: {
+    frame: ProjectFrame;
+    base: string;
+    entry: ChecklistEntry;
+    first: boolean;
+    last: boolean;
+    shown: Shown;
+  },
+) {
+  const { frame, entry } = props;
+  const { t } = frame.ctx;
+  const action = `${props.base}/checklist/${entry.id}`;
+  const words = { text: entry.text };
+  const toggle = entry.done ? t("todos.checklistUncheck", words) : t("todos.checklistCheck", words);
+  const rename = formState(props.shown, `checklist-${entry.id}`, { text: entry.text });
+  const move = (by: -1 | 1, arrow: string, label: string, disabled: boolean) => (
+    <form class="inline" method="post" action={`${action}/move`}>
+      <input type="hidden" name="by" value={String(by)} />
+      <button
+        class="secondary small"
+        type="submit"
+        aria-label={label}
+        title={label}
+        disabled={disabled}
+      >
+        {arrow}
+      </button>
+    </form>
+  );
+  return (
+    <li
+      class={entry.done ? "checklist-entry done" : "checklist-entry"}
+      data-checklist-entry={entry.id}
+      data-done={entry.done ? "true" : "false"}
+    >
+      <div class="row">
+        {frame.canWrite
+          ? (
+            <form class="inline" method="post" action={`${action}/toggle`}>
+              <input type="hidden" name="done" value={entry.done ? "false" : "true"} />
+              <button
+                class="check"
+                type="submit"
+                aria-label={toggle}
+                title={toggle}
+                aria-pressed={entry.done ? "true" : "false"}
+              >
+                {entry.done ? "✓" : ""}
+              </button>
+            </form>
+          )
+          : entry.done
+          ? <span class="check done" aria-hidden="true">✓</span>
+          : <span class="check" aria-hidden="true"></span>}
+        <span class="checklist-text">
+          {entry.text}
+          {!frame.canWrite && entry.done
+            ? <span class="visually-hidden">({t("todos.completed")})</span>
+            : null}
+        </span>
+        {frame.canWrite
+          ? (
+            <span class="checklist-actions row">
+              {move(-1, "↑", t("todos.checklistUp", words), props.first)}
+              {move(1, "↓", t("todos.checklistDown", words), props.last)}
+              <form class="inline" method="post" action={`${action}/delete`}>
+                <button
+                  class="secondary small"
+                  type="submit"
+                  aria-label={t("todos.checklistDeleteLabel", words)}
+                >
+                  {t("todos.checklistDelete")}
+                </button>
+              </form>
+            </span>
+          )
+          : null}
+      </div>
+      {frame.canWrite
+        ? (
+          <details class="checklist-rename" open={rename.refused}>
+            <summary>
+              {t("todos.checklistRename")} <span class="visually-hidden">“{entry.text}”</span>
+            </summary>
+            <form class="inline" method="post" action={action}>
+              <TextField
+                label={t("todos.checklistRenameLabel", words)}
+                schema={ChecklistEntryInput}
+                name="text"
+                form={rename}
+              />
+              <button type="submit">{t("todos.checklistSave")}</button>
+            </form>
+          </details>
+        )
+        : null}
+    </li>
+  );
+}
+
+/** The item page's checklist: the entries in order and, for editors, the form adding one. */
+function Checklist(
+  props: { frame: ProjectFrame; base: string; entries: ChecklistEntry[]; shown: Shown },
+) {
+  const { frame, entries } = props;
+  const { t } = frame.ctx;
+  const done = entries.filter((e) => e.done).length;
+  const add = formState(props.shown, "checklist");
+  return (
+    <section class="checklist" id="checklist" aria-labelledby="checklist-title" data-checklist>
+      <h2 id="checklist-title">
+        {t("todos.checklist")} {entries.length > 0
+          ? (
+            <span class="count muted" data-checklist-progress>
+              {t("todos.checklistProgress", { done, total: entries.length })}
+            </span>
+          )
+          : null}
+      </h2>
+      <div class="card">
+        {entries.length === 0
+          ? <p class="muted">{t("todos.checklistEmpty")}</p>
+          : (
+            <ol class="plain checklist-entries">
+              {entries.map((entry, i) => (
+                <ChecklistRow
+                  key={entry.id}
+                  frame={frame}
+                  base={props.base}
+                  entry={entry}
+                  first={i === 0}
+                  last={i === entries.length - 1}
+                  shown={props.shown}
+                />
+              ))}
+            </ol>
+          )}
+        {frame.canWrite
+          ? (
+            <form class="inline checklist-add" method="post" action={`${props.base}/checklist`}>
+              <TextField
+                label={t("todos.checklistNew")}
+                schema={ChecklistEntryInput}
+                name="text"
+                form={add}
+              />
+              <button type="submit">{t("todos.checklistAdd")}</button>
+            </form>
+          )
+          : null}
+      </div>
+    </section>
+  );
+}
+
 function Card(props: { frame: ProjectFrame; card: BoardCard<Item>; today: string }) {
   const { frame, card: { item, moves } } = props;
   return (
@@ -188,6 +365,7 @@ function Card(props: { frame: ProjectFrame; card: BoardCard<Item>; today: string
           : null}
       </div>
       <ItemFacts frame={frame} item={item} today={props.today} />
+      <ChecklistCount frame={frame} item={item} />
       {frame.canWrite
         ? (
           <div class="card-moves">
@@ -337,7 +515,9 @@ function boardData({ services, ctx, project }: ProjectFrame): BoardData {
   };
 }
 
-const itemPage: AreaPage<{ item: Item; board: BoardData; pickable: FileInfo[] }> = {
+const itemPage: AreaPage<
+  { item: Item; board: BoardData; pickable: FileInfo[]; checklist: ChecklistEntry[] }
+> = {
   area: "todos",
   load: (c, frame) => {
     const item = frame.services.todos.get(
@@ -348,10 +528,11 @@ const itemPage: AreaPage<{ item: Item; board: BoardData; pickable: FileInfo[] }>
     const pickable = frame.canWrite
       ? pickableFiles(frame.services, frame.ctx.actor!, frame.project.id, item.attachments)
       : [];
-    return { item, board: boardData(frame), pickable };
+    const checklist = frame.services.checklists.list(frame.ctx.actor!, frame.project.id, item.id);
+    return { item, board: boardData(frame), pickable, checklist };
   },
   title: ({ item }) => item.title,
-  view: ({ frame, data: { item, board, pickable }, shown }) => {
+  view: ({ frame, data: { item, board, pickable, checklist }, shown }) => {
     const { t, locale } = frame.ctx;
     const base = `/projects/${frame.project.id}/todos/${item.id}`;
     const column = board.lanes.find((lane) => lane.column.id === item.columnId)?.column;
@@ -406,6 +587,7 @@ const itemPage: AreaPage<{ item: Item; board: BoardData; pickable: FileInfo[] }>
             />
             {item.description ? <Markdown source={item.description} /> : null}
           </div>
+          <Checklist frame={frame} base={base} entries={checklist} shown={shown} />
           <h2>{t("todos.attachments")}</h2>
           <div class="card">
             {item.attachments.length === 0
@@ -479,6 +661,11 @@ const FIELDS = {
   tags: "todos.tagsInvalid",
   file: "files.missing",
   ...PICKER_FIELDS,
+} as const;
+
+/** How the checklist's refusals are said. */
+const CHECKLIST_CODES = {
+  conflict: { field: "text", message: "todos.checklistFull" },
 } as const;
 
 /** The item form's fields read into the input of a create or update; empty clears (null). */
@@ -556,6 +743,7 @@ export function todoPages(services: Services) {
         },
       });
     }));
+  checklistForms(services, area, I, itemUrl);
   area.form(`${I}/attachments`, itemPage, {
     form: "upload",
     fields: FIELDS,
@@ -576,4 +764,64 @@ export function todoPages(services: Services) {
     },
   });
   return area.app;
+}
+
+/** The checklist's forms on the item page; each change goes back to the checklist. */
+function checklistForms(
+  services: Services,
+  area: ReturnType<typeof areaRoutes>,
+  I: string,
+  itemUrl: (projectId: number, itemId: number) => string,
+) {
+  const { checklists } = services;
+  const E = `${I}/checklist/:entryId{[0-9]+}`;
+  const back = (projectId: number, itemId: number) => `${itemUrl(projectId, itemId)}#checklist`;
+  area.form(`${I}/checklist`, itemPage, {
+    form: "checklist",
+    schema: ChecklistEntryInput,
+    codes: CHECKLIST_CODES,
+    change: ({ c, actor, projectId, input }) => {
+      const itemId = paramId(c, "itemId");
+      checklists.add(actor, projectId, itemId, input);
+      return back(projectId, itemId);
+    },
+  });
+  area.form(E, itemPage, {
+    form: (c) => `checklist-${c.req.param("entryId")}`,
+    schema: ChecklistEntryPatch,
+    read: (fields) => ({ text: fields.text ?? "" }),
+    change: ({ c, actor, projectId, input }) => {
+      const itemId = paramId(c, "itemId");
+      checklists.update(actor, projectId, itemId, paramId(c, "entryId"), input);
+      return back(projectId, itemId);
+    },
+  });
+  area.form(`${E}/toggle`, itemPage, {
+    form: "checklist-entry",
+    schema: ChecklistEntryPatch,
+    read: (fields) => ({ done: fields.done === "true" }),
+    change: ({ c, actor, projectId, input }) => {
+      const itemId = paramId(c, "itemId");
+      checklists.update(actor, projectId, itemId, paramId(c, "entryId"), input);
+      return back(projectId, itemId);
+    },
+  });
+  area.form(`${E}/move`, itemPage, {
+    form: "checklist-entry",
+    change: ({ c, actor, projectId, fields }) => {
+      const itemId = paramId(c, "itemId");
+      if (fields.by !== "-1" && fields.by !== "1") throw invalid("by", "Use -1 (up) or 1 (down)");
+      const by = fields.by === "-1" ? -1 : 1;
+      checklists.move(actor, projectId, itemId, paramId(c, "entryId"), by);
+      return back(projectId, itemId);
+    },
+  });
+  area.form(`${E}/delete`, itemPage, {
+    form: "checklist-entry",
+    change: ({ c, actor, projectId }) => {
+      const itemId = paramId(c, "itemId");
+      checklists.remove(actor, projectId, itemId, paramId(c, "entryId"));
+      return back(projectId, itemId);
+    },
+  });
 }

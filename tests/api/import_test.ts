@@ -146,6 +146,13 @@ Deno.test("export → import → export gives the same archive apart from ids, t
     assert.equal(body.project.myRole, "owner");
     assert.equal(body.project.createdAt, t.clock.now().toISOString());
     const doc = projectJsonOf(entriesA);
+    // The checklist is in the archive, in its order (so the comparison below covers it).
+    const drafted = doc.items.find((i: Json) => i.title === "Draft the spec");
+    assert.deepEqual(drafted.checklist, { done: 1, total: 3 });
+    assert.deepEqual(
+      drafted.checklistEntries.map((e: Json) => [e.text, e.done]),
+      [["Sources", false], ["Outline", false], ["日本語の章", true]],
+    );
     assert.deepEqual(
       body.report.counts,
       Object.fromEntries(ARCHIVE_KINDS.map((kind) => [kind, doc[kind].length])),
@@ -179,7 +186,15 @@ Deno.test("an imported project keeps order, states, tags, attachments, subjects,
     const pick = (items: Json[], keys: string[]) =>
       items.map((i) => Object.fromEntries(keys.map((k) => [k, i[k]])));
     // To-dos in the same columns, order and states.
-    const itemKeys = ["title", "orderIndex", "completed", "completedAt", "tags", "priority"];
+    const itemKeys = [
+      "title",
+      "orderIndex",
+      "completed",
+      "completedAt",
+      "tags",
+      "priority",
+      "checklist",
+    ];
     assert.deepEqual(
       pick((await getJson(t, owner.cookie, `${after}/todos/items`)).items, itemKeys),
       pick((await getJson(t, owner.cookie, `${before}/todos/items`)).items, itemKeys),
@@ -212,7 +227,9 @@ Deno.test("an imported project keeps order, states, tags, attachments, subjects,
       (await getJson(t, owner.cookie, `${base}/search?q=${encodeURIComponent(q)}`)).items.map(
         (r: Json) => [r.type, r.title],
       );
-    for (const q of ["spec", "こんにちは", "設計図", "Offsite", "Weekly", "Glossary"]) {
+    for (
+      const q of ["spec", "こんにちは", "設計図", "Offsite", "Weekly", "Glossary", "日本語の章"]
+    ) {
       const found = await search(after, q);
       assert.ok(found.length > 0, q);
       assert.deepEqual(found, await search(before, q), q);

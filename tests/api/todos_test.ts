@@ -24,6 +24,7 @@ import {
 const ITEM_KEYS = [
   "assigneeId",
   "attachments",
+  "checklist",
   "columnId",
   "completed",
   "completedAt",
@@ -48,10 +49,10 @@ const todos = (projectId: number, rest = "") => `/api/projects/${projectId}/todo
 const itemPath = (projectId: number, itemId: number, rest = "") =>
   todos(projectId, `/items/${itemId}${rest}`);
 
-/** An item as GET shows it (expects 200 `{item, attachments}`). */
+/** An item as GET shows it (expects 200 `{item, attachments, checklist}`). */
 async function getItem(t: TestApp, cookie: string, projectId: number, id: number): Promise<Json> {
   const body = await getJson(t, cookie, itemPath(projectId, id));
-  assert.deepEqual(Object.keys(body).sort(), ["attachments", "item"]);
+  assert.deepEqual(Object.keys(body).sort(), ["attachments", "checklist", "item"]);
   assert.deepEqual(body.attachments, body.item.attachments);
   return body.item;
 }
@@ -349,6 +350,7 @@ Deno.test("POST /todos/items: defaults, first column by default, placed last in 
       createdAt: NOW,
       updatedAt: NOW,
       attachments: [],
+      checklist: { done: 0, total: 0 },
     });
     assert.deepEqual(body.attachments, []);
 
@@ -457,7 +459,7 @@ Deno.test("POST /todos/items into another project's column is refused and stores
   }
 });
 
-Deno.test("GET /todos/items/:id → {item, attachments}; 404 for missing, foreign or outsiders", async () => {
+Deno.test("GET /todos/items/:id → {item, attachments, checklist}; 404 for missing, foreign or outsiders", async () => {
   const t = await testApp();
   try {
     const { alice, viewer, outsider, owner, project } = await team(t);
@@ -466,7 +468,7 @@ Deno.test("GET /todos/items/:id → {item, attachments}; 404 for missing, foreig
       await api(t, "GET", itemPath(project.id, item.id), { cookie: viewer.cookie }),
       200,
     );
-    assert.deepEqual(got, { item, attachments: [] });
+    assert.deepEqual(got, { item, attachments: [], checklist: [] });
 
     expectError(
       await api(t, "GET", itemPath(project.id, 999999), { cookie: alice.cookie }),

@@ -112,6 +112,11 @@ browserTest(
         dueDate: "2026-11-26",
       });
       await ok("POST", `${p}/todos/items`, { title: "Book room", priority: "high" });
+      // A checklist, one entry done: the item page's forms and the card's count.
+      const checklist = `${p}/todos/items/${low.item.id}/checklist`;
+      const { entry: slides } = await ok("POST", checklist, { text: "Draft the slides" });
+      await ok("POST", checklist, { text: "Rehearse" });
+      await ok("PATCH", `${checklist}/${slides.id}`, { done: true });
       const upload = new FormData();
       upload.set("file", new File(["hello"], "hello.txt", { type: "text/plain" }));
       await ok("POST", `${p}/files`, upload);

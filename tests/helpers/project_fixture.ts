@@ -135,6 +135,36 @@ export async function richProject(t: TestApp): Promise<RichProject> {
     200,
   );
   tick();
+  // A checklist: one entry checked, the order changed, one removed (positions close up).
+  const checklist = `${p}/todos/items/${first.id}/checklist`;
+  const entry = async (text: string) =>
+    (await post(alice.cookie, `/todos/items/${first.id}/checklist`, { text })).entry;
+  const outline = await entry("Outline");
+  tick();
+  const chapter = await entry("日本語の章");
+  tick();
+  const dropped = await entry("Dropped");
+  tick();
+  const sources = await entry("Sources");
+  tick();
+  expectJson(
+    await api(t, "PATCH", `${checklist}/${chapter.id}`, {
+      cookie: bob.cookie,
+      body: { done: true },
+    }),
+    200,
+  );
+  tick();
+  expectNoContent(await api(t, "DELETE", `${checklist}/${dropped.id}`, { cookie: owner.cookie }));
+  tick();
+  expectJson(
+    await api(t, "POST", `${checklist}/reorder`, {
+      cookie: owner.cookie,
+      body: { entryIds: [sources.id, outline.id, chapter.id] },
+    }),
+    200,
+  );
+  tick();
   await post(owner.cookie, "/calendar/events", {
     title: "Offsite",
     description: "Kyoto",

@@ -1,0 +1,219 @@
+/**
+ * Checklists on to-do items: ordered entries anyone who may edit the item may add, rename,
+ * check, reorder and remove. Every change is a `todo_updated` activity entry on the item and
+ * one `todo.updated` stream event (action `checklist`), and touches the item's `updatedAt`
+ * (its `checklist` counts changed). A trashed item keeps its entries; search finds the item
+ * by their text (migration 016).
+ */
+import {
+  type ChecklistEntryRow,
+  type ChecklistSummary,
+  countEntries,
+  deleteEntry,
+  findEntry,
+  insertEntry,
+  listEntries,
+  placeEntries,
+  summariesOf,
+  updateEntry,
+} from "../db/checklists.ts";
+import { findItem, type ItemRow, updateItem } from "../db/todos.ts";
+import type { Database } from "../db/sqlite.ts";
+import { projectAccess, requireWrite } from "./access.ts";
+import type { Actor } from "./accounts.ts";
+import { type DomainContext, type Effects, runAction } from "./actions.ts";
+import { DomainError, invalid } from "./errors.ts";
+
+export type { ChecklistEntryRow as ChecklistEntry, ChecklistSummary };
+
+/** The longest entry text, in characters. */
+export const CHECKLIST_TEXT_MAX = 500;
+/** The most entries one item's checklist holds. */
+export const CHECKLIST_MAX_ENTRIES = 100;
+
+/** The counts of each item's checklist (0 of 0 for an item without one). */
+export function checklistSummaries(
+  db: Database,
+  itemIds: number[],
+): (itemId: number) => ChecklistSummary {
+  const found = summariesOf(db, itemIds);
+  return (itemId) => found.get(itemId) ?? { done: 0, total: 0 };
+}
+
+/** A checked entry text: trimmed, 1..500 characters. */
+function cleanText(text: string): string {
+  const clean = text.trim();
+  if (!clean) throw invalid("text", "Cannot be blank");
+  if (clean.length > CHECKLIST_TEXT_MAX) {
+    throw invalid("text", `Cannot be longer than ${CHECKLIST_TEXT_MAX} characters`);
+  }
+  return clean;
+}
+
+/** The checklist operations. */
+export function createChecklists(ctx: DomainContext) {
+  const { db } = ctx;
+
+  const itemOf = (projectId: number, itemId: number): ItemRow => {
+    const row = findItem(db, projectId, itemId);
+    if (!row) throw new DomainError("not_found", "No such to-do item");
+    return row;
+  };
+  const entryOf = (itemId: number, entryId: number): ChecklistEntryRow => {
+    const row = findEntry(db, itemId, entryId);
+    if (!row) throw new DomainError("not_found", "No such checklist entry");
+    return row;
+  };
+
+  /** The item an edit changes, for a caller who may edit it. */
+  function editable(actor: Actor, projectId: number, itemId: number): ItemRow {
+    requireWrite(projectAccess(db, actor, projectId));
+    return itemOf(projectId, itemId);
+  }
+
+  /** What every change records: the item's new `updatedAt`, activity and one event. */
+  function changed(fx: Effects, actor: Actor, item: ItemRow): void {
+    updateItem(db, item.id, {}, fx.now);
+    fx.activity({
+      projectId: item.projectId,
+      kind: "todo_updated",
+      actorId: actor.id,
+      subjectType: "item",
+      subjectId: item.id,
+      summary: item.title,
+    });
+    fx.event(item.projectId, "todo.updated", {
+      projectId: item.projectId,
+      itemIds: [item.id],
+      columnId: item.columnId,
+      action: "checklist",
+    });
+  }
+
+  /** Puts the item's entries in the order of `ids` (exactly its entries, each once). */
+  function place(item: ItemRow, ids: number[], at: string): ChecklistEntryRow[] {
+    const current = listEntries(db, item.id).map((e) => e.id);
+    const same = ids.length === current.length && new Set(ids).size === ids.length &&
+      ids.every((id) => current.includes(id));
+    if (!same) {
+      throw new DomainError(
+        "validation",
+        "Cannot reorder: list each entry of the item's checklist exactly once",
+        { details: { entryIds: "not_the_entries" } },
+      );
+    }
+    placeEntries(db, ids, at);
+    return listEntries(db, item.id);
+  }
+
+  return {
+    /** An item's entries in order (members and readers). */
+    list(actor: Actor, projectId: number, itemId: number): ChecklistEntryRow[] {
+      projectAccess(db, actor, projectId);
+      return listEntries(db, itemOf(projectId, itemId).id);
+    },
+
+    /** Appends an entry (409 `conflict`, details `{checklist: "full"}`, at 100 entries). */
+    add(
+      actor: Actor,
+      projectId: number,
+      itemId: number,
+      input: { text: string },
+    ): ChecklistEntryRow {
+      return runAction(ctx, (fx) => {
+        const item = editable(actor, projectId, itemId);
+        const text = cleanText(input.text);
+        const total = countEntries(db, item.id);
+        if (total >= CHECKLIST_MAX_ENTRIES) {
+          throw new DomainError(
+            "conflict",
+            `Cannot add: a checklist holds at most ${CHECKLIST_MAX_ENTRIES} entries`,
+            { details: { checklist: "full" } },
+          );
+        }
+        const id = insertEntry(db, {
+          projectId,
+          itemId: item.id,
+          text,
+          done: false,
+          position: total,
+          createdAt: fx.now,
+          updatedAt: fx.now,
+        });
+        changed(fx, actor, item);
+        return entryOf(item.id, id);
+      });
+    },
+
+    /** Renames an entry or checks it off (absent fields stay). */
+    update(
+      actor: Actor,
+      projectId: number,
+      itemId: number,
+      entryId: number,
+      input: { text?: string | undefined; done?: boolean | undefined },
+    ): ChecklistEntryRow {
+      return runAction(ctx, (fx) => {
+        const item = editable(actor, projectId, itemId);
+        const entry = entryOf(item.id, entryId);
+        const text = input.text === undefined ? entry.text : cleanText(input.text);
+        const done = input.done ?? entry.done;
+        updateEntry(db, entry.id, { text, done, at: fx.now });
+        changed(fx, actor, item);
+        return entryOf(item.id, entry.id);
+      });
+    },
+
+    /** Removes an entry; the rest close up in their order. */
+    remove(actor: Actor, projectId: number, itemId: number, entryId: number): void {
+      runAction(ctx, (fx) => {
+        const item = editable(actor, projectId, itemId);
+        const entry = entryOf(item.id, entryId);
+        deleteEntry(db, entry.id);
+        placeEntries(db, listEntries(db, item.id).map((e) => e.id), fx.now);
+        changed(fx, actor, item);
+      });
+    },
+
+    /** Puts the entries in the given order: `entryIds` must be exactly the item's entries. */
+    reorder(
+      actor: Actor,
+      projectId: number,
+      itemId: number,
+      entryIds: number[],
+    ): ChecklistEntryRow[] {
+      return runAction(ctx, (fx) => {
+        const item = editable(actor, projectId, itemId);
+        const entries = place(item, entryIds, fx.now);
+        changed(fx, actor, item);
+        return entries;
+      });
+    },
+
+    /** Moves an entry one place up (-1) or down (1); at either end nothing changes. */
+    move(
+      actor: Actor,
+      projectId: number,
+      itemId: number,
+      entryId: number,
+      by: -1 | 1,
+    ): ChecklistEntryRow[] {
+      return runAction(ctx, (fx) => {
+        const item = editable(actor, projectId, itemId);
+        const entry = entryOf(item.id, entryId);
+        const ids = listEntries(db, item.id).map((e) => e.id);
+        const from = ids.indexOf(entry.id);
+        const to = from + by;
+        if (to < 0 || to >= ids.length) return listEntries(db, item.id);
+        ids.splice(from, 1);
+        ids.splice(to, 0, entry.id);
+        const entries = place(item, ids, fx.now);
+        changed(fx, actor, item);
+        return entries;
+      });
+    },
+  };
+}
+
+/** The checklist operations' type. */
+export type Checklists = ReturnType<typeof createChecklists>;

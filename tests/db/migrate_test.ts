@@ -139,6 +139,7 @@ Deno.test("the server's own migrations are numbered from 001 with their fixed me
     "013_webhooks.sql",
     "014_staged_import.sql",
     "015_user_stream_notification_levels.sql",
+    "017_user_time_zone.sql",
   ]);
 });
 

@@ -30,7 +30,7 @@ function AdminPage(
     message?: string | null;
   },
 ) {
-  const { t, locale } = props.ctx;
+  const { t, locale, timeZone } = props.ctx;
   const nameOf = (id: number | null) =>
     id === null ? "" : props.users.find((u) => u.id === id)?.displayName ?? "";
   return (
@@ -91,8 +91,8 @@ function AdminPage(
                 <tr data-deleted-project={p.id}>
                   <td>{p.name}</td>
                   <td>{nameOf(p.deletedBy)}</td>
-                  <td class="muted">{formatDateTime(p.deletedAt, locale)}</td>
-                  <td class="muted">{formatDateTime(p.purgeAt, locale)}</td>
+                  <td class="muted">{formatDateTime(p.deletedAt, locale, timeZone)}</td>
+                  <td class="muted">{formatDateTime(p.purgeAt, locale, timeZone)}</td>
                   <td>
                     <ButtonForm
                       class="inline"
@@ -115,7 +115,7 @@ function AdminPage(
             <tr>
               <td>{String(m.version).padStart(3, "0")}</td>
               <td>{m.name}</td>
-              <td class="muted">{formatDateTime(m.appliedAt, locale)}</td>
+              <td class="muted">{formatDateTime(m.appliedAt, locale, timeZone)}</td>
             </tr>
           ))}
         </Table>

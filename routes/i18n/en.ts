@@ -470,6 +470,7 @@ export const en = {
   "settings.title": "Settings",
   "settings.profile": "Profile",
   "settings.appearance": "Appearance and language",
+  "settings.timeZoneUnknown": "Choose a time zone from the list.",
   "settings.timeZoneHint": "Pages show days and times in this zone; dashboards count today in it.",
   // Connecting other tools (issue 14): API tokens, calendar feeds, webhooks, Copy buttons.
   "connect.title": "Connect other tools",

@@ -472,6 +472,7 @@ export const ja: Messages = {
   "settings.title": "設定",
   "settings.profile": "プロフィール",
   "settings.appearance": "表示と言語",
+  "settings.timeZoneUnknown": "一覧からタイムゾーンを選んでください。",
   "settings.timeZoneHint":
     "日付と時刻はこのタイムゾーンで表示され、ダッシュボードの「今日」もこのタイムゾーンで数えます。",
   // Connecting other tools (issue 14): API tokens, calendar feeds, webhooks, Copy buttons.

@@ -145,9 +145,9 @@ function TimeZoneField(props: { ctx: PageCtx; form: FormState }) {
           const options = zones.map(([name, place]) => (
             <option value={name} selected={name === value}>{place}</option>
           ));
-          return region === ""
-            ? options
-            : <optgroup key={region} label={region}>{options}</optgroup>;
+          // hono/jsx would print a `key` as an attribute; the list is rendered once.
+          // deno-lint-ignore jsx-key
+          return region === "" ? options : <optgroup label={region}>{options}</optgroup>;
         })}
       </select>
       <span class="hint" id="time-zone-hint">{t("settings.timeZoneHint")}</span>
@@ -295,6 +295,7 @@ export function accountPages(services: Services, options: { baseUrl: string | nu
   form("/settings", {
     form: "settings",
     schema: ProfileSchema,
+    fields: { timeZone: "settings.timeZoneUnknown" },
     show: (shown, { c }) => showSettings(c, shown),
     change: (changes, { c, ctx }) => {
       // Saving the form with the zone as shown to a person who never chose one (UTC) is no

@@ -104,13 +104,28 @@ function daysOf(item: CalendarRow, zone: string): { first: string; last: string 
   return { first: dateInZone(item.start, zone), last: lastDayIn(item.start, item.end, zone) };
 }
 
-/** How `item` meets `day`, a day it reaches. */
-function partOf(item: CalendarRow, day: string, zone: string): DayPart {
+/** An entry with the days it reaches, worked out once per view. */
+interface Placed {
+  item: CalendarRow;
+  first: string;
+  last: string;
+  /** Whether it has times (events and meetings not all day), not just dates. */
+  timed: boolean;
+}
+
+/** `item` with the days it reaches in `zone`. */
+function place(item: CalendarRow, zone: string): Placed {
   // Events and meetings have times; milestones and to-dos are whole days.
-  const timed = item.type === "event" || item.type === "meeting";
-  if (!timed || item.allDay || item.start.length === 10) return "all_day";
-  if (dateInZone(item.start, zone) !== day) return "continues";
-  return lastDayIn(item.start, item.end, zone) === day ? "within" : "starts";
+  const timed = (item.type === "event" || item.type === "meeting") && !item.allDay &&
+    item.start.length !== 10;
+  return { item, timed, ...daysOf(item, zone) };
+}
+
+/** How a placed entry meets `day`, a day it reaches. */
+function partOf({ timed, first, last }: Placed, day: string): DayPart {
+  if (!timed) return "all_day";
+  if (first !== day) return "continues";
+  return last === day ? "within" : "starts";
 }
 
 /**
@@ -118,11 +133,9 @@ function partOf(item: CalendarRow, day: string, zone: string): DayPart {
  * earlier day) first, then the events starting that day by their time; otherwise in the
  * order of `items`.
  */
-function entriesOf(items: CalendarRow[], day: string, zone: string): DayEntry[] {
-  const entries = items.filter((item) => {
-    const { first, last } = daysOf(item, zone);
-    return day >= first && day <= last;
-  }).map((item) => ({ item, part: partOf(item, day, zone) }));
+function entriesOf(placed: Placed[], day: string): DayEntry[] {
+  const entries = placed.filter(({ first, last }) => day >= first && day <= last)
+    .map((p) => ({ item: p.item, part: partOf(p, day) }));
   const key = ({ item, part }: DayEntry) =>
     part === "starts" || part === "within" ? item.start : "";
   return entries.sort((a, b) => key(a).localeCompare(key(b)));
@@ -164,11 +177,12 @@ export function calendarView(
     from: startOfDayInZone(first, zone),
     to: startOfDayInZone(addDays(last, 1), zone),
   });
+  const placed = items.map((item) => place(item, zone));
   const weeks: CalendarDay[][] = [];
   for (let monday = first; monday <= last; monday = addDays(monday, 7)) {
     weeks.push(Array.from({ length: 7 }, (_, i) => {
       const date = addDays(monday, i);
-      return { date, entries: entriesOf(items, date, zone) };
+      return { date, entries: entriesOf(placed, date) };
     }));
   }
   const isWeek = query.view === "week";

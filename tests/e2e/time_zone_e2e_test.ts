@@ -78,6 +78,36 @@ browserTest(
         /05:00/,
       );
       assert.equal(patches, 0, "the zone is proposed only once");
+
+      // The meeting form's live conflict check reads typed times in Tokyo too: 10:30–11:30
+      // there overlaps Ann's standup at 01:00–02:00 UTC (10:00–11:00 in Tokyo).
+      const standup = await call(t, ann.session, "POST", `/api/projects/${project.id}/meetings`, {
+        title: "Standup",
+        startAt: "2026-11-26T01:00:00Z",
+        endAt: "2026-11-26T02:00:00Z",
+        inviteeIds: [],
+      });
+      assert.equal(standup.status, 201);
+      await page.goto(`${t.baseUrl}/projects/${project.id}/meetings`);
+      await page.click("summary:has-text('New meeting')");
+      const form = "form[data-meeting-form]";
+      const conflict = `${form} [data-conflict="meeting-${standup.json.meeting.id}"]`;
+      await page.fill(`${form} input[name=title]`, "Review");
+      await page.fill(`${form} input[name=startAt]`, "2026-11-26T10:30");
+      await page.fill(`${form} input[name=endAt]`, "2026-11-26T11:30");
+      await page.waitForSelector(conflict);
+      assert.match(await page.textContent(conflict) ?? "", /26 Nov 2026, 10:00 – 11:00/);
+      // The same digits read as UTC would overlap; in Tokyo they are hours earlier.
+      await page.fill(`${form} input[name=startAt]`, "2026-11-26T01:30");
+      await page.fill(`${form} input[name=endAt]`, "2026-11-26T02:30");
+      await page.waitForSelector(conflict, { state: "detached" });
+      await Promise.all([
+        page.waitForURL(/\/meetings\/\d+\?saved=1$/),
+        page.click(`${form} button[type=submit]`),
+      ]);
+      const saved = await call(t, ann.session, "GET", `/api/projects/${project.id}/meetings`);
+      const review = saved.json.items.find((m: { title: string }) => m.title === "Review");
+      assert.equal(review.startAt, "2026-11-25T16:30:00.000Z");
       assert.deepEqual(errors, []);
     });
   },

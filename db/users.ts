@@ -14,6 +14,8 @@ export interface UserRow {
   status: "active" | "disabled";
   theme: Theme;
   locale: "en" | "ja";
+  /** An IANA zone name; null when the person never chose one. */
+  timeZone: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -27,12 +29,14 @@ interface RawUser {
   status: "active" | "disabled";
   theme: Theme;
   locale: "en" | "ja";
+  time_zone: string | null;
   created_at: string;
   updated_at: string;
 }
 
 const COLUMNS =
-  "id, email, display_name, password_hash, role, status, theme, locale, created_at, updated_at";
+  "id, email, display_name, password_hash, role, status, theme, locale, time_zone, created_at, " +
+  "updated_at";
 
 function toUser(r: RawUser): UserRow {
   return {
@@ -44,6 +48,7 @@ function toUser(r: RawUser): UserRow {
     status: r.status,
     theme: r.theme,
     locale: r.locale,
+    timeZone: r.time_zone,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   };
@@ -102,6 +107,7 @@ export interface UserChanges {
   displayName?: string;
   theme?: Theme;
   locale?: "en" | "ja";
+  timeZone?: string;
   role?: "admin" | "member";
   status?: "active" | "disabled";
 }
@@ -110,6 +116,7 @@ const CHANGE_COLUMNS: Record<keyof UserChanges, string> = {
   displayName: "display_name",
   theme: "theme",
   locale: "locale",
+  timeZone: "time_zone",
   role: "role",
   status: "status",
 };
@@ -135,4 +142,12 @@ export function updateUser(
 export function setPasswordHash(db: Database, id: number, hash: string, updatedAt: string): void {
   db.sql.prepare("UPDATE users SET password_hash = ?, updated_at = ? WHERE id = ?")
     .run(hash, updatedAt, id);
+}
+
+/** A user's chosen time zone, or null when they never chose one (or do not exist). */
+export function userTimeZone(db: Database, id: number): string | null {
+  const row = db.sql.prepare("SELECT time_zone FROM users WHERE id = ?").get(id) as
+    | { time_zone: string | null }
+    | undefined;
+  return row?.time_zone ?? null;
 }

@@ -18,6 +18,7 @@ import { DomainError, invalid } from "./errors.ts";
 import type { PasswordHasher } from "./passwords.ts";
 import type { Sessions } from "./sessions.ts";
 import type { LoginThrottle, RegistrationThrottle } from "./throttle.ts";
+import { canonicalTimeZone, DEFAULT_TIME_ZONE } from "./time_zones.ts";
 
 export type { Theme };
 
@@ -30,6 +31,8 @@ export interface PublicUser {
   status: "active" | "disabled";
   theme: Theme;
   locale: "en" | "ja";
+  /** An IANA zone name; `UTC` until the person chooses one. */
+  timeZone: string;
   createdAt: string;
 }
 
@@ -49,6 +52,7 @@ export function publicUser(u: UserRow): PublicUser {
     status: u.status,
     theme: u.theme,
     locale: u.locale,
+    timeZone: u.timeZone ?? DEFAULT_TIME_ZONE,
     createdAt: u.createdAt,
   };
 }
@@ -168,24 +172,43 @@ export function createAccounts(deps: AccountDeps) {
       return publicUser(user);
     },
 
-    /** Changes the caller's display name, theme or locale. */
+    /**
+     * The current user for the pages, and whether they ever chose a time zone (the pages
+     * propose the browser's zone once to a person who did not).
+     */
+    viewer(actor: Actor): { user: PublicUser; timeZoneChosen: boolean } {
+      const user = findUserById(db, actor.id);
+      if (!user) throw new DomainError("unauthenticated", "Not logged in");
+      return { user: publicUser(user), timeZoneChosen: user.timeZone !== null };
+    },
+
+    /**
+     * Changes the caller's display name, theme, locale or time zone. A zone is stored under the
+     * runtime's own name for it (`US/Eastern` becomes `America/New_York`).
+     */
     updateMe(
       actor: Actor,
       changes: {
         displayName?: string | undefined;
         theme?: Theme | undefined;
         locale?: "en" | "ja" | undefined;
+        timeZone?: string | undefined;
       },
     ): PublicUser {
       const displayName = changes.displayName?.trim();
       if (displayName !== undefined && !displayName) {
         throw invalid("displayName", "Display name cannot be blank");
       }
+      const timeZone = changes.timeZone === undefined
+        ? undefined
+        : canonicalTimeZone(changes.timeZone);
+      if (timeZone === null) throw invalid("timeZone", "Unknown time zone");
       const user = db.tx(() =>
         updateUser(db, actor.id, {
           ...(displayName ? { displayName } : {}),
           ...(changes.theme ? { theme: changes.theme } : {}),
           ...(changes.locale ? { locale: changes.locale } : {}),
+          ...(timeZone ? { timeZone } : {}),
         }, clock.now().toISOString())
       );
       if (!user) throw new DomainError("unauthenticated", "Not logged in");

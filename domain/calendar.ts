@@ -13,6 +13,7 @@ import {
   listEvents,
   updateEvent,
 } from "../db/calendar.ts";
+import { userTimeZone } from "../db/users.ts";
 import { projectAccess, requireWrite } from "./access.ts";
 import type { Actor } from "./accounts.ts";
 import { type DomainContext, runAction } from "./actions.ts";
@@ -20,6 +21,7 @@ import { type CalendarView, calendarView, type ViewQuery } from "./calendar_view
 import { utcDay } from "./days.ts";
 import { DomainError, invalid, outOfOrder } from "./errors.ts";
 import type { TrashRef } from "./trash.ts";
+import { DEFAULT_TIME_ZONE, todayInZone } from "./time_zones.ts";
 
 /** A calendar event as the API shows it. */
 export type CalendarEvent = EventRecord;
@@ -150,16 +152,18 @@ export function createCalendar(ctx: DomainContext) {
     },
 
     /**
-     * The project calendar as a month or a week, seen today by the clock (see `calendarView`);
-     * a month or date that is not valid is refused with `validation`.
+     * The project calendar as a month or a week, seen today by the clock in the caller's time
+     * zone (see `calendarView`); a month or date that is not valid is refused with `validation`.
      */
     view(actor: Actor, projectId: number, query: ViewQuery): CalendarView {
-      const today = utcDay(ctx.clock.now().toISOString());
+      const zone = userTimeZone(db, actor.id) ?? DEFAULT_TIME_ZONE;
+      const today = todayInZone(ctx.clock.now(), zone);
       // The pages show one schedule: meetings with the events.
       return calendarView(
         query,
         today,
         (range) => operations.range(actor, projectId, { ...range, include: "meetings" }),
+        zone,
       );
     },
 

@@ -1,11 +1,14 @@
 /**
  * The project calendar as a month or a week: which days a view shows (a month's weeks, Monday
- * to Sunday, or one week), which day each entry falls on, and the views before and after. Days
- * are UTC days, as every calendar date is.
+ * to Sunday, or one week), which day each entry falls on, and the views before and after. The
+ * days are the viewer's: a timed event or meeting falls on the days it reaches in the viewer's
+ * time zone, and the shown days begin at the zone's midnights; whole-day entries (milestones,
+ * to-dos, all-day events) stay on their dates.
  */
 import type { CalendarRow } from "../db/calendar.ts";
-import { addDays, lastDayOf, mondayOf, utcDay } from "./days.ts";
+import { addDays, mondayOf } from "./days.ts";
 import { invalid } from "./errors.ts";
+import { dateInZone, DEFAULT_TIME_ZONE, startOfDayInZone } from "./time_zones.ts";
 
 /** What a caller asks to see: a month (`YYYY-MM`), or the week of a date; absent means today's. */
 export interface ViewQuery {
@@ -43,7 +46,7 @@ export interface CalendarView {
    * today's when today lies in the month, else the month's first.
    */
   week: string;
-  /** Today's UTC date, and its week's Monday. */
+  /** Today's date in the viewer's zone, and its week's Monday. */
   today: string;
   thisWeek: string;
   /** The month (`YYYY-MM`) or the week's Monday before and after the shown one. */
@@ -83,19 +86,46 @@ export function monthAdd(month: string, delta: number): string {
   }`;
 }
 
-/** The first and last UTC day an entry reaches. */
-function daysOf(item: CalendarRow): { first: string; last: string } {
-  if (item.start.length === 10) return { first: item.start, last: item.end.slice(0, 10) };
-  return { first: utcDay(item.start), last: lastDayOf(item.start, item.end) };
+/** The last day in `zone` an instant range reaches (`end` is exclusive; empty: its start's). */
+function lastDayIn(start: string, end: string, zone: string): string {
+  const endMs = Date.parse(end);
+  return endMs > Date.parse(start)
+    ? dateInZone(new Date(endMs - 1), zone)
+    : dateInZone(start, zone);
 }
 
-/** How `item` meets `day`, a day it reaches. */
-function partOf(item: CalendarRow, day: string): DayPart {
+/** The first and last day an entry reaches: its dates, or for times, the days in `zone`. */
+function daysOf(item: CalendarRow, zone: string): { first: string; last: string } {
+  if (item.start.length === 10) return { first: item.start, last: item.end.slice(0, 10) };
+  if (item.allDay) {
+    // An all-day event stored as instants keeps the UTC dates it was given.
+    return { first: item.start.slice(0, 10), last: lastDayIn(item.start, item.end, "UTC") };
+  }
+  return { first: dateInZone(item.start, zone), last: lastDayIn(item.start, item.end, zone) };
+}
+
+/** An entry with the days it reaches, worked out once per view. */
+interface Placed {
+  item: CalendarRow;
+  first: string;
+  last: string;
+  /** Whether it has times (events and meetings not all day), not just dates. */
+  timed: boolean;
+}
+
+/** `item` with the days it reaches in `zone`. */
+function place(item: CalendarRow, zone: string): Placed {
   // Events and meetings have times; milestones and to-dos are whole days.
-  const timed = item.type === "event" || item.type === "meeting";
-  if (!timed || item.allDay || item.start.length === 10) return "all_day";
-  if (utcDay(item.start) !== day) return "continues";
-  return lastDayOf(item.start, item.end) === day ? "within" : "starts";
+  const timed = (item.type === "event" || item.type === "meeting") && !item.allDay &&
+    item.start.length !== 10;
+  return { item, timed, ...daysOf(item, zone) };
+}
+
+/** How a placed entry meets `day`, a day it reaches. */
+function partOf({ timed, first, last }: Placed, day: string): DayPart {
+  if (!timed) return "all_day";
+  if (first !== day) return "continues";
+  return last === day ? "within" : "starts";
 }
 
 /**
@@ -103,25 +133,25 @@ function partOf(item: CalendarRow, day: string): DayPart {
  * earlier day) first, then the events starting that day by their time; otherwise in the
  * order of `items`.
  */
-function entriesOf(items: CalendarRow[], day: string): DayEntry[] {
-  const entries = items.filter((item) => {
-    const { first, last } = daysOf(item);
-    return day >= first && day <= last;
-  }).map((item) => ({ item, part: partOf(item, day) }));
+function entriesOf(placed: Placed[], day: string): DayEntry[] {
+  const entries = placed.filter(({ first, last }) => day >= first && day <= last)
+    .map((p) => ({ item: p.item, part: partOf(p, day) }));
   const key = ({ item, part }: DayEntry) =>
     part === "starts" || part === "within" ? item.start : "";
   return entries.sort((a, b) => key(a).localeCompare(key(b)));
 }
 
 /**
- * The calendar `query` asks for, seen on `today`, with the entries `itemsIn` gives for the
- * shown days (from the first day's midnight to the midnight after the last). A month or date
- * that is not valid is refused with `validation`.
+ * The calendar `query` asks for, seen on `today` (the viewer's date) by a viewer in `zone`,
+ * with the entries `itemsIn` gives for the shown days (from the first day's midnight to the
+ * midnight after the last, in `zone`). A month or date that is not valid is refused with
+ * `validation`.
  */
 export function calendarView(
   query: ViewQuery,
   today: string,
   itemsIn: (range: { from: string; to: string }) => CalendarRow[],
+  zone: string = DEFAULT_TIME_ZONE,
 ): CalendarView {
   const thisWeek = mondayOf(today);
   let month: string;
@@ -144,14 +174,15 @@ export function calendarView(
     last = addDays(mondayOf(addDays(`${monthAdd(month, 1)}-01`, -1)), 6);
   }
   const items = itemsIn({
-    from: `${first}T00:00:00.000Z`,
-    to: `${addDays(last, 1)}T00:00:00.000Z`,
+    from: startOfDayInZone(first, zone),
+    to: startOfDayInZone(addDays(last, 1), zone),
   });
+  const placed = items.map((item) => place(item, zone));
   const weeks: CalendarDay[][] = [];
   for (let monday = first; monday <= last; monday = addDays(monday, 7)) {
     weeks.push(Array.from({ length: 7 }, (_, i) => {
       const date = addDays(monday, i);
-      return { date, entries: entriesOf(items, date) };
+      return { date, entries: entriesOf(placed, date) };
     }));
   }
   const isWeek = query.view === "week";

@@ -1,6 +1,7 @@
 /**
  * The project and personal dashboards, each built from a fixed number of queries (none per
- * project or per item). "Today" is the clock's UTC date.
+ * project or per item). "Today" is the clock's date in the caller's time zone (UTC for a
+ * person who never chose one), so a to-do due today turns overdue at the caller's midnight.
  */
 import { latestActivity } from "../db/activity.ts";
 import { threadsByIds } from "../db/board.ts";
@@ -21,6 +22,7 @@ import { listMilestones, type MilestoneRow } from "../db/milestones.ts";
 import { notesByIds } from "../db/notes.ts";
 import { listUnread } from "../db/notifications.ts";
 import { listMembers, listProjectsOfUser } from "../db/projects.ts";
+import { userTimeZone } from "../db/users.ts";
 import type { ItemRow } from "../db/todos.ts";
 import { projectAccess } from "./access.ts";
 import type { Actor } from "./accounts.ts";
@@ -37,6 +39,7 @@ import type { Note } from "./notes.ts";
 import { type Notification, toNotification } from "./notifications.ts";
 import { type Project, toProject } from "./projects.ts";
 import type { Item } from "./todos.ts";
+import { DEFAULT_TIME_ZONE, todayInZone } from "./time_zones.ts";
 
 const LATEST = 5;
 const ACTIVITY = 10;
@@ -83,13 +86,17 @@ export function createDashboards(ctx: DomainContext, attachments: Attachments) {
       checklist: checklist(r.id),
     }));
   };
+  /** The date it is now where the caller lives. */
+  const todayOf = (actor: Actor, now: Date): string =>
+    todayInZone(now, userTimeZone(db, actor.id) ?? DEFAULT_TIME_ZONE);
 
   return {
     /** A project's dashboard (members). */
     project(actor: Actor, projectId: number): ProjectDashboard {
       projectAccess(db, actor, projectId);
-      const now = clock.now().toISOString();
-      const today = now.slice(0, 10);
+      const at = clock.now();
+      const now = at.toISOString();
+      const today = todayOf(actor, at);
       const messages = latestMessages(db, projectId, LATEST);
       const messageFiles = attachments.of("message", messages.map((m) => m.id));
       const threads = threadsByIds(db, newestThreadIds(db, projectId, LATEST));
@@ -110,8 +117,9 @@ export function createDashboards(ctx: DomainContext, attachments: Attachments) {
 
     /** The caller's personal dashboard across their projects. */
     personal(actor: Actor): PersonalDashboard {
-      const now = clock.now().toISOString();
-      const today = now.slice(0, 10);
+      const at = clock.now();
+      const now = at.toISOString();
+      const today = todayOf(actor, at);
       const unread = listUnread(db, actor.id, LATEST, 0);
       return {
         projects: listProjectsOfUser(db, actor.id, false).map((p) => toProject(p, p.role)),

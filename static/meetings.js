@@ -6,7 +6,9 @@
 //   dropped, so the list always matches the form as it is now.
 // - A conflict in a project the reader cannot see (title null) is "a private item in
 //   another project". Everything is inserted as text, never as HTML.
-// - Times are typed in UTC (`datetime-local` has no zone): `Z` is appended.
+// - Times are typed in the reader's time zone (`data-time-zone`; `datetime-local` has none)
+//   and read as the server reads them (domain/time_zones.ts): a time in a daylight-saving gap
+//   moves forward by the gap, a time in an overlap is the earlier instant.
 
 for (const form of document.querySelectorAll("form[data-meeting-form]")) {
   if (form instanceof HTMLFormElement) enhance(form);
@@ -24,13 +26,37 @@ function enhance(form) {
   const strings = readJson(form.dataset.strings, {});
   const members = readJson(form.dataset.members, {});
   const locale = form.dataset.locale === "ja" ? "ja-JP" : "en-GB";
+  const timeZone = form.dataset.timeZone || "UTC";
   const dateTime = new Intl.DateTimeFormat(locale, {
     dateStyle: "medium",
     timeStyle: "short",
-    timeZone: "UTC",
+    timeZone,
   });
-  const time = new Intl.DateTimeFormat(locale, { timeStyle: "short", timeZone: "UTC" });
+  const time = new Intl.DateTimeFormat(locale, { timeStyle: "short", timeZone });
   const date = new Intl.DateTimeFormat(locale, { dateStyle: "medium", timeZone: "UTC" });
+  const wall = new Intl.DateTimeFormat("en-US", {
+    timeZone,
+    hourCycle: "h23",
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+    hour: "2-digit",
+    minute: "2-digit",
+    second: "2-digit",
+  });
+  /** How far the zone's clocks are ahead of UTC at `ms`. */
+  const offset = (/** @type {number} */ ms) => {
+    const whole = Math.floor(ms / 1000) * 1000;
+    /** @type {Record<string, number>} */
+    const f = {};
+    for (const p of wall.formatToParts(whole)) f[p.type] = Number(p.value);
+    return Date.UTC(f.year, f.month - 1, f.day, f.hour, f.minute, f.second) - whole;
+  };
+  /** The calendar date an instant falls on in the zone. */
+  const dayOf = (/** @type {string} */ iso) => {
+    const ms = Date.parse(iso);
+    return new Date(ms + offset(ms)).toISOString().slice(0, 10);
+  };
   /** The number of the latest question; older answers are dropped. */
   let asked = 0;
   /** @type {AbortController | null} */
@@ -40,11 +66,16 @@ function enhance(form) {
   /** The query of the list shown, to skip asking the same thing twice. */
   let shown = "";
 
-  /** A `datetime-local` value as a UTC instant, or null. */
+  /** A `datetime-local` value (a time in the zone) as a UTC instant, or null. */
   const asUtc = (/** @type {string} */ value) => {
     if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?$/.test(value)) return null;
-    const instant = `${value}Z`;
-    return Number.isNaN(Date.parse(instant)) ? null : instant;
+    const naive = Date.parse(`${value}Z`);
+    if (Number.isNaN(naive)) return null;
+    const day = 36 * 3_600_000;
+    const before = offset(naive - day);
+    const fits = [before, offset(naive + day)].map((o) => naive - o)
+      .filter((t) => t + offset(t) === naive).sort((a, b) => a - b);
+    return new Date(fits[0] ?? naive - before).toISOString();
   };
 
   /** The check's query for the form as it is, or null when the time is incomplete. */
@@ -61,14 +92,14 @@ function enhance(form) {
     return params.toString();
   }
 
-  /** A span for people, as the server writes it (UTC). */
+  /** A span for people, as the server writes it (in the reader's zone). */
   function span(/** @type {string} */ start, /** @type {string} */ end) {
     if (start.length === 10) {
       const [from, to] = [start, end].map((d) => date.format(new Date(`${d}T00:00:00Z`)));
       return start === end ? from : `${from} – ${to}`;
     }
     if (start === end) return dateTime.format(new Date(start));
-    const sameDay = start.slice(0, 10) === end.slice(0, 10);
+    const sameDay = dayOf(start) === dayOf(end);
     const until = (sameDay ? time : dateTime).format(new Date(end));
     return `${dateTime.format(new Date(start))} – ${until}`;
   }

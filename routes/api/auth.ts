@@ -58,7 +58,8 @@ const updateMe = createRoute({
   method: "patch",
   path: "/api/users/me",
   tags: ["accounts"],
-  summary: "Change display name, theme or locale (also sets the theme and locale cookies)",
+  summary:
+    "Change display name, theme, locale or time zone (also sets the theme and locale cookies)",
   request: jsonRequest(ProfileSchema),
   responses: {
     200: jsonResponse(UserBody, "The updated user", setCookie("`theme` and `locale`")),

@@ -1,5 +1,6 @@
 /** Request and response schemas shared by several resources. */
 import { z } from "@hono/zod-openapi";
+import { canonicalTimeZone } from "../../domain/time_zones.ts";
 import { DateOut, IdOut, TimestampOut } from "./openapi.ts";
 
 /** A user's theme; `system` follows the device's light or dark colour scheme. */
@@ -17,6 +18,11 @@ export const UserSchema = z.object({
   status: z.enum(["active", "disabled"]),
   theme: ThemeSchema,
   locale: z.enum(["en", "ja"]),
+  timeZone: z.string().openapi({
+    description: "IANA time zone name the pages show times in and the dashboards' today " +
+      "counts in; `UTC` until the person chooses one",
+    example: "Asia/Tokyo",
+  }),
   createdAt: TimestampOut,
 }).openapi("User");
 
@@ -84,6 +90,13 @@ export const ProfileSchema = z.object({
   displayName: z.string().trim().min(1, "Cannot be blank").max(100).optional(),
   theme: ThemeSchema.optional(),
   locale: z.enum(["en", "ja"]).optional(),
+  timeZone: z.string().max(64).refine((name) => canonicalTimeZone(name) !== null, {
+    message: "Unknown time zone",
+  }).optional().openapi({
+    description: 'An IANA time zone name the runtime knows (`Intl.supportedValuesOf("timeZone")` ' +
+      "or `UTC`); an alias is stored under its listed name",
+    example: "Europe/Berlin",
+  }),
 }).openapi("ProfileInput");
 
 /** Project creation input; a `null` description is an empty one. */

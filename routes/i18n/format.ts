@@ -1,8 +1,9 @@
 /**
- * Dates, times and sizes in the reader's language. Every time is shown in UTC, the zone calendar
- * dates count in; a calendar date (`YYYY-MM-DD`) is a whole UTC day.
+ * Dates, times and sizes in the reader's language. An instant is shown in the reader's time
+ * zone (`zone`, an IANA name); a calendar date (`YYYY-MM-DD`) is a date wherever the reader is.
  */
-import { lastDayOf, utcDay } from "../../domain/days.ts";
+import { lastDayOf } from "../../domain/days.ts";
+import { dateInZone } from "../../domain/time_zones.ts";
 import type { Locale } from "./i18n.ts";
 
 /** The `Intl` locale of an interface language. */
@@ -10,14 +11,24 @@ export function intlLocale(locale: Locale | string): string {
   return locale === "ja" ? "ja-JP" : "en-GB";
 }
 
-/** An instant, or a calendar date's UTC midnight, as `options` say, in the reader's language. */
+/** A calendar date (its UTC midnight, so it never moves) as `options` say. */
 export function formatUtc(
   when: string,
   locale: Locale | string,
   options: Intl.DateTimeFormatOptions,
 ): string {
-  const date = new Date(when.length === 10 ? `${when}T00:00:00Z` : when);
-  return new Intl.DateTimeFormat(intlLocale(locale), { ...options, timeZone: "UTC" }).format(date);
+  return formatInZone(when.length === 10 ? `${when}T00:00:00Z` : when, locale, "UTC", options);
+}
+
+/** An instant on the clocks of `zone` as `options` say, in the reader's language. */
+export function formatInZone(
+  iso: string,
+  locale: Locale | string,
+  zone: string,
+  options: Intl.DateTimeFormatOptions,
+): string {
+  return new Intl.DateTimeFormat(intlLocale(locale), { ...options, timeZone: zone })
+    .format(new Date(iso));
 }
 
 /** A calendar date (`YYYY-MM-DD`) in the reader's language. */
@@ -25,15 +36,48 @@ export function formatDay(date: string, locale: Locale | string): string {
   return formatUtc(date, locale, { dateStyle: "medium" });
 }
 
-/** The UTC time of day of an instant, `09:30`. */
-export function formatTime(iso: string, locale: Locale | string): string {
-  return formatUtc(iso, locale, { timeStyle: "short" });
+/** The time of day of an instant in `zone`, `09:30`; with `withZone`, `09:30 JST`. */
+export function formatTime(
+  iso: string,
+  locale: Locale | string,
+  zone: string,
+  withZone = false,
+): string {
+  const time = formatInZone(iso, locale, zone, { timeStyle: "short" });
+  return withZone ? `${time} ${zoneLabel(iso, locale, zone)}` : time;
 }
 
-/** A span for people: dates, an all-day range, or times (UTC). */
+/** An instant as a date and a time in `zone`; with `withZone`, the zone's abbreviation too. */
+export function formatDateTime(
+  iso: string,
+  locale: Locale | string,
+  zone: string,
+  withZone = false,
+): string {
+  const text = formatInZone(iso, locale, zone, { dateStyle: "medium", timeStyle: "short" });
+  return withZone ? `${text} ${zoneLabel(iso, locale, zone)}` : text;
+}
+
+/** The short name of `zone` at an instant in the reader's language: "JST", "CET", "GMT-5". */
+export function zoneLabel(iso: string, locale: Locale | string, zone: string): string {
+  const parts = new Intl.DateTimeFormat(intlLocale(locale), {
+    timeZone: zone,
+    timeZoneName: "short",
+  })
+    .formatToParts(new Date(iso));
+  return parts.find((part) => part.type === "timeZoneName")?.value ?? zone;
+}
+
+/**
+ * A span for people: dates, an all-day range, or times in `zone`. With `withZone`, the zone's
+ * abbreviation or offset follows the end ("10:00 – 11:00 JST"): meeting times are agreed
+ * between people who may live in different zones.
+ */
 export function formatSpan(
   span: { start: string; end: string; allDay: boolean },
   locale: Locale,
+  zone: string,
+  withZone = false,
 ): string {
   const { start, end } = span;
   if (start.length === 10 || span.allDay) {
@@ -43,15 +87,39 @@ export function formatSpan(
       ? formatDay(first, locale)
       : `${formatDay(first, locale)} – ${formatDay(last, locale)}`;
   }
-  if (start === end) return formatDateTime(start, locale);
-  return utcDay(start) === utcDay(end)
-    ? `${formatDateTime(start, locale)} – ${formatTime(end, locale)}`
-    : `${formatDateTime(start, locale)} – ${formatDateTime(end, locale)}`;
+  if (start === end) return formatDateTime(start, locale, zone, withZone);
+  return dateInZone(start, zone) === dateInZone(end, zone)
+    ? `${formatDateTime(start, locale, zone)} – ${formatTime(end, locale, zone, withZone)}`
+    : `${formatDateTime(start, locale, zone)} – ${formatDateTime(end, locale, zone, withZone)}`;
 }
 
-/** An instant as a date and a time. */
-export function formatDateTime(iso: string, locale: Locale | string): string {
-  return formatUtc(iso, locale, { dateStyle: "medium", timeStyle: "short" });
+const RELATIVE_STEPS: Array<[Intl.RelativeTimeFormatUnit, number]> = [
+  ["second", 60],
+  ["minute", 60],
+  ["hour", 24],
+  ["day", 7],
+];
+
+/**
+ * How long before (or after) `now` an instant is, for people scanning a list: "just now" for
+ * under a minute, then "3 minutes ago", "2 hours ago", "yesterday", "5 days ago"; a week or
+ * more away is the date and time in `zone` instead.
+ */
+export function formatRelative(
+  iso: string,
+  now: Date,
+  locale: Locale | string,
+  zone: string,
+): string {
+  const seconds = Math.round((Date.parse(iso) - now.getTime()) / 1000);
+  const format = new Intl.RelativeTimeFormat(intlLocale(locale), { numeric: "auto" });
+  if (Math.abs(seconds) < 60) return format.format(0, "second");
+  let value = seconds;
+  for (const [unit, size] of RELATIVE_STEPS) {
+    if (Math.abs(value) < size) return format.format(Math.trunc(value), unit);
+    value /= size;
+  }
+  return formatDateTime(iso, locale, zone);
 }
 
 /** A byte count for people: "980 B", "12.5 kB", "3.1 MB". */

@@ -33,6 +33,7 @@ export const ja: Messages = {
   "field.status": "状態",
   "field.theme": "テーマ",
   "field.locale": "言語",
+  "field.timeZone": "タイムゾーン",
   "form.invalid": "入力内容をご確認ください。",
   "form.save": "保存",
   "form.saved": "保存しました。",
@@ -167,9 +168,9 @@ export const ja: Messages = {
   "members.unknownEmail": "このメールアドレスのユーザーは見つかりません。",
   "members.already": "このユーザーはすでにメンバーです。",
   "members.lastOwner": "プロジェクトには少なくとも 1 人のオーナーが必要です。",
-  "planning.start": "開始（UTC）",
-  "planning.end": "終了（UTC）",
-  "planning.utcHint": "時刻は UTC で入力します。",
+  "planning.start": "開始",
+  "planning.end": "終了",
+  "planning.zoneHint": "時刻はあなたのタイムゾーン（{zone}）で入力します。",
   "planning.timeInvalid": "正しい日時を入力してください。",
   "planning.dateInvalid": "正しい日付を入力してください。",
   "planning.endBeforeStart": "終了を開始より前にすることはできません。",
@@ -202,8 +203,9 @@ export const ja: Messages = {
   "calendar.kind.event": "予定",
   "calendar.kind.milestone": "マイルストーン",
   "calendar.kind.todo": "ToDo項目",
-  "calendar.utcNote": "日付と時刻は UTC で表示しています。",
-  "calendar.timesHint": "時刻は UTC で入力します。終日の予定では日付だけが使われます。",
+  "calendar.zoneNote": "日付と時刻はあなたのタイムゾーン（{zone}）で表示しています。",
+  "calendar.timesHint":
+    "時刻はあなたのタイムゾーン（{zone}）で入力します。終日の予定では日付だけが使われます。",
   "calendar.newEvent": "新しい予定",
   "calendar.createEvent": "予定を作成",
   "calendar.editEvent": "予定を編集",
@@ -498,6 +500,9 @@ export const ja: Messages = {
   "settings.title": "設定",
   "settings.profile": "プロフィール",
   "settings.appearance": "表示と言語",
+  "settings.timeZoneUnknown": "一覧からタイムゾーンを選んでください。",
+  "settings.timeZoneHint":
+    "日付と時刻はこのタイムゾーンで表示され、ダッシュボードの「今日」もこのタイムゾーンで数えます。",
   // Connecting other tools (issue 14): API tokens, calendar feeds, webhooks, Copy buttons.
   "connect.title": "外部ツールとの連携",
   "connect.intro":

@@ -2,6 +2,7 @@
 import { type Context, Hono } from "hono";
 import type { Child } from "hono/jsx";
 import type { Services } from "../../domain/services.ts";
+import { timeZoneNames } from "../../domain/time_zones.ts";
 import type { AppEnv } from "../api/openapi.ts";
 import { LoginSchema, ProfileSchema, RegisterSchema } from "../api/schemas.ts";
 import { clientAddress } from "../client_address.ts";
@@ -120,12 +121,47 @@ function RegisterForm(props: { ctx: PageCtx; shown: Shown }) {
   );
 }
 
+/** The zones grouped by region (`Asia/Tokyo` is "Tokyo" under "Asia"), `UTC` first. */
+function zoneGroups(): Array<[string, Array<[string, string]>]> {
+  const groups = new Map<string, Array<[string, string]>>();
+  for (const name of timeZoneNames()) {
+    const slash = name.indexOf("/");
+    const region = slash < 0 ? "" : name.slice(0, slash);
+    const place = (slash < 0 ? name : name.slice(slash + 1)).replaceAll("_", " ");
+    if (!groups.has(region)) groups.set(region, []);
+    groups.get(region)!.push([name, place]);
+  }
+  return [...groups].sort(([a], [b]) => a === "" ? -1 : b === "" ? 1 : a.localeCompare(b));
+}
+
+/** The time zone select: every zone the server knows, grouped by region. */
+function TimeZoneField(props: { ctx: PageCtx; form: FormState }) {
+  const { t } = props.ctx;
+  const value = props.form.values.timeZone ?? props.ctx.timeZone;
+  return (
+    <Field label={t("field.timeZone")} error={props.form.errors.timeZone}>
+      <select name="timeZone" aria-describedby="time-zone-hint">
+        {zoneGroups().map(([region, zones]) => {
+          const options = zones.map(([name, place]) => (
+            <option value={name} selected={name === value}>{place}</option>
+          ));
+          // hono/jsx would print a `key` as an attribute; the list is rendered once.
+          // deno-lint-ignore jsx-key
+          return region === "" ? options : <optgroup label={region}>{options}</optgroup>;
+        })}
+      </select>
+      <span class="hint" id="time-zone-hint">{t("settings.timeZoneHint")}</span>
+    </Field>
+  );
+}
+
 function SettingsPage(props: { ctx: PageCtx; saved: boolean; shown: Shown }) {
   const { t, user } = props.ctx;
   const form = formState(props.shown, "settings", {
     displayName: user!.displayName,
     theme: user!.theme,
     locale: user!.locale,
+    timeZone: user!.timeZone,
   });
   return (
     <>
@@ -158,6 +194,7 @@ function SettingsPage(props: { ctx: PageCtx; saved: boolean; shown: Shown }) {
             form={form}
             options={[["en", t("locale.en")], ["ja", t("locale.ja")]]}
           />
+          <TimeZoneField ctx={props.ctx} form={form} />
         </PostForm>
       </div>
       <div class="card" data-connect>
@@ -262,9 +299,14 @@ export function accountPages(services: Services, options: { baseUrl: string | nu
   form("/settings", {
     form: "settings",
     schema: ProfileSchema,
+    fields: { timeZone: "settings.timeZoneUnknown" },
     show: (shown, { c }) => showSettings(c, shown),
     change: (changes, { c, ctx }) => {
-      const user = accounts.updateMe(ctx.actor!, changes);
+      // Saving the form with the zone as shown to a person who never chose one (UTC) is no
+      // choice: the browser's zone may still be proposed.
+      const { timeZone, ...rest } = changes;
+      const chosen = !ctx.proposeZone || timeZone !== ctx.timeZone;
+      const user = accounts.updateMe(ctx.actor!, chosen ? changes : rest);
       setPreferenceCookies(c, user, { secure: secure(c) });
       return "/settings?saved=1";
     },

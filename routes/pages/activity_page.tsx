@@ -23,7 +23,7 @@ function ActivityPage(props: { frame: ProjectFrame; entries: Page<Activity> }) {
             return (
               <tr data-activity={entry.kind}>
                 <td class="muted">
-                  <Time ctx={frame.ctx} iso={entry.createdAt} />
+                  <Time ctx={frame.ctx} iso={entry.createdAt} relative />
                 </td>
                 <td>{nameOf(frame, entry.actorId)}</td>
                 <td>{kindLabel(t, entry.kind)}</td>

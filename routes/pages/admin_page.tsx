@@ -30,7 +30,7 @@ function AdminPage(
     message?: string | null;
   },
 ) {
-  const { t, locale } = props.ctx;
+  const { t, locale, timeZone } = props.ctx;
   const nameOf = (id: number | null) =>
     id === null ? "" : props.users.find((u) => u.id === id)?.displayName ?? "";
   return (
@@ -92,10 +92,12 @@ function AdminPage(
                   <td>{p.name}</td>
                   <td>{nameOf(p.deletedBy)}</td>
                   <td class="muted">
-                    <time datetime={p.deletedAt}>{formatDateTime(p.deletedAt, locale)}</time>
+                    <time datetime={p.deletedAt}>
+                      {formatDateTime(p.deletedAt, locale, timeZone)}
+                    </time>
                   </td>
                   <td class="muted">
-                    <time datetime={p.purgeAt}>{formatDateTime(p.purgeAt, locale)}</time>
+                    <time datetime={p.purgeAt}>{formatDateTime(p.purgeAt, locale, timeZone)}</time>
                   </td>
                   <td>
                     <ButtonForm
@@ -120,7 +122,7 @@ function AdminPage(
               <td>{String(m.version).padStart(3, "0")}</td>
               <td>{m.name}</td>
               <td class="muted">
-                <time datetime={m.appliedAt}>{formatDateTime(m.appliedAt, locale)}</time>
+                <time datetime={m.appliedAt}>{formatDateTime(m.appliedAt, locale, timeZone)}</time>
               </td>
             </tr>
           ))}

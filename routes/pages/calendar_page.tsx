@@ -1,9 +1,10 @@
 /**
  * The project calendar: a month grid (`?month=2026-11`) and a week agenda
  * (`?view=week&week=2026-11-16`) of the events, milestones and to-dos that
- * `services.calendar.range` returns for the shown UTC days, with the new-event form; and an
- * event's page with its edit and delete forms. Every time is shown and entered in UTC, the
- * zone calendar dates count in. Forms work without JavaScript: POST, then 303.
+ * `services.calendar.range` returns for the shown days, with the new-event form; and an
+ * event's page with its edit and delete forms. Days, "today" and every time are the viewer's,
+ * in their time zone (`services.calendar.view` places timed entries); all-day items keep their
+ * dates. Forms work without JavaScript: POST, then 303.
  */
 import type { Context } from "hono";
 import type { CalendarEvent } from "../../domain/calendar.ts";
@@ -17,6 +18,7 @@ import {
 import { addDays, lastDayOf } from "../../domain/days.ts";
 import { DomainError } from "../../domain/errors.ts";
 import type { Services } from "../../domain/services.ts";
+import { dateInZone } from "../../domain/time_zones.ts";
 import type { AppEnv } from "../api/openapi.ts";
 import { CalendarEventInput } from "../api/planning.ts";
 import { formatDay, formatSpan, formatTime, formatUtc } from "../i18n/format.ts";
@@ -49,19 +51,19 @@ const weekdayLabel = (date: string, locale: Locale, weekday: "short" | "long") =
   formatUtc(date, locale, { weekday });
 
 /** An entry's time on its day in the agenda: its times, its span, or "all day". */
-function agendaWhen({ item, part }: DayEntry, t: Translate, locale: Locale): string {
+function agendaWhen({ item, part }: DayEntry, t: Translate, locale: Locale, zone: string): string {
   if (part === "all_day") return t("calendar.allDay");
   if (part === "within") {
     return item.start === item.end
-      ? formatTime(item.start, locale)
-      : `${formatTime(item.start, locale)} – ${formatTime(item.end, locale)}`;
+      ? formatTime(item.start, locale, zone)
+      : `${formatTime(item.start, locale, zone)} – ${formatTime(item.end, locale, zone)}`;
   }
-  return formatSpan(item, locale);
+  return formatSpan(item, locale, zone);
 }
 
 function CalendarEntry(props: { frame: ProjectFrame; entry: DayEntry }) {
   const { frame, entry: { item, part } } = props;
-  const { t, locale } = frame.ctx;
+  const { t, locale, timeZone } = frame.ctx;
   const done = item.type === "todo" && item.completed;
   const startsToday = part === "starts" || part === "within";
   return (
@@ -70,8 +72,9 @@ function CalendarEntry(props: { frame: ProjectFrame; entry: DayEntry }) {
       data-cal-item={`${item.type}-${item.id}`}
     >
       <span class="cal-kind">{t(`calendar.kind.${item.type}`)}</span>{" "}
-      {startsToday ? <span class="cal-time">{formatTime(item.start, locale)}</span> : null}{" "}
-      <a href={subjectHref(frame.project.id, item.type, item.id)!}>{item.title}</a>
+      {startsToday
+        ? <span class="cal-time">{formatTime(item.start, locale, timeZone)}</span>
+        : null} <a href={subjectHref(frame.project.id, item.type, item.id)!}>{item.title}</a>
     </li>
   );
 }
@@ -197,7 +200,9 @@ function AgendaDay(props: { frame: ProjectFrame; view: CalendarView; day: Calend
                   class={`cal-agenda-item cal-${item.type}${done ? " done" : ""}`}
                   data-cal-item={`${item.type}-${item.id}`}
                 >
-                  <span class="cal-when muted">{agendaWhen(entry, t, locale)}</span>
+                  <span class="cal-when muted">
+                    {agendaWhen(entry, t, locale, frame.ctx.timeZone)}
+                  </span>
                   <span class="tag">{t(`calendar.kind.${item.type}`)}</span>
                   <a href={subjectHref(frame.project.id, item.type, item.id)!}>{item.title}</a>
                   {done ? <span class="tag done">{t("todos.completed")}</span> : null}
@@ -266,7 +271,9 @@ function EventFields(props: { frame: ProjectFrame; form: FormState }) {
         <DateTimeField label={t("planning.end")} name="endAt" form={form} hint="event-utc-hint" />
       </div>
       <Checkbox label={t("calendar.allDay")} name="allDay" form={form} />
-      <span class="hint" id="event-utc-hint">{t("calendar.timesHint")}</span>
+      <span class="hint" id="event-utc-hint">
+        {t("calendar.timesHint", { zone: props.frame.ctx.timeZone })}
+      </span>
       <MarkdownField
         t={t}
         label={t("field.description")}
@@ -288,14 +295,15 @@ const FIELDS = {
 } as const;
 
 /**
- * The event form's fields read into the input of a create or update. An all-day event covers
- * whole UTC days: from its first day's midnight to the midnight after its last day (an empty
+ * The event form's fields read into the input of a create or update: times are wall-clock
+ * times in the viewer's zone. An all-day event covers whole dates, stored as UTC days: from its first day's midnight to the midnight after its last day (an empty
  * end means one day; a last day before the first is an end before the start).
  */
-function readEvent(fields: Fields) {
+function readEvent(fields: Fields, frame: ProjectFrame) {
   const allDay = checked(fields.allDay);
-  let startAt = readInstant(fields.startAt);
-  let endAt = readInstant(fields.endAt);
+  const zone = frame.ctx.timeZone;
+  let startAt = readInstant(fields.startAt, zone);
+  let endAt = readInstant(fields.endAt, zone);
   const first = dateOrNull(fields.startAt?.trim().slice(0, 10));
   const last = endAt === undefined ? first : dateOrNull(fields.endAt?.trim().slice(0, 10));
   if (allDay && first !== null && last !== null) {
@@ -336,7 +344,9 @@ const calendarPage: AreaPage<CalendarView> = {
               </>
             )
             : <WeekAgenda frame={frame} view={view} />}
-          <p class="hint">{t("calendar.utcNote")}</p>
+          <p class="hint" data-time-zone={frame.ctx.timeZone}>
+            {t("calendar.zoneNote", { zone: frame.ctx.timeZone })}
+          </p>
         </section>
       </>
     );
@@ -366,21 +376,24 @@ const eventPage: AreaPage<CalendarEvent> = {
     services.calendar.get(ctx.actor!, project.id, paramId(c, "eventId")),
   title: (event) => event.title,
   view: ({ frame, data: event, shown }) => {
-    const { t, locale } = frame.ctx;
+    const { t, locale, timeZone } = frame.ctx;
     const base = `/projects/${frame.project.id}/calendar/events/${event.id}`;
     const form = formState(shown, "edit", {
       title: event.title,
       description: event.description ?? "",
-      startAt: inputValue(event.startAt),
+      // An all-day event's dates are the same everywhere: its form shows them as they are.
+      startAt: event.allDay
+        ? `${event.startAt.slice(0, 10)}T00:00`
+        : inputValue(event.startAt, timeZone),
       endAt: event.allDay
         ? `${lastDayOf(event.startAt, event.endAt)}T00:00`
-        : inputValue(event.endAt),
+        : inputValue(event.endAt, timeZone),
       allDay: event.allDay ? "on" : "",
     });
     return (
       <>
         <BackLink
-          href={`/projects/${frame.project.id}/calendar?month=${event.startAt.slice(0, 7)}`}
+          href={`/projects/${frame.project.id}/calendar?month=${monthOf(event, timeZone)}`}
           label={t("calendar.back")}
         />
         <article data-event={event.id}>
@@ -393,6 +406,8 @@ const eventPage: AreaPage<CalendarEvent> = {
                 {formatSpan(
                   { start: event.startAt, end: event.endAt, allDay: event.allDay },
                   locale,
+                  timeZone,
+                  true,
                 )}
                 {event.allDay ? ` · ${t("calendar.allDay")}` : ""}
               </dd>
@@ -421,23 +436,28 @@ const eventPage: AreaPage<CalendarEvent> = {
   },
 };
 
+/** The month (`YYYY-MM`) an event starts in for a viewer in `zone` (all-day: its first date). */
+function monthOf(event: CalendarEvent, zone: string): string {
+  return event.allDay ? event.startAt.slice(0, 7) : dateInZone(event.startAt, zone).slice(0, 7);
+}
+
 /** The calendar pages. */
 export function calendarPages(services: Services) {
+  const monthPage = (frame: ProjectFrame, event: CalendarEvent) =>
+    `/projects/${frame.project.id}/calendar?month=${monthOf(event, frame.ctx.timeZone)}`;
   const { calendar } = services;
   const area = areaRoutes(services);
   const P = "/projects/:projectId{[0-9]+}/calendar";
   const E = `${P}/events/:eventId{[0-9]+}`;
-  const monthOf = (projectId: number, event: CalendarEvent) =>
-    `/projects/${projectId}/calendar?month=${event.startAt.slice(0, 7)}`;
 
   area.things({
     list: [P, calendarPage],
     item: [E, eventPage],
     createAt: `${P}/events`,
     form: { schema: CalendarEventInput, read: readEvent, fields: FIELDS },
-    create: ({ actor, projectId, input }) => {
+    create: ({ frame, actor, projectId, input }) => {
       const event = calendar.create(actor, projectId, input);
-      return afterCreate(monthOf(projectId, event), { type: "event", id: event.id });
+      return afterCreate(monthPage(frame, event), { type: "event", id: event.id });
     },
     update: ({ c, actor, projectId, input }) => {
       const eventId = paramId(c, "eventId");
@@ -447,9 +467,12 @@ export function calendarPages(services: Services) {
         id: eventId,
       });
     },
-    remove: ({ c, actor, projectId }) => {
+    remove: ({ c, frame, actor, projectId }) => {
       const event = calendar.get(actor, projectId, paramId(c, "eventId"));
-      return afterDelete(monthOf(projectId, event), calendar.remove(actor, projectId, event.id));
+      return afterDelete(
+        monthPage(frame, event),
+        calendar.remove(actor, projectId, event.id),
+      );
     },
   });
   return area.app;

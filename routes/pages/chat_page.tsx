@@ -60,7 +60,7 @@ function ChatMessage(props: { frame: ProjectFrame; message: Message; shown?: Sho
     >
       <div class="chat-meta row">
         <strong class="chat-author">{nameOf(frame, message.authorId)}</strong>
-        <Time ctx={frame.ctx} iso={message.createdAt} />
+        <Time ctx={frame.ctx} iso={message.createdAt} relative />
         {message.updatedAt !== message.createdAt
           ? <span class="muted">{t("chat.edited")}</span>
           : null}

@@ -1,7 +1,11 @@
-/** What every page knows about its request: the user, language, theme and unread count. */
+/**
+ * What every page knows about its request: the user, language, theme, time zone, the clock's
+ * now and the unread count.
+ */
 import type { Context } from "hono";
 import type { Actor, PublicUser, Theme } from "../../domain/accounts.ts";
 import type { Services } from "../../domain/services.ts";
+import { DEFAULT_TIME_ZONE } from "../../domain/time_zones.ts";
 import type { AppEnv } from "../api/openapi.ts";
 import { preferenceCookies } from "../cookies.ts";
 import { type Locale, type Translate, translator } from "../i18n/i18n.ts";
@@ -13,6 +17,12 @@ export interface PageCtx {
   t: Translate;
   locale: Locale;
   theme: Theme;
+  /** The viewer's IANA time zone (`UTC` for visitors and people who never chose one). */
+  timeZone: string;
+  /** True when the signed-in person never chose a zone: the page proposes the browser's. */
+  proposeZone: boolean;
+  /** The request's now by the services' clock (relative times count from it). */
+  now: Date;
   /** The current path, for highlighting navigation. */
   path: string;
   unread: number;
@@ -21,9 +31,10 @@ export interface PageCtx {
 /** Builds the page context: the user's theme and locale, else the cookies, else defaults. */
 export function pageCtx(c: Context<AppEnv>, services: Services): PageCtx {
   const session = c.get("session");
-  const user = session
-    ? services.accounts.me({ id: session.user.id, role: session.user.role })
+  const viewer = session
+    ? services.accounts.viewer({ id: session.user.id, role: session.user.role })
     : null;
+  const user = viewer?.user ?? null;
   const cookies = preferenceCookies(c);
   const locale = user?.locale ?? cookies.locale ?? "en";
   const actor = user ? { id: user.id, role: user.role } : null;
@@ -33,6 +44,9 @@ export function pageCtx(c: Context<AppEnv>, services: Services): PageCtx {
     t: translator(locale),
     locale,
     theme: user?.theme ?? cookies.theme ?? "dark",
+    timeZone: user?.timeZone ?? DEFAULT_TIME_ZONE,
+    proposeZone: viewer !== null && !viewer.timeZoneChosen,
+    now: services.clock.now(),
     path: c.req.path,
     unread: actor ? services.notifications.unreadCount(actor) : 0,
   };

@@ -160,7 +160,14 @@ function MeetingLine(
       facts={
         <>
           {projectTag(props.project)}
-          <span>{formatSpan({ start: m.startAt, end: m.endAt, allDay: false }, ctx.locale)}</span>
+          <span>
+            {formatSpan(
+              { start: m.startAt, end: m.endAt, allDay: false },
+              ctx.locale,
+              ctx.timeZone,
+              true,
+            )}
+          </span>
           {m.location ? <span>{m.location}</span> : null}
           {props.organiser
             ? <span>{ctx.t("meetings.organiser", { name: props.organiser })}</span>
@@ -205,7 +212,7 @@ function ActivitySection(
               facts={
                 <>
                   {projectTag(props.project?.(entry) ?? null)}
-                  <Time ctx={props.ctx} iso={entry.createdAt} />
+                  <Time ctx={props.ctx} iso={entry.createdAt} relative />
                 </>
               }
             />
@@ -301,7 +308,7 @@ export function ProjectDashboardView(
                 <strong>{nameOf(frame, m.authorId)}</strong> {excerpt(m.text)}
               </span>
             }
-            facts={<Time ctx={ctx} iso={m.createdAt} />}
+            facts={<Time ctx={ctx} iso={m.createdAt} relative />}
           />
         )}
       />
@@ -486,7 +493,7 @@ export function PersonalDashboardView(
               facts={
                 <>
                   {projectTag(projectName(n.projectId))}
-                  <Time ctx={ctx} iso={n.createdAt} />
+                  <Time ctx={ctx} iso={n.createdAt} relative />
                 </>
               }
             />

@@ -3,7 +3,8 @@
  * the new-meeting form, and a meeting's page with its minutes (Markdown), its schedule
  * conflicts, and its edit and delete forms. Conflicts never block saving: after a save the
  * meeting's page says so and lists them. `static/meetings.js` checks conflicts live while
- * the time and invitees change (GET /api/projects/{id}/meetings/check). Times are UTC.
+ * the time and invitees change (GET /api/projects/{id}/meetings/check). Times are shown and typed in
+ * the viewer's time zone, with the zone's name beside a meeting's time.
  */
 import type { Conflict, Meeting } from "../../domain/meetings.ts";
 import type { Services } from "../../domain/services.ts";
@@ -37,7 +38,7 @@ function ConflictItems(props: { frame: ProjectFrame; conflicts: Conflict[] }) {
             ? <span class="private">{t("meetings.privateItem")}</span>
             : <a href={subjectHref(c.projectId, c.type, c.id)!}>{c.title}</a>}{" "}
           <span class="muted">
-            {formatSpan({ start: c.start, end: c.end, allDay: false }, locale)}
+            {formatSpan({ start: c.start, end: c.end, allDay: false }, locale, frame.ctx.timeZone)}
           </span>{" "}
           <span class="muted">{t("meetings.conflictFor", { name: nameOf(frame, c.userId) })}</span>
         </li>
@@ -102,7 +103,7 @@ function MeetingFields(
           required
         />
       </div>
-      <span class="hint">{t("planning.utcHint")}</span>
+      <span class="hint">{t("planning.zoneHint", { zone: frame.ctx.timeZone })}</span>
       <fieldset class="invitees">
         <legend>{t("meetings.invitees")}</legend>
         {candidates.length === 0
@@ -152,6 +153,7 @@ function formData(frame: ProjectFrame, options: { exclude?: number; organiserId?
     "data-exclude": options.exclude ?? "",
     "data-organiser": options.organiserId ?? "",
     "data-locale": locale,
+    "data-time-zone": frame.ctx.timeZone,
     "data-members": JSON.stringify(members),
     "data-strings": JSON.stringify({
       hint: t("meetings.checkHint"),
@@ -171,7 +173,7 @@ function formData(frame: ProjectFrame, options: { exclude?: number; organiserId?
 
 function MeetingSummary(props: { frame: ProjectFrame; meeting: Meeting }) {
   const { frame, meeting: m } = props;
-  const { t, locale } = frame.ctx;
+  const { t, locale, timeZone } = frame.ctx;
   return (
     <li class="card meeting" data-meeting={m.id}>
       <div class="row">
@@ -180,7 +182,7 @@ function MeetingSummary(props: { frame: ProjectFrame; meeting: Meeting }) {
         </a>
         <span class="spacer"></span>
         <span class="muted">
-          {formatSpan({ start: m.startAt, end: m.endAt, allDay: false }, locale)}
+          {formatSpan({ start: m.startAt, end: m.endAt, allDay: false }, locale, timeZone, true)}
         </span>
       </div>
       <p class="meta muted">
@@ -202,12 +204,12 @@ const FIELDS = {
   title: "content.required",
 } as const;
 
-/** The meeting form's fields read into the input of a create or update. */
-function readMeeting(fields: Fields) {
+/** The meeting form's fields read into the input of a create or update (times in the viewer's zone). */
+function readMeeting(fields: Fields, frame: ProjectFrame) {
   return {
     ...fields,
-    startAt: readInstant(fields.startAt),
-    endAt: readInstant(fields.endAt),
+    startAt: readInstant(fields.startAt, frame.ctx.timeZone),
+    endAt: readInstant(fields.endAt, frame.ctx.timeZone),
     inviteeIds: [...new Set((fields.inviteeIds ?? "").split(",").filter(Boolean).map(idOrNull))],
     location: orNull(fields.location)?.trim() ?? null,
     minutes: orNull(fields.minutes),
@@ -276,17 +278,22 @@ const meetingPage: AreaPage<MeetingData> = {
   },
   title: ({ meeting }) => meeting.title,
   view: ({ frame, data: { meeting: m, conflicts, saved }, shown }) => {
-    const { t, locale } = frame.ctx;
+    const { t, locale, timeZone } = frame.ctx;
     const base = `/projects/${frame.project.id}/meetings/${m.id}`;
     const organiserIsMember = frame.members.some((x) => x.userId === m.creatorId);
-    const when = formatSpan({ start: m.startAt, end: m.endAt, allDay: false }, locale);
+    const when = formatSpan(
+      { start: m.startAt, end: m.endAt, allDay: false },
+      locale,
+      timeZone,
+      true,
+    );
     const invitees = m.inviteeIds.length === 0
       ? t("meetings.noInvitees")
       : m.inviteeIds.map((id) => nameOf(frame, id)).join(", ");
     const form = formState(shown, "edit", {
       title: m.title,
-      startAt: inputValue(m.startAt),
-      endAt: inputValue(m.endAt),
+      startAt: inputValue(m.startAt, timeZone),
+      endAt: inputValue(m.endAt, timeZone),
       inviteeIds: m.inviteeIds.join(","),
       location: m.location ?? "",
       minutes: m.minutes ?? "",

@@ -113,7 +113,7 @@ const milestonesPage: AreaPage<Milestones> = {
   load: (_, { services, ctx, project }) => ({
     milestones: services.milestones.list(ctx.actor!, project.id),
     counts: services.milestones.todoCounts(ctx.actor!, project.id),
-    today: todayOf(services),
+    today: todayOf(services, ctx.timeZone),
   }),
   title: (_, t) => t("milestones.title"),
   view: ({ frame, data, shown }) => {

@@ -8,9 +8,8 @@ import { pageRequest } from "../../domain/paging.ts";
 import type { Services } from "../../domain/services.ts";
 import type { AppEnv } from "../api/openapi.ts";
 import type { MessageKey } from "../i18n/en.ts";
-import { formatDateTime } from "../i18n/format.ts";
 import { type PageCtx, pageCtx } from "./context.ts";
-import { subjectHref } from "./kit/content.tsx";
+import { subjectHref, Time } from "./kit/content.tsx";
 import { renderPage } from "./kit/layout.tsx";
 
 /**
@@ -32,7 +31,7 @@ export function link(n: Notification): string {
 }
 
 function NotificationsPage(props: { ctx: PageCtx; items: Notification[]; total: number }) {
-  const { t, locale } = props.ctx;
+  const { t } = props.ctx;
   return (
     <>
       <h1>{t("notifications.title")}</h1>
@@ -54,7 +53,9 @@ function NotificationsPage(props: { ctx: PageCtx; items: Notification[]; total: 
               <li class="row" data-notification={n.kind}>
                 <a href={link(n)}>{t(`kind.${n.kind}` as MessageKey)}</a>
                 <span>{n.text}</span>
-                <span class="muted">{formatDateTime(n.createdAt, locale)}</span>
+                <span class="muted">
+                  <Time ctx={props.ctx} iso={n.createdAt} relative />
+                </span>
                 <span class="spacer"></span>
                 <form class="inline" method="post" action={`/notifications/${n.id}/read`}>
                   <button class="secondary" type="submit">{t("notifications.markRead")}</button>

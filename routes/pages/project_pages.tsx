@@ -203,7 +203,7 @@ function MemberRow(props: { ctx: PageCtx; project: Project; member: Member; mana
           )
           : t(`role.${member.role}`)}
       </td>
-      <td class="muted">{formatDateTime(member.joinedAt, locale)}</td>
+      <td class="muted">{formatDateTime(member.joinedAt, locale, props.ctx.timeZone)}</td>
       <td>
         {props.manage
           ? (
@@ -393,7 +393,13 @@ export function projectPages(services: Services) {
     const frame = loadFrame(c, services, paramId(c, "projectId"));
     const { ctx, project, members } = frame;
     const data = services.dashboards.project(ctx.actor!, project.id);
-    const dashboard = <ProjectDashboardView frame={frame} data={data} today={todayOf(services)} />;
+    const dashboard = (
+      <ProjectDashboardView
+        frame={frame}
+        data={data}
+        today={todayOf(services, ctx.timeZone)}
+      />
+    );
     if (c.req.query("fragment") === "1" && !shown.status) return renderFragment(c, dashboard);
     return renderPage(c, ctx, {
       title: project.name,
@@ -440,7 +446,14 @@ export function projectPages(services: Services) {
   const personal = (ctx: PageCtx) => {
     const data = services.dashboards.personal(ctx.actor!);
     const names = services.dashboards.personalNames(ctx.actor!, data);
-    return <PersonalDashboardView ctx={ctx} data={data} names={names} today={todayOf(services)} />;
+    return (
+      <PersonalDashboardView
+        ctx={ctx}
+        data={data}
+        names={names}
+        today={todayOf(services, ctx.timeZone)}
+      />
+    );
   };
 
   /**

@@ -48,7 +48,7 @@ function columnLabel(t: Translate, column: Column): string {
 interface BoardData {
   lanes: BoardLane<Item>[];
   milestones: Milestone[];
-  /** Today's UTC date, for overdue marks. */
+  /** Today's date in the viewer's zone, for overdue marks. */
   today: string;
 }
 
@@ -511,7 +511,7 @@ function boardData({ services, ctx, project }: ProjectFrame): BoardData {
   return {
     lanes: services.todos.board(ctx.actor!, project.id),
     milestones: services.milestones.list(ctx.actor!, project.id),
-    today: todayOf(services),
+    today: todayOf(services, ctx.timeZone),
   };
 }
 

@@ -42,7 +42,9 @@ function TrashRow(props: { frame: ProjectFrame; entry: TrashEntry & { mayRestore
         <Time ctx={frame.ctx} iso={entry.deletedAt} />
       </td>
       <td class="muted">
-        <time datetime={entry.purgeAt}>{formatDateTime(entry.purgeAt, locale)}</time>
+        <time datetime={entry.purgeAt}>
+          {formatDateTime(entry.purgeAt, locale, frame.ctx.timeZone)}
+        </time>
       </td>
       <td>
         {entry.mayRestore

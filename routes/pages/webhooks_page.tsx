@@ -157,7 +157,7 @@ function WebhookCard(props: { frame: ProjectFrame; view: WebhookView; base: stri
         ? (
           <p class="notice">
             {t("webhooks.failingSince", {
-              time: formatDateTime(w.failingSince, frame.ctx.locale),
+              time: formatDateTime(w.failingSince, frame.ctx.locale, frame.ctx.timeZone),
             })}
           </p>
         )

@@ -4,7 +4,17 @@ import { testApp } from "../helpers/app.ts";
 import { api, expectError, expectJson, login, PASSWORD, register, signUp } from "../helpers/api.ts";
 
 const NOW = "2026-11-22T08:30:00.000Z";
-const USER_KEYS = ["createdAt", "displayName", "email", "id", "locale", "role", "status", "theme"];
+const USER_KEYS = [
+  "createdAt",
+  "displayName",
+  "email",
+  "id",
+  "locale",
+  "role",
+  "status",
+  "theme",
+  "timeZone",
+];
 
 Deno.test("GET /api/admin/users lists every user for an admin", async () => {
   const t = await testApp();

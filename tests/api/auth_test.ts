@@ -18,7 +18,17 @@ import {
 } from "../helpers/api.ts";
 
 const NOW = "2026-11-22T08:30:00.000Z";
-const USER_KEYS = ["createdAt", "displayName", "email", "id", "locale", "role", "status", "theme"];
+const USER_KEYS = [
+  "createdAt",
+  "displayName",
+  "email",
+  "id",
+  "locale",
+  "role",
+  "status",
+  "theme",
+  "timeZone",
+];
 
 Deno.test("POST /api/auth/register creates the first account as an admin and logs it in", async () => {
   const t = await testApp({ now: NOW });
@@ -35,6 +45,7 @@ Deno.test("POST /api/auth/register creates the first account as an admin and log
     assert.equal(user.status, "active");
     assert.equal(user.theme, "dark");
     assert.equal(user.locale, "en");
+    assert.equal(user.timeZone, "UTC");
     assert.equal(user.createdAt, NOW);
     assert.ok(!res.text.includes("scrypt"), "no hash in the body");
     assert.ok(!res.text.toLowerCase().includes("password"), "no password field in the body");

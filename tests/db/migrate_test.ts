@@ -140,6 +140,7 @@ Deno.test("the server's own migrations are numbered from 001 with their fixed me
     "014_staged_import.sql",
     "015_user_stream_notification_levels.sql",
     "016_todo_checklists.sql",
+    "017_user_time_zone.sql",
     "018_theme_system.sql",
   ]);
 });

@@ -178,3 +178,59 @@ Deno.test("calendarView: all-day events, milestones and to-dos cover whole days 
     "an all-day event ends at the midnight after its last day",
   );
 });
+
+/** The view of `query` seen from `zone`, and the range it asked for. */
+function viewIn(zone: string, query: ViewQuery, items: CalendarItem[], today = TODAY) {
+  const asked: { from: string; to: string }[] = [];
+  const view = calendarView(query, today, (range) => {
+    asked.push(range);
+    return items;
+  }, zone);
+  return { view, asked };
+}
+
+const dayOf = (
+  view: { weeks: { date: string; entries: { item: CalendarItem; part: string }[] }[][] },
+  date: string,
+) =>
+  view.weeks.flat().find((day) => day.date === date)!.entries.map((e) => `${e.item.id}:${e.part}`);
+
+Deno.test("calendarView: a timed event falls on the day it starts in the viewer's zone", () => {
+  // 20:00 UTC on Sunday the 22nd is 05:00 on Monday the 23rd in Tokyo.
+  const evening = event(1, "2026-11-22T20:00:00.000Z", "2026-11-22T21:00:00.000Z");
+  const utc = viewIn("UTC", { view: "week", date: "2026-11-16" }, [evening]).view;
+  assert.deepEqual(dayOf(utc, "2026-11-22"), ["1:within"]);
+  const tokyo = viewIn("Asia/Tokyo", { view: "week", date: "2026-11-23" }, [evening]).view;
+  assert.deepEqual(dayOf(tokyo, "2026-11-23"), ["1:within"]);
+  const before = viewIn("Asia/Tokyo", { view: "week", date: "2026-11-16" }, [evening]).view;
+  assert.deepEqual(dayOf(before, "2026-11-22"), []);
+});
+
+Deno.test("calendarView: an event crossing the viewer's midnight starts one day and continues the next", () => {
+  // 22:00–02:00 in New York (EST) is 03:00–07:00 UTC: one UTC day, two New York days.
+  const late = event(2, "2026-11-20T03:00:00.000Z", "2026-11-20T07:00:00.000Z");
+  const ny = viewIn("America/New_York", { view: "week", date: "2026-11-16" }, [late]).view;
+  assert.deepEqual(dayOf(ny, "2026-11-19"), ["2:starts"]);
+  assert.deepEqual(dayOf(ny, "2026-11-20"), ["2:continues"]);
+  const utc = viewIn("UTC", { view: "week", date: "2026-11-16" }, [late]).view;
+  assert.deepEqual(dayOf(utc, "2026-11-20"), ["2:within"]);
+  assert.deepEqual(dayOf(utc, "2026-11-19"), []);
+});
+
+Deno.test("calendarView: all-day items stay on their dates in every zone", () => {
+  const holiday = event(3, "2026-11-18", "2026-11-18", true);
+  for (const zone of ["UTC", "Asia/Tokyo", "America/New_York"]) {
+    const { view } = viewIn(zone, { view: "week", date: "2026-11-16" }, [holiday]);
+    assert.deepEqual(dayOf(view, "2026-11-18"), ["3:all_day"], zone);
+    assert.deepEqual(dayOf(view, "2026-11-17"), [], zone);
+    assert.deepEqual(dayOf(view, "2026-11-19"), [], zone);
+  }
+});
+
+Deno.test("calendarView: the shown days are asked for from the viewer's midnights", () => {
+  const { asked } = viewIn("Asia/Tokyo", { view: "week", date: "2026-11-23" }, []);
+  assert.deepEqual(asked, [{ from: "2026-11-22T15:00:00.000Z", to: "2026-11-29T15:00:00.000Z" }]);
+  // Berlin's week of its autumn change is an hour longer than seven days.
+  const berlin = viewIn("Europe/Berlin", { view: "week", date: "2026-10-21" }, []).asked;
+  assert.deepEqual(berlin, [{ from: "2026-10-18T22:00:00.000Z", to: "2026-10-25T23:00:00.000Z" }]);
+});

@@ -86,7 +86,9 @@ export async function pageAs(
   session: string,
   options: PageOptions = {},
 ): Promise<Page> {
-  const context = await browser.newContext(options.context);
+  // The browser's zone is proposed to people who never chose one: UTC unless a test says
+  // otherwise, so no test depends on the machine's zone.
+  const context = await browser.newContext({ timezoneId: "UTC", ...options.context });
   if (options.clipboard) {
     await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: t.baseUrl });
   }

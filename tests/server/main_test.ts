@@ -118,7 +118,9 @@ Deno.test("the server starts, applies migrations, answers /healthz, logs request
     const { code, lines } = await server.done;
     assert.equal(code, 0, lines.join("\n"));
     assert.ok(
-      lines.includes("migrations applied: 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 18"),
+      lines.includes(
+        "migrations applied: 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18",
+      ),
       lines.join("\n"),
     );
     const log = lines.find((l) => l.startsWith("GET /healthz "));

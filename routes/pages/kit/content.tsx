@@ -9,7 +9,7 @@ import { isPreviewType } from "../../../domain/file_types.ts";
 import type { FileInfo } from "../../../domain/files.ts";
 import type { Page } from "../../../domain/paging.ts";
 import { en, type MessageKey } from "../../i18n/en.ts";
-import { formatDateTime, formatDay, formatSize } from "../../i18n/format.ts";
+import { formatDateTime, formatDay, formatRelative, formatSize } from "../../i18n/format.ts";
 import type { Translate } from "../../i18n/i18n.ts";
 import { renderMarkdown } from "../../markdown.ts";
 import type { PageCtx } from "../context.ts";
@@ -19,9 +19,21 @@ export function Markdown(props: { source: string }) {
   return <div class="markdown" data-markdown>{raw(renderMarkdown(props.source))}</div>;
 }
 
-/** A timestamp in the reader's language. */
-export function Time(props: { ctx: PageCtx; iso: string }) {
-  return <time datetime={props.iso}>{formatDateTime(props.iso, props.ctx.locale)}</time>;
+/**
+ * A timestamp in the reader's language and time zone. `relative` shows how long ago it was
+ * ("3 minutes ago", counted from the request's clock) for lists people scan, with the exact
+ * local time and zone on hover.
+ */
+export function Time(props: { ctx: PageCtx; iso: string; relative?: boolean }) {
+  const { locale, timeZone, now } = props.ctx;
+  if (props.relative) {
+    return (
+      <time datetime={props.iso} title={formatDateTime(props.iso, locale, timeZone, true)}>
+        {formatRelative(props.iso, now, locale, timeZone)}
+      </time>
+    );
+  }
+  return <time datetime={props.iso}>{formatDateTime(props.iso, locale, timeZone)}</time>;
 }
 
 /** Where a page shows a project file inline (an image) or serves it as a download. */

@@ -9,6 +9,11 @@
 const MENTION =
   /(?<![A-Za-z0-9._%+\-@＠'!#$&*/=?^`{|}~])[@＠]([A-Za-z0-9._%+\-'!#$&*/=?^`{|}~]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,})/g;
 
+/** A fresh (global, so stateful) copy of the mention pattern: the address is group 1. */
+export function mentionPattern(): RegExp {
+  return new RegExp(MENTION.source, MENTION.flags);
+}
+
 /** The distinct lower-cased email addresses mentioned in `text`, in order of appearance. */
 export function mentionedEmails(text: string): string[] {
   const found = new Set<string>();

@@ -37,8 +37,12 @@ md.renderer.rules.mention = (tokens, idx, _options, env) => {
   const target = mentionTarget(context, meta.email);
   if (!target) return md.utils.escapeHtml(meta.typed);
   const mine = context?.viewerId === target.userId;
-  return `<span class="${mine ? "mention mention-me" : "mention"}" data-mention="${target.userId}"` +
-    ` title="${md.utils.escapeHtml(meta.email)}">@${md.utils.escapeHtml(target.displayName)}</span>`;
+  return `<span class="${
+    mine ? "mention mention-me" : "mention"
+  }" data-mention="${target.userId}"` +
+    ` title="${md.utils.escapeHtml(meta.email)}">@${
+      md.utils.escapeHtml(target.displayName)
+    }</span>`;
 };
 
 /**

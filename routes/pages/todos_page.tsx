@@ -12,7 +12,14 @@ import type { BoardCard, BoardLane, BoardPlace, Direction } from "../../domain/t
 import { type Column, hasStandardName, type Item, type Priority } from "../../domain/todos.ts";
 import { MoveInput, TodoInput } from "../api/todos.ts";
 import type { Translate } from "../i18n/i18n.ts";
-import { type AreaPage, areaRoutes, nameOf, paramId, type ProjectFrame } from "./kit/area.tsx";
+import {
+  type AreaPage,
+  areaRoutes,
+  mentionsOf,
+  nameOf,
+  paramId,
+  type ProjectFrame,
+} from "./kit/area.tsx";
 import { AttachmentItem, BackLink, Due, Facts, Markdown, Time } from "./kit/content.tsx";
 import { formatDay } from "../i18n/format.ts";
 import { todayOf } from "./kit/dates.ts";
@@ -379,7 +386,9 @@ const itemPage: AreaPage<{ item: Item; board: BoardData }> = {
                 ],
               ]}
             />
-            {item.description ? <Markdown source={item.description} /> : null}
+            {item.description
+              ? <Markdown source={item.description} mentions={mentionsOf(frame)} />
+              : null}
           </div>
           <h2>{t("todos.attachments")}</h2>
           <div class="card">

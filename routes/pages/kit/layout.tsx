@@ -38,6 +38,7 @@ export function Layout(props: { ctx: PageCtx; title: string; children: Child }) 
         <link rel="stylesheet" href="/static/app.css" />
         <script type="module" src="/static/app.js"></script>
         {ctx.user ? <script type="module" src="/static/notify.js"></script> : null}
+        {ctx.user ? <script type="module" src="/static/markdown_preview.js"></script> : null}
       </head>
       <body>
         <a class="skip" href="#main">{t("nav.skip")}</a>

@@ -21,9 +21,7 @@ Deno.test("markdownToText: emphasis, headings, lists, quotes and code read as th
   assert.equal(markdownToText("- one\n- two\n\n1. three"), "one two three");
   assert.equal(
     markdownToText("> quoted\n\n`code` and\n\n```ts\nlet x = 1;\n```"),
-    [
-      "quoted code and let x = 1;",
-    ].join(""),
+    "quoted code and let x = 1;",
   );
   assert.equal(
     markdownToText("line one\nline two\n\n\n   spaced   out  "),

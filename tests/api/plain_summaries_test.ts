@@ -41,14 +41,14 @@ async function search(t: Awaited<ReturnType<typeof setup>>["t"], cookie: string,
   return expectJson(await api(t, "GET", path, { cookie }), 200);
 }
 
-Deno.test("a mention's notification text is the message's plain text, mentions as names", async () => {
+Deno.test("a mention (in bold too) notifies with the message's plain text, mentions as names", async () => {
   const { t, ann, bob, project } = await setup();
   try {
     await say(
       t,
       ann.cookie,
       project.id,
-      "# Heads up\n\n@bob@example.com **see** [the plan](https://example.com/plan) _today_",
+      "# Heads up\n\n**@bob@example.com** see [the plan](https://example.com/plan) _today_",
     );
     const notes = await notificationsOf(t, bob.cookie);
     const mention = notes.items.find((n: { kind: string }) => n.kind === "mention");

@@ -69,6 +69,12 @@ function termAt(text: string, at: number, terms: string[]): string | null {
   return best;
 }
 
+/** `at`, moved back off the second half of a surrogate pair, so no cut splits a character. */
+function whole(text: string, at: number): number {
+  const code = text.charCodeAt(at);
+  return at > 0 && code >= 0xdc00 && code <= 0xdfff ? at - 1 : at;
+}
+
 /**
  * Escaped HTML: `text` around its first match of `terms`, every match in the shown part
  * wrapped in `<mark>`, `…` where it was cut (or `cut` says the text itself was); null
@@ -81,8 +87,8 @@ function markedSnippet(
 ): string | null {
   const first = firstMatch(text, terms);
   if (first === null) return null;
-  const start = Math.max(0, first.at - CONTEXT);
-  const end = Math.min(text.length, first.at + first.length + CONTEXT);
+  const start = whole(text, Math.max(0, first.at - CONTEXT));
+  const end = whole(text, Math.min(text.length, first.at + first.length + CONTEXT));
   let html = start > 0 || cut.start ? "…" : "";
   let plain = start;
   for (let i = start; i < end;) {
@@ -107,10 +113,10 @@ function markedSnippet(
  */
 function textNear(body: string, terms: string[], context: MentionContext) {
   const at = firstMatch(body, terms)?.at ?? 0;
-  let start = Math.max(0, at - RAW_WINDOW);
+  let start = whole(body, Math.max(0, at - RAW_WINDOW));
   const lineStart = body.lastIndexOf("\n", start) + 1;
-  if (start - lineStart < RAW_WINDOW) start = lineStart;
-  let end = Math.min(body.length, at + RAW_WINDOW);
+  if (start > 0 && start - lineStart < RAW_WINDOW) start = lineStart;
+  let end = whole(body, Math.min(body.length, at + RAW_WINDOW));
   const lineEnd = body.indexOf("\n", end);
   const stop = lineEnd < 0 ? body.length : lineEnd;
   if (stop - end < RAW_WINDOW) end = stop;

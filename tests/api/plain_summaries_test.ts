@@ -131,3 +131,20 @@ Deno.test("search: a match only in the title shows the title marked", async () =
     await t.close();
   }
 });
+
+Deno.test("search: a snippet's cut never splits a character", async () => {
+  const { t, ann, project } = await setup();
+  try {
+    const p = project.id;
+    await createNote(t, ann.cookie, p, {
+      title: "Faces",
+      body: `${"😀".repeat(40)} marketing ${"😀".repeat(40)}`,
+    });
+    const page = await search(t, ann.cookie, `/api/projects/${p}/search?q=marketing`);
+    const snippet: string = page.items[0].snippet;
+    assert.match(snippet, /^…😀+ <mark>marketing<\/mark> 😀+…$/u);
+    assert.ok(snippet.isWellFormed(), "no lone surrogate");
+  } finally {
+    await t.close();
+  }
+});

@@ -602,6 +602,7 @@ Deno.test("user text is escaped everywhere and Markdown keeps no raw HTML or scr
         [
           '<script type="module" src="/static/app.js">',
           '<script type="module" src="/static/notify.js">',
+          '<script type="module" src="/static/markdown_preview.js">',
         ],
         path,
       );

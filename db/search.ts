@@ -1,19 +1,15 @@
 /** Queries of the full-text search index (kept in step by the triggers of migration 008). */
 import type { Database } from "./sqlite.ts";
 
-/** A match, with its snippet's match delimited by \u0001 and \u0002. */
+/** A match, with its indexed text (the domain cuts the snippet from it). */
 export interface SearchRow {
   projectId: number;
   type: string;
   itemId: number;
   title: string;
-  snippet: string;
+  body: string;
   createdAt: string;
 }
-
-/** Start and end of a highlighted match in raw snippets. */
-export const MARK_START = "\u0001";
-export const MARK_END = "\u0002";
 
 /** A project's rowids: [projectId * 2^40, (projectId + 1) * 2^40) (see migration 008). */
 const PROJECT_SPAN = 1n << 40n;
@@ -105,19 +101,17 @@ export function searchProjects(
     }
   }
   const clause = where.join(" AND ");
-  // Short-term-only queries keep the plain text: the domain marks the short terms itself.
-  const snippet = q.longTerms.length > 0
-    ? `snippet(search_index, -1, char(1), char(2), '…', 40)`
-    : "substr(title || ' ' || body, 1, 400)";
+  // The whole body, not FTS5's snippet(): the body is Markdown, and the domain cuts its
+  // snippet from the text a reader sees (a cut through Markdown would leave marks behind).
   const rows = db.sql.prepare(
-    `SELECT project_id, type, item_id, title, ${snippet} AS snippet, created_at FROM search_index
+    `SELECT project_id, type, item_id, title, body, created_at FROM search_index
      WHERE ${clause} ORDER BY ${order} LIMIT ? OFFSET ?`,
   ).all(...args, q.limit, q.offset) as Array<{
     project_id: number;
     type: string;
     item_id: number;
     title: string;
-    snippet: string;
+    body: string;
     created_at: string;
   }>;
   // A page that is not full (and not past the end) is the last one: no count needed.
@@ -131,7 +125,7 @@ export function searchProjects(
       type: r.type,
       itemId: r.item_id,
       title: r.title,
-      snippet: r.snippet,
+      body: r.body,
       createdAt: r.created_at,
     })),
     total,

@@ -19,6 +19,7 @@ import { type DomainContext, type Effects, runAction } from "./actions.ts";
 import type { Attachments } from "./attachments.ts";
 import { DomainError, invalid } from "./errors.ts";
 import type { FileInfo } from "./files.ts";
+import { clipText, markdownToText } from "./markdown.ts";
 import { mentionedEmails } from "./mentions.ts";
 import type { TrashRef } from "./trash.ts";
 
@@ -58,9 +59,8 @@ export function createChat(ctx: DomainContext, attachments: Attachments) {
     const emails = mentionedEmails(m.text);
     if (emails.length === 0) return;
     const already = recipientsOf(db, { kind: "mention", subjectType: "message", subjectId: m.id });
-    const byEmail = new Map(
-      listMembers(db, m.projectId).map((member) => [member.email, member.userId]),
-    );
+    const members = listMembers(db, m.projectId);
+    const byEmail = new Map(members.map((member) => [member.email, member.userId]));
     const recipients = emails.map((e) => byEmail.get(e))
       .filter((id): id is number => id !== undefined && !already.has(id));
     fx.notify({
@@ -69,7 +69,8 @@ export function createChat(ctx: DomainContext, attachments: Attachments) {
       actorId,
       subjectType: "message",
       subjectId: m.id,
-      text: m.text.slice(0, 200),
+      // What a notification list shows in one line: words, not Markdown; names, not addresses.
+      text: clipText(markdownToText(m.text, { members }), 200),
       recipients,
     });
   }

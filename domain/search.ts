@@ -1,14 +1,16 @@
 /**
  * Search across the eight searchable types of one project. Terms of three or more
  * characters use the trigram index; shorter ones (such as 会議) fall back to a substring
- * scan. Snippets are HTML-escaped text with each match wrapped in `<mark>`.
+ * scan. Snippets are HTML-escaped plain text (Markdown read as text) with each match
+ * wrapped in `<mark>`.
  */
-import { listProjectsOfUser } from "../db/projects.ts";
-import { MARK_END, MARK_START, searchProjects, type SearchRow } from "../db/search.ts";
+import { listMembers, listProjectsOfUser } from "../db/projects.ts";
+import { searchProjects, type SearchRow } from "../db/search.ts";
 import type { Database } from "../db/sqlite.ts";
 import { projectAccess } from "./access.ts";
 import type { Actor } from "./accounts.ts";
 import { invalid } from "./errors.ts";
+import { clipText, markdownToText, type MentionContext } from "./markdown.ts";
 import { offsetOf, type Page, pageOf, type PageRequest } from "./paging.ts";
 
 /** The searchable types. */
@@ -37,26 +39,101 @@ export interface SearchHit {
 export const MAX_QUERY = 200;
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-/** Escapes a raw snippet and turns the match delimiters into `<mark>`. */
-function markSnippet(raw: string): string {
-  return escapeHtml(raw).replaceAll(MARK_START, "<mark>").replaceAll(MARK_END, "</mark>");
+/** Raw characters read on each side of the first match, to be turned into text. */
+const RAW_WINDOW = 300;
+/** The longest title of a chat message hit (as the index's title). */
+const CHAT_TITLE = 80;
+/** Characters of text shown on each side of the match. */
+const CONTEXT = 50;
+/** A snippet without a match (it was in the title, or in Markdown the text hides). */
+const PLAIN_SNIPPET = 120;
+
+/** Where the first of `terms` occurs in `text`, case-insensitively, or null. */
+function firstMatch(text: string, terms: string[]): { at: number; length: number } | null {
+  const lower = text.toLowerCase();
+  let found: { at: number; length: number } | null = null;
+  for (const term of terms) {
+    const at = lower.indexOf(term.toLowerCase());
+    if (at >= 0 && (found === null || at < found.at)) found = { at, length: term.length };
+  }
+  return found;
 }
 
-/** A snippet around the first occurrence of any of `terms` (for the substring fallback). */
-function substringSnippet(text: string, terms: string[]): string {
-  const lower = text.toLowerCase();
-  let at = -1;
-  let length = 0;
+/** The term of `terms` that `text` has at `at` (the longest), or null. */
+function termAt(text: string, at: number, terms: string[]): string | null {
+  let best: string | null = null;
   for (const term of terms) {
-    const found = lower.indexOf(term.toLowerCase());
-    if (found >= 0 && (at < 0 || found < at)) [at, length] = [found, term.length];
+    if (best !== null && term.length <= best.length) continue;
+    if (text.slice(at, at + term.length).toLowerCase() === term.toLowerCase()) best = term;
   }
-  if (at < 0) return escapeHtml(text.slice(0, 120));
-  const start = Math.max(0, at - 40);
-  const end = Math.min(text.length, at + length + 40);
-  return (start > 0 ? "…" : "") + escapeHtml(text.slice(start, at)) + "<mark>" +
-    escapeHtml(text.slice(at, at + length)) + "</mark>" + escapeHtml(text.slice(at + length, end)) +
-    (end < text.length ? "…" : "");
+  return best;
+}
+
+/** `at`, moved back off the second half of a surrogate pair, so no cut splits a character. */
+function whole(text: string, at: number): number {
+  const code = text.charCodeAt(at);
+  return at > 0 && code >= 0xdc00 && code <= 0xdfff ? at - 1 : at;
+}
+
+/**
+ * Escaped HTML: `text` around its first match of `terms`, every match in the shown part
+ * wrapped in `<mark>`, `…` where it was cut (or `cut` says the text itself was); null
+ * when `text` has no match.
+ */
+function markedSnippet(
+  text: string,
+  terms: string[],
+  cut: { start: boolean; end: boolean } = { start: false, end: false },
+): string | null {
+  const first = firstMatch(text, terms);
+  if (first === null) return null;
+  const start = whole(text, Math.max(0, first.at - CONTEXT));
+  const end = whole(text, Math.min(text.length, first.at + first.length + CONTEXT));
+  let html = start > 0 || cut.start ? "…" : "";
+  let plain = start;
+  for (let i = start; i < end;) {
+    const term = termAt(text, i, terms);
+    if (term === null) {
+      i++;
+      continue;
+    }
+    html += escapeHtml(text.slice(plain, i)) + "<mark>" +
+      escapeHtml(text.slice(i, i + term.length)) + "</mark>";
+    i += term.length;
+    plain = i;
+  }
+  const stop = Math.max(plain, end);
+  return html + escapeHtml(text.slice(plain, stop)) +
+    (stop < text.length || cut.end ? "…" : "");
+}
+
+/**
+ * The plain text of Markdown `body` near its first match of `terms`: a window of the source
+ * widened to whole lines where they are short, so the Markdown around the match still reads.
+ */
+function textNear(body: string, terms: string[], context: MentionContext) {
+  const at = firstMatch(body, terms)?.at ?? 0;
+  let start = whole(body, Math.max(0, at - RAW_WINDOW));
+  const lineStart = body.lastIndexOf("\n", start) + 1;
+  if (start > 0 && start - lineStart < RAW_WINDOW) start = lineStart;
+  let end = whole(body, Math.min(body.length, at + RAW_WINDOW));
+  const lineEnd = body.indexOf("\n", end);
+  const stop = lineEnd < 0 ? body.length : lineEnd;
+  if (stop - end < RAW_WINDOW) end = stop;
+  return {
+    text: markdownToText(body.slice(start, end), context),
+    cut: { start: start > 0, end: end < body.length },
+  };
+}
+
+/**
+ * A hit's snippet: the plain text of its body around the match (Markdown read as text,
+ * mentions as names), else its title with the match, else the start of its text.
+ */
+function snippetOf(r: SearchRow, terms: string[], context: MentionContext): string {
+  const near = textNear(r.body, terms, context);
+  return markedSnippet(near.text, terms, near.cut) ?? markedSnippet(r.title, terms) ??
+    escapeHtml(clipText(near.text || r.title, PLAIN_SNIPPET));
 }
 
 /** A search hit across projects: which project it is in too. */
@@ -80,17 +157,30 @@ function parseQuery(q: string, type: string | null) {
   };
 }
 
-/** Shapes a matched row, its snippet marked. */
-function hitOf(r: SearchRow, terms: { longTerms: string[]; shortTerms: string[] }): SearchHit {
+/** Shapes a matched row, its snippet marked; a chat message's title is its text's start. */
+function hitOf(
+  r: SearchRow,
+  terms: { longTerms: string[]; shortTerms: string[] },
+  context: MentionContext,
+): SearchHit {
   return {
     type: r.type,
     id: r.itemId,
-    title: r.title,
-    snippet: terms.longTerms.length > 0
-      ? markSnippet(r.snippet)
-      : substringSnippet(r.snippet, terms.shortTerms),
+    title: r.type === "chat" ? clipText(markdownToText(r.body, context), CHAT_TITLE) : r.title,
+    snippet: snippetOf(r, [...terms.longTerms, ...terms.shortTerms], context),
     createdAt: r.createdAt,
   };
+}
+
+/** The members of each project of `rows`, for their mentions. */
+function mentionContexts(db: Database, rows: SearchRow[]): Map<number, MentionContext> {
+  const contexts = new Map<number, MentionContext>();
+  for (const r of rows) {
+    if (!contexts.has(r.projectId)) {
+      contexts.set(r.projectId, { members: listMembers(db, r.projectId) });
+    }
+  }
+  return contexts;
 }
 
 /** Searches a project; a blank query or an unknown type is a validation error. */
@@ -108,7 +198,12 @@ export function searchProjectItems(
     limit: input.page.pageSize,
     offset: offsetOf(input.page),
   });
-  return pageOf(items.map((r) => hitOf(r, terms)), total, input.page);
+  const contexts = mentionContexts(db, items);
+  return pageOf(
+    items.map((r) => hitOf(r, terms, contexts.get(r.projectId)!)),
+    total,
+    input.page,
+  );
 }
 
 /**
@@ -129,9 +224,10 @@ export function searchEverywhere(
     limit: input.page.pageSize,
     offset: offsetOf(input.page),
   });
+  const contexts = mentionContexts(db, items);
   return pageOf(
     items.map((r) => ({
-      ...hitOf(r, terms),
+      ...hitOf(r, terms, contexts.get(r.projectId)!),
       projectId: r.projectId,
       projectName: projects.get(r.projectId) ?? "",
     })),

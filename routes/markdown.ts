@@ -1,13 +1,19 @@
 /**
- * Markdown to sanitised HTML, in one place (markdown-it): raw HTML is off (escaped as
- * text), links and images may only point at http(s) or mailto, images become links (the
- * page CSP allows no remote images), and every link opens without a referrer.
+ * Markdown to sanitised HTML, in one place (the parser of domain/markdown.ts): raw HTML is
+ * off (escaped as text), links and images may only point at http(s) or mailto, images become
+ * links (the page CSP allows no remote images), every link opens without a referrer, and an
+ * @mention of a member shows their name in a `mention` span (`mention-me` for the reader).
  */
-import MarkdownIt from "markdown-it";
+import {
+  markdownParser,
+  type MentionContext,
+  type MentionMeta,
+  mentionTarget,
+} from "../domain/markdown.ts";
 
 const ALLOWED = /^(https?:|mailto:)/i;
 
-const md = new MarkdownIt({ html: false, linkify: true, breaks: true, typographer: false });
+const md = markdownParser();
 
 md.validateLink = (url: string) => ALLOWED.test(url.trim());
 
@@ -25,7 +31,24 @@ md.renderer.rules.link_open = (tokens, idx, options, env, self) => {
   return defaultLinkOpen(tokens, idx, options, env, self);
 };
 
-/** Renders Markdown source to HTML that is safe to insert into a page. */
-export function renderMarkdown(source: string): string {
-  return md.render(source);
+md.renderer.rules.mention = (tokens, idx, _options, env) => {
+  const meta = tokens[idx]!.meta as unknown as MentionMeta;
+  const context = (env as { mentions?: MentionContext }).mentions;
+  const target = mentionTarget(context, meta.email);
+  if (!target) return md.utils.escapeHtml(meta.typed);
+  const mine = context?.viewerId === target.userId;
+  return `<span class="${
+    mine ? "mention mention-me" : "mention"
+  }" data-mention="${target.userId}"` +
+    ` title="${md.utils.escapeHtml(meta.email)}">@${
+      md.utils.escapeHtml(target.displayName)
+    }</span>`;
+};
+
+/**
+ * Renders Markdown source to HTML that is safe to insert into a page; mentions of
+ * `mentions`' members show their names, other mentions stay as typed.
+ */
+export function renderMarkdown(source: string, mentions?: MentionContext): string {
+  return md.render(source, { mentions });
 }

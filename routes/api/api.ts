@@ -22,6 +22,7 @@ import { registerOpenApiDocument } from "./document.ts";
 import { errorBody, errorResponse } from "./errors.ts";
 import { fileRoutes } from "./files.ts";
 import { registerIcsFeedDocs } from "./ics_doc.ts";
+import { markdownRoutes } from "./markdown.ts";
 import { noteRoutes } from "./notes.ts";
 import { notificationRoutes } from "./notifications.ts";
 import type { AppEnv } from "./openapi.ts";
@@ -72,6 +73,7 @@ export function api(services: Services, options: ApiOptions): OpenAPIHono<AppEnv
   app.route("/", tokenRoutes(services));
   app.route("/", passwordRoutes(services));
   app.route("/", calendarFeedRoutes(services, { baseUrl: options.baseUrl }));
+  app.route("/", markdownRoutes(services));
 
   registerIcsFeedDocs(app.openAPIRegistry);
   registerOpenApiDocument(app, { baseUrl: options.baseUrl });

@@ -104,6 +104,7 @@ export function buildDocument(app: OpenAPIHono<AppEnv>): OpenApiDocument {
       { name: "trash", description: "Trash and restore" },
       { name: "webhooks", description: "Webhooks and their deliveries" },
       { name: "tokens", description: "Personal API tokens" },
+      { name: "markdown", description: "The Markdown preview of text boxes" },
     ],
   }) as unknown as OpenApiDocument;
   // OpenAPI 3.1's SPDX `identifier` (the generator's types know only 3.0's `url`).

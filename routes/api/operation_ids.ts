@@ -40,6 +40,7 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   "PUT /api/projects/{projectId}/notification-level": "setNotificationLevel",
   "GET /api/me/stream": "streamMyEvents",
   "GET /api/search": "searchEverywhere",
+  "POST /api/markdown/preview": "previewMarkdown",
 
   "GET /api/projects/{projectId}/board/threads": "listThreads",
   "POST /api/projects/{projectId}/board/threads": "createThread",

@@ -13,6 +13,7 @@ import {
   type AreaPage,
   areaRoutes,
   canEdit,
+  mentionsOf,
   nameOf,
   paramId,
   type ProjectFrame,
@@ -25,6 +26,7 @@ import {
   FormCard,
   type FormState,
   formState,
+  MarkdownBox,
   MarkdownField,
   PostForm,
   SelectField,
@@ -190,7 +192,7 @@ function CommentItem(
           ? <EditedAt frame={frame} iso={comment.updatedAt} />
           : null}
       </div>
-      <Markdown source={comment.body} />
+      <Markdown source={comment.body} mentions={mentionsOf(frame)} />
       <Attachments frame={frame} files={comment.attachments} />
       {canEdit(frame, comment.authorId)
         ? (
@@ -198,12 +200,14 @@ function CommentItem(
             <details open={form.refused}>
               <summary>{t("board.editComment")}</summary>
               <PostForm action={base} submit={t("content.save")}>
-                <TextArea
-                  schema={CommentPatch}
-                  name="body"
-                  value={form.values.body}
-                  label={t("board.comment")}
-                />
+                <MarkdownBox t={t}>
+                  <TextArea
+                    schema={CommentPatch}
+                    name="body"
+                    value={form.values.body}
+                    label={t("board.comment")}
+                  />
+                </MarkdownBox>
                 <FieldError message={form.errors.body} />
               </PostForm>
             </details>
@@ -268,7 +272,7 @@ const threadPage: AreaPage<{ thread: Thread; comments: Comment[]; pickable: File
           </div>
           <Alert message={shown.message} />
           <div class="card">
-            <Markdown source={thread.body} />
+            <Markdown source={thread.body} mentions={mentionsOf(frame)} />
             <Attachments frame={frame} files={thread.attachments} />
           </div>
         </article>

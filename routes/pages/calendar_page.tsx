@@ -23,7 +23,14 @@ import type { AppEnv } from "../api/openapi.ts";
 import { CalendarEventInput } from "../api/planning.ts";
 import { formatDay, formatSpan, formatTime, formatUtc } from "../i18n/format.ts";
 import type { Locale, Translate } from "../i18n/i18n.ts";
-import { type AreaPage, areaRoutes, nameOf, paramId, type ProjectFrame } from "./kit/area.tsx";
+import {
+  type AreaPage,
+  areaRoutes,
+  mentionsOf,
+  nameOf,
+  paramId,
+  type ProjectFrame,
+} from "./kit/area.tsx";
 import { BackLink, Markdown, subjectHref, Time } from "./kit/content.tsx";
 import { inputValue, readInstant } from "./kit/dates.ts";
 import {
@@ -417,7 +424,9 @@ const eventPage: AreaPage<CalendarEvent> = {
                 <Time ctx={frame.ctx} iso={event.createdAt} />
               </dd>
             </dl>
-            {event.description ? <Markdown source={event.description} /> : null}
+            {event.description
+              ? <Markdown source={event.description} mentions={mentionsOf(frame)} />
+              : null}
           </div>
           <EditAndDelete
             show={frame.canWrite}

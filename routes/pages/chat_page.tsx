@@ -15,12 +15,13 @@ import {
   type AreaPage,
   areaRoutes,
   canEdit,
+  mentionsOf,
   nameOf,
   paramId,
   type ProjectFrame,
 } from "./kit/area.tsx";
 import { AttachmentItem, Markdown, Time } from "./kit/content.tsx";
-import { ButtonForm, formState, PostForm, TextArea } from "./kit/fields.tsx";
+import { ButtonForm, formState, MarkdownBox, PostForm, TextArea } from "./kit/fields.tsx";
 import { textAttrs } from "./kit/forms.ts";
 import { Alert, FieldError, renderFragment } from "./kit/layout.tsx";
 import { FilePicker, pickableFiles, pickedFileIds, PICKER_FIELDS } from "./kit/file_picker.tsx";
@@ -66,7 +67,7 @@ function ChatMessage(props: { frame: ProjectFrame; message: Message; shown?: Sho
           : null}
       </div>
       <div class="chat-text">
-        <Markdown source={message.text} />
+        <Markdown source={message.text} mentions={mentionsOf(frame)} />
       </div>
       <Attachments frame={frame} files={message.attachments} />
       {canEdit(frame, message.authorId)
@@ -79,13 +80,15 @@ function ChatMessage(props: { frame: ProjectFrame; message: Message; shown?: Sho
                 submit={t("chat.save")}
                 attrs={{ "data-chat-edit": message.id }}
               >
-                <TextArea
-                  schema={MessagePatch}
-                  name="text"
-                  value={form.values.text}
-                  rows={3}
-                  label={t("chat.message")}
-                />
+                <MarkdownBox t={t}>
+                  <TextArea
+                    schema={MessagePatch}
+                    name="text"
+                    value={form.values.text}
+                    rows={3}
+                    label={t("chat.message")}
+                  />
+                </MarkdownBox>
                 <FieldError message={form.errors.text} />
               </PostForm>
             </details>
@@ -194,32 +197,34 @@ function ChatPage(props: { frame: ProjectFrame; data: ChatData; shown: Shown }) 
               enctype="multipart/form-data"
               data-chat-send
             >
-              <label for="chat-text">{t("chat.message")}</label>
-              <div class="chat-compose">
-                <textarea
-                  id="chat-text"
-                  name="text"
-                  maxlength={textAttrs(MessageInput, "text").maxlength}
-                  required
-                  rows={3}
-                  placeholder={t("chat.placeholder")}
-                  aria-describedby="chat-hint"
-                  aria-autocomplete="list"
-                  aria-controls="chat-mentions"
-                  data-chat-input
-                >
-                  {`\n${form.values.text ?? ""}`}
-                </textarea>
-                <ul
-                  class="chat-mentions"
-                  id="chat-mentions"
-                  role="listbox"
-                  aria-label={t("chat.mentions")}
-                  data-chat-mentions
-                  hidden
-                >
-                </ul>
-              </div>
+              <MarkdownBox t={t}>
+                <label for="chat-text">{t("chat.message")}</label>
+                <div class="chat-compose">
+                  <textarea
+                    id="chat-text"
+                    name="text"
+                    maxlength={textAttrs(MessageInput, "text").maxlength}
+                    required
+                    rows={3}
+                    placeholder={t("chat.placeholder")}
+                    aria-describedby="chat-hint"
+                    aria-autocomplete="list"
+                    aria-controls="chat-mentions"
+                    data-chat-input
+                  >
+                    {`\n${form.values.text ?? ""}`}
+                  </textarea>
+                  <ul
+                    class="chat-mentions"
+                    id="chat-mentions"
+                    role="listbox"
+                    aria-label={t("chat.mentions")}
+                    data-chat-mentions
+                    hidden
+                  >
+                  </ul>
+                </div>
+              </MarkdownBox>
               <span class="hint" id="chat-hint">{t("chat.hint")}</span>
               <FieldError message={form.errors.text} />
               <div class="row">

@@ -9,20 +9,21 @@
 import type { Child } from "hono/jsx";
 import type { Activity } from "../../domain/activity.ts";
 import type { PersonalDashboard, ProjectDashboard } from "../../domain/dashboards.ts";
+import { clipText, markdownToText, type MentionContext } from "../../domain/markdown.ts";
 import type { Meeting } from "../../domain/meetings.ts";
 import type { Item } from "../../domain/todos.ts";
 import { en, type MessageKey } from "../i18n/en.ts";
 import { formatDay, formatSize, formatSpan } from "../i18n/format.ts";
 import type { PageCtx } from "./context.ts";
-import { nameOf, type ProjectFrame } from "./kit/area.tsx";
+import { mentionsOf, nameOf, type ProjectFrame } from "./kit/area.tsx";
 import { activityHref, kindLabel, ProgressBar, Time } from "./kit/content.tsx";
 
-/** Chat text shown on a dashboard, at most this many characters. */
+/** Chat text or a description shown on a dashboard, at most this many characters. */
 const EXCERPT = 140;
 
-function excerpt(text: string): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length > EXCERPT ? `${flat.slice(0, EXCERPT - 1)}…` : flat;
+/** Markdown on one line: its plain text (mentions as names), cut to the excerpt length. */
+function excerpt(source: string, mentions?: MentionContext): string {
+  return clipText(markdownToText(source, mentions), EXCERPT);
 }
 
 /** A "see all" link. */
@@ -305,7 +306,7 @@ export function ProjectDashboardView(
             attrs={{ "data-message": m.id }}
             head={
               <span>
-                <strong>{nameOf(frame, m.authorId)}</strong> {excerpt(m.text)}
+                <strong>{nameOf(frame, m.authorId)}</strong> {excerpt(m.text, mentionsOf(frame))}
               </span>
             }
             facts={<Time ctx={ctx} iso={m.createdAt} relative />}

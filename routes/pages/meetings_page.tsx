@@ -9,7 +9,14 @@
 import type { Conflict, Meeting } from "../../domain/meetings.ts";
 import type { Services } from "../../domain/services.ts";
 import { MeetingInput } from "../api/planning.ts";
-import { type AreaPage, areaRoutes, nameOf, paramId, type ProjectFrame } from "./kit/area.tsx";
+import {
+  type AreaPage,
+  areaRoutes,
+  mentionsOf,
+  nameOf,
+  paramId,
+  type ProjectFrame,
+} from "./kit/area.tsx";
 import { BackLink, Facts, Markdown, subjectHref, Time } from "./kit/content.tsx";
 import { formatSpan } from "../i18n/format.ts";
 import { inputValue, readInstant } from "./kit/dates.ts";
@@ -337,7 +344,7 @@ const meetingPage: AreaPage<MeetingData> = {
           <h2>{t("meetings.minutes")}</h2>
           <div class="card" data-meeting-minutes>
             {m.minutes
-              ? <Markdown source={m.minutes} />
+              ? <Markdown source={m.minutes} mentions={mentionsOf(frame)} />
               : <p class="muted">{t("meetings.noMinutes")}</p>}
           </div>
           <EditAndDelete

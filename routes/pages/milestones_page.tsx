@@ -7,7 +7,7 @@
 import type { Milestone } from "../../domain/milestones.ts";
 import type { Services } from "../../domain/services.ts";
 import { MilestoneInput } from "../api/planning.ts";
-import { type AreaPage, areaRoutes, paramId, type ProjectFrame } from "./kit/area.tsx";
+import { type AreaPage, areaRoutes, mentionsOf, paramId, type ProjectFrame } from "./kit/area.tsx";
 import { Due, Markdown, ProgressBar } from "./kit/content.tsx";
 import { todayOf } from "./kit/dates.ts";
 import {
@@ -83,7 +83,7 @@ function MilestoneCard(
           ? <a href={`/projects/${frame.project.id}/todos`}>{t("milestones.viewTodos")}</a>
           : null}
       </p>
-      {m.description ? <Markdown source={m.description} /> : null}
+      {m.description ? <Markdown source={m.description} mentions={mentionsOf(frame)} /> : null}
       {frame.canWrite
         ? (
           <details class="milestone-edit" open={form.refused}>

@@ -10,6 +10,7 @@ import {
   type AreaPage,
   areaRoutes,
   canEdit,
+  mentionsOf,
   nameOf,
   paramId,
   type ProjectFrame,
@@ -170,7 +171,7 @@ const notePage: AreaPage<Note> = {
           </div>
           <Alert message={shown.message} />
           <div class="card">
-            <Markdown source={note.body} />
+            <Markdown source={note.body} mentions={mentionsOf(frame)} />
           </div>
         </article>
         <EditAndDelete

@@ -24,7 +24,7 @@ import type { SpooledFile } from "../multipart.ts";
 import { type PageCtx, pageCtx } from "./context.ts";
 import { PersonalDashboardView, ProjectDashboardView } from "./dashboards.tsx";
 import { loadFrame, paramId, ProjectNav } from "./kit/area.tsx";
-import { Table } from "./kit/content.tsx";
+import { Markdown, Table } from "./kit/content.tsx";
 import { todayOf } from "./kit/dates.ts";
 import { importLimitMb, type RefusalWords } from "./kit/errors.tsx";
 import {
@@ -32,9 +32,9 @@ import {
   Field,
   type FormState,
   formState,
+  MarkdownField,
   PostForm,
   Select,
-  TextArea,
   TextField,
 } from "./kit/fields.tsx";
 import { Alert, renderFragment, renderPage } from "./kit/layout.tsx";
@@ -55,9 +55,13 @@ function ProjectFields(props: { ctx: PageCtx; form: FormState }) {
   return (
     <>
       <TextField label={t("field.name")} schema={ProjectInputSchema} name="name" form={form} />
-      <Field label={t("field.description")} error={form.errors.description}>
-        <TextArea schema={ProjectInputSchema} name="description" value={form.values.description} />
-      </Field>
+      <MarkdownField
+        t={t}
+        label={t("field.description")}
+        schema={ProjectInputSchema}
+        name="description"
+        form={form}
+      />
     </>
   );
 }
@@ -75,7 +79,13 @@ function ProjectCard(props: { ctx: PageCtx; project: Project }) {
         <span class="spacer"></span>
         {p.myRole ? <span class="tag">{t(`role.${p.myRole}`)}</span> : null}
       </div>
-      {p.description ? <p class="muted">{p.description}</p> : null}
+      {p.description
+        ? (
+          <div class="muted project-description">
+            <Markdown source={p.description} />
+          </div>
+        )
+        : null}
     </div>
   );
 }
@@ -289,7 +299,16 @@ function ProjectPage(
         current="dashboard"
         trash={isOwner || project.myRole === "member"}
       />
-      {project.description ? <p>{project.description}</p> : null}
+      {project.description
+        ? (
+          <div class="project-description" data-project-description>
+            <Markdown
+              source={project.description}
+              mentions={{ members, viewerId: ctx.user?.id ?? null }}
+            />
+          </div>
+        )
+        : null}
       {project.archived ? <div class="notice">{t("projects.archivedNotice")}</div> : null}
       {props.notices
         ? <ActionNotice ctx={ctx} notices={props.notices} projectId={project.id} canUndo={false} />

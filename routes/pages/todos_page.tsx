@@ -16,7 +16,14 @@ import { type Column, hasStandardName, type Item, type Priority } from "../../do
 import { MoveInput, TodoInput } from "../api/todos.ts";
 import { ChecklistEntryInput, ChecklistEntryPatch } from "../api/checklists.ts";
 import type { Translate } from "../i18n/i18n.ts";
-import { type AreaPage, areaRoutes, nameOf, paramId, type ProjectFrame } from "./kit/area.tsx";
+import {
+  type AreaPage,
+  areaRoutes,
+  mentionsOf,
+  nameOf,
+  paramId,
+  type ProjectFrame,
+} from "./kit/area.tsx";
 import { AttachmentItem, BackLink, Due, Facts, Markdown, Time } from "./kit/content.tsx";
 import { formatDay } from "../i18n/format.ts";
 import { todayOf } from "./kit/dates.ts";
@@ -585,7 +592,9 @@ const itemPage: AreaPage<
                 ],
               ]}
             />
-            {item.description ? <Markdown source={item.description} /> : null}
+            {item.description
+              ? <Markdown source={item.description} mentions={mentionsOf(frame)} />
+              : null}
           </div>
           <Checklist frame={frame} base={base} entries={checklist} shown={shown} />
           <h2>{t("todos.attachments")}</h2>

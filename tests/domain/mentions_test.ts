@@ -75,3 +75,12 @@ Deno.test("mentionedEmails: several mentions separated by punctuation and line b
     ["a@example.com", "b@example.com", "c@example.com", "d@example.com"],
   );
 });
+
+Deno.test("mentionedEmails: Markdown emphasis around a mention does not glue it", () => {
+  assert.deepEqual(mentionedEmails("**@bo@example.com** please"), ["bo@example.com"]);
+  assert.deepEqual(mentionedEmails("thanks _@bo@example.com_"), ["bo@example.com"]);
+  assert.deepEqual(mentionedEmails("~~@bo@example.com~~"), ["bo@example.com"]);
+  // A run of marks glued to a word still glues the mark.
+  assert.deepEqual(mentionedEmails("a*@bo@example.com"), []);
+  assert.deepEqual(mentionedEmails("a_@bo@example.com"), []);
+});

@@ -223,6 +223,18 @@ browserTest(
       ) as { top: number; bottom: number }[];
       assert.ok(list!.top >= label!.bottom, "the mention list does not cover the Message label");
       for (const v of await seriousViolations(page)) found.push(`open mention list: ${v.id}`);
+      // A Markdown box showing its preview, mentions in it (the reader's own too), both themes.
+      for (const theme of ["dark", "light"]) {
+        await ok("PATCH", "/api/users/me", { locale: "en", theme });
+        await page.goto(`${t.baseUrl}${q}/notes/${note.id}`);
+        await page.evaluate(
+          `document.querySelectorAll("details").forEach((d) => { d.open = true; })`,
+        );
+        await page.fill("[data-markdown-box] textarea", "**Hi** @bo@example.com, @ann@example.com");
+        await page.click("[data-markdown-box] [data-md-tab=preview]");
+        await page.waitForSelector("[data-markdown-preview] .mention-me");
+        for (const v of await seriousViolations(page)) found.push(`${theme} preview: ${v.id}`);
+      }
       await context.close();
       assert.deepEqual(found, [], `axe-core violations:\n${found.join("\n")}`);
     } finally {

@@ -42,7 +42,11 @@ async function assertInert(page: Page, where: string): Promise<void> {
   const scripts = await page.evaluate(
     "[...document.querySelectorAll('script')].map((s) => s.getAttribute('src'))",
   );
-  assert.deepEqual(scripts, ["/static/app.js", "/static/notify.js"], `${where}: only our scripts`);
+  assert.deepEqual(
+    scripts,
+    ["/static/app.js", "/static/notify.js", "/static/markdown_preview.js"],
+    `${where}: only our scripts`,
+  );
   const handlers = await page.evaluate(
     "[...document.querySelectorAll('[data-markdown], [data-markdown] *')]" +
       ".flatMap((el) => [...el.attributes].map((a) => a.name))" +

@@ -604,6 +604,7 @@ Deno.test("user text is escaped everywhere and Markdown keeps no raw HTML or scr
           '<script type="module" src="/static/notify.js">',
           // The reader never chose a time zone: the browser's is proposed.
           '<script type="module" src="/static/time_zone.js">',
+          '<script type="module" src="/static/markdown_preview.js">',
         ],
         path,
       );

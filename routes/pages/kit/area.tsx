@@ -8,6 +8,7 @@ import type { z } from "@hono/zod-openapi";
 import { type Context, Hono } from "hono";
 import type { Child } from "hono/jsx";
 import type { Actor } from "../../../domain/accounts.ts";
+import type { MentionContext } from "../../../domain/markdown.ts";
 import type { Member, Project } from "../../../domain/projects.ts";
 import type { Services } from "../../../domain/services.ts";
 import type { AppEnv } from "../../api/openapi.ts";
@@ -87,6 +88,11 @@ export function loadFrame(c: Ctx, services: Services, projectId: number): Projec
   const canWrite = !project.archived && (isOwner || project.myRole === "member");
   const seesTrash = isOwner || project.myRole === "member";
   return { ctx, services, project, members, canWrite, isOwner, seesTrash };
+}
+
+/** Mentions in the project's Markdown resolve to its members; the reader's own stand out. */
+export function mentionsOf(frame: ProjectFrame): MentionContext {
+  return { members: frame.members, viewerId: frame.ctx.user?.id ?? null };
 }
 
 /** Whether the caller may edit or delete content written by `authorId`. */

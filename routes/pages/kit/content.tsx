@@ -7,6 +7,7 @@ import type { Child } from "hono/jsx";
 import type { Activity } from "../../../domain/activity.ts";
 import { isPreviewType } from "../../../domain/file_types.ts";
 import type { FileInfo } from "../../../domain/files.ts";
+import type { MentionContext } from "../../../domain/markdown.ts";
 import type { Page } from "../../../domain/paging.ts";
 import { en, type MessageKey } from "../../i18n/en.ts";
 import { formatDateTime, formatDay, formatRelative, formatSize } from "../../i18n/format.ts";
@@ -14,9 +15,14 @@ import type { Translate } from "../../i18n/i18n.ts";
 import { renderMarkdown } from "../../markdown.ts";
 import type { PageCtx } from "../context.ts";
 
-/** User Markdown as sanitised HTML: the only place pages insert user text unescaped. */
-export function Markdown(props: { source: string }) {
-  return <div class="markdown" data-markdown>{raw(renderMarkdown(props.source))}</div>;
+/**
+ * User Markdown as sanitised HTML: the only place pages insert user text unescaped. With
+ * `mentions`, an @mention of a member shows their name, marked (strongly for the reader).
+ */
+export function Markdown(props: { source: string; mentions?: MentionContext | undefined }) {
+  return (
+    <div class="markdown" data-markdown>{raw(renderMarkdown(props.source, props.mentions))}</div>
+  );
 }
 
 /**

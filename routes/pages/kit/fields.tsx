@@ -90,7 +90,30 @@ export function TextArea(
   );
 }
 
-/** A Markdown textarea for field `name` of `schema`, with the Markdown hint. */
+/**
+ * Where a Markdown text box sits: `static/markdown_preview.js` adds Write and Preview tabs to
+ * it (the preview rendered by the server, as the page will show it). Without the script the
+ * box is a plain text area.
+ */
+export function MarkdownBox(props: { t: Translate; children: Child }) {
+  const { t } = props;
+  return (
+    <div
+      class="markdown-box"
+      data-markdown-box
+      data-tabs={t("content.writeOrPreview")}
+      data-write={t("content.write")}
+      data-preview={t("content.preview")}
+      data-loading={t("content.previewLoading")}
+      data-empty={t("content.previewEmpty")}
+      data-failed={t("content.previewFailed")}
+    >
+      {props.children}
+    </div>
+  );
+}
+
+/** A Markdown textarea for field `name` of `schema`, with the Markdown hint and a preview. */
 export function MarkdownField(
   props: {
     t: Translate;
@@ -103,10 +126,12 @@ export function MarkdownField(
 ) {
   const { name, form } = props;
   return (
-    <Field label={props.label} error={form.errors[name]}>
-      <TextArea schema={props.schema} name={name} value={form.values[name]} rows={props.rows} />
-      <span class="hint">{props.t("content.markdownHint")}</span>
-    </Field>
+    <MarkdownBox t={props.t}>
+      <Field label={props.label} error={form.errors[name]}>
+        <TextArea schema={props.schema} name={name} value={form.values[name]} rows={props.rows} />
+        <span class="hint">{props.t("content.markdownHint")}</span>
+      </Field>
+    </MarkdownBox>
   );
 }
 

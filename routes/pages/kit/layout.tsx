@@ -41,6 +41,7 @@ export function Layout(props: { ctx: PageCtx; title: string; children: Child }) 
         {ctx.user ? <script type="module" src="/static/notify.js"></script> : null}
         {/* Only for a person who never chose a time zone: proposes the browser's, once. */}
         {ctx.proposeZone ? <script type="module" src="/static/time_zone.js"></script> : null}
+        {ctx.user ? <script type="module" src="/static/markdown_preview.js"></script> : null}
       </head>
       <body>
         <a class="skip" href="#main">{t("nav.skip")}</a>

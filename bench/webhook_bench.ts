@@ -36,6 +36,7 @@ import {
   startServer,
   stop,
 } from "./harness.ts";
+import type { ReceiversMessage } from "./webhook_receivers.ts";
 
 const TARGET_P99_RATIO = 1.10;
 const TARGET_DELIVERY_MS = 5_000;
@@ -47,20 +48,23 @@ const HEALTHY = 4;
 const arrivals: Array<Map<number, number>> = Array.from({ length: HEALTHY }, () => new Map());
 let duplicates = 0;
 
-function startReceivers(): { urls: string[]; deadUrl: string } {
-  const urls: string[] = [];
-  for (let i = 0; i < HEALTHY; i++) {
-    const seen = arrivals[i]!;
-    const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (req) => {
-      const at = performance.now();
-      const body = JSON.parse(await req.text()) as { data: { id: number } };
-      if (seen.has(body.data.id)) duplicates++;
-      else seen.set(body.data.id, at);
-      return new Response(null, { status: 204 });
-    });
-    onCleanup(() => void server.shutdown());
-    urls.push(`http://127.0.0.1:${(server.addr as Deno.NetAddr).port}/hook`);
-  }
+async function startReceivers(): Promise<{ urls: string[]; deadUrl: string }> {
+  // The healthy receivers run on a worker thread (see webhook_receivers.ts).
+  const worker = new Worker(new URL("./webhook_receivers.ts", import.meta.url).href, {
+    type: "module",
+  });
+  onCleanup(() => worker.terminate());
+  const urls = await new Promise<string[]>((resolve) => {
+    worker.onmessage = ({ data }: MessageEvent<ReceiversMessage>) => {
+      if (data.type === "ready") resolve(data.urls);
+      else {
+        duplicates = data.duplicates;
+        // On this thread's clock, as the answers' times are.
+        for (const [i, id, at] of data.list) arrivals[i]!.set(id, at - performance.timeOrigin);
+      }
+    };
+    worker.postMessage({ count: HEALTHY });
+  });
   // The dead receiver: accepts connections, never reads, never answers.
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const held = new Set<Deno.Conn>();
@@ -144,7 +148,7 @@ async function run(): Promise<boolean> {
   const concurrency = envNumber("BENCH_CONCURRENCY", 16, 1);
   const warmup = envNumber("BENCH_WARMUP", 200, 0);
   await readClockTicks();
-  const { urls, deadUrl } = startReceivers();
+  const { urls, deadUrl } = await startReceivers();
 
   const { server, dataDir } = await startServer("webhook-bench-", {
     WEBHOOK_ALLOW_HOSTS: "127.0.0.1",

@@ -7,8 +7,9 @@ import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 import type { Page } from "playwright-core";
 import { testServer } from "../helpers/app.ts";
-import { type Json, PNG_BYTES } from "../helpers/api.ts";
+import { PNG_BYTES } from "../helpers/api.ts";
 import { browserTest, launch } from "./browser.ts";
+import { callJson as call } from "./every_page.ts";
 
 const AXE_SOURCE = Deno.readTextFileSync(
   createRequire(import.meta.url).resolve("axe-core/axe.min.js"),
@@ -19,32 +20,6 @@ interface Violation {
   impact: string | null;
   help: string;
   nodes: { target: string[]; failureSummary?: string }[];
-}
-
-async function call(
-  baseUrl: string,
-  method: string,
-  path: string,
-  cookie: string | null,
-  body?: unknown,
-): Promise<{ status: number; json: Json; cookie: string | null }> {
-  const multipart = body instanceof FormData;
-  const res = await fetch(`${baseUrl}${path}`, {
-    method,
-    headers: {
-      ...(body === undefined || multipart ? {} : { "content-type": "application/json" }),
-      ...(cookie ? { cookie } : {}),
-      origin: baseUrl,
-    },
-    ...(body === undefined ? {} : { body: multipart ? body : JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  const set = res.headers.getSetCookie().find((c) => c.startsWith("session="));
-  return {
-    status: res.status,
-    json: text ? JSON.parse(text) : {},
-    cookie: set ? set.split(";")[0]! : null,
-  };
 }
 
 /** The serious and critical violations axe finds on the page as it is now. */

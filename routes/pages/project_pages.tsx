@@ -244,7 +244,7 @@ function NotificationLevelForm(
         <legend>{t("notifyLevel.title")}</legend>
         <div class="row">
           {NOTIFICATION_LEVELS.map((level) => (
-            <label>
+            <label class="check">
               <input
                 type="radio"
                 name="level"

@@ -17,6 +17,14 @@ function texts(page: Page): Promise<string[]> {
   );
 }
 
+/** Whether the boxes of the first elements matching `a` and `b` overlap on the page. */
+async function overlap(page: Page, a: string, b: string): Promise<boolean> {
+  const [x, y] = await Promise.all([page.locator(a).boundingBox(), page.locator(b).boundingBox()]);
+  assert.ok(x && y, `${a} and ${b} are both shown`);
+  return x.x < y.x + y.width && y.x < x.x + x.width && x.y < y.y + y.height &&
+    y.y < x.y + x.height;
+}
+
 /** Sends `text` by typing it and pressing Enter, and waits until it is shown. */
 async function send(page: Page, text: string): Promise<void> {
   await page.fill("[data-chat-input]", text);
@@ -141,6 +149,16 @@ browserTest(
       await a.type("[data-chat-input]", "thanks @b");
       await a.waitForSelector("[data-chat-mentions]:not([hidden]) [role=option]");
       assert.match(await a.textContent("[data-chat-mentions]") ?? "", /bo@example\.com/);
+      // The list opens below the box: it once covered the box's "Message" label. Wide and narrow.
+      for (const width of [1280, 390]) {
+        await a.setViewportSize({ width, height: 844 });
+        assert.equal(
+          await overlap(a, "label[for=chat-text]", "[data-chat-mentions]"),
+          false,
+          `the mention list leaves the Message label in sight at ${width} px`,
+        );
+      }
+      await a.setViewportSize({ width: 1280, height: 720 });
       await a.press("[data-chat-input]", "Enter");
       assert.equal(await a.inputValue("[data-chat-input]"), "thanks @bo@example.com ");
       assert.equal(await a.isHidden("[data-chat-mentions]"), true);

@@ -6,15 +6,14 @@
  * an over-long query shows a message.
  */
 import { raw } from "hono/html";
-import { DomainError } from "../../domain/errors.ts";
-import { type Page, pageRequest } from "../../domain/paging.ts";
-import { MAX_QUERY, SEARCH_TYPES, type SearchHit } from "../../domain/search.ts";
+import type { Page } from "../../domain/paging.ts";
+import { SEARCH_TYPES, type SearchHit } from "../../domain/search.ts";
 import type { Services } from "../../domain/services.ts";
 import type { Translate } from "../i18n/i18n.ts";
 import { areaRoutes, type ProjectFrame, renderArea } from "./kit/area.tsx";
-import { Pager, subjectHref, Time } from "./kit/content.tsx";
-import { Select } from "./kit/fields.tsx";
+import { Pager, Time } from "./kit/content.tsx";
 import { Alert } from "./kit/layout.tsx";
+import { hitHref, readSearch, SearchForm } from "./kit/search.tsx";
 
 type SearchType = (typeof SEARCH_TYPES)[number];
 
@@ -22,44 +21,6 @@ function typeLabel(t: Translate, type: string): string {
   return (SEARCH_TYPES as readonly string[]).includes(type)
     ? t(`search.type.${type as SearchType}`)
     : type;
-}
-
-/** Where a hit is shown: chat hits open the chat, milestone hits the milestones page. */
-function hitHref(projectId: number, hit: { type: string; id: number }): string {
-  const base = `/projects/${projectId}`;
-  if (hit.type === "chat") return `${base}/chat`;
-  if (hit.type === "milestone") return `${base}/milestones`;
-  return subjectHref(projectId, hit.type, hit.id) ?? base;
-}
-
-function SearchForm(props: { frame: ProjectFrame; q: string; type: string }) {
-  const { frame, q, type } = props;
-  const { t } = frame.ctx;
-  return (
-    <form
-      class="search-form row card"
-      method="get"
-      action={`/projects/${frame.project.id}/search`}
-      role="search"
-    >
-      <label class="search-q">
-        {t("search.query")}
-        <input type="search" name="q" value={q} maxlength={MAX_QUERY} autofocus={q === ""} />
-      </label>
-      <label class="search-type">
-        {t("search.typeLabel")}
-        <Select
-          name="type"
-          value={type}
-          options={[
-            ["", t("search.type.all")],
-            ...SEARCH_TYPES.map((ty) => [ty, t(`search.type.${ty}`)] as const),
-          ]}
-        />
-      </label>
-      <button type="submit">{t("search.submit")}</button>
-    </form>
-  );
 }
 
 /** Links that re-run the query over one type (or all). */
@@ -125,29 +86,12 @@ export function searchPage(services: Services) {
   area.app.get("/projects/:projectId{[0-9]+}/search", (c) =>
     area.run(c, (frame) => {
       const { t } = frame.ctx;
-      const q = c.req.query("q") ?? "";
-      const type = c.req.query("type") ?? "";
-      let message: string | null = null;
-      let page: Page<SearchHit> | null = null;
-      // A blank query shows the form alone; the domain judges any other.
-      if (q.trim() !== "") {
-        try {
-          page = services.search.project(frame.ctx.actor!, {
-            projectId: frame.project.id,
-            q,
-            type: type === "" ? null : type,
-            page: pageRequest({ page: c.req.query("page"), pageSize: "20" }, { clampPage: true }),
-          });
-        } catch (error) {
-          if (!(error instanceof DomainError) || error.code !== "validation") throw error;
-          message = error.details?.type
-            ? t("search.badType")
-            : error.details?.q
-            ? t("content.tooLong", { max: MAX_QUERY })
-            : t("form.invalid");
-        }
-      }
-      const known = (SEARCH_TYPES as readonly string[]).includes(type);
+      const { q, type, shownType, page, message } = readSearch(
+        c,
+        t,
+        (input) =>
+          services.search.project(frame.ctx.actor!, { projectId: frame.project.id, ...input }),
+      );
       return renderArea(c, frame, {
         area: "search",
         title: q.trim() ? t("search.titleFor", { q: q.trim() }) : t("search.title"),
@@ -155,7 +99,13 @@ export function searchPage(services: Services) {
         body: (
           <>
             <h1>{t("search.title")}</h1>
-            <SearchForm frame={frame} q={q} type={known ? type : ""} />
+            <SearchForm
+              t={t}
+              action={`/projects/${frame.project.id}/search`}
+              q={q}
+              type={shownType}
+              autofocus
+            />
             <Alert message={message} />
             {page
               ? (

@@ -1,0 +1,95 @@
+/**
+ * What the project search and the search across projects share: reading `q`, `type` and
+ * `page` from the address, asking the domain, saying its refusal, and the form.
+ */
+import type { Context } from "hono";
+import { DomainError } from "../../../domain/errors.ts";
+import { type Page, type PageRequest, pageRequest } from "../../../domain/paging.ts";
+import { MAX_QUERY, SEARCH_TYPES } from "../../../domain/search.ts";
+import type { Translate } from "../../i18n/i18n.ts";
+import { subjectHref } from "./content.tsx";
+import { Select } from "./fields.tsx";
+
+/** A search as the page shows it: the query, the type (`""` for all), the answer or refusal. */
+export interface SearchState<T> {
+  q: string;
+  type: string;
+  /** The type the form shows: `""` when the address named no known type. */
+  shownType: string;
+  page: Page<T> | null;
+  message: string | null;
+}
+
+/**
+ * Runs the search the address asks for. A blank query runs nothing (the form alone); the
+ * domain judges any other, and a refusal becomes the page's message.
+ */
+export function readSearch<T>(
+  c: Context,
+  t: Translate,
+  search: (input: { q: string; type: string | null; page: PageRequest }) => Page<T>,
+): SearchState<T> {
+  const q = c.req.query("q") ?? "";
+  const type = c.req.query("type") ?? "";
+  let message: string | null = null;
+  let page: Page<T> | null = null;
+  if (q.trim() !== "") {
+    try {
+      page = search({
+        q,
+        type: type === "" ? null : type,
+        page: pageRequest({ page: c.req.query("page"), pageSize: "20" }, { clampPage: true }),
+      });
+    } catch (error) {
+      if (!(error instanceof DomainError) || error.code !== "validation") throw error;
+      message = error.details?.type
+        ? t("search.badType")
+        : error.details?.q
+        ? t("content.tooLong", { max: MAX_QUERY })
+        : t("form.invalid");
+    }
+  }
+  const known = (SEARCH_TYPES as readonly string[]).includes(type);
+  return { q, type, shownType: known ? type : "", page, message };
+}
+
+/** The search form: the query, the type, and the button; sent to `action` by GET. */
+export function SearchForm(
+  props: { t: Translate; action: string; q: string; type: string; autofocus?: boolean },
+) {
+  const { t, q } = props;
+  return (
+    <form class="search-form row card" method="get" action={props.action} role="search">
+      <label class="search-q">
+        {t("search.query")}
+        <input
+          type="search"
+          name="q"
+          value={q}
+          maxlength={MAX_QUERY}
+          autofocus={props.autofocus === true && q === ""}
+        />
+      </label>
+      <label class="search-type">
+        {t("search.typeLabel")}
+        <Select
+          name="type"
+          value={props.type}
+          options={[
+            ["", t("search.type.all")],
+            ...SEARCH_TYPES.map((ty) => [ty, t(`search.type.${ty}`)] as const),
+          ]}
+        />
+      </label>
+      <button type="submit">{t("search.submit")}</button>
+    </form>
+  );
+}
+
+/** Where a hit is shown: chat hits open the chat, milestone hits the milestones page. */
+export function hitHref(projectId: number, hit: { type: string; id: number }): string {
+  const base = `/projects/${projectId}`;
+  if (hit.type === "chat") return `${base}/chat`;
+  if (hit.type === "milestone") return `${base}/milestones`;
+  return subjectHref(projectId, hit.type, hit.id) ?? base;
+}

@@ -4,8 +4,8 @@
  * synchronously, which in the server would stop every request for as long as they take. See
  * `snapshotDatabase` in `snapshot.ts`.
  */
-import { backup, DatabaseSync } from "node:sqlite";
-import { readSnapshot } from "./snapshot.ts";
+import { DatabaseSync } from "node:sqlite";
+import { copyDatabase, readSnapshot } from "./snapshot.ts";
 
 /** What the worker is asked to do. */
 interface Job {
@@ -25,10 +25,8 @@ scope.onmessage = async ({ data }) => {
     // server's writers.
     const db = new DatabaseSync(data.source, { readOnly: true });
     try {
-      // All pages in one step, so in one read transaction: a consistent snapshot. (Copied in
-      // several steps, a backup starts over whenever another connection writes between two
-      // of them, which on a busy server could be forever.)
-      await backup(db, data.target, { rate: -1 });
+      // In flushed pieces, all in one read transaction: see `copyDatabase`.
+      await copyDatabase(db, data.target);
     } finally {
       db.close();
     }

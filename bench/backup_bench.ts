@@ -87,7 +87,12 @@ export async function buildData(items: number, fileBytes: number): Promise<
       bytes.set(source.subarray(start, start + Math.min(half, size - o)), o);
     }
     const storedName = `${row.stored_name}.${ext}`;
-    await Deno.writeFile(join(root, storedName), bytes);
+    // Flushed as the server flushes an upload: left in the page cache, 2 GiB written just
+    // before the measurement reached the disk during the first backup (the kernel writes
+    // dirty pages back some 30 s after they were written) and stalled the probe's commits.
+    using file = await Deno.open(join(root, storedName), { write: true, createNew: true });
+    for (let o = 0; o < bytes.length;) o += await file.write(bytes.subarray(o));
+    await file.syncData();
     update.run(size, storedName, row.id);
     written += size;
   }

@@ -203,8 +203,9 @@ export function deleteWebhook(db: Database, id: number): void {
 }
 
 /**
- * Queues one delivery of an event for every active webhook of its project subscribed to the
- * event's name (or to `*`), in one statement; returns how many were queued.
+ * Puts a just-appended stream event in the outbox when an active webhook of its project is
+ * subscribed to it; returns 1 when it did, else 0. One row whatever the number of webhooks:
+ * the sender fans it out (`fanOutDeliveries`).
  */
 export function enqueueDeliveries(
   db: Database,
@@ -212,12 +213,42 @@ export function enqueueDeliveries(
 ): number {
   const result = statement(
     db,
-    `INSERT INTO webhook_deliveries (webhook_id, event_id, event, body, next_attempt_at, created_at)
-     SELECT w.id, ?, ?, ?, ?, ? FROM webhooks w
-     WHERE w.project_id = ? AND w.active = 1
-       AND EXISTS (SELECT 1 FROM json_each(w.events) j WHERE j.value IN (?, '*'))`,
-  ).run(e.eventId, e.event, e.body, e.at, e.at, e.projectId, e.event);
+    `INSERT INTO webhook_outbox (project_id, event_id, event, body, created_at)
+     SELECT ?1, ?2, ?3, ?4, ?5 WHERE EXISTS (SELECT 1 FROM webhooks w
+       WHERE w.project_id = ?1 AND w.active = 1
+         AND EXISTS (SELECT 1 FROM json_each(w.events) j WHERE j.value IN (?3, '*')))`,
+  ).run(e.projectId, e.eventId, e.event, e.body, e.at);
   return Number(result.changes);
+}
+
+/** Whether the outbox holds events not yet fanned out (a read; no write transaction). */
+export function hasQueuedEvents(db: Database): boolean {
+  return statement(db, "SELECT 1 FROM webhook_outbox LIMIT 1").get() !== undefined;
+}
+
+/**
+ * Turns up to `limit` of the oldest outbox events into deliveries: one per webhook of the
+ * event's project that is active, subscribed to the event and was created no later than it,
+ * due at once, in event order; the events leave the outbox. Call inside a transaction;
+ * returns how many events it took.
+ */
+export function fanOutDeliveries(db: Database, limit: number): number {
+  const last = statement(
+    db,
+    "SELECT max(id) AS id, count(*) AS n FROM (SELECT id FROM webhook_outbox ORDER BY id LIMIT ?)",
+  ).get(limit) as { id: number | null; n: number };
+  if (last.id === null) return 0;
+  statement(
+    db,
+    `INSERT INTO webhook_deliveries (webhook_id, event_id, event, body, next_attempt_at, created_at)
+     SELECT w.id, o.event_id, o.event, o.body, o.created_at, o.created_at
+     FROM webhook_outbox o JOIN webhooks w ON w.project_id = o.project_id
+     WHERE o.id <= ?1 AND w.active = 1 AND w.created_at <= o.created_at
+       AND EXISTS (SELECT 1 FROM json_each(w.events) j WHERE j.value IN (o.event, '*'))
+     ORDER BY o.id, w.id`,
+  ).run(last.id);
+  statement(db, "DELETE FROM webhook_outbox WHERE id <= ?").run(last.id);
+  return last.n;
 }
 
 /** Queues a new delivery copying an earlier one's event (a redelivery); returns it. */

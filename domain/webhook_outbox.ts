@@ -1,7 +1,8 @@
 /**
  * The webhook outbox: what a delivery carries, how it is signed, and what an attempt's
- * outcome does to it (the retry schedule, the 3-day rule). Deliveries are queued by
- * `runAction` in the transaction of the change whose event they carry.
+ * outcome does to it (the retry schedule, the 3-day rule). An event is queued by `runAction`
+ * in the transaction of the change that caused it (one outbox row, however many webhooks);
+ * the sender fans it out into a delivery per subscribed webhook (`fanOutQueued`).
  */
 import type { EventRow } from "../db/events.ts";
 import { insertNotifications } from "../db/notifications.ts";
@@ -10,7 +11,9 @@ import type { Database } from "../db/sqlite.ts";
 import {
   type DeliveryRow,
   enqueueDeliveries,
+  fanOutDeliveries,
   finishAttempt,
+  hasQueuedEvents,
   noteWebhookFailure,
   noteWebhookSuccess,
   type WebhookRow,
@@ -47,8 +50,8 @@ export function deliveryBody(event: EventRow, occurredAt: string): string {
 }
 
 /**
- * Queues a delivery of a just-appended stream event for each subscribed active webhook of
- * its project. Call inside the transaction that appended the event; returns how many.
+ * Queues a just-appended stream event for the webhooks of its project subscribed to it (one
+ * outbox row). Call inside the transaction that appended the event; returns 1 when queued.
  */
 export function queueDeliveries(db: Database, event: EventRow, occurredAt: string): number {
   return enqueueDeliveries(db, {
@@ -58,6 +61,32 @@ export function queueDeliveries(db: Database, event: EventRow, occurredAt: strin
     body: deliveryBody(event, occurredAt),
     at: occurredAt,
   });
+}
+
+/** Outbox events turned into deliveries per transaction. */
+export const FAN_OUT_BATCH = 500;
+
+/**
+ * Turns every queued outbox event into its deliveries now, in transactions of
+ * `FAN_OUT_BATCH` events; returns how many events. For readers that must see every delivery
+ * (the delivery log) and for `WebhookSender.runOnce`; the sender's loop uses `fanOutQueued`.
+ */
+export function fanOutAll(db: Database): number {
+  let events = 0;
+  while (hasQueuedEvents(db)) events += db.tx(() => fanOutDeliveries(db, FAN_OUT_BATCH));
+  return events;
+}
+
+/**
+ * Like `fanOutAll`, but each batch joins the requests' group commit, so that the server's
+ * thread is never held for more than one batch.
+ */
+export async function fanOutQueued(db: Database, stop: () => boolean): Promise<number> {
+  let events = 0;
+  while (!stop() && hasQueuedEvents(db)) {
+    events += await db.commit(() => fanOutDeliveries(db, FAN_OUT_BATCH));
+  }
+  return events;
 }
 
 const encoder = new TextEncoder();

@@ -25,7 +25,7 @@ import {
   webhooksWithDueDeliveries,
 } from "../db/webhooks.ts";
 import type { Clock } from "./clock.ts";
-import { type AttemptOutcome, recordAttempt } from "./webhook_outbox.ts";
+import { type AttemptOutcome, fanOutAll, fanOutQueued, recordAttempt } from "./webhook_outbox.ts";
 import { type Poster, WebhookPoster } from "./webhook_poster.ts";
 import { type AllowList, dnsResolver, type Resolver } from "./webhook_targets.ts";
 
@@ -96,6 +96,7 @@ export class WebhookSender {
   #settled: Settled[] = [];
   readonly #unrecorded = new Set<number>();
   #recording: Promise<void> | null = null;
+  #fanning: Promise<void> | null = null;
   #started = false;
   #stopping = false;
   #poll: ReturnType<typeof setInterval> | undefined;
@@ -141,13 +142,27 @@ export class WebhookSender {
     if (!this.#started || this.#stopping || this.#wakeTimer !== undefined) return;
     this.#wakeTimer = setTimeout(() => {
       this.#wakeTimer = undefined;
-      try {
-        this.#fill();
-      } catch (error) {
-        this.#options.onError(error);
-      }
-      this.#record();
+      this.#fanOut().then(() => {
+        try {
+          this.#fill();
+        } catch (error) {
+          this.#options.onError(error);
+        }
+        this.#record();
+      });
     }, WAKE_DELAY_MS);
+  }
+
+  /**
+   * Turns queued outbox events into deliveries, a batch per commit; one fan-out at a time.
+   * Never rejects (a failed commit leaves the events queued for the next wake-up).
+   */
+  #fanOut(): Promise<void> {
+    if (this.#fanning) return this.#fanning;
+    this.#fanning = fanOutQueued(this.#db, () => this.#stopping)
+      .then(() => {}, (error) => this.#options.onError(error))
+      .finally(() => this.#fanning = null);
+    return this.#fanning;
   }
 
   /**
@@ -156,6 +171,8 @@ export class WebhookSender {
    * without its loop.
    */
   async runOnce(): Promise<number> {
+    await this.#fanning;
+    fanOutAll(this.#db);
     const started = this.#fill();
     await this.#drain();
     return started;
@@ -175,6 +192,7 @@ export class WebhookSender {
       await Promise.race([this.#attempts(), new Promise((r) => timer = setTimeout(r, graceMs))]);
       clearTimeout(timer);
     }
+    await this.#fanning;
     this.#poster.abortAll();
     await this.#drain();
     this.#poster.close();

@@ -22,6 +22,7 @@ import type { EventName } from "./actions.ts";
 import type { Clock } from "./clock.ts";
 import { DomainError } from "./errors.ts";
 import { offsetOf, type Page, pageOf, type PageRequest } from "./paging.ts";
+import { fanOutAll } from "./webhook_outbox.ts";
 import { type AllowList, checkTarget, type Resolver } from "./webhook_targets.ts";
 
 /**
@@ -304,6 +305,8 @@ export function createWebhooks(deps: WebhookDeps) {
     deliveries(actor: Actor, projectId: number, id: number, page: PageRequest): Page<Delivery> {
       ownerAccess(actor, projectId, true);
       webhookOf(projectId, id);
+      // Events still in the outbox have deliveries the log must show (as pending).
+      fanOutAll(db);
       const { items, total } = listDeliveries(db, id, page.pageSize, offsetOf(page));
       return pageOf(items.map(toDelivery), total, page);
     },

@@ -824,6 +824,83 @@ Deno.test("an http delivery connects to the address it checked; a name that turn
   }, { webhooks: { resolve: (host) => Promise.resolve(names.get(host) ?? []) } });
 });
 
+/** Rows of the outbox and of the delivery table, read straight from the database. */
+function queued(t: TestApp): { outbox: number; deliveries: number } {
+  const count = (table: string) =>
+    (t.db.sql.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+  return { outbox: count("webhook_outbox"), deliveries: count("webhook_deliveries") };
+}
+
+Deno.test("a change queues one outbox row however many webhooks; the sender fans it out to those subscribed when it happened", async () => {
+  await withHooks(async (t, { owner, alice, project }, rx) => {
+    const hook = async (path: string, events: string[]) =>
+      (await createHook(t, owner.cookie, project.id, { url: `${rx.origin}${path}`, events }))
+        .webhook;
+    const all = await hook("/all", ["*"]);
+    await hook("/chat", ["chat.message.created"]);
+    await hook("/also-all", ["*"]);
+    await hook("/todos", ["todo.updated"]);
+    const off = await hook("/off", ["*"]);
+    expectJson(
+      await api(t, "PATCH", `${hooksPath(project.id)}/${off.id}`, {
+        cookie: owner.cookie,
+        body: { active: false },
+      }),
+      200,
+    );
+    const quiet = await createProject(t, owner.cookie, "No webhooks");
+    await sendChat(t, owner.cookie, quiet.id, "nobody listens");
+    assert.deepEqual(queued(t), { outbox: 0, deliveries: 0 });
+
+    await sendChat(t, alice.cookie, project.id, "first");
+    await sendChat(t, alice.cookie, project.id, "second");
+    // The request wrote one row per event, not one per webhook.
+    assert.deepEqual(queued(t), { outbox: 2, deliveries: 0 });
+    // A webhook added after the events (but before the fan-out) gets none of them.
+    t.clock.advance(1);
+    const late = await hook("/late", ["*"]);
+
+    await t.app.services.webhookSender.runOnce();
+    assert.deepEqual(queued(t), { outbox: 0, deliveries: 6 });
+    const seen = rx.received.map((r) => `${r.path} ${JSON.parse(r.body).data.text}`);
+    assert.deepEqual(seen.toSorted(), [
+      "/all first",
+      "/all second",
+      "/also-all first",
+      "/also-all second",
+      "/chat first",
+      "/chat second",
+    ]);
+    // Each webhook's deliveries were made in event order.
+    const ids = t.db.sql.prepare(
+      "SELECT event_id FROM webhook_deliveries WHERE webhook_id = ? ORDER BY id",
+    ).all(all.id) as Array<{ event_id: number }>;
+    assert.equal(ids.length, 2);
+    assert.ok(ids[0]!.event_id < ids[1]!.event_id);
+    assert.deepEqual(await deliveriesOf(t, owner.cookie, project.id, late.id), []);
+  });
+});
+
+Deno.test("the delivery log shows an event still in the outbox as a pending delivery", async () => {
+  await withHooks(async (t, { owner, alice, project }, rx) => {
+    const { webhook } = await createHook(t, owner.cookie, project.id, {
+      url: rx.url,
+      events: ["*"],
+    });
+    await sendChat(t, alice.cookie, project.id, "not sent yet");
+    assert.deepEqual(queued(t), { outbox: 1, deliveries: 0 });
+    const log = await deliveriesOf(t, owner.cookie, project.id, webhook.id);
+    assert.equal(log.length, 1);
+    assert.equal(log[0]!.status, "pending");
+    assert.equal(log[0]!.attempts, 0);
+    assert.equal(log[0]!.event, "chat.message.created");
+    assert.deepEqual(queued(t), { outbox: 0, deliveries: 1 });
+    await t.app.services.webhookSender.runOnce();
+    assert.equal(rx.received.length, 1);
+    assert.equal(rx.received[0]!.headers.get("x-collab-event"), "chat.message.created");
+  });
+});
+
 Deno.test("deleting a webhook drops its queued deliveries", async () => {
   await withHooks(async (t, { owner, alice, project }, rx) => {
     const { webhook } = await createHook(t, owner.cookie, project.id, {

@@ -63,8 +63,13 @@ export function queueDeliveries(db: Database, event: EventRow, occurredAt: strin
   });
 }
 
-/** Outbox events turned into deliveries per transaction. */
+/** Outbox events turned into deliveries per transaction by `fanOutAll`. */
 export const FAN_OUT_BATCH = 500;
+/**
+ * The same, per commit of the sender's loop (`fanOutQueued`): small, since the commit is
+ * shared with requests that wait for it.
+ */
+export const FAN_OUT_LOOP_BATCH = 50;
 
 /**
  * Turns every queued outbox event into its deliveries now, in transactions of
@@ -84,7 +89,7 @@ export function fanOutAll(db: Database): number {
 export async function fanOutQueued(db: Database, stop: () => boolean): Promise<number> {
   let events = 0;
   while (!stop() && hasQueuedEvents(db)) {
-    events += await db.commit(() => fanOutDeliveries(db, FAN_OUT_BATCH));
+    events += await db.commit(() => fanOutDeliveries(db, FAN_OUT_LOOP_BATCH));
   }
   return events;
 }

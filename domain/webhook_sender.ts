@@ -4,8 +4,12 @@
  * requests that caused the events nor the other receivers. Woken right after a commit that
  * queued deliveries, and polling for retries that come due.
  *
- * Picking what to send only reads the database: the deliveries in flight are known here
- * and left out. Outcomes are written afterwards, those that ended close together in one
+ * Events wait in the outbox, one row each, until the loop fans them out into deliveries (a
+ * commit of its own). Picking what to send only reads the database: a batch of due deliveries
+ * per webhook at a time, kept here until slots free up, so a burst costs a look per batch
+ * rather than per attempt; the deliveries in flight are known here and left out. A change to
+ * a webhook (its URL, turned off, deleted) reaches the batches at the next look, within
+ * `pollMs`. Outcomes are written afterwards, those that ended close together in one
  * commit, so sending never waits for an fsync. A delivery stays `pending` and due until its
  * outcome is written: a server that dies mid-attempt (a crash, a kill -9) sends it again
  * after restart, so it arrives at least once; the cut-short attempt is not counted. (With
@@ -43,6 +47,11 @@ export interface WebhookSenderOptions {
   keepDays?: number;
   /** Resolves host names (default: the system's resolver). */
   resolve?: Resolver;
+  /**
+   * Milliseconds on a monotonic clock, for holding off while events arrive (default
+   * `performance.now`; tests move their own).
+   */
+  monotonic?: () => number;
   /** Reports an unexpected error of the loop (default: standard error). */
   onError?: (error: unknown) => void;
   /**
@@ -77,6 +86,19 @@ const HOUR_MS = 3_600_000;
  */
 const WAKE_DELAY_MS = 10;
 /**
+ * While events keep arriving (the last less than `YIELD_QUIET_MS` ago), the sender holds off
+ * starting attempts (it still fans out, a small batch per commit), for at most `YIELD_MAX_MS`
+ * from the first: the requests of a burst get the CPU (on a small machine the attempts, and
+ * the receivers, take it from them), and its deliveries go out right after it. Past that the
+ * sender sends whatever comes, busy or not.
+ */
+const YIELD_QUIET_MS = 50;
+const YIELD_MAX_MS = 2000;
+/** Due deliveries of one webhook taken in one look. */
+const PICK_BATCH = 32;
+/** Deliveries picked and not yet started, over all webhooks (their bodies are in memory). */
+const MAX_PICKED = 256;
+/**
  * Ended attempts not yet written, beyond which no new attempt starts until they are (the
  * memory they hold stays bounded even if the disk stalls).
  */
@@ -97,6 +119,14 @@ export class WebhookSender {
   readonly #unrecorded = new Set<number>();
   #recording: Promise<void> | null = null;
   #fanning: Promise<void> | null = null;
+  /** Deliveries picked and not yet started, per webhook, oldest due first. */
+  readonly #picked = new Map<number, { webhook: WebhookRow; items: DeliveryRow[] }>();
+  #pickedCount = 0;
+  /** Whether the next fill looks in the database (else it starts what was picked). */
+  #look = true;
+  /** When (on the monotonic clock) events last arrived, and when they began to (see `wake`). */
+  #lastEventAt = -Infinity;
+  #busySince = -Infinity;
   #started = false;
   #stopping = false;
   #poll: ReturnType<typeof setInterval> | undefined;
@@ -115,6 +145,7 @@ export class WebhookSender {
       pollMs: 1_000,
       keepDays: 30,
       resolve: dnsResolver,
+      monotonic: () => performance.now(),
       onError: (error) => console.error("error: webhook sender:", error),
       ...rest,
     };
@@ -133,16 +164,37 @@ export class WebhookSender {
   start(): void {
     if (this.#started || this.#stopping) return;
     this.#started = true;
-    this.#poll = setInterval(() => this.wake(), this.#options.pollMs);
-    this.wake();
+    this.#poll = setInterval(() => {
+      this.#look = true;
+      this.#wakeSoon();
+    }, this.#options.pollMs);
+    this.#wakeSoon();
   }
 
-  /** Looks for due deliveries soon (after a commit that queued some); no-op unless started. */
+  /**
+   * Looks for due deliveries soon, after a commit that queued some or changed a webhook;
+   * no-op unless started.
+   */
   wake(): void {
+    this.#look = true;
+    const now = this.#options.monotonic();
+    // The first event after a quiet spell starts a busy spell.
+    if (now - this.#lastEventAt >= YIELD_QUIET_MS) this.#busySince = now;
+    this.#lastEventAt = now;
+    this.#wakeSoon();
+  }
+
+  /** Fans out, starts attempts and records what ended, soon (later while yielding). */
+  #wakeSoon(): void {
     if (!this.#started || this.#stopping || this.#wakeTimer !== undefined) return;
     this.#wakeTimer = setTimeout(() => {
       this.#wakeTimer = undefined;
       this.#fanOut().then(() => {
+        if (this.#yielding() > 0) {
+          this.#record();
+          this.#wakeSoon();
+          return;
+        }
         try {
           this.#fill();
         } catch (error) {
@@ -150,7 +202,16 @@ export class WebhookSender {
         }
         this.#record();
       });
-    }, WAKE_DELAY_MS);
+    }, Math.max(WAKE_DELAY_MS, this.#yielding()));
+  }
+
+  /** How much longer to hold off starting attempts (0: not now); see `YIELD_QUIET_MS`. */
+  #yielding(): number {
+    const now = this.#options.monotonic();
+    const sinceEvent = now - this.#lastEventAt;
+    if (sinceEvent >= YIELD_QUIET_MS) return 0;
+    const left = YIELD_MAX_MS - (now - this.#busySince);
+    return left > 0 ? Math.min(YIELD_QUIET_MS - sinceEvent, left) : 0;
   }
 
   /**
@@ -173,6 +234,7 @@ export class WebhookSender {
   async runOnce(): Promise<number> {
     await this.#fanning;
     fanOutAll(this.#db);
+    this.#look = true;
     const started = this.#fill();
     await this.#drain();
     return started;
@@ -196,6 +258,8 @@ export class WebhookSender {
     this.#poster.abortAll();
     await this.#drain();
     this.#poster.close();
+    this.#picked.clear();
+    this.#pickedCount = 0;
   }
 
   /** Every attempt in flight, ended. */
@@ -216,26 +280,74 @@ export class WebhookSender {
     if (this.#stopping) return 0;
     const free = this.#options.maxInFlight - this.#sending.size;
     if (free <= 0 || this.#unrecorded.size >= MAX_UNRECORDED) return 0;
-    const at = this.#clock.now().toISOString();
-    const exclude = [...this.#sending.keys(), ...this.#unrecorded];
+    if (this.#look) this.#pick();
+    // Oldest due first, over the webhooks.
+    const queues = [...this.#picked.values()].sort((x, y) => {
+      const a = x.items[0]!;
+      const b = y.items[0]!;
+      return a.nextAttemptAt! < b.nextAttemptAt!
+        ? -1
+        : a.nextAttemptAt! > b.nextAttemptAt!
+        ? 1
+        : a.id - b.id;
+    });
     let started = 0;
-    for (const { webhookId } of webhooksWithDueDeliveries(this.#db, at, exclude)) {
+    for (const queue of queues) {
       const room = Math.min(
-        this.#options.maxInFlightPerWebhook - (this.#perWebhook.get(webhookId) ?? 0),
+        this.#options.maxInFlightPerWebhook - (this.#perWebhook.get(queue.webhook.id) ?? 0),
         free - started,
       );
       if (room <= 0) continue;
-      const webhook = findWebhookById(this.#db, webhookId);
-      if (!webhook) continue;
-      for (
-        const delivery of dueDeliveries(this.#db, webhookId, { now: at, exclude, limit: room })
-      ) {
-        this.#launch({ delivery, webhook });
+      for (const delivery of queue.items.splice(0, room)) {
+        this.#launch({ delivery, webhook: queue.webhook });
+        this.#pickedCount--;
         started++;
+      }
+      if (queue.items.length === 0) {
+        // Used up: the next fill looks for more.
+        this.#picked.delete(queue.webhook.id);
+        this.#look = true;
       }
       if (started >= free) break;
     }
     return started;
+  }
+
+  /**
+   * Looks in the database: the active webhooks (of live projects) with due deliveries not in
+   * flight. Picked batches of webhooks no longer among them are dropped, the others get the
+   * webhook as it is now, and webhooks without a batch get one, within `MAX_PICKED`.
+   */
+  #pick(): void {
+    this.#look = false;
+    const at = this.#clock.now().toISOString();
+    const exclude = [...this.#sending.keys(), ...this.#unrecorded];
+    const due = webhooksWithDueDeliveries(this.#db, at, exclude);
+    const active = new Set(due.map((d) => d.webhookId));
+    for (const [id, queue] of this.#picked) {
+      if (active.has(id)) continue;
+      this.#picked.delete(id);
+      this.#pickedCount -= queue.items.length;
+    }
+    for (const { webhookId } of due) {
+      const webhook = findWebhookById(this.#db, webhookId);
+      const queue = this.#picked.get(webhookId);
+      if (!webhook?.active) {
+        if (queue) this.#pickedCount -= queue.items.length;
+        this.#picked.delete(webhookId);
+        continue;
+      }
+      if (queue) {
+        queue.webhook = webhook;
+        continue;
+      }
+      const limit = Math.min(PICK_BATCH, MAX_PICKED - this.#pickedCount);
+      if (limit <= 0) continue;
+      const items = dueDeliveries(this.#db, webhookId, { now: at, exclude, limit });
+      if (items.length === 0) continue;
+      this.#picked.set(webhookId, { webhook, items });
+      this.#pickedCount += items.length;
+    }
   }
 
   #launch(p: Picked): void {
@@ -251,7 +363,10 @@ export class WebhookSender {
         this.#unrecorded.add(id);
         this.#settled.push({ ...p, outcome });
       }
-      this.wake();
+      // The slot goes to the next picked delivery at once (no database read); looking for
+      // more, and recording, wait for the wake-up.
+      if (!this.#look && this.#yielding() === 0) this.#fill();
+      this.#wakeSoon();
     });
     this.#sending.set(id, attempt);
   }
@@ -281,7 +396,7 @@ export class WebhookSender {
       await this.#pruneHourly().catch(this.#options.onError);
     })().finally(() => {
       this.#recording = null;
-      this.wake();
+      this.#wakeSoon();
     });
     return this.#recording;
   }

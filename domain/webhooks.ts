@@ -162,7 +162,10 @@ export interface WebhookDeps {
   clock: Clock;
   allow: AllowList;
   resolve: Resolver;
-  /** Called after a commit that queued a delivery (wakes the sender). */
+  /**
+   * Called after a commit that queued a delivery or changed a webhook: the sender looks
+   * again before its next attempt (so an attempt never goes to a deleted webhook's URL).
+   */
   onQueued: () => void;
 }
 
@@ -275,7 +278,7 @@ export function createWebhooks(deps: WebhookDeps) {
       webhookOf(projectId, id);
       const events = patch.events === undefined ? undefined : cleanEvents(patch.events);
       const url = patch.url === undefined ? undefined : await checkUrl(patch.url);
-      return db.tx(() => {
+      const updated = db.tx(() => {
         ownerAccess(actor, projectId);
         const before = webhookOf(projectId, id);
         const reactivated = patch.active === true && !before.active;
@@ -290,6 +293,8 @@ export function createWebhooks(deps: WebhookDeps) {
           updatedAt: clock.now().toISOString(),
         }));
       });
+      deps.onQueued();
+      return updated;
     },
 
     /** Deletes a webhook with its delivery log; deliveries not yet sent are dropped. */
@@ -299,6 +304,7 @@ export function createWebhooks(deps: WebhookDeps) {
         webhookOf(projectId, id);
         deleteWebhook(db, id);
       });
+      deps.onQueued();
     },
 
     /** A page of a webhook's deliveries, newest first. */

@@ -787,6 +787,80 @@ Deno.test("a started sender is woken by the commit that queued a delivery, not b
   }, { webhooks: { pollMs: 3_600_000 } });
 });
 
+Deno.test("deliveries waiting in the sender's batch follow a change of their webhook at once: a new URL, turned off", async () => {
+  await withHooks(async (t, { owner, alice, project }, rx) => {
+    const { webhook } = await createHook(t, owner.cookie, project.id, {
+      url: `${rx.origin}/old`,
+      events: ["*"],
+    });
+    rx.answer = () => "hang";
+    for (const text of ["one", "two", "three", "four"]) {
+      await sendChat(t, alice.cookie, project.id, text);
+    }
+    const sender = t.app.services.webhookSender;
+    sender.start();
+    // The first attempt is held; the other three wait, picked, in the sender.
+    await rx.waitFor(1, 2000);
+    expectJson(
+      await api(t, "PATCH", `${hooksPath(project.id)}/${webhook.id}`, {
+        cookie: owner.cookie,
+        body: { url: `${rx.origin}/new` },
+      }),
+      200,
+    );
+    rx.release();
+    await rx.waitFor(2, 2000);
+    assert.deepEqual(rx.received.map((r) => r.path), ["/old", "/new"]);
+    // Turned off while the second attempt is held and two still wait: no further one starts.
+    expectJson(
+      await api(t, "PATCH", `${hooksPath(project.id)}/${webhook.id}`, {
+        cookie: owner.cookie,
+        body: { active: false },
+      }),
+      200,
+    );
+    rx.release();
+    await sender.stop(1000);
+    assert.deepEqual(rx.received.map((r) => r.path), ["/old", "/new"]);
+    const log = await deliveriesOf(t, owner.cookie, project.id, webhook.id);
+    assert.deepEqual(log.map((d) => d.status).toSorted(), [
+      "pending",
+      "pending",
+      "succeeded",
+      "succeeded",
+    ]);
+  }, { webhooks: { pollMs: 3_600_000, maxInFlightPerWebhook: 1 } });
+});
+
+Deno.test("while events keep arriving the sender holds off, at most 2 s; after 50 ms without one it sends", async () => {
+  let now = 0;
+  await withHooks(async (t, { owner, alice, project }, rx) => {
+    await createHook(t, owner.cookie, project.id, { url: rx.url, events: ["*"] });
+    const sender = t.app.services.webhookSender;
+    sender.start();
+    await sendChat(t, alice.cookie, project.id, "in a burst");
+    // The monotonic clock stands still: the event came "just now", for as long as this
+    // waits, so nothing may be sent.
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    assert.equal(rx.received.length, 0);
+    now += 60; // 60 ms without an event
+    await rx.waitFor(1, 2000);
+
+    // Events every 40 ms: held off, until 2 s after the first of them.
+    await sendChat(t, alice.cookie, project.id, "a long burst");
+    for (let i = 0; i < 49; i++) {
+      now += 40;
+      await sendChat(t, alice.cookie, project.id, `more ${i}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    assert.equal(rx.received.length, 1);
+    now += 40; // 2,000 ms after the first: no longer held, though events still come
+    await sendChat(t, alice.cookie, project.id, "still coming");
+    await rx.waitFor(52, 3000);
+    await sender.stop();
+  }, { webhooks: { pollMs: 3_600_000, monotonic: () => now } });
+});
+
 Deno.test("an http delivery connects to the address it checked; a name that turns private fails without a connection", async () => {
   const names = new Map<string, string[]>([["hooks.example.test", ["127.0.0.1"]]]);
   await withHooks(async (t, { owner, alice, project }, rx) => {

@@ -1,0 +1,119 @@
+/**
+ * A throwaway PostgreSQL cluster for tests and benchmarks: `initdb` into a new temporary
+ * directory, the server on a free loopback port with its socket in that directory, stopped and
+ * removed by `stop()`. Needs Debian's `postgresql` package (or `PG_BIN` naming the folder of
+ * `initdb` and `pg_ctl`). PostgreSQL refuses to run as root, so as root the cluster runs as the
+ * `postgres` user (`runuser`), which owns the directory.
+ */
+import { join } from "node:path";
+
+/** A running throwaway cluster. */
+export interface Postgres {
+  /** `postgres://<user>@127.0.0.1:<port>/<database>` */
+  url: string;
+  port: number;
+  /** Stops the server (fast shutdown) and removes its directory. */
+  stop(): Promise<void>;
+}
+
+/** Where `initdb` and `pg_ctl` are, or null when PostgreSQL is not installed. */
+export function postgresBin(): string | null {
+  const named = Deno.env.get("PG_BIN");
+  if (named) return named;
+  try {
+    const versions = [...Deno.readDirSync("/usr/lib/postgresql")]
+      .map((e) => e.name).filter((n) => /^\d+$/.test(n)).sort((a, b) => Number(b) - Number(a));
+    for (const v of versions) {
+      const bin = `/usr/lib/postgresql/${v}/bin`;
+      try {
+        Deno.statSync(join(bin, "initdb"));
+        return bin;
+      } catch {
+        // not this one
+      }
+    }
+  } catch {
+    // no Debian layout
+  }
+  return null;
+}
+
+function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const { port } = listener.addr as Deno.NetAddr;
+  listener.close();
+  return port;
+}
+
+async function run(argv: string[], asUser: string | null): Promise<void> {
+  const [cmd, ...args] = asUser ? ["runuser", "-u", asUser, "--", ...argv] : argv;
+  const out = await new Deno.Command(cmd!, { args, stdout: "piped", stderr: "piped" }).output();
+  if (!out.success) {
+    const text = new TextDecoder().decode(out.stderr) || new TextDecoder().decode(out.stdout);
+    throw new Error(`${argv.join(" ")} failed (${out.code}): ${text.trim()}`);
+  }
+}
+
+/**
+ * Starts a cluster. `settings` are extra server settings (`-c name=value`); tests may turn
+ * `fsync` off, benchmarks keep the defaults.
+ */
+export async function startPostgres(
+  options: { settings?: Record<string, string>; database?: string } = {},
+): Promise<Postgres> {
+  const bin = postgresBin();
+  if (!bin) throw new Error("PostgreSQL is not installed (apt-get install postgresql)");
+  const asUser = Deno.uid() === 0 ? "postgres" : null;
+  const dir = await Deno.makeTempDir({ prefix: "pg-" });
+  if (asUser) await run(["chown", asUser, dir], null);
+  const data = join(dir, "data");
+  const user = asUser ?? Deno.env.get("USER") ?? "postgres";
+  await run([
+    join(bin, "initdb"),
+    "--pgdata",
+    data,
+    "--username",
+    user,
+    "--auth",
+    "trust",
+    "--encoding",
+    "UTF8",
+    "--locale",
+    "C.UTF-8",
+    "--no-sync",
+  ], asUser);
+  const port = freePort();
+  const settings = {
+    listen_addresses: "127.0.0.1",
+    port: String(port),
+    unix_socket_directories: dir,
+    max_connections: "200",
+    ...options.settings,
+  };
+  const serverOptions = Object.entries(settings).map(([k, v]) => `-c ${k}=${v}`).join(" ");
+  await run([
+    join(bin, "pg_ctl"),
+    "--pgdata",
+    data,
+    "--log",
+    join(dir, "server.log"),
+    "--options",
+    serverOptions,
+    "--wait",
+    "start",
+  ], asUser);
+  const database = options.database ?? "collab";
+  await run([join(bin, "createdb"), "-h", dir, "-p", String(port), "-U", user, database], asUser);
+  let stopped = false;
+  return {
+    url: `postgres://${user}@127.0.0.1:${port}/${database}`,
+    port,
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      await run([join(bin, "pg_ctl"), "--pgdata", data, "--mode", "fast", "--wait", "stop"], asUser)
+        .catch(() => {});
+      await Deno.remove(dir, { recursive: true });
+    },
+  };
+}

@@ -75,6 +75,17 @@ async function seed(url: string): Promise<void> {
 
 const now = () => new Date().toISOString();
 
+/** The write transaction's three inserts, through a `postgres` transaction or connection. */
+async function chatInserts(tx: postgres.Sql | postgres.TransactionSql, i: number): Promise<void> {
+  const at = now();
+  const [m] = await tx`INSERT INTO chat_messages (project_id, author_id, body, created_at)
+    VALUES (${1 + (i % PROJECTS)}, ${1}, ${`Message ${i}`}, ${at}) RETURNING id`;
+  await tx`INSERT INTO events (project_id, name, data, created_at)
+    VALUES (${1 + (i % PROJECTS)}, ${"chat.message.created"}, ${`{"id":${m!.id}}`}, ${at})`;
+  await tx`INSERT INTO activity (project_id, kind, subject_id, created_at)
+    VALUES (${1 + (i % PROJECTS)}, ${"chat"}, ${m!.id}, ${at})`;
+}
+
 function porsager(url: string): Client {
   const sql = postgres(url, { max: POOL, prepare: true, onnotice: () => {} });
   return {
@@ -86,15 +97,7 @@ function porsager(url: string): Client {
       return Number(row!.id);
     },
     async writeTx(i) {
-      await sql.begin(async (tx) => {
-        const at = now();
-        const [m] = await tx`INSERT INTO chat_messages (project_id, author_id, body, created_at)
-          VALUES (${1 + (i % PROJECTS)}, ${1}, ${`Message ${i}`}, ${at}) RETURNING id`;
-        await tx`INSERT INTO events (project_id, name, data, created_at)
-          VALUES (${1 + (i % PROJECTS)}, ${"chat.message.created"}, ${`{"id":${m!.id}}`}, ${at})`;
-        await tx`INSERT INTO activity (project_id, kind, subject_id, created_at)
-          VALUES (${1 + (i % PROJECTS)}, ${"chat"}, ${m!.id}, ${at})`;
-      });
+      await sql.begin((tx) => chatInserts(tx, i));
     },
     async pointRead(id) {
       const [row] = await sql`SELECT id, name, description, archived, created_at FROM projects
@@ -123,13 +126,7 @@ function porsagerReserved(url: string): Client {
       const tx = await sql.reserve();
       try {
         await tx`BEGIN`;
-        const at = now();
-        const [m] = await tx`INSERT INTO chat_messages (project_id, author_id, body, created_at)
-          VALUES (${1 + (i % PROJECTS)}, ${1}, ${`Message ${i}`}, ${at}) RETURNING id`;
-        await tx`INSERT INTO events (project_id, name, data, created_at)
-          VALUES (${1 + (i % PROJECTS)}, ${"chat.message.created"}, ${`{"id":${m!.id}}`}, ${at})`;
-        await tx`INSERT INTO activity (project_id, kind, subject_id, created_at)
-          VALUES (${1 + (i % PROJECTS)}, ${"chat"}, ${m!.id}, ${at})`;
+        await chatInserts(tx, i);
         await tx`COMMIT`;
       } catch (error) {
         await tx`ROLLBACK`.catch(() => {});

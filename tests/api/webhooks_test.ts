@@ -53,6 +53,26 @@ async function createHook(
   return expectJson(res, 201);
 }
 
+/** Changes a webhook as `cookie` (expects 200) and returns it. */
+async function patchHook(
+  t: TestApp,
+  cookie: string,
+  projectId: number,
+  hookId: number,
+  body: Record<string, unknown>,
+): Promise<Json> {
+  return expectJson(
+    await api(t, "PATCH", `${hooksPath(projectId)}/${hookId}`, { cookie, body }),
+    200,
+  );
+}
+
+/** Creates webhooks of one project for paths of one receiver: `hook(path, events)`. */
+function hooksTo(t: TestApp, cookie: string, projectId: number, rx: Receiver) {
+  return async (path: string, events: string[]): Promise<Json> =>
+    (await createHook(t, cookie, projectId, { url: `${rx.origin}${path}`, events })).webhook;
+}
+
 /** The deliveries of a webhook (first page of 100). */
 async function deliveriesOf(t: TestApp, cookie: string, projectId: number, hookId: number) {
   return (await getJson(t, cookie, `${hooksPath(projectId)}/${hookId}/deliveries?pageSize=100`))
@@ -433,20 +453,12 @@ Deno.test("a change that rolls back queues no delivery", async () => {
 
 Deno.test("each webhook gets the events it subscribes to, * gets all, inactive ones and other projects get none", async () => {
   await withHooks(async (t, { owner, alice, project }, rx) => {
-    const hook = async (path: string, events: string[]) =>
-      (await createHook(t, owner.cookie, project.id, { url: `${rx.origin}${path}`, events }))
-        .webhook;
+    const hook = hooksTo(t, owner.cookie, project.id, rx);
     await hook("/todos", ["todo.updated"]);
     await hook("/all", ["*"]);
     await hook("/chat", ["chat.message.created", "chat.message.updated"]);
     const off = await hook("/off", ["*"]);
-    expectJson(
-      await api(t, "PATCH", `${hooksPath(project.id)}/${off.id}`, {
-        cookie: owner.cookie,
-        body: { active: false },
-      }),
-      200,
-    );
+    await patchHook(t, owner.cookie, project.id, off.id, { active: false });
     const other = await createProject(t, owner.cookie, "Other");
     await sendChat(t, owner.cookie, other.id, "elsewhere");
 
@@ -658,10 +670,7 @@ Deno.test("redeliver answers 202 with a new delivery of the same event", async (
     expectError(await api(t, "POST", none, { cookie: owner.cookie }), 404, "not_found");
 
     // An inactive webhook cannot be redelivered to.
-    await api(t, "PATCH", `${hooksPath(project.id)}/${webhook.id}`, {
-      cookie: owner.cookie,
-      body: { active: false },
-    });
+    await patchHook(t, owner.cookie, project.id, webhook.id, { active: false });
     expectError(await api(t, "POST", path, { cookie: owner.cookie }), 409, "conflict");
   });
 });
@@ -801,24 +810,12 @@ Deno.test("deliveries waiting in the sender's batch follow a change of their web
     sender.start();
     // The first attempt is held; the other three wait, picked, in the sender.
     await rx.waitFor(1, 2000);
-    expectJson(
-      await api(t, "PATCH", `${hooksPath(project.id)}/${webhook.id}`, {
-        cookie: owner.cookie,
-        body: { url: `${rx.origin}/new` },
-      }),
-      200,
-    );
+    await patchHook(t, owner.cookie, project.id, webhook.id, { url: `${rx.origin}/new` });
     rx.release();
     await rx.waitFor(2, 2000);
     assert.deepEqual(rx.received.map((r) => r.path), ["/old", "/new"]);
     // Turned off while the second attempt is held and two still wait: no further one starts.
-    expectJson(
-      await api(t, "PATCH", `${hooksPath(project.id)}/${webhook.id}`, {
-        cookie: owner.cookie,
-        body: { active: false },
-      }),
-      200,
-    );
+    await patchHook(t, owner.cookie, project.id, webhook.id, { active: false });
     rx.release();
     await sender.stop(1000);
     assert.deepEqual(rx.received.map((r) => r.path), ["/old", "/new"]);
@@ -907,21 +904,13 @@ function queued(t: TestApp): { outbox: number; deliveries: number } {
 
 Deno.test("a change queues one outbox row however many webhooks; the sender fans it out to those subscribed when it happened", async () => {
   await withHooks(async (t, { owner, alice, project }, rx) => {
-    const hook = async (path: string, events: string[]) =>
-      (await createHook(t, owner.cookie, project.id, { url: `${rx.origin}${path}`, events }))
-        .webhook;
+    const hook = hooksTo(t, owner.cookie, project.id, rx);
     const all = await hook("/all", ["*"]);
     await hook("/chat", ["chat.message.created"]);
     await hook("/also-all", ["*"]);
     await hook("/todos", ["todo.updated"]);
     const off = await hook("/off", ["*"]);
-    expectJson(
-      await api(t, "PATCH", `${hooksPath(project.id)}/${off.id}`, {
-        cookie: owner.cookie,
-        body: { active: false },
-      }),
-      200,
-    );
+    await patchHook(t, owner.cookie, project.id, off.id, { active: false });
     const quiet = await createProject(t, owner.cookie, "No webhooks");
     await sendChat(t, owner.cookie, quiet.id, "nobody listens");
     assert.deepEqual(queued(t), { outbox: 0, deliveries: 0 });

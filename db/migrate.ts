@@ -96,8 +96,42 @@ function ensureTable(db: Database): void {
  * Returns the versions applied now.
  */
 export function migrate(db: Database, dir: string, now: () => Date): number[] {
-  const files = readMigrations(dir);
-  const applied = appliedMigrations(db);
+  const pending = pendingMigrations(readMigrations(dir), appliedMigrations(db));
+  if (pending.length === 0) return [];
+  const appliedAt = now().toISOString();
+  db.tx(() => {
+    const record = db.sql.prepare(
+      "INSERT INTO schema_migrations (version, name, checksum, applied_at) VALUES (?, ?, ?, ?)",
+    );
+    for (const file of pending) {
+      try {
+        db.tx(() => {
+          db.sql.exec(file.sql);
+          record.run(file.version, file.name, file.checksum, appliedAt);
+        });
+      } catch (error) {
+        throw cannotApply(file, error);
+      }
+    }
+  });
+  return pending.map((f) => f.version);
+}
+
+/** The error that stops start-up when a pending migration fails. */
+export function cannotApply(file: MigrationFile, error: unknown): MigrationError {
+  const reason = error instanceof Error ? error.message : String(error);
+  return new MigrationError(`Cannot apply migration ${file.fileName}: ${reason}`);
+}
+
+/**
+ * The files of `files` not applied yet, in order, after checking every applied migration
+ * against its file (the same rules on every engine): a file that is missing or was edited
+ * after it was applied stops start-up.
+ */
+export function pendingMigrations(
+  files: MigrationFile[],
+  applied: Array<Omit<AppliedMigration, "appliedAt">>,
+): MigrationFile[] {
   const byVersion = new Map(files.map((f) => [f.version, f]));
   for (const row of applied) {
     const file = byVersion.get(row.version);
@@ -117,24 +151,5 @@ export function migrate(db: Database, dir: string, now: () => Date): number[] {
     }
   }
   const done = new Set(applied.map((r) => r.version));
-  const pending = files.filter((f) => !done.has(f.version));
-  if (pending.length === 0) return [];
-  const appliedAt = now().toISOString();
-  db.tx(() => {
-    const record = db.sql.prepare(
-      "INSERT INTO schema_migrations (version, name, checksum, applied_at) VALUES (?, ?, ?, ?)",
-    );
-    for (const file of pending) {
-      try {
-        db.tx(() => {
-          db.sql.exec(file.sql);
-          record.run(file.version, file.name, file.checksum, appliedAt);
-        });
-      } catch (error) {
-        const reason = error instanceof Error ? error.message : String(error);
-        throw new MigrationError(`Cannot apply migration ${file.fileName}: ${reason}`);
-      }
-    }
-  });
-  return pending.map((f) => f.version);
+  return files.filter((f) => !done.has(f.version));
 }

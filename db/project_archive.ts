@@ -627,27 +627,6 @@ export function insertImportedItem(
   );
 }
 
-/** Inserts an imported checklist entry of an imported item (at `position` of its list). */
-export function insertImportedChecklistEntry(
-  db: Database,
-  e: {
-    projectId: number;
-    itemId: number;
-    text: string;
-    done: boolean;
-    position: number;
-    createdAt: string;
-    updatedAt: string;
-  },
-): number {
-  return insertRow(
-    db,
-    "todo_checklist_entries",
-    ["project_id", "item_id", "text", "done", "position", "created_at", "updated_at"],
-    [e.projectId, e.itemId, e.text, e.done ? 1 : 0, e.position, e.createdAt, e.updatedAt],
-  );
-}
-
 /** Inserts an imported milestone (hidden until `showImported`). */
 export function insertImportedMilestone(
   db: Database,

@@ -25,7 +25,6 @@ import {
   importingProjectIds,
   insertImportedActivity,
   insertImportedAttachments,
-  insertImportedChecklistEntry,
   insertImportedColumn,
   insertImportedComment,
   insertImportedEvent,
@@ -43,6 +42,7 @@ import {
   txWithoutSync,
   userIdsByEmail,
 } from "../db/project_archive.ts";
+import { insertEntry } from "../db/checklists.ts";
 import { deleteProjectRowsWithin, type PurgeBudget } from "../db/trash.ts";
 import { findProject, insertMember } from "../db/projects.ts";
 import { type Actor, normaliseEmail } from "./accounts.ts";
@@ -760,7 +760,7 @@ function* writeSteps(
       });
       attach("item", id, e.attachments);
       e.checklistEntries.forEach((entry, position) =>
-        insertImportedChecklistEntry(db, { ...entry, projectId, itemId: id, position })
+        insertEntry(db, { ...entry, projectId, itemId: id, position })
       );
       return id;
     },

@@ -4,6 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import type { Json } from "../helpers/api.ts";
 import { receiver } from "../helpers/receiver.ts";
 
@@ -199,6 +200,69 @@ Deno.test("SIGTERM does not wait for a receiver that never answers; the attempt 
     server.child.kill("SIGTERM");
     assert.equal(await server.done, 0);
     server = undefined;
+  } finally {
+    if (server) {
+      server.child.kill("SIGKILL");
+      await server.done;
+    }
+    await rx.close();
+    await Deno.remove(dataDir, { recursive: true });
+  }
+});
+
+Deno.test("an event still in the outbox when the server died is fanned out and delivered after the restart", async () => {
+  const dataDir = await Deno.makeTempDir({ prefix: "webhook-outbox-" });
+  const rx = receiver();
+  const env = { DATA_DIR: dataDir, WEBHOOK_ALLOW_HOSTS: "127.0.0.1" };
+  let server: Running | undefined;
+  try {
+    server = await start(env);
+    const { cookie, projectId, webhookId } = await causeDelivery(server, rx.url);
+    await rx.waitFor(1, 10_000);
+    server.child.kill("SIGKILL");
+    await server.done;
+    // What a change's transaction leaves when the process dies right after its commit, before
+    // the sender took the event up: its outbox row, and no delivery yet.
+    const db = new DatabaseSync(join(dataDir, "collab.db"));
+    const at = new Date().toISOString();
+    const body = JSON.stringify({
+      id: 4242,
+      event: "chat.message.created",
+      projectId,
+      occurredAt: at,
+      data: { text: "committed, then killed" },
+    });
+    db.prepare(
+      `INSERT INTO webhook_outbox (project_id, event_id, event, body, created_at)
+       VALUES (?, 4242, 'chat.message.created', ?, ?)`,
+    ).run(projectId, body, at);
+    db.close();
+
+    server = await start(env);
+    // (The first delivery may arrive twice: the kill may have come before its success was
+    // written. At least once is the promise.)
+    for (let i = 0; i < 200 && !rx.received.some((r) => r.body === body); i++) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.ok(rx.received.some((r) => r.body === body), "the outbox event was not delivered");
+    const path = `/api/projects/${projectId}/webhooks/${webhookId}/deliveries`;
+    let log = await call(server, "GET", path, { cookie });
+    for (let i = 0; i < 100 && log.json.items.some((d: Json) => d.status !== "succeeded"); i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      log = await call(server, "GET", path, { cookie });
+    }
+    assert.deepEqual(
+      log.json.items.map((d: Json) => `${d.eventId === 4242 ? "outbox" : "first"} ${d.status}`)
+        .sort(),
+      ["first succeeded", "outbox succeeded"],
+    );
+    server.child.kill("SIGTERM");
+    assert.equal(await server.done, 0);
+    server = undefined;
+    const check = new DatabaseSync(join(dataDir, "collab.db"), { readOnly: true });
+    const { n } = check.prepare("SELECT count(*) AS n FROM webhook_outbox").get() as { n: number };
+    check.close();
+    assert.equal(n, 0);
   } finally {
     if (server) {
       server.child.kill("SIGKILL");

@@ -1,0 +1,84 @@
+/**
+ * The asynchronous storage interface of issue 18, with its two implementations: SQLite
+ * (`sqlite_engine.ts`) and PostgreSQL (`postgres/engine.ts`). The `db/` modules move onto it one
+ * by one; until then the server runs on the synchronous `Database` of `sqlite.ts`.
+ *
+ * One SQL text serves both engines: parameters are written `?` (in order) or `?N` (by number),
+ * as SQLite takes them, and the PostgreSQL engine rewrites them to `$N` (`toPostgresParams`).
+ * Rows come back alike: integers (SQLite `INTEGER`, PostgreSQL `bigint`) as numbers, text as
+ * strings.
+ */
+import type { SqlValue } from "./sqlite.ts";
+
+export type { SqlValue };
+
+/** A result row. */
+export type Row = Record<string, unknown>;
+
+/** The queries of an engine, or of a transaction. */
+export interface Queries {
+  /** The first row, or undefined. */
+  get<T extends Row = Row>(text: string, params?: SqlValue[]): Promise<T | undefined>;
+  /** Every row. */
+  all<T extends Row = Row>(text: string, params?: SqlValue[]): Promise<T[]>;
+  /** Runs a statement and tells how many rows it changed. */
+  run(text: string, params?: SqlValue[]): Promise<{ changes: number }>;
+}
+
+/**
+ * A storage engine. Outside a transaction, `get` and `all` are for reads only and see only
+ * committed data, and `run` is a write that commits on its own; a write that returns rows
+ * (`RETURNING`) goes in a `transaction`.
+ */
+export interface Engine extends Queries {
+  readonly kind: "sqlite" | "postgres";
+  /**
+   * Runs `fn` in a transaction: committed once it resolves (and the commit is durable), rolled
+   * back when it throws, and then the promise rejects with that error. Nothing outside the
+   * transaction sees its writes before the commit. `fn` must await only its own queries: on
+   * SQLite the transactions run one after another (several share one commit), so a
+   * transaction waiting on anything else holds up the others.
+   */
+  transaction<T>(fn: (tx: Queries) => Promise<T>): Promise<T>;
+  /** Waits for the transactions under way and closes. */
+  close(): Promise<void>;
+}
+
+/**
+ * SQLite's `?` and `?N` parameters as PostgreSQL's `$N`. Quoted strings, quoted names and
+ * comments are left alone. A text mixing `?` and `?N` is refused, as it is ambiguous.
+ */
+export function toPostgresParams(text: string): string {
+  let out = "";
+  let next = 1;
+  let numbered = false;
+  let bare = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (c === "'" || c === '"') {
+      const end = text.indexOf(c, i + 1);
+      const stop = end < 0 ? text.length : end + 1;
+      out += text.slice(i, stop);
+      i = stop - 1;
+    } else if (c === "-" && text[i + 1] === "-") {
+      const end = text.indexOf("\n", i);
+      const stop = end < 0 ? text.length : end;
+      out += text.slice(i, stop);
+      i = stop - 1;
+    } else if (c === "?") {
+      const digits = /^\d+/.exec(text.slice(i + 1))?.[0];
+      if (digits) {
+        numbered = true;
+        out += `$${digits}`;
+        i += digits.length;
+      } else {
+        bare = true;
+        out += `$${next++}`;
+      }
+      if (numbered && bare) throw new Error("Cannot mix ? and ?N parameters in one statement");
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}

@@ -37,7 +37,8 @@ export interface Engine extends Queries {
    * back when it throws, and then the promise rejects with that error. Nothing outside the
    * transaction sees its writes before the commit. `fn` must await only its own queries: on
    * SQLite the transactions run one after another (several share one commit), so a
-   * transaction waiting on anything else holds up the others.
+   * transaction waiting on anything else holds up the others, and one that starts another
+   * transaction (or an engine-level `run`) from inside waits for itself forever.
    */
   transaction<T>(fn: (tx: Queries) => Promise<T>): Promise<T>;
   /** Waits for the transactions under way and closes. */
@@ -46,7 +47,7 @@ export interface Engine extends Queries {
 
 /**
  * SQLite's `?` and `?N` parameters as PostgreSQL's `$N`. Quoted strings, quoted names and
- * comments are left alone. A text mixing `?` and `?N` is refused, as it is ambiguous.
+ * comments (`--` and block) are left alone. A text mixing `?` and `?N` is refused, as it is ambiguous.
  */
 export function toPostgresParams(text: string): string {
   let out = "";
@@ -58,6 +59,11 @@ export function toPostgresParams(text: string): string {
     if (c === "'" || c === '"') {
       const end = text.indexOf(c, i + 1);
       const stop = end < 0 ? text.length : end + 1;
+      out += text.slice(i, stop);
+      i = stop - 1;
+    } else if (c === "/" && text[i + 1] === "*") {
+      const end = text.indexOf("*/", i + 2);
+      const stop = end < 0 ? text.length : end + 2;
       out += text.slice(i, stop);
       i = stop - 1;
     } else if (c === "-" && text[i + 1] === "-") {

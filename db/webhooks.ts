@@ -226,17 +226,49 @@ export function hasQueuedEvents(db: Database): boolean {
   return statement(db, "SELECT 1 FROM webhook_outbox LIMIT 1").get() !== undefined;
 }
 
+/** The newest outbox event's id, or 0 when the outbox is empty. */
+export function lastQueuedEvent(db: Database): number {
+  return (statement(db, "SELECT coalesce(max(id), 0) AS id FROM webhook_outbox").get() as {
+    id: number;
+  }).id;
+}
+
 /**
- * Turns up to `limit` of the oldest outbox events into deliveries: one per webhook of the
+ * Turns one project's outbox events into deliveries (as `fanOutDeliveries` does, restricted
+ * to the project: its webhooks still get its events in order). Call inside a transaction;
+ * returns how many events it took.
+ */
+export function fanOutProjectDeliveries(db: Database, projectId: number): number {
+  statement(
+    db,
+    `INSERT INTO webhook_deliveries (webhook_id, event_id, event, body, next_attempt_at, created_at)
+     SELECT w.id, o.event_id, o.event, o.body, o.created_at, o.created_at
+     FROM webhook_outbox o JOIN webhooks w ON w.project_id = o.project_id
+     WHERE o.project_id = ?1 AND w.active = 1 AND w.created_at <= o.created_at
+       AND EXISTS (SELECT 1 FROM json_each(w.events) j WHERE j.value IN (o.event, '*'))
+     ORDER BY o.id, w.id`,
+  ).run(projectId);
+  return Number(
+    statement(db, "DELETE FROM webhook_outbox WHERE project_id = ?").run(projectId).changes,
+  );
+}
+
+/**
+ * Turns up to `limit` of the oldest outbox events (up to id `upTo`) into deliveries: one per webhook of the
  * event's project that is active, subscribed to the event and was created no later than it,
  * due at once, in event order; the events leave the outbox. Call inside a transaction;
  * returns how many events it took.
  */
-export function fanOutDeliveries(db: Database, limit: number): number {
+export function fanOutDeliveries(
+  db: Database,
+  limit: number,
+  upTo = Number.MAX_SAFE_INTEGER,
+): number {
   const last = statement(
     db,
-    "SELECT max(id) AS id, count(*) AS n FROM (SELECT id FROM webhook_outbox ORDER BY id LIMIT ?)",
-  ).get(limit) as { id: number | null; n: number };
+    `SELECT max(id) AS id, count(*) AS n
+     FROM (SELECT id FROM webhook_outbox WHERE id <= ? ORDER BY id LIMIT ?)`,
+  ).get(upTo, limit) as { id: number | null; n: number };
   if (last.id === null) return 0;
   statement(
     db,

@@ -12,8 +12,10 @@ import {
   type DeliveryRow,
   enqueueDeliveries,
   fanOutDeliveries,
+  fanOutProjectDeliveries,
   finishAttempt,
   hasQueuedEvents,
+  lastQueuedEvent,
   noteWebhookFailure,
   noteWebhookSuccess,
   type WebhookRow,
@@ -73,8 +75,8 @@ export const FAN_OUT_LOOP_BATCH = 50;
 
 /**
  * Turns every queued outbox event into its deliveries now, in transactions of
- * `FAN_OUT_BATCH` events; returns how many events. For readers that must see every delivery
- * (the delivery log) and for `WebhookSender.runOnce`; the sender's loop uses `fanOutQueued`.
+ * `FAN_OUT_BATCH` events; returns how many events. For `WebhookSender.runOnce`; the sender's
+ * loop uses `fanOutQueued`, the delivery log `fanOutProject`.
  */
 export function fanOutAll(db: Database): number {
   let events = 0;
@@ -87,11 +89,24 @@ export function fanOutAll(db: Database): number {
  * thread is never held for more than one batch.
  */
 export async function fanOutQueued(db: Database, stop: () => boolean): Promise<number> {
+  // Only what is queued now: events that keep arriving meanwhile wait for the next wake-up,
+  // so that a steady stream of them never keeps the sender from its attempts.
+  const upTo = lastQueuedEvent(db);
   let events = 0;
-  while (!stop() && hasQueuedEvents(db)) {
-    events += await db.commit(() => fanOutDeliveries(db, FAN_OUT_LOOP_BATCH));
+  while (!stop()) {
+    const taken = await db.commit(() => fanOutDeliveries(db, FAN_OUT_LOOP_BATCH, upTo));
+    events += taken;
+    if (taken < FAN_OUT_LOOP_BATCH) break;
   }
   return events;
+}
+
+/**
+ * Turns one project's queued events into deliveries now (one transaction): what the project's
+ * delivery log needs, without taking on every other project's backlog.
+ */
+export function fanOutProject(db: Database, projectId: number): number {
+  return db.tx(() => fanOutProjectDeliveries(db, projectId));
 }
 
 const encoder = new TextEncoder();

@@ -7,9 +7,10 @@
  * Events wait in the outbox, one row each, until the loop fans them out into deliveries (a
  * commit of its own). Picking what to send only reads the database: a batch of due deliveries
  * per webhook at a time, kept here until slots free up, so a burst costs a look per batch
- * rather than per attempt; the deliveries in flight are known here and left out. A change to
- * a webhook (its URL, turned off, deleted) reaches the batches at the next look, within
- * `pollMs`. Outcomes are written afterwards, those that ended close together in one
+ * rather than per attempt; the deliveries in flight are known here and left out. The batches
+ * are checked against the database at every wake-up after a change to a webhook (its URL,
+ * turned off, deleted), when a recorded failure turns a webhook off, and at least every
+ * `RECHECK_MS` (a project deleted meanwhile). Outcomes are written afterwards, those that ended close together in one
  * commit, so sending never waits for an fsync. A delivery stays `pending` and due until its
  * outcome is written: a server that dies mid-attempt (a crash, a kill -9) sends it again
  * after restart, so it arrives at least once; the cut-short attempt is not counted. (With
@@ -94,6 +95,8 @@ const WAKE_DELAY_MS = 10;
  */
 const YIELD_QUIET_MS = 50;
 const YIELD_MAX_MS = 2000;
+/** How long picked batches may go unchecked against the database. */
+const RECHECK_MS = 250;
 /** Due deliveries of one webhook taken in one look. */
 const PICK_BATCH = 32;
 /** Deliveries picked and not yet started, over all webhooks (their bodies are in memory). */
@@ -126,6 +129,8 @@ export class WebhookSender {
   #look = true;
   /** When (on the monotonic clock) events last arrived, and when they began to (see `wake`). */
   #lastEventAt = -Infinity;
+  /** When (on the monotonic clock) the sender last looked in the database. */
+  #lookedAt = -Infinity;
   #busySince = -Infinity;
   #started = false;
   #stopping = false;
@@ -280,7 +285,9 @@ export class WebhookSender {
     if (this.#stopping) return 0;
     const free = this.#options.maxInFlight - this.#sending.size;
     if (free <= 0 || this.#unrecorded.size >= MAX_UNRECORDED) return 0;
-    if (this.#look) this.#pick();
+    // Picked batches are checked against the database at least every `RECHECK_MS`, so a
+    // project deleted meanwhile loses its attempts within that time.
+    if (this.#look || this.#options.monotonic() - this.#lookedAt >= RECHECK_MS) this.#pick();
     // Oldest due first, over the webhooks.
     const queues = [...this.#picked.values()].sort((x, y) => {
       const a = x.items[0]!;
@@ -320,21 +327,17 @@ export class WebhookSender {
    */
   #pick(): void {
     this.#look = false;
+    this.#lookedAt = this.#options.monotonic();
     const at = this.#clock.now().toISOString();
     const exclude = [...this.#sending.keys(), ...this.#unrecorded];
     const due = webhooksWithDueDeliveries(this.#db, at, exclude);
     const active = new Set(due.map((d) => d.webhookId));
-    for (const [id, queue] of this.#picked) {
-      if (active.has(id)) continue;
-      this.#picked.delete(id);
-      this.#pickedCount -= queue.items.length;
-    }
+    for (const id of [...this.#picked.keys()]) if (!active.has(id)) this.#drop(id);
     for (const { webhookId } of due) {
       const webhook = findWebhookById(this.#db, webhookId);
       const queue = this.#picked.get(webhookId);
       if (!webhook?.active) {
-        if (queue) this.#pickedCount -= queue.items.length;
-        this.#picked.delete(webhookId);
+        this.#drop(webhookId);
         continue;
       }
       if (queue) {
@@ -350,6 +353,14 @@ export class WebhookSender {
     }
   }
 
+  /** Forgets the picked batch of a webhook. */
+  #drop(webhookId: number): void {
+    const queue = this.#picked.get(webhookId);
+    if (!queue) return;
+    this.#picked.delete(webhookId);
+    this.#pickedCount -= queue.items.length;
+  }
+
   #launch(p: Picked): void {
     const { id } = p.delivery;
     this.#perWebhook.set(p.webhook.id, (this.#perWebhook.get(p.webhook.id) ?? 0) + 1);
@@ -363,9 +374,9 @@ export class WebhookSender {
         this.#unrecorded.add(id);
         this.#settled.push({ ...p, outcome });
       }
-      // The slot goes to the next picked delivery at once (no database read); looking for
-      // more, and recording, wait for the wake-up.
-      if (!this.#look && this.#yielding() === 0) this.#fill();
+      // The slot goes to the next picked delivery at once (no database read unless the
+      // batches are due a check); looking for more, and recording, wait for the wake-up.
+      if (this.#started && !this.#stopping && !this.#look && this.#yielding() === 0) this.#fill();
       this.#wakeSoon();
     });
     this.#sending.set(id, attempt);
@@ -383,9 +394,11 @@ export class WebhookSender {
         const batch = this.#settled;
         this.#settled = [];
         try {
-          await this.#db.commit(() => {
-            for (const s of batch) recordAttempt(this.#db, this.#clock, s);
-          });
+          const disabled = await this.#db.commit(() =>
+            batch.map((s) => recordAttempt(this.#db, this.#clock, s)).filter((w) => w !== null)
+          );
+          // A webhook its failures just turned off gets no attempt from its picked batch.
+          for (const webhook of disabled) this.#drop(webhook.id);
         } catch (error) {
           // Nothing was written: the deliveries are still due and are sent again.
           this.#options.onError(error);

@@ -22,7 +22,7 @@ import type { EventName } from "./actions.ts";
 import type { Clock } from "./clock.ts";
 import { DomainError } from "./errors.ts";
 import { offsetOf, type Page, pageOf, type PageRequest } from "./paging.ts";
-import { fanOutAll } from "./webhook_outbox.ts";
+import { fanOutProject } from "./webhook_outbox.ts";
 import { type AllowList, checkTarget, type Resolver } from "./webhook_targets.ts";
 
 /**
@@ -311,8 +311,8 @@ export function createWebhooks(deps: WebhookDeps) {
     deliveries(actor: Actor, projectId: number, id: number, page: PageRequest): Page<Delivery> {
       ownerAccess(actor, projectId, true);
       webhookOf(projectId, id);
-      // Events still in the outbox have deliveries the log must show (as pending).
-      fanOutAll(db);
+      // The project's events still in the outbox have deliveries the log must show (pending).
+      fanOutProject(db, projectId);
       const { items, total } = listDeliveries(db, id, page.pageSize, offsetOf(page));
       return pageOf(items.map(toDelivery), total, page);
     },

@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { createHmac } from "node:crypto";
 import { runAction } from "../../domain/actions.ts";
 import { ConfigError, parseConfig } from "../../domain/config.ts";
+import { fanOutQueued } from "../../domain/webhook_outbox.ts";
 import type { WebhookSenderOptions } from "../../domain/webhook_sender.ts";
 import {
   api,
@@ -858,6 +859,44 @@ Deno.test("while events keep arriving the sender holds off, at most 2 s; after 5
   }, { webhooks: { pollMs: 3_600_000, monotonic: () => now } });
 });
 
+Deno.test("a webhook its failures turn off gets no further attempt from the sender's picked batch", async () => {
+  let now = 0;
+  await withHooks(async (t, { owner, alice, project }, rx) => {
+    const { webhook } = await createHook(t, owner.cookie, project.id, {
+      url: rx.url,
+      events: ["*"],
+    });
+    // Failing for more than 3 days already: its next failure turns it off.
+    const longAgo = new Date(t.clock.now().getTime() - 4 * DAY).toISOString();
+    t.db.sql.prepare("UPDATE webhooks SET failing_since = ? WHERE id = ?").run(
+      longAgo,
+      webhook.id,
+    );
+    rx.answer = () => 500;
+    for (let i = 0; i < 40; i++) await sendChat(t, alice.cookie, project.id, `m${i}`);
+    now += 60; // no longer a burst
+    const sender = t.app.services.webhookSender;
+    sender.start();
+    await rx.waitFor(1, 2000);
+    // Wait until the failure is written (the webhook turned off) and nothing is in flight.
+    for (let i = 0; i < 200; i++) {
+      const active = (t.db.sql.prepare("SELECT active FROM webhooks WHERE id = ?").get(
+        webhook.id,
+      ) as { active: number }).active;
+      if (active === 0 && sender.inFlight === 0) break;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    // Attempts that took a freed slot before the failure was written went out; none after it
+    // (the monotonic clock stands still and the poll is an hour away, so only that write can
+    // stop the batch of 32 the sender picked).
+    const sent = rx.received.length;
+    assert.ok(sent < 32, `${sent} attempts`);
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal(rx.received.length, sent);
+    await sender.stop();
+  }, { webhooks: { pollMs: 3_600_000, maxInFlightPerWebhook: 1, monotonic: () => now } });
+});
+
 Deno.test("an http delivery connects to the address it checked; a name that turns private fails without a connection", async () => {
   const names = new Map<string, string[]>([["hooks.example.test", ["127.0.0.1"]]]);
   await withHooks(async (t, { owner, alice, project }, rx) => {
@@ -941,6 +980,19 @@ Deno.test("a change queues one outbox row however many webhooks; the sender fans
     assert.equal(ids.length, 2);
     assert.ok(ids[0]!.event_id < ids[1]!.event_id);
     assert.deepEqual(await deliveriesOf(t, owner.cookie, project.id, late.id), []);
+  });
+});
+
+Deno.test("a fan-out takes what was queued when it began; events queued meanwhile wait for the next", async () => {
+  await withHooks(async (t, { owner, alice, project }) => {
+    await createHook(t, owner.cookie, project.id, { url: "http://127.0.0.1:9/x", events: ["*"] });
+    for (let i = 0; i < 120; i++) await sendChat(t, alice.cookie, project.id, `m${i}`);
+    assert.deepEqual(queued(t), { outbox: 120, deliveries: 0 });
+    const fanning = fanOutQueued(t.db, () => false);
+    // Queued after the fan-out began (it reads the newest id before its first commit).
+    for (let i = 0; i < 10; i++) await sendChat(t, alice.cookie, project.id, `late ${i}`);
+    assert.equal(await fanning, 120);
+    assert.deepEqual(queued(t), { outbox: 10, deliveries: 120 });
   });
 });
 

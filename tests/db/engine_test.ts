@@ -117,6 +117,10 @@ Deno.test("toPostgresParams numbers ? and keeps ?N, leaving strings, names and c
     `SELECT '?', "a?" FROM t WHERE a = $1 AND b = $2 -- why?\nAND c = $3`,
   );
   assert.equal(toPostgresParams("SELECT ?2, ?1, ?2"), "SELECT $2, $1, $2");
+  assert.equal(
+    toPostgresParams("SELECT /* what? don't */ a FROM t WHERE b = ?"),
+    "SELECT /* what? don't */ a FROM t WHERE b = $1",
+  );
   assert.throws(() => toPostgresParams("SELECT ?1, ?"), /Cannot mix/);
 });
 
@@ -133,6 +137,27 @@ for (const [name, run] of CASES) {
     }
   });
 }
+
+Deno.test("SQLite engine: when SQLite ends a batch's whole transaction, that job and those before it fail, the rest run", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "engine-test-" });
+  const e = openSqliteEngine(join(dir, "collab.db"));
+  try {
+    await e.run(SCHEMA.sqlite);
+    await e.run(`CREATE TRIGGER refuse_boom BEFORE INSERT ON things WHEN new.name = 'boom'
+      BEGIN SELECT RAISE(ROLLBACK, 'boom refused'); END`);
+    const insert = (name: string) =>
+      e.transaction((tx) => tx.run("INSERT INTO things (name) VALUES (?)", [name]));
+    const results = await Promise.allSettled([insert("a"), insert("boom"), insert("c")]);
+    assert.deepEqual(results.map((r) => r.status), ["rejected", "rejected", "fulfilled"]);
+    for (const r of results.slice(0, 2)) {
+      assert.match((r as PromiseRejectedResult).reason.message, /boom refused/);
+    }
+    assert.deepEqual(await names(e), ["c"]);
+  } finally {
+    await e.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
 
 Deno.test({
   name: "PostgreSQL engine: the same cases (needs Debian's postgresql)",

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import type { Json } from "../helpers/api.ts";
-import { receiver } from "../helpers/receiver.ts";
+import { type Receiver, receiver } from "../helpers/receiver.ts";
 
 const MAIN = join(import.meta.dirname!, "..", "..", "main.ts");
 
@@ -111,6 +111,41 @@ async function causeDelivery(server: Running, url: string) {
   return { cookie, projectId, webhookId: hook.json.webhook.id as number };
 }
 
+/**
+ * Runs `fn` with a data directory, a webhook receiver and `start()`, which starts the server on
+ * them (again after a kill); at the end whatever still runs is killed and everything removed.
+ */
+async function withOutbox(
+  fn: (o: { dataDir: string; rx: Receiver; start: () => Promise<Running> }) => Promise<void>,
+): Promise<void> {
+  const dataDir = await Deno.makeTempDir({ prefix: "webhook-outbox-" });
+  const rx = receiver();
+  const env = { DATA_DIR: dataDir, WEBHOOK_ALLOW_HOSTS: "127.0.0.1" };
+  const servers: Running[] = [];
+  try {
+    await fn({
+      dataDir,
+      rx,
+      start: async () => {
+        const server = await start(env);
+        servers.push(server);
+        return server;
+      },
+    });
+  } finally {
+    for (const server of servers) {
+      try {
+        server.child.kill("SIGKILL");
+      } catch {
+        // it had ended
+      }
+      await server.done;
+    }
+    await rx.close();
+    await Deno.remove(dataDir, { recursive: true });
+  }
+}
+
 /** The webhook's delivery log once its newest delivery has succeeded (polled, at most 5 s). */
 async function deliveredLog(
   server: Parameters<typeof call>[0],
@@ -128,21 +163,18 @@ async function deliveredLog(
 }
 
 Deno.test("a delivery committed before a kill -9 arrives after the restart, with the same delivery id", async () => {
-  const dataDir = await Deno.makeTempDir({ prefix: "webhook-outbox-" });
-  const rx = receiver();
-  const env = { DATA_DIR: dataDir, WEBHOOK_ALLOW_HOSTS: "127.0.0.1" };
-  let server: Running | undefined;
-  try {
+  await withOutbox(async ({ rx, start }) => {
+    let server: Running;
     // The receiver holds the first attempt open: the delivery is committed but not sent.
     rx.answer = () => "hang";
-    server = await start(env);
+    server = await start();
     const { cookie, projectId, webhookId } = await causeDelivery(server, rx.url);
     await rx.waitFor(1, 10_000);
     server.child.kill("SIGKILL");
     assert.notEqual(await server.done, 0);
 
     rx.answer = () => 200;
-    server = await start(env);
+    server = await start();
     await rx.waitFor(2, 10_000);
     const [first, second] = rx.received;
     assert.equal(second!.headers.get("x-collab-delivery"), first!.headers.get("x-collab-delivery"));
@@ -157,25 +189,14 @@ Deno.test("a delivery committed before a kill -9 arrives after the restart, with
 
     server.child.kill("SIGTERM");
     assert.equal(await server.done, 0, server.lines.join("\n"));
-    server = undefined;
-  } finally {
-    if (server) {
-      server.child.kill("SIGKILL");
-      await server.done;
-    }
-    await rx.close();
-    await Deno.remove(dataDir, { recursive: true });
-  }
+  });
 });
 
 Deno.test("SIGTERM does not wait for a receiver that never answers; the attempt goes out after restart", async () => {
-  const dataDir = await Deno.makeTempDir({ prefix: "webhook-outbox-" });
-  const rx = receiver();
-  const env = { DATA_DIR: dataDir, WEBHOOK_ALLOW_HOSTS: "127.0.0.1" };
-  let server: Running | undefined;
-  try {
+  await withOutbox(async ({ rx, start }) => {
+    let server: Running;
     rx.answer = () => "hang";
-    server = await start(env);
+    server = await start();
     const { cookie, projectId, webhookId } = await causeDelivery(server, rx.url);
     await rx.waitFor(1, 10_000);
     const stopping = Date.now();
@@ -187,7 +208,7 @@ Deno.test("SIGTERM does not wait for a receiver that never answers; the attempt 
     assert.ok(server.lines.includes("stopped"));
 
     rx.answer = () => 200;
-    server = await start(env);
+    server = await start();
     await rx.waitFor(2, 10_000);
     assert.equal(
       rx.received[1]!.headers.get("x-collab-delivery"),
@@ -199,24 +220,13 @@ Deno.test("SIGTERM does not wait for a receiver that never answers; the attempt 
     assert.equal(log.json.items[0].attempts, 1);
     server.child.kill("SIGTERM");
     assert.equal(await server.done, 0);
-    server = undefined;
-  } finally {
-    if (server) {
-      server.child.kill("SIGKILL");
-      await server.done;
-    }
-    await rx.close();
-    await Deno.remove(dataDir, { recursive: true });
-  }
+  });
 });
 
 Deno.test("an event still in the outbox when the server died is fanned out and delivered after the restart", async () => {
-  const dataDir = await Deno.makeTempDir({ prefix: "webhook-outbox-" });
-  const rx = receiver();
-  const env = { DATA_DIR: dataDir, WEBHOOK_ALLOW_HOSTS: "127.0.0.1" };
-  let server: Running | undefined;
-  try {
-    server = await start(env);
+  await withOutbox(async ({ dataDir, rx, start }) => {
+    let server: Running;
+    server = await start();
     const { cookie, projectId, webhookId } = await causeDelivery(server, rx.url);
     await rx.waitFor(1, 10_000);
     server.child.kill("SIGKILL");
@@ -238,7 +248,7 @@ Deno.test("an event still in the outbox when the server died is fanned out and d
     ).run(projectId, body, at);
     db.close();
 
-    server = await start(env);
+    server = await start();
     // (The first delivery may arrive twice: the kill may have come before its success was
     // written. At least once is the promise.)
     for (let i = 0; i < 200 && !rx.received.some((r) => r.body === body); i++) {
@@ -258,17 +268,9 @@ Deno.test("an event still in the outbox when the server died is fanned out and d
     );
     server.child.kill("SIGTERM");
     assert.equal(await server.done, 0);
-    server = undefined;
     const check = new DatabaseSync(join(dataDir, "collab.db"), { readOnly: true });
     const { n } = check.prepare("SELECT count(*) AS n FROM webhook_outbox").get() as { n: number };
     check.close();
     assert.equal(n, 0);
-  } finally {
-    if (server) {
-      server.child.kill("SIGKILL");
-      await server.done;
-    }
-    await rx.close();
-    await Deno.remove(dataDir, { recursive: true });
-  }
+  });
 });

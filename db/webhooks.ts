@@ -221,9 +221,15 @@ export function enqueueDeliveries(
   return Number(result.changes);
 }
 
-/** Whether the outbox holds events not yet fanned out (a read; no write transaction). */
-export function hasQueuedEvents(db: Database): boolean {
-  return statement(db, "SELECT 1 FROM webhook_outbox LIMIT 1").get() !== undefined;
+/**
+ * Whether the outbox holds events not yet fanned out, of one project or of any (a read; no
+ * write transaction).
+ */
+export function hasQueuedEvents(db: Database, projectId?: number): boolean {
+  return projectId === undefined
+    ? statement(db, "SELECT 1 FROM webhook_outbox LIMIT 1").get() !== undefined
+    : statement(db, "SELECT 1 FROM webhook_outbox WHERE project_id = ? LIMIT 1").get(projectId) !==
+      undefined;
 }
 
 /** The newest outbox event's id, or 0 when the outbox is empty. */

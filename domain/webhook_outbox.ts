@@ -93,7 +93,8 @@ export async function fanOutQueued(db: Database, stop: () => boolean): Promise<n
   // so that a steady stream of them never keeps the sender from its attempts.
   const upTo = lastQueuedEvent(db);
   let events = 0;
-  while (!stop()) {
+  // An empty outbox (most wake-ups) costs one read, no write transaction.
+  while (upTo > 0 && !stop()) {
     const taken = await db.commit(() => fanOutDeliveries(db, FAN_OUT_LOOP_BATCH, upTo));
     events += taken;
     if (taken < FAN_OUT_LOOP_BATCH) break;
@@ -106,6 +107,7 @@ export async function fanOutQueued(db: Database, stop: () => boolean): Promise<n
  * delivery log needs, without taking on every other project's backlog.
  */
 export function fanOutProject(db: Database, projectId: number): number {
+  if (!hasQueuedEvents(db, projectId)) return 0;
   return db.tx(() => fanOutProjectDeliveries(db, projectId));
 }
 

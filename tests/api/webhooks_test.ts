@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { createHmac } from "node:crypto";
 import { runAction } from "../../domain/actions.ts";
 import { ConfigError, parseConfig } from "../../domain/config.ts";
-import { fanOutQueued } from "../../domain/webhook_outbox.ts";
+import { fanOutProject, fanOutQueued } from "../../domain/webhook_outbox.ts";
 import type { WebhookSenderOptions } from "../../domain/webhook_sender.ts";
 import {
   api,
@@ -996,6 +996,38 @@ Deno.test("a fan-out takes what was queued when it began; events queued meanwhil
     for (let i = 0; i < 10; i++) await sendChat(t, alice.cookie, project.id, `late ${i}`);
     assert.equal(await fanning, 120);
     assert.deepEqual(queued(t), { outbox: 10, deliveries: 120 });
+  });
+});
+
+Deno.test("an empty outbox costs a fan-out no write transaction; a project's fan-out takes only its own events", async () => {
+  await withHooks(async (t, { owner, alice, project }) => {
+    await createHook(t, owner.cookie, project.id, { url: "http://127.0.0.1:9/x", events: ["*"] });
+    const other = await createProject(t, owner.cookie, "Other");
+    await createHook(t, owner.cookie, other.id, { url: "http://127.0.0.1:9/y", events: ["*"] });
+    const writes = { tx: 0, commit: 0 };
+    const { tx, commit } = t.db;
+    Object.assign(t.db, {
+      tx: <T>(fn: () => T) => (writes.tx++, tx(fn)),
+      commit: <T>(fn: () => T) => (writes.commit++, commit(fn)),
+    });
+    try {
+      assert.equal(await fanOutQueued(t.db, () => false), 0);
+      assert.equal(fanOutProject(t.db, project.id), 0);
+      assert.deepEqual(writes, { tx: 0, commit: 0 });
+    } finally {
+      Object.assign(t.db, { tx, commit });
+    }
+    await sendChat(t, alice.cookie, project.id, "mine");
+    await sendChat(t, owner.cookie, other.id, "theirs");
+    Object.assign(t.db, { tx: <T>(fn: () => T) => (writes.tx++, tx(fn)) });
+    try {
+      assert.equal(fanOutProject(t.db, other.id), 1);
+      assert.equal(writes.tx, 1);
+    } finally {
+      Object.assign(t.db, { tx });
+    }
+    // The other project's event left the outbox; this project's is still there.
+    assert.deepEqual(queued(t), { outbox: 1, deliveries: 1 });
   });
 });
 

@@ -7,9 +7,8 @@ import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 import type { Page } from "playwright-core";
 import { testServer } from "../helpers/app.ts";
-import { PNG_BYTES } from "../helpers/api.ts";
 import { browserTest, launch } from "./browser.ts";
-import { callJson as call } from "./every_page.ts";
+import { callJson, seedEveryPage } from "./every_page.ts";
 
 const AXE_SOURCE = Deno.readTextFileSync(
   createRequire(import.meta.url).resolve("axe-core/axe.min.js"),
@@ -42,113 +41,13 @@ browserTest(
     const t = await testServer({ env: { WEBHOOK_ALLOW_HOSTS: "127.0.0.1" } });
     const browser = await launch();
     try {
-      const register = (email: string, displayName: string) =>
-        call(t.baseUrl, "POST", "/api/auth/register", null, {
-          email,
-          password: "correct horse battery",
-          displayName,
-        });
-      // The first account is the admin, who sees every page.
-      const ann = (await register("ann@example.com", "Ann")).cookie!;
-      const bo = await register("bo@example.com", "Bo");
+      const { ann, annEmail, projectId, noteId, paths } = await seedEveryPage(t);
       const ok = async (method: string, path: string, body?: unknown) => {
-        const res = await call(t.baseUrl, method, path, ann, body);
+        const res = await callJson(t.baseUrl, method, path, ann, body);
         assert.ok(res.status < 300, `${method} ${path}: ${res.status} ${JSON.stringify(res.json)}`);
         return res.json;
       };
-      const { project } = await ok("POST", "/api/projects", {
-        name: "Launch",
-        description: "The **spring** launch.",
-      });
-      const p = `/api/projects/${project.id}`;
-      await ok("POST", `${p}/members`, { email: "bo@example.com", role: "member" });
-      const { thread } = await ok("POST", `${p}/board/threads`, {
-        title: "Kick-off",
-        body: "Agenda below.",
-        category: "announcement",
-      });
-      await ok("POST", `${p}/board/threads/${thread.id}/comments`, { body: "Thanks" });
-      const { note } = await ok("POST", `${p}/notes`, {
-        title: "Plan",
-        body: "# Plan\n\n- one\n- two",
-        tags: ["plan"],
-      });
-      const { note: gone } = await ok("POST", `${p}/notes`, { title: "Old", body: "x" });
-      await ok("DELETE", `${p}/notes/${gone.id}`);
-      await ok("POST", `${p}/chat/messages`, { text: "@bo@example.com hello" });
-      const { milestone } = await ok("POST", `${p}/milestones`, {
-        title: "Beta",
-        dueDate: "2026-11-28",
-      });
-      const low = await ok("POST", `${p}/todos/items`, {
-        title: "Print slides",
-        priority: "low",
-        milestoneId: milestone.id,
-        dueDate: "2026-11-26",
-      });
-      await ok("POST", `${p}/todos/items`, { title: "Book room", priority: "high" });
-      // A checklist, one entry done: the item page's forms and the card's count.
-      const checklist = `${p}/todos/items/${low.item.id}/checklist`;
-      const { entry: slides } = await ok("POST", checklist, { text: "Draft the slides" });
-      await ok("POST", checklist, { text: "Rehearse" });
-      await ok("PATCH", `${checklist}/${slides.id}`, { done: true });
-      const upload = new FormData();
-      upload.set("file", new File(["hello"], "hello.txt", { type: "text/plain" }));
-      await ok("POST", `${p}/files`, upload);
-      // An image: its thumbnail on the files page and on the to-do it is attached to; the
-      // pickers on the to-do, board and chat pages offer both files.
-      const image = new FormData();
-      image.set("file", new File([PNG_BYTES as BlobPart], "logo.png", { type: "image/png" }));
-      const { file: png } = await ok("POST", `${p}/files`, image);
-      await ok("POST", `${p}/todos/items/${low.item.id}/attachments`, { fileIds: [png.id] });
-      const { event } = await ok("POST", `${p}/calendar/events`, {
-        title: "Review",
-        startAt: "2026-11-24T10:00:00Z",
-        endAt: "2026-11-24T11:00:00Z",
-      });
-      const { meeting } = await ok("POST", `${p}/meetings`, {
-        title: "Weekly",
-        startAt: "2026-11-25T10:00:00Z",
-        endAt: "2026-11-25T11:00:00Z",
-        inviteeIds: [bo.json.user.id],
-      });
-      await ok("POST", "/api/tokens", { name: "CI", scope: "read" });
-      // Nothing listens on port 9: a delivery fails at once, which the page shows too.
-      await ok("POST", `${p}/webhooks`, {
-        url: "http://127.0.0.1:9/collab",
-        events: ["*"],
-      });
-      // Bo's mention of Ann puts a notification on Ann's list.
-      await call(t.baseUrl, "POST", `${p}/chat/messages`, bo.cookie, { text: "@ann@example.com" });
-
-      const q = `/projects/${project.id}`;
-      const paths = [
-        "/",
-        "/projects",
-        q,
-        `${q}/board`,
-        `${q}/board/${thread.id}`,
-        `${q}/notes`,
-        `${q}/notes/${note.id}`,
-        `${q}/chat`,
-        `${q}/todos`,
-        `${q}/todos/${low.item.id}`,
-        `${q}/files`,
-        `${q}/calendar?month=2026-11`,
-        `${q}/calendar/events/${event.id}`,
-        `${q}/milestones`,
-        `${q}/meetings`,
-        `${q}/meetings/${meeting.id}`,
-        `${q}/activity`,
-        `${q}/search?q=plan`,
-        `${q}/trash`,
-        `${q}/webhooks`,
-        "/notifications",
-        "/settings",
-        "/settings/tokens",
-        "/settings/calendar",
-        "/admin",
-      ];
+      const q = `/projects/${projectId}`;
       const found: string[] = [];
       const context = await browser.newContext();
       const [name, value] = ann.split("=") as [string, string];
@@ -201,11 +100,11 @@ browserTest(
       // A Markdown box showing its preview, mentions in it (the reader's own too), both themes.
       for (const theme of ["dark", "light"]) {
         await ok("PATCH", "/api/users/me", { locale: "en", theme });
-        await page.goto(`${t.baseUrl}${q}/notes/${note.id}`);
+        await page.goto(`${t.baseUrl}${q}/notes/${noteId}`);
         await page.evaluate(
           `document.querySelectorAll("details").forEach((d) => { d.open = true; })`,
         );
-        await page.fill("[data-markdown-box] textarea", "**Hi** @bo@example.com, @ann@example.com");
+        await page.fill("[data-markdown-box] textarea", `**Hi** @bo@example.com, @${annEmail}`);
         await page.click("[data-markdown-box] [data-md-tab=preview]");
         await page.waitForSelector("[data-markdown-preview] .mention-me");
         for (const v of await seriousViolations(page)) found.push(`${theme} preview: ${v.id}`);

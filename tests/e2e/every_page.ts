@@ -4,16 +4,20 @@
  * visit every page.
  */
 import assert from "node:assert/strict";
-import type { Json } from "../helpers/api.ts";
+import { type Json, PNG_BYTES } from "../helpers/api.ts";
 import type { TestServer } from "../helpers/app.ts";
 
 /** What `seedEveryPage` made: the accounts' cookies, the project and every page's path. */
 export interface EveryPage {
   /** `session=…` of the admin, who sees every page. */
   ann: string;
+  /** The admin's email (a mention of it is the reader's own on the admin's pages). */
+  annEmail: string;
   /** `session=…` of a member. */
   bo: string;
   projectId: number;
+  /** A note, whose page has a Markdown box. */
+  noteId: number;
   /** The pages a signed-in admin sees, each answering 200. */
   paths: string[];
   /** The pages for a visitor without a session. */
@@ -63,8 +67,8 @@ export async function seedEveryPage(t: TestServer): Promise<EveryPage> {
     return { cookie: res.cookie!, id: res.json.user.id as number };
   };
   // The first account is the admin.
-  const ann = (await register("ann.with.a.rather.long.address@example.com", "Ann Longname"))
-    .cookie;
+  const annEmail = "ann.with.a.rather.long.address@example.com";
+  const ann = (await register(annEmail, "Ann Longname")).cookie;
   const bo = await register("bo@example.com", "ボー・ジャクソン");
   const ok = async (method: string, path: string, body?: unknown, cookie = ann) => {
     const res = await callJson(t.baseUrl, method, path, cookie, body);
@@ -103,9 +107,20 @@ export async function seedEveryPage(t: TestServer): Promise<EveryPage> {
     tags: ["slides"],
   });
   await ok("POST", `${p}/todos/items`, { title: "Book room", priority: "high" });
+  // A checklist, one entry done: the item page's forms and the card's count.
+  const checklist = `${p}/todos/items/${item.id}/checklist`;
+  const { entry: slides } = await ok("POST", checklist, { text: "Draft the slides" });
+  await ok("POST", checklist, { text: "Rehearse" });
+  await ok("PATCH", `${checklist}/${slides.id}`, { done: true });
   const upload = new FormData();
   upload.set("file", new File(["hello"], "a-file-with-a-long-name.txt", { type: "text/plain" }));
   await ok("POST", `${p}/files`, upload);
+  // An image: its thumbnail on the files page and on the to-do it is attached to; the pickers
+  // on the to-do, board and chat pages offer both files.
+  const image = new FormData();
+  image.set("file", new File([PNG_BYTES as BlobPart], "logo.png", { type: "image/png" }));
+  const { file: png } = await ok("POST", `${p}/files`, image);
+  await ok("POST", `${p}/todos/items/${item.id}/attachments`, { fileIds: [png.id] });
   const { event } = await ok("POST", `${p}/calendar/events`, {
     title: "Quarterly planning review with the whole team",
     startAt: "2026-11-24T10:00:00Z",
@@ -118,6 +133,7 @@ export async function seedEveryPage(t: TestServer): Promise<EveryPage> {
     inviteeIds: [bo.id],
   });
   await ok("POST", "/api/tokens", { name: "CI", scope: "read" });
+  // Nothing listens on port 9: a delivery fails at once, which the page shows too.
   await ok("POST", `${p}/webhooks`, { url: "http://127.0.0.1:9/collab", events: ["*"] });
   await ok("POST", `${p}/chat/messages`, { text: "@bo@example.com hello, the plan is ready" });
   // Bo's mention of Ann puts a notification on Ann's list.
@@ -131,8 +147,10 @@ export async function seedEveryPage(t: TestServer): Promise<EveryPage> {
   const q = `/projects/${project.id}`;
   return {
     ann,
+    annEmail,
     bo: bo.cookie,
     projectId: project.id,
+    noteId: note.id,
     paths: [
       "/",
       "/projects",

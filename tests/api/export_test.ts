@@ -1,6 +1,7 @@
 /** GET /api/projects/:id/export: the archive's content, headers, permissions, consistency. */
 import assert from "node:assert/strict";
 import { ARCHIVE_KINDS } from "../../domain/project_archive.ts";
+import { FILE_PIECE_BYTES } from "../../domain/project_export.ts";
 import {
   api,
   createProject,
@@ -134,6 +135,25 @@ Deno.test("GET /api/projects/:id/export streams a zip with project.json, every l
     assert.equal(names.filter((n) => n.startsWith("board/")).length, 2);
     assert.equal(names.filter((n) => n.startsWith("notes/")).length, 2);
     assert.equal(names.filter((n) => n.startsWith("files/")).length, 3);
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("GET /api/projects/:id/export copies a file of several read pieces byte for byte", async () => {
+  const t = await testApp();
+  try {
+    const owner = await signUp(t, "olga@example.com");
+    const project = await createProject(t, owner.cookie, "Apollo");
+    // A PNG header and random bytes: two whole pieces of the export's reads and a partial third.
+    const bytes = new Uint8Array(2 * FILE_PIECE_BYTES + 4_321);
+    for (let i = 0; i < bytes.length; i += 65_536) {
+      crypto.getRandomValues(bytes.subarray(i, i + 65_536));
+    }
+    bytes.set(PNG_BYTES);
+    const file = await uploadFile(t, owner.cookie, project.id, "big.png", bytes);
+    const entries = await readZip((await exportProject(t, owner.cookie, project.id)).bytes);
+    assert.deepEqual(entries.get(`files/${file.id}/big.png`), bytes);
   } finally {
     await t.close();
   }

@@ -18,13 +18,26 @@ export interface Database {
    * statement kept for the SQL text (`statement_cache.ts`).
    */
   readonly sql: DatabaseSync;
+  /**
+   * A read-only connection of its own (opened on first use, closed with the database), for
+   * reads outside any transaction: in WAL mode it sees the last commit, never a transaction
+   * still open on the writer. An in-memory database has no second connection; its reads go
+   * to the writer.
+   */
+  reader(): DatabaseSync;
   /** Runs `fn` in one `BEGIN IMMEDIATE` transaction (a savepoint when nested). */
   tx<T>(fn: () => T): T;
   /**
    * Queues `fn` to run inside the next group commit and resolves once that commit is
    * durable. Each job runs in its own savepoint, so a failing job rolls back alone.
+   *
+   * `fn` may be asynchronous (the SQLite engine's transactions are), but then it must await
+   * only queries of this connection, which settle at once: the batch must end within the
+   * macrotask it began in, as nothing else may run while its transaction is open. A batch
+   * that outlasts its macrotask is rolled back whole and its jobs fail, and a `tx` started
+   * meanwhile (from outside the batch) is refused rather than joining it.
    */
-  commit<T>(fn: () => T): Promise<T>;
+  commit<T>(fn: () => T | Promise<T>): Promise<T>;
   /**
    * Records that a write failed for lack of space. True for the first such failure since
    * a write last succeeded, so that the cause is logged once, not once per request.
@@ -66,7 +79,7 @@ export function openDatabase(path: string): Database {
   // Each SQL text is compiled once: statements prepared afresh per request hold native
   // memory that V8 does not see, until a full collection it has no reason to run.
   keepStatements(sql);
-  return createDatabase(sql);
+  return createDatabase(sql, path);
 }
 
 /**
@@ -98,7 +111,17 @@ function storageError(error: unknown): unknown {
   return error;
 }
 
-function createDatabase(sql: DatabaseSync): Database {
+function createDatabase(sql: DatabaseSync, path: string): Database {
+  let readOnly: DatabaseSync | null = null;
+  function reader(): DatabaseSync {
+    if (path === ":memory:") return sql;
+    if (!readOnly) {
+      readOnly = new DatabaseSync(path, { readOnly: true });
+      readOnly.exec("PRAGMA busy_timeout = 5000");
+      keepStatements(readOnly);
+    }
+    return readOnly;
+  }
   let depth = 0;
   let queue: Job[] = [];
   let scheduled: ReturnType<typeof setTimeout> | undefined;
@@ -109,10 +132,22 @@ function createDatabase(sql: DatabaseSync): Database {
   let storageFull = false;
   // Why the current transaction vanished under a savepoint (see `savepoint`).
   let lost: unknown = undefined;
+  // True while a group commit's transaction is open, and while a job's own synchronous part
+  // runs (a `tx` then is the job's own, nested in its savepoint).
+  let batchOpen = false;
+  let inJobCall = false;
+  // True while a flush runs its transactions (jobs queued meanwhile wait for the next one).
+  let flushing = false;
   const totalChanges = sql.prepare("SELECT total_changes() AS n");
   const changes = () => (totalChanges.get() as { n: number }).n;
 
   function tx<T>(fn: () => T): T {
+    if (batchOpen && !inJobCall) {
+      throw new Error(
+        "Cannot start a transaction: a group commit's transaction is open (one of its jobs " +
+          "awaited something other than its own queries)",
+      );
+    }
     if (depth > 0) return savepoint(fn);
     // Only while writes are failing: did this transaction write something?
     const before = storageFull ? changes() : 0;
@@ -160,56 +195,130 @@ function createDatabase(sql: DatabaseSync): Database {
 
   type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
+  /** Runs one job in a savepoint of the open batch; a thenable result is awaited. */
+  async function runJob(job: Job, index: number): Promise<Outcome> {
+    const name = `job${index}`;
+    sql.exec(`SAVEPOINT ${name}`);
+    depth++;
+    try {
+      let value: unknown;
+      inJobCall = true;
+      try {
+        value = job.fn();
+      } finally {
+        inJobCall = false;
+      }
+      if (value instanceof Promise) value = await value;
+      if (!sql.isTransaction) throw lost ?? new Error("Cannot commit: the transaction ended early");
+      sql.exec(`RELEASE ${name}`);
+      return { ok: true, value };
+    } catch (error) {
+      if (sql.isTransaction) {
+        sql.exec(`ROLLBACK TO ${name}`);
+        sql.exec(`RELEASE ${name}`);
+      } else {
+        lost ??= storageError(error);
+      }
+      return { ok: false, error: storageError(error) };
+    } finally {
+      depth--;
+    }
+  }
+
   /**
-   * Runs the jobs of `batch` from `start` in one transaction and settles them; returns
-   * where the next transaction must start (before the end when a job's failure made
-   * SQLite roll back the whole transaction, undoing the jobs before it too).
+   * Runs the jobs of `batch` from `start` in one transaction and adds how each ended to
+   * `settle` (called once the whole flush is over); returns where the next transaction must
+   * start (before the end when a job's failure made SQLite roll back the whole transaction,
+   * undoing the jobs before it too).
    */
-  function commitFrom(batch: Job[], start: number): number {
+  async function commitFrom(batch: Job[], start: number, settle: Array<() => void>) {
     const outcomes: Outcome[] = [];
     let end = batch.length;
+    // Only while writes are failing: did this transaction write something?
+    const before = storageFull ? changes() : 0;
+    // Fires only if the batch outlasts its macrotask (a job awaited something else).
+    let outlasted = false;
+    const watch = setTimeout(() => outlasted = true, 0);
+    sql.exec("BEGIN IMMEDIATE");
+    depth++;
+    batchOpen = true;
+    lost = undefined;
     try {
-      tx(() => {
-        for (let i = start; i < batch.length; i++) {
-          try {
-            outcomes.push({ ok: true, value: savepoint(batch[i]!.fn) });
-          } catch (error) {
-            outcomes.push({ ok: false, error });
-            if (!sql.isTransaction) {
-              end = i + 1;
-              throw error;
-            }
-          }
+      for (let i = start; i < batch.length; i++) {
+        const outcome = await runJob(batch[i]!, i);
+        outcomes.push(outcome);
+        if (!outcome.ok && !sql.isTransaction) {
+          end = i + 1;
+          throw outcome.error;
         }
-      });
+      }
+      if (outlasted) {
+        throw new Error(
+          "Cannot commit: a job of the group commit awaited something other than its own " +
+            "queries, so the batch outlasted its macrotask; nothing of it was kept",
+        );
+      }
+      sql.exec("COMMIT");
+      if (storageFull && changes() > before) storageFull = false;
     } catch (error) {
-      // The commit itself failed: nothing of these jobs is durable.
-      for (let i = start; i < end; i++) batch[i]!.reject(error);
+      // On some errors (a full disk among them) SQLite has already rolled the whole
+      // transaction back; a ROLLBACK then would fail and hide the cause.
+      try {
+        if (sql.isTransaction) sql.exec("ROLLBACK");
+      } catch {
+        // the connection is past saving; the error below is what the callers learn
+      }
+      // Nothing of these jobs is durable.
+      const cause = storageError(error);
+      for (let i = start; i < end; i++) {
+        const job = batch[i]!;
+        settle.push(() => job.reject(cause));
+      }
       return end;
+    } finally {
+      clearTimeout(watch);
+      batchOpen = false;
+      depth--;
     }
     outcomes.forEach((outcome, i) => {
-      if (outcome.ok) batch[start + i]!.resolve(outcome.value);
-      else batch[start + i]!.reject(outcome.error);
+      const job = batch[start + i]!;
+      settle.push(outcome.ok ? () => job.resolve(outcome.value) : () => job.reject(outcome.error));
     });
     return end;
   }
 
-  function flush(): void {
+  /**
+   * Commits the queued jobs. Their promises are settled only after the last transaction has
+   * ended: what their callers do next must not run while one is open.
+   */
+  async function flush(): Promise<void> {
     scheduled = undefined;
     const batch = queue;
     queue = [];
-    for (let next = 0; next < batch.length;) next = commitFrom(batch, next);
-    markIdle();
+    const settle: Array<() => void> = [];
+    flushing = true;
+    try {
+      for (let next = 0; next < batch.length;) next = await commitFrom(batch, next, settle);
+    } finally {
+      flushing = false;
+    }
+    for (const s of settle) s();
+    if (queue.length > 0) schedule();
+    else markIdle();
   }
 
-  function commit<T>(fn: () => T): Promise<T> {
+  function schedule(): void {
+    // A macrotask, not a microtask: requests that arrive meanwhile join this batch.
+    scheduled = setTimeout(() => void flush(), 0);
+  }
+
+  function commit<T>(fn: () => T | Promise<T>): Promise<T> {
     if (closed) return Promise.reject(new Error("Cannot write: the database is closed"));
     return new Promise<T>((resolve, reject) => {
       queue.push({ fn, resolve: resolve as (value: unknown) => void, reject });
-      if (scheduled === undefined) {
+      if (scheduled === undefined && !flushing) {
         idle = new Promise((r) => markIdle = r);
-        // A macrotask, not a microtask: requests that arrive meanwhile join this batch.
-        scheduled = setTimeout(flush, 0);
+        schedule();
       }
     });
   }
@@ -225,9 +334,10 @@ function createDatabase(sql: DatabaseSync): Database {
     closed = true;
     if (scheduled !== undefined) {
       clearTimeout(scheduled);
-      flush();
+      await flush();
     }
     await idle;
+    readOnly?.close();
     let checkpointError: Error | null = null;
     try {
       sql.exec("PRAGMA wal_checkpoint(TRUNCATE)");
@@ -238,5 +348,5 @@ function createDatabase(sql: DatabaseSync): Database {
     return { checkpointError };
   }
 
-  return { sql, tx, commit, noteStorageFull, close };
+  return { sql, reader, tx, commit, noteStorageFull, close };
 }

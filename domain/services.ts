@@ -3,6 +3,8 @@ import { filesRoot, FileStore } from "../db/file_store.ts";
 import { findMember } from "../db/projects.ts";
 import { findUserById } from "../db/users.ts";
 import type { Database } from "../db/sqlite.ts";
+import type { Engine } from "../db/engine.ts";
+import { sqliteEngine } from "../db/sqlite_engine.ts";
 import { createAccounts } from "./accounts.ts";
 import { createApiTokens, tokenStreamKey } from "./api_tokens.ts";
 import type { DomainContext } from "./actions.ts";
@@ -44,6 +46,11 @@ import { dnsResolver } from "./webhook_targets.ts";
 /** What the services are built from. */
 export interface ServiceDeps {
   db: Database;
+  /**
+   * The storage interface of the services moved onto it (the loan service so far); by
+   * default the SQLite engine over `db`, sharing its writer and group commit.
+   */
+  engine?: Engine;
   clock: Clock;
   config: Config;
   /** The session-cookie signing key. */
@@ -61,6 +68,7 @@ export interface ServiceDeps {
 /** Builds the services. */
 export function createServices(deps: ServiceDeps) {
   const { db, clock, config } = deps;
+  const engine = deps.engine ?? sqliteEngine(db);
   const sessions = new Sessions(db, clock, {
     secret: deps.sessionSecret,
     ttlHours: config.sessionTtlHours,
@@ -177,7 +185,7 @@ export function createServices(deps: ServiceDeps) {
       maxImportBytes: config.maxImportMb * 1024 * 1024,
       ...deps.imports,
     }),
-    loan: createLoanService(db, { clock, creditScore: deps.creditScore ?? fixedCreditScore }),
+    loan: createLoanService(engine, { clock, creditScore: deps.creditScore ?? fixedCreditScore }),
     backups: createBackups({ dataDir: config.dataDir, clock }),
   };
 }

@@ -168,3 +168,96 @@ Deno.test("quickCheck finds nothing in a sound database", async () => {
   assert.deepEqual(quickCheck(db), []);
   await db.close();
 });
+
+Deno.test("commit takes synchronous and asynchronous jobs into one transaction, in order", async () => {
+  const db = memory();
+  let commits = 0;
+  const exec = db.sql.exec.bind(db.sql);
+  db.sql.exec = (text: string) => {
+    if (text === "COMMIT") commits++;
+    return exec(text);
+  };
+  try {
+    const seen: number[][] = [];
+    const results = await Promise.all([
+      db.commit(() => db.sql.exec("INSERT INTO t VALUES (1)")),
+      db.commit(async () => {
+        await Promise.resolve();
+        db.sql.exec("INSERT INTO t VALUES (2)");
+        await Promise.resolve();
+        seen.push(values(db)); // the batch's earlier job is visible: one transaction
+        return "async";
+      }),
+      db.commit(() => seen.push(values(db))),
+    ]);
+    assert.equal(results[1], "async");
+    assert.deepEqual(seen, [[1, 2], [1, 2]]);
+    assert.equal(commits, 1);
+    assert.deepEqual(values(db), [1, 2]);
+  } finally {
+    db.sql.exec = exec;
+    await db.close();
+  }
+});
+
+Deno.test("a job that awaits anything but its queries fails its whole batch, and a tx from outside meanwhile is refused", async () => {
+  const db = memory();
+  try {
+    let outsider: unknown = null;
+    const slow = db.commit(async () => {
+      db.sql.exec("INSERT INTO t VALUES (1)");
+      setTimeout(() => {
+        try {
+          db.tx(() => db.sql.exec("INSERT INTO t VALUES (9)"));
+        } catch (error) {
+          outsider = error;
+        }
+      }, 0);
+      await new Promise((r) => setTimeout(r, 5)); // a macrotask: not allowed
+    });
+    const other = db.commit(() => db.sql.exec("INSERT INTO t VALUES (2)"));
+    const results = await Promise.allSettled([slow, other]);
+    assert.deepEqual(results.map((r) => r.status), ["rejected", "rejected"]);
+    assert.match((results[0] as PromiseRejectedResult).reason.message, /outlasted its macrotask/);
+    assert.match(String(outsider), /a group commit's transaction is open/);
+    assert.deepEqual(values(db), [], "nothing of the batch, nothing of the outsider");
+    await db.commit(() => db.sql.exec("INSERT INTO t VALUES (3)"));
+    db.tx(() => db.sql.exec("INSERT INTO t VALUES (4)"));
+    assert.deepEqual(values(db), [3, 4], "the database works on afterwards");
+  } finally {
+    await db.close();
+  }
+});
+
+Deno.test("commit settles its jobs only after the flush's last transaction: a caller's next tx runs outside it", async () => {
+  const db = memory();
+  try {
+    db.sql.exec(`CREATE TRIGGER refuse_99 BEFORE INSERT ON t WHEN new.x = 99
+      BEGIN SELECT RAISE(ROLLBACK, 'refused'); END`);
+    // The second job ends the whole transaction: the first fails with it, the third runs in a
+    // second transaction. The first one's caller writes on at once when it learns of it.
+    // (It writes at each of its next promise steps, as a handler's code would run.)
+    const refused: unknown[] = [];
+    const first = db.commit(() => db.sql.exec("INSERT INTO t VALUES (1)")).catch(async () => {
+      for (let i = 0; i < 10; i++) {
+        try {
+          db.tx(() => db.sql.exec(`INSERT INTO t VALUES (${10 + i})`));
+        } catch (error) {
+          refused.push(error);
+        }
+        await null;
+      }
+    });
+    const second = db.commit(() => db.sql.exec("INSERT INTO t VALUES (99)"));
+    const third = db.commit(async () => {
+      for (let i = 0; i < 5; i++) await null;
+      db.sql.exec("INSERT INTO t VALUES (3)");
+    });
+    const results = await Promise.allSettled([first, second, third]);
+    assert.deepEqual(results.map((r) => r.status), ["fulfilled", "rejected", "fulfilled"]);
+    assert.deepEqual(refused, []);
+    assert.deepEqual(values(db), [3, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19]);
+  } finally {
+    await db.close();
+  }
+});

@@ -26,6 +26,7 @@
  */
 import process from "node:process";
 import type { Actor } from "../domain/accounts.ts";
+import { sqliteEngine } from "../db/sqlite_engine.ts";
 import { searchProjectItems } from "../domain/search.ts";
 import { type TestApp, testApp } from "../tests/helpers/app.ts";
 import { BenchError, envNumber } from "./harness.ts";
@@ -693,10 +694,15 @@ export async function measure(
     else map.set(label, [ms]);
   };
   /** Times `call` (domain) then `path` (HTTP); records them unless warming up. */
-  const once = async <T>(label: string, call: () => T, path: string, warm: boolean) => {
+  const once = async <T>(
+    label: string,
+    call: () => T | Promise<T>,
+    path: string,
+    warm: boolean,
+  ) => {
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
-    const result = call();
+    const result = await call();
     const d = performance.now() - t0;
     const cpu = process.cpuUsage(cpu0);
     const t1 = performance.now();
@@ -716,7 +722,7 @@ export async function measure(
       const page = await once(
         c.label,
         () =>
-          searchProjectItems(f.t.db, f.actor, {
+          searchProjectItems(f.t.db, sqliteEngine(f.t.db), f.actor, {
             projectId: f.projectId,
             q: c.q,
             type: c.type,
@@ -752,42 +758,48 @@ interface Traced {
 type Sql = TestApp["db"]["sql"];
 
 /** Runs `fn` with `sql.prepare` wrapped so that every all/get/run is timed. */
-function trace<T>(sql: Sql, fn: () => T): { result: T; statements: Traced[] } {
+async function trace<T>(
+  sqls: Sql[],
+  fn: () => T | Promise<T>,
+): Promise<{ result: T; statements: Traced[] }> {
   const statements: Traced[] = [];
-  const original = sql.prepare;
-  const patched = (text: string) => {
-    const statement = original.call(sql, text);
-    return new Proxy(statement, {
-      get(target, prop) {
-        const value = Reflect.get(target, prop, target);
-        if (prop !== "all" && prop !== "get" && prop !== "run") {
-          return typeof value === "function" ? value.bind(target) : value;
-        }
-        return (...args: unknown[]) => {
-          const t0 = performance.now();
-          const out = (value as (...a: unknown[]) => unknown).apply(target, args);
-          const ms = performance.now() - t0;
-          const rows = Array.isArray(out) ? out.length : out === undefined ? 0 : 1;
-          statements.push({ sql: text, args, ms, rows });
-          return out;
-        };
-      },
-    });
-  };
-  (sql as unknown as { prepare: unknown }).prepare = patched;
+  for (const sql of sqls) {
+    const original = sql.prepare;
+    const patched = (text: string) => {
+      const statement = original.call(sql, text);
+      return new Proxy(statement, {
+        get(target, prop) {
+          const value = Reflect.get(target, prop, target);
+          if (prop !== "all" && prop !== "get" && prop !== "run") {
+            return typeof value === "function" ? value.bind(target) : value;
+          }
+          return (...args: unknown[]) => {
+            const t0 = performance.now();
+            const out = (value as (...a: unknown[]) => unknown).apply(target, args);
+            const ms = performance.now() - t0;
+            const rows = Array.isArray(out) ? out.length : out === undefined ? 0 : 1;
+            statements.push({ sql: text, args, ms, rows });
+            return out;
+          };
+        },
+      });
+    };
+    (sql as unknown as { prepare: unknown }).prepare = patched;
+  }
   try {
-    return { result: fn(), statements };
+    return { result: await fn(), statements };
   } finally {
-    delete (sql as unknown as { prepare?: unknown }).prepare;
+    for (const sql of sqls) delete (sql as unknown as { prepare?: unknown }).prepare;
   }
 }
 
 const squash = (text: string) => text.replace(/\s+/g, " ").trim();
 
 /** The median time of each statement `fn` runs, over `runs` traced calls (after one). */
-function tracedMedians(sql: Sql, fn: () => unknown, runs = 9): Traced[] {
-  fn();
-  const calls = Array.from({ length: runs }, () => trace(sql, fn).statements);
+async function tracedMedians(sqls: Sql[], fn: () => unknown, runs = 9): Promise<Traced[]> {
+  await fn();
+  const calls: Traced[][] = [];
+  for (let i = 0; i < runs; i++) calls.push((await trace(sqls, fn)).statements);
   return calls[0]!.map((first, i) => ({
     ...first,
     ms: stats(calls.map((c) => c[i]?.ms ?? NaN).filter((x) => !Number.isNaN(x))).p50,
@@ -814,8 +826,10 @@ function timeStatement(sql: Sql, text: string, args: unknown[], runs = 9): numbe
  * its median time and rows, the time of the same statement without snippet() where it has
  * one, and each distinct statement's query plan.
  */
-export function breakdown(f: Fixture): void {
+export async function breakdown(f: Fixture): Promise<void> {
   const sql = f.t.db.sql;
+  // The search reads through the storage interface's read connection, the rest on `sql`.
+  const connections = [sql, f.t.db.reader()];
   const shapes = new Map<string, { id: string; args: unknown[] }>();
   const shapeOf = (t: Traced) => {
     const key = squash(t.sql);
@@ -838,19 +852,19 @@ export function breakdown(f: Fixture): void {
   console.log("\nBreakdown: each statement a call runs (median of 9 traced calls)");
   for (const c of SEARCH_CASES) {
     const call = () =>
-      searchProjectItems(f.t.db, f.actor, {
+      searchProjectItems(f.t.db, sqliteEngine(f.t.db), f.actor, {
         projectId: f.projectId,
         q: c.q,
         type: c.type,
         page: { page: c.page, pageSize: PAGE_SIZE },
       });
-    const statements = tracedMedians(sql, call);
+    const statements = await tracedMedians(connections, call);
     const total = statements.reduce((a, t) => a + t.ms, 0);
     console.log(`  ${c.label}: ${total.toFixed(1)} ms in SQL`);
     for (const t of statements) console.log(show(t));
   }
-  const dashboard = tracedMedians(
-    sql,
+  const dashboard = await tracedMedians(
+    connections,
     () => f.t.app.services.dashboards.project(f.actor, f.projectId),
   );
   const total = dashboard.reduce((a, t) => a + t.ms, 0);
@@ -1015,7 +1029,7 @@ async function run(): Promise<boolean> {
       );
     }
     console.log(`${"data generation".padEnd(32)} ${(f.generationMs / 1000).toFixed(1)} s`);
-    if (withBreakdown) breakdown(f);
+    if (withBreakdown) await breakdown(f);
     const failed = checks.filter((c) => !c.pass).length;
     console.log(failed === 0 ? "\nALL PASS" : `\n${failed} FAILED`);
     return failed === 0;

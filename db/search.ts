@@ -1,5 +1,10 @@
-/** Queries of the full-text search index (kept in step by the triggers of migration 008). */
-import type { Database } from "./sqlite.ts";
+/**
+ * Queries of the search index, kept in step by triggers: on SQLite an FTS5 trigram index
+ * (migrations 006, 008 and 016), on PostgreSQL a table with a pg_trgm index
+ * (`postgres/006_search.sql`). The two engines' SQL differ here and only here; both give the
+ * same answers on the same data (`tests/db/search_engines_test.ts`).
+ */
+import type { Engine, Queries } from "./engine.ts";
 
 /** A match, with its indexed text (the domain cuts the snippet from it). */
 export interface SearchRow {
@@ -32,11 +37,12 @@ const quote = (term: string) => `"${term.replaceAll('"', '""')}"`;
  * The FTS5 query for a two-character term: the OR of the indexed trigrams that begin with
  * it (every occurrence begins one, thanks to migration 008's `tail`), or null when none does.
  */
-function shortTermQuery(db: Database, term: string): string | null {
+async function shortTermQuery(db: Queries, term: string): Promise<string | null> {
   const folded = term.toLowerCase();
-  const trigrams = (db.sql.prepare(
+  const trigrams = (await db.all<{ term: string }>(
     "SELECT term FROM search_vocab WHERE term >= ? AND term < ?",
-  ).all(folded, folded + "\u{10ffff}") as Array<{ term: string }>).map((r) => quote(r.term));
+    [folded, folded + "\u{10ffff}"],
+  )).map((r) => quote(r.term));
   return trigrams.length === 0 ? null : `(${trigrams.join(" OR ")})`;
 }
 
@@ -59,10 +65,84 @@ export interface SearchQuery {
  * Several projects are several ranges, and there the creation time orders the matches.
  */
 export function searchProjects(
-  db: Database,
+  engine: Engine,
   q: SearchQuery & { projectIds: number[] },
-): { items: SearchRow[]; total: number } {
-  if (q.projectIds.length === 0) return { items: [], total: 0 };
+): Promise<{ items: SearchRow[]; total: number }> {
+  if (q.projectIds.length === 0) return Promise.resolve({ items: [], total: 0 });
+  return engine.kind === "postgres" ? searchPostgres(engine, q) : searchSqlite(engine, q);
+}
+
+/** A page of matches and their total, once the engine's WHERE clause and order are known. */
+async function pageOf(
+  db: Queries,
+  q: SearchQuery,
+  search: { clause: string; order: string; args: Array<string | number | bigint> },
+): Promise<{ items: SearchRow[]; total: number }> {
+  const { clause, order, args } = search;
+  // The whole body, not a snippet of the engine's: the body is Markdown, and the domain cuts
+  // its snippet from the text a reader sees (a cut through Markdown would leave marks behind).
+  const rows = await db.all<{
+    project_id: number;
+    type: string;
+    item_id: number;
+    title: string;
+    body: string;
+    created_at: string;
+  }>(
+    `SELECT project_id, type, item_id, title, body, created_at FROM search_index
+     WHERE ${clause} ORDER BY ${order} LIMIT ? OFFSET ?`,
+    [...args, q.limit, q.offset],
+  );
+  // A page that is not full (and not past the end) is the last one: no count needed.
+  const total = (rows.length > 0 && rows.length < q.limit) || (rows.length === 0 && q.offset === 0)
+    ? q.offset + rows.length
+    : Number(
+      (await db.get<{ n: number }>(`SELECT count(*) AS n FROM search_index WHERE ${clause}`, args))!
+        .n,
+    );
+  return {
+    items: rows.map((r) => ({
+      projectId: Number(r.project_id),
+      type: r.type,
+      itemId: Number(r.item_id),
+      title: r.title,
+      body: r.body,
+      createdAt: r.created_at,
+    })),
+    total,
+  };
+}
+
+/**
+ * PostgreSQL: every term, whatever its length, is an ILIKE over title and body joined by a
+ * newline (the pg_trgm index's expression; no term holds a newline), so it matches within one
+ * of them, as on SQLite. Newest first is `seq`, the order items were indexed in.
+ */
+function searchPostgres(
+  db: Queries,
+  q: SearchQuery & { projectIds: number[] },
+): Promise<{ items: SearchRow[]; total: number }> {
+  const args: Array<string | number | bigint> = [...q.projectIds];
+  const where = [`live AND project_id IN (${q.projectIds.map(() => "?").join(", ")})`];
+  if (q.type !== null) {
+    where.push("type = ?");
+    args.push(q.type);
+  }
+  for (const term of [...q.longTerms, ...q.shortTerms]) {
+    where.push("(title || E'\\n' || body) ILIKE ?");
+    args.push(`%${term.replace(/[\\%_]/g, "\\$&")}%`);
+  }
+  const order = q.projectIds.length === 1
+    ? "seq DESC"
+    : "created_at DESC, project_id DESC, seq DESC";
+  return pageOf(db, q, { clause: where.join(" AND "), order, args });
+}
+
+/** SQLite: the FTS5 trigram index, as described above. */
+async function searchSqlite(
+  db: Queries,
+  q: SearchQuery & { projectIds: number[] },
+): Promise<{ items: SearchRow[]; total: number }> {
   const args: Array<string | number | bigint> = [];
   const ranges = q.projectIds.map((projectId) => {
     const low = BigInt(projectId) * PROJECT_SPAN;
@@ -78,7 +158,7 @@ export function searchProjects(
   } else if (q.shortTerms.some((t) => [...t].length === 2)) {
     const groups: string[] = [];
     for (const term of q.shortTerms.filter((t) => [...t].length === 2)) {
-      const group = shortTermQuery(db, term);
+      const group = await shortTermQuery(db, term);
       if (group === null) return { items: [], total: 0 };
       groups.push(group);
     }
@@ -100,34 +180,5 @@ export function searchProjects(
       args.push(term, term);
     }
   }
-  const clause = where.join(" AND ");
-  // The whole body, not FTS5's snippet(): the body is Markdown, and the domain cuts its
-  // snippet from the text a reader sees (a cut through Markdown would leave marks behind).
-  const rows = db.sql.prepare(
-    `SELECT project_id, type, item_id, title, body, created_at FROM search_index
-     WHERE ${clause} ORDER BY ${order} LIMIT ? OFFSET ?`,
-  ).all(...args, q.limit, q.offset) as Array<{
-    project_id: number;
-    type: string;
-    item_id: number;
-    title: string;
-    body: string;
-    created_at: string;
-  }>;
-  // A page that is not full (and not past the end) is the last one: no count needed.
-  const total = (rows.length > 0 && rows.length < q.limit) || (rows.length === 0 && q.offset === 0)
-    ? q.offset + rows.length
-    : (db.sql.prepare(`SELECT count(*) AS n FROM search_index WHERE ${clause}`)
-      .get(...args) as { n: number }).n;
-  return {
-    items: rows.map((r) => ({
-      projectId: Number(r.project_id),
-      type: r.type,
-      itemId: r.item_id,
-      title: r.title,
-      body: r.body,
-      createdAt: r.created_at,
-    })),
-    total,
-  };
+  return await pageOf(db, q, { clause: where.join(" AND "), order, args });
 }

@@ -7,6 +7,7 @@
 import { listMembers, listProjectsOfUser } from "../db/projects.ts";
 import { searchProjects, type SearchRow } from "../db/search.ts";
 import type { Database } from "../db/sqlite.ts";
+import type { Engine } from "../db/engine.ts";
 import { projectAccess } from "./access.ts";
 import type { Actor } from "./accounts.ts";
 import { invalid } from "./errors.ts";
@@ -184,14 +185,15 @@ function mentionContexts(db: Database, rows: SearchRow[]): Map<number, MentionCo
 }
 
 /** Searches a project; a blank query or an unknown type is a validation error. */
-export function searchProjectItems(
+export async function searchProjectItems(
   db: Database,
+  engine: Engine,
   actor: Actor,
   input: { projectId: number; q: string; type: string | null; page: PageRequest },
-): Page<SearchHit> {
+): Promise<Page<SearchHit>> {
   projectAccess(db, actor, input.projectId);
   const terms = parseQuery(input.q, input.type);
-  const { items, total } = searchProjects(db, {
+  const { items, total } = await searchProjects(engine, {
     projectIds: [input.projectId],
     type: input.type,
     ...terms,
@@ -210,14 +212,15 @@ export function searchProjectItems(
  * Searches every project the caller belongs to (archived ones too: they can be read), with
  * the rules of a project's search; each hit names its project.
  */
-export function searchEverywhere(
+export async function searchEverywhere(
   db: Database,
+  engine: Engine,
   actor: Actor,
   input: { q: string; type: string | null; page: PageRequest },
-): Page<ProjectSearchHit> {
+): Promise<Page<ProjectSearchHit>> {
   const terms = parseQuery(input.q, input.type);
   const projects = new Map(listProjectsOfUser(db, actor.id, true).map((p) => [p.id, p.name]));
-  const { items, total } = searchProjects(db, {
+  const { items, total } = await searchProjects(engine, {
     projectIds: [...projects.keys()],
     type: input.type,
     ...terms,
@@ -236,18 +239,21 @@ export function searchEverywhere(
   );
 }
 
-/** Search, for routes (which never hold the database). */
-export function createSearch(db: Database) {
+/**
+ * Search, for routes (which never hold the database). The index is queried through the
+ * storage interface (`engine`), the rest still through `db`.
+ */
+export function createSearch(db: Database, engine: Engine) {
   return {
     /** Searches a project (see `searchProjectItems`). */
     project: (
       actor: Actor,
       input: { projectId: number; q: string; type: string | null; page: PageRequest },
-    ): Page<SearchHit> => searchProjectItems(db, actor, input),
+    ): Promise<Page<SearchHit>> => searchProjectItems(db, engine, actor, input),
     /** Searches every project of the caller (see `searchEverywhere`). */
     everywhere: (
       actor: Actor,
       input: { q: string; type: string | null; page: PageRequest },
-    ): Page<ProjectSearchHit> => searchEverywhere(db, actor, input),
+    ): Promise<Page<ProjectSearchHit>> => searchEverywhere(db, engine, actor, input),
   };
 }

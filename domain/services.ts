@@ -112,7 +112,7 @@ export function createServices(deps: ServiceDeps) {
      */
     noteStorageFull: () => db.noteStorageFull(),
     activity: createActivity(db),
-    search: createSearch(db),
+    search: createSearch(db, engine),
     admin: createAdmin(db),
     files,
     /** Files opened for the pages' inline image previews. */

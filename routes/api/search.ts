@@ -58,17 +58,17 @@ const searchAll = createRoute({
 
 /** The search routes: one project, and every project of the caller. */
 export function searchRoutes(services: Services) {
-  return apiApp().openapi(searchAll, (c) => {
+  return apiApp().openapi(searchAll, async (c) => {
     const query = c.req.valid("query");
-    const page = services.search.everywhere(actorOf(c), {
+    const page = await services.search.everywhere(actorOf(c), {
       q: query.q ?? "",
       type: query.type ?? null,
       page: pageRequest(query),
     });
     return c.json(page as z.infer<ReturnType<typeof pageSchema<typeof ProjectHit>>>, 200);
-  }).openapi(search, (c) => {
+  }).openapi(search, async (c) => {
     const query = c.req.valid("query");
-    const page = services.search.project(actorOf(c), {
+    const page = await services.search.project(actorOf(c), {
       projectId: c.req.valid("param").projectId,
       q: query.q ?? "",
       type: query.type ?? null,

@@ -54,10 +54,10 @@ function Results(props: { ctx: PageCtx; page: Page<ProjectSearchHit>; q: string;
 /** The search page across projects. */
 export function searchEverywherePage(services: Services) {
   const app = new Hono<AppEnv>();
-  app.get("/search", (c) => {
+  app.get("/search", async (c) => {
     const ctx = pageCtx(c, services);
     const { t } = ctx;
-    const { q, type, shownType, page, message } = readSearch(
+    const { q, type, shownType, page, message } = await readSearch(
       c,
       t,
       (input) => services.search.everywhere(ctx.actor!, input),

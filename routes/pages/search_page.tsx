@@ -84,9 +84,9 @@ function Results(props: { frame: ProjectFrame; page: Page<SearchHit>; q: string;
 export function searchPage(services: Services) {
   const area = areaRoutes(services);
   area.app.get("/projects/:projectId{[0-9]+}/search", (c) =>
-    area.run(c, (frame) => {
+    area.run(c, async (frame) => {
       const { t } = frame.ctx;
-      const { q, type, shownType, page, message } = readSearch(
+      const { q, type, shownType, page, message } = await readSearch(
         c,
         t,
         (input) =>

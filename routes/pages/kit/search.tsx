@@ -24,18 +24,18 @@ export interface SearchState<T> {
  * Runs the search the address asks for. A blank query runs nothing (the form alone); the
  * domain judges any other, and a refusal becomes the page's message.
  */
-export function readSearch<T>(
+export async function readSearch<T>(
   c: Context,
   t: Translate,
-  search: (input: { q: string; type: string | null; page: PageRequest }) => Page<T>,
-): SearchState<T> {
+  search: (input: { q: string; type: string | null; page: PageRequest }) => Promise<Page<T>>,
+): Promise<SearchState<T>> {
   const q = c.req.query("q") ?? "";
   const type = c.req.query("type") ?? "";
   let message: string | null = null;
   let page: Page<T> | null = null;
   if (q.trim() !== "") {
     try {
-      page = search({
+      page = await search({
         q,
         type: type === "" ? null : type,
         page: pageRequest({ page: c.req.query("page"), pageSize: "20" }, { clampPage: true }),

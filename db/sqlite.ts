@@ -170,6 +170,18 @@ function createDatabase(sql: DatabaseSync, path: string): Database {
     }
   }
 
+  /** After `error` inside savepoint `name`: undoes the savepoint's work. */
+  function undoSavepoint(name: string, error: unknown): void {
+    if (sql.isTransaction) {
+      sql.exec(`ROLLBACK TO ${name}`);
+      sql.exec(`RELEASE ${name}`);
+    } else {
+      // SQLite rolled back the whole transaction: the savepoint is gone, and so is
+      // everything the enclosing transaction did.
+      lost ??= storageError(error);
+    }
+  }
+
   function savepoint<T>(fn: () => T): T {
     const name = `sp${depth}`;
     sql.exec(`SAVEPOINT ${name}`);
@@ -179,14 +191,7 @@ function createDatabase(sql: DatabaseSync, path: string): Database {
       sql.exec(`RELEASE ${name}`);
       return result;
     } catch (error) {
-      if (sql.isTransaction) {
-        sql.exec(`ROLLBACK TO ${name}`);
-        sql.exec(`RELEASE ${name}`);
-      } else {
-        // SQLite rolled back the whole transaction: the savepoint is gone, and so is
-        // everything the enclosing transaction did.
-        lost ??= storageError(error);
-      }
+      undoSavepoint(name, error);
       throw storageError(error);
     } finally {
       depth--;
@@ -213,12 +218,7 @@ function createDatabase(sql: DatabaseSync, path: string): Database {
       sql.exec(`RELEASE ${name}`);
       return { ok: true, value };
     } catch (error) {
-      if (sql.isTransaction) {
-        sql.exec(`ROLLBACK TO ${name}`);
-        sql.exec(`RELEASE ${name}`);
-      } else {
-        lost ??= storageError(error);
-      }
+      undoSavepoint(name, error);
       return { ok: false, error: storageError(error) };
     } finally {
       depth--;

@@ -4,9 +4,9 @@
  * With arguments, runs a command instead (`backup`, `restore`: see cli/commands.ts).
  */
 import { mkdirSync, rmSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { runCommand } from "./cli/commands.ts";
-import { filesRoot, removeLeftoverParts } from "./db/file_store.ts";
+import { removeLeftoverParts } from "./db/file_store.ts";
 import { migrate, MigrationError, MIGRATIONS_DIR } from "./db/migrate.ts";
 import { loadOrCreateSecret, SecretError } from "./db/secret.ts";
 import { type Database, isDamaged, openDatabase, quickCheck } from "./db/sqlite.ts";
@@ -50,6 +50,19 @@ try {
 } catch (error) {
   fail(`Cannot start: DATA_DIR ${config.dataDir} cannot be created or written: ${reason(error)}`);
 }
+// A FILES_DIR set apart is checked the same way (inside DATA_DIR it is made on first upload).
+if (resolve(config.filesDir) !== resolve(config.dataDir, "files")) {
+  try {
+    mkdirSync(config.filesDir, { recursive: true });
+    const probe = join(config.filesDir, `.write-check-${crypto.randomUUID()}`);
+    Deno.writeFileSync(probe, new Uint8Array(), { createNew: true });
+    rmSync(probe);
+  } catch (error) {
+    fail(
+      `Cannot start: FILES_DIR ${config.filesDir} cannot be created or written: ${reason(error)}`,
+    );
+  }
+}
 
 let sessionSecret: string;
 try {
@@ -85,7 +98,7 @@ try {
   if (error instanceof MigrationError) fail(error.message);
   throw error;
 }
-await removeLeftoverParts(filesRoot(config.dataDir)); // uploads a crash cut short
+await removeLeftoverParts(config.filesDir); // uploads a crash cut short
 await removeLeftoverBackupWork(config.dataDir); // backup downloads a crash cut short
 
 const lifecycle: Lifecycle = { shuttingDown: false };

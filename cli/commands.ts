@@ -104,7 +104,8 @@ function progressPrinter(): { report: (p: Progress) => void; end: () => void } {
 }
 
 /**
- * Runs the command `args` names (`env` supplies `DATA_DIR`); resolves with the exit status.
+ * Runs the command `args` names (`env` supplies `DATA_DIR` and `FILES_DIR`); resolves with the
+ * exit status.
  * SIGINT and SIGTERM stop the work and remove what it wrote.
  */
 export async function runCommand(
@@ -130,6 +131,8 @@ export async function runCommand(
     ? `verify ${parsed.path}`
     : "restore";
   let dataDir: string;
+  // FILES_DIR when set apart from the data directory; else the files are in DATA_DIR/files.
+  const filesDir = env.FILES_DIR?.trim() || undefined;
   try {
     dataDir = parsed.dataDir ?? parseConfig({ DATA_DIR: env.DATA_DIR }).dataDir;
   } catch (error) {
@@ -151,7 +154,7 @@ export async function runCommand(
   const printer = progressPrinter();
   try {
     const options = { onProgress: printer.report, signal: controller.signal };
-    if (parsed.command === "backup") await backup(parsed.path, dataDir, options);
+    if (parsed.command === "backup") await backup(parsed.path, dataDir, filesDir, options);
     else if (parsed.command === "verify") {
       const report = await verifyBackup({ archive: parsed.path, ...options });
       const versions = report.manifest.migrations.map((m) => m.version);
@@ -164,6 +167,7 @@ export async function runCommand(
       const report = await restoreBackup({
         archive: parsed.path,
         dataDir,
+        ...(filesDir === undefined ? {} : { filesDir }),
         force: parsed.force,
         now: new Date(),
         ...options,
@@ -174,7 +178,8 @@ export async function runCommand(
           `ok: restored ${report.entryCount} entries (${
             formatBytes(report.bytes)
           }) made ${report.manifest.createdAt} into ${report.dataDir}` +
-          (report.movedAside ? `; the old data is in ${report.movedAside}` : ""),
+          (report.movedAside ? `; the old data is in ${report.movedAside}` : "") +
+          (report.filesMovedAside ? `; the old files are in ${report.filesMovedAside}` : ""),
       });
     }
     printer.end();
@@ -203,6 +208,7 @@ export async function runCommand(
 async function backup(
   out: string,
   dataDir: string,
+  filesDir: string | undefined,
   options: { onProgress: (p: Progress) => void; signal: AbortSignal },
 ): Promise<void> {
   const fail = (why: string) => new BackupError(`Cannot back up: ${why}`);
@@ -222,7 +228,13 @@ async function backup(
     throw fail(`cannot write in ${dir}: ${(error as Error).message}`);
   }
   try {
-    const prepared = await prepareBackup({ dataDir, workDir: work, now: new Date(), ...options });
+    const prepared = await prepareBackup({
+      dataDir,
+      ...(filesDir === undefined ? {} : { filesDir }),
+      workDir: work,
+      now: new Date(),
+      ...options,
+    });
     const part = join(work, "archive.part");
     const file = await Deno.open(part, { write: true, createNew: true, mode: 0o600 });
     try {

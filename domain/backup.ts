@@ -136,11 +136,13 @@ function packingOf(storedName: string): Packing {
 
 /**
  * Takes a snapshot of the database of `dataDir` into `workDir` (which the caller removes
- * afterwards), checks it with `PRAGMA integrity_check`, and returns the archive as a stream.
+ * afterwards), checks it with `PRAGMA integrity_check`, and returns the archive as a stream,
+ * with the files the snapshot names read from `filesDir` (by default `files` in `dataDir`).
  * Everything acknowledged before the call is in the snapshot; writes go on meanwhile.
  */
 export async function prepareBackup(options: {
   dataDir: string;
+  filesDir?: string;
   workDir: string;
   now: Date;
   onProgress?: ProgressListener;
@@ -191,7 +193,7 @@ export async function prepareBackup(options: {
       packing: "deflate",
     });
   }
-  const root = filesRoot(dataDir);
+  const root = options.filesDir ?? filesRoot(dataDir);
   let totalBytes = snapshotSize;
   let fileCount = 0;
   for (const file of contents.files) {
@@ -576,6 +578,66 @@ export interface RestoreReport extends ArchiveReport {
   dataDir: string;
   /** Where the previous data directory was moved (with `force`), or null. */
   movedAside: string | null;
+  /** Where the files went: `FILES_DIR` when it is set apart, else `files` in `dataDir`. */
+  filesDir: string;
+  /** Where a previous `FILES_DIR` set apart was moved (with `force`), or null. */
+  filesMovedAside: string | null;
+}
+
+/** A directory a restore fills: the folder it is extracted into first, and moving it in. */
+class Destination {
+  work = "";
+  movedAside: string | null = null;
+  placed = false;
+
+  constructor(
+    readonly target: string,
+    readonly label: string,
+    readonly force: boolean,
+    readonly fail: (why: string) => BackupError,
+  ) {}
+
+  /** Refuses a file, or a directory with entries unless `force`; says which it is. */
+  async check(): Promise<"missing" | "empty" | "full"> {
+    const state = await dirState(this.target);
+    if (state === "file") throw this.fail(`${this.label} is a file, not a directory`);
+    if (state === "full" && !this.force) {
+      throw this.fail(
+        `${this.label} is not empty: restore into an empty directory, or add ` +
+          "--force to move it aside (it is never deleted)",
+      );
+    }
+    return state;
+  }
+
+  async makeWork(): Promise<string> {
+    await Deno.mkdir(dirname(this.target), { recursive: true });
+    this.work = await Deno.makeTempDir({
+      dir: dirname(this.target),
+      prefix: `.${basename(this.target)}.restore-`,
+    });
+    return this.work;
+  }
+
+  /** Moves the old directory aside (when it has entries) and the work folder into place. */
+  async place(now: Date, progress: ProgressListener): Promise<void> {
+    const state = await this.check();
+    if (state === "empty") await Deno.remove(this.target);
+    if (state === "full") {
+      this.movedAside = await asideName(this.target, now);
+      await Deno.rename(this.target, this.movedAside);
+      progress({ kind: "stage", text: `moved the old ${this.label} to ${this.movedAside}` });
+    }
+    await Deno.rename(this.work, this.target);
+    this.placed = true;
+    syncDir(dirname(this.target));
+  }
+
+  async discard(): Promise<void> {
+    if (this.work && !this.placed) {
+      await Deno.remove(this.work, { recursive: true }).catch(() => {});
+    }
+  }
 }
 
 /**
@@ -584,41 +646,44 @@ export interface RestoreReport extends ArchiveReport {
  * a temporary folder beside `dataDir` and checked entirely (every checksum, the database's
  * integrity, its migrations) before that folder is renamed into place: a damaged archive
  * restores nothing. The server must not be running on `dataDir`.
+ *
+ * With `filesDir` set apart from `dataDir` (`FILES_DIR`), the files go there instead, by the
+ * same rules: extracted beside it, checked with the rest, then moved in (before the data
+ * directory, so a database never names files that are not in place).
  */
 export async function restoreBackup(options: {
   archive: string;
   dataDir: string;
+  filesDir?: string;
   force: boolean;
   now: Date;
   onProgress?: ProgressListener;
   signal?: AbortSignal;
 }): Promise<RestoreReport> {
   const progress = options.onProgress ?? (() => {});
-  const target = resolve(options.dataDir);
   const fail = (why: string) => new BackupError(`Cannot restore: ${why}`);
-  const refuseNonEmpty = async () => {
-    const state = await dirState(target);
-    if (state === "file") throw fail(`${options.dataDir} is a file, not a directory`);
-    if (state === "full" && !options.force) {
-      throw fail(
-        `DATA_DIR ${options.dataDir} is not empty: restore into an empty directory, or add ` +
-          "--force to move it aside (it is never deleted)",
-      );
-    }
-    return state;
-  };
-  await refuseNonEmpty();
+  const data = new Destination(
+    resolve(options.dataDir),
+    `DATA_DIR ${options.dataDir}`,
+    options.force,
+    fail,
+  );
+  const inData = join(data.target, "files");
+  const filesTarget = options.filesDir === undefined ? inData : resolve(options.filesDir);
+  const files = filesTarget === inData
+    ? null
+    : new Destination(filesTarget, `FILES_DIR ${options.filesDir}`, options.force, fail);
+  await data.check();
+  await files?.check();
   const stream = await openArchive(options.archive, "restore", progress);
-  await Deno.mkdir(dirname(target), { recursive: true });
-  const work = await Deno.makeTempDir({
-    dir: dirname(target),
-    prefix: `.${basename(target)}.restore-`,
-  });
-  let placed = false;
   try {
+    const work = await data.makeWork();
+    const filesWork = files ? await files.makeWork() : join(work, "files");
+    const place = (name: string) =>
+      name.startsWith("files/") ? join(filesWork, name.slice("files/".length)) : join(work, name);
     let report: ArchiveReport;
     try {
-      report = await readArchive(stream, (name) => join(work, name), options.signal);
+      report = await readArchive(stream, place, options.signal);
     } catch (error) {
       if (error instanceof Damaged) {
         throw fail(`${options.archive} is damaged, nothing was restored: ${error.message}`);
@@ -632,25 +697,30 @@ export async function restoreBackup(options: {
     checkDatabase(join(work, DATABASE), report.manifest, "Cannot restore");
     checkMigrations(report.manifest.migrations);
     progress({ kind: "stage", text: "database: integrity check ok, migrations known" });
-    await Deno.mkdir(join(work, "files"), { recursive: true, mode: 0o700 });
+    await Deno.mkdir(filesWork, { recursive: true, mode: 0o700 });
     syncTree(work);
+    if (files) syncTree(filesWork);
     options.signal?.throwIfAborted();
 
-    const state = await refuseNonEmpty();
-    let movedAside: string | null = null;
-    if (state === "empty") await Deno.remove(target);
-    if (state === "full") {
-      movedAside = await asideName(target, options.now);
-      await Deno.rename(target, movedAside);
-      progress({ kind: "stage", text: `moved the old data directory to ${movedAside}` });
+    // Both are checked again before either moves: nothing is placed if one is refused.
+    await data.check();
+    await files?.check();
+    if (files) {
+      await files.place(options.now, progress);
+      progress({ kind: "stage", text: `files restored into ${options.filesDir}` });
     }
-    await Deno.rename(work, target);
-    placed = true;
-    syncDir(dirname(target));
+    await data.place(options.now, progress);
     progress({ kind: "stage", text: `restored into ${options.dataDir}` });
-    return { ...report, dataDir: target, movedAside };
+    return {
+      ...report,
+      dataDir: data.target,
+      movedAside: data.movedAside,
+      filesDir: filesTarget,
+      filesMovedAside: files?.movedAside ?? null,
+    };
   } finally {
-    if (!placed) await Deno.remove(work, { recursive: true }).catch(() => {});
+    await data.discard();
+    await files?.discard();
   }
 }
 
@@ -752,7 +822,7 @@ export async function removeLeftoverBackupWork(dataDir: string): Promise<void> {
 }
 
 /** Backups as the API offers them (system admins only). */
-export function createBackups(deps: { dataDir: string; clock: Clock }) {
+export function createBackups(deps: { dataDir: string; filesDir: string; clock: Clock }) {
   return {
     /**
      * A backup of the running server as a stream, with a file name for it. The snapshot is
@@ -767,7 +837,12 @@ export function createBackups(deps: { dataDir: string; clock: Clock }) {
       const cleanup = () => Deno.remove(workDir, { recursive: true }).catch(() => {});
       let prepared: PreparedBackup;
       try {
-        prepared = await prepareBackup({ dataDir: deps.dataDir, workDir, now });
+        prepared = await prepareBackup({
+          dataDir: deps.dataDir,
+          filesDir: deps.filesDir,
+          workDir,
+          now,
+        });
       } catch (error) {
         await cleanup();
         throw error;

@@ -3,6 +3,7 @@
  * Every variable has a working default; a bad value stops start-up with a message that
  * names the variable, the value and what is expected.
  */
+import { join } from "node:path";
 import { type AllowList, parseAllowList } from "./webhook_targets.ts";
 
 /** The validated configuration. */
@@ -10,6 +11,8 @@ export interface Config {
   port: number;
   host: string;
   dataDir: string;
+  /** Where uploaded files are stored: `FILES_DIR`, or `files` in `dataDir`. */
+  filesDir: string;
   /** Public base address without a trailing slash, or null to use the request's. */
   baseUrl: string | null;
   soapNamespace: string;
@@ -36,6 +39,11 @@ export const CONFIG_VARIABLES = [
   ["PORT", "8000", "listening port"],
   ["HOST", "0.0.0.0", "listening address"],
   ["DATA_DIR", "./data", "SQLite database and uploaded files"],
+  [
+    "FILES_DIR",
+    "DATA_DIR/files",
+    "where uploaded files are stored (a shared volume when several instances run)",
+  ],
   ["BASE_URL", "from the request", "public base address, used in the WSDL's soap:address"],
   ["SOAP_NAMESPACE", "http://soap.example.com/", "the SOAP services' target namespace"],
   ["SESSION_SECRET", "generated once and kept in DATA_DIR", "cookie signing key"],
@@ -96,6 +104,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   const port = integer("PORT", 8000, 0, 65535);
   const host = value("HOST") ?? "0.0.0.0";
   const dataDir = value("DATA_DIR") ?? "./data";
+  const filesDir = value("FILES_DIR") ?? join(dataDir, "files");
 
   let baseUrl: string | null = null;
   const rawBase = value("BASE_URL");
@@ -148,6 +157,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     port,
     host,
     dataDir,
+    filesDir,
     baseUrl,
     soapNamespace,
     sessionSecret,

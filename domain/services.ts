@@ -1,5 +1,5 @@
 /** Wires every domain service from the app's dependencies; nothing global. */
-import { filesRoot, FileStore } from "../db/file_store.ts";
+import { FileStore } from "../db/file_store.ts";
 import { findMember } from "../db/projects.ts";
 import { findUserById } from "../db/users.ts";
 import type { Database } from "../db/sqlite.ts";
@@ -87,7 +87,7 @@ export function createServices(deps: ServiceDeps) {
     db,
     clock,
     hub,
-    files: new FileStore(filesRoot(config.dataDir)),
+    files: new FileStore(config.filesDir),
     maxUploadBytes: config.maxUploadMb * 1024 * 1024,
     onDeliveriesQueued: () => webhookSender.wake(),
   };
@@ -186,7 +186,7 @@ export function createServices(deps: ServiceDeps) {
       ...deps.imports,
     }),
     loan: createLoanService(engine, { clock, creditScore: deps.creditScore ?? fixedCreditScore }),
-    backups: createBackups({ dataDir: config.dataDir, clock }),
+    backups: createBackups({ dataDir: config.dataDir, filesDir: config.filesDir, clock }),
   };
 }
 

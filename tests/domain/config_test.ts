@@ -22,6 +22,7 @@ Deno.test("CONFIG_VARIABLES names exactly the variables parseConfig reads (main.
   assert.equal(String(config.port), stated.get("PORT"));
   assert.equal(config.host, stated.get("HOST"));
   assert.equal(config.dataDir, stated.get("DATA_DIR"));
+  assert.equal(config.filesDir, join("./data", "files")); // "DATA_DIR/files"
   assert.equal(config.soapNamespace, stated.get("SOAP_NAMESPACE"));
   assert.equal(String(config.sessionTtlHours), stated.get("SESSION_TTL_HOURS"));
   assert.equal(String(config.maxUploadMb), stated.get("MAX_UPLOAD_MB"));
@@ -49,6 +50,15 @@ Deno.test("the README's configuration table lists exactly CONFIG_VARIABLES, with
     const shown = rows.get(name)!.replaceAll("`", "");
     assert.ok(shown.startsWith(fallback), `${name}: README says ${shown}, code says ${fallback}`);
   }
+});
+
+Deno.test("FILES_DIR is where files go, by default files in DATA_DIR", () => {
+  assert.equal(parseConfig({ DATA_DIR: "/srv/collab" }).filesDir, "/srv/collab/files");
+  assert.equal(
+    parseConfig({ DATA_DIR: "/srv/collab", FILES_DIR: "/mnt/shared/files" }).filesDir,
+    "/mnt/shared/files",
+  );
+  assert.equal(parseConfig({ FILES_DIR: "" }).filesDir, join("./data", "files"), "empty: unset");
 });
 
 Deno.test("the stream limits are read from the environment and checked", () => {

@@ -105,8 +105,11 @@ export interface MainServer {
 }
 
 /** Starts the server on `dataDir` and waits until it listens. */
-export async function startServer(dataDir: string): Promise<MainServer> {
-  const running = spawnMain([], { DATA_DIR: dataDir });
+export async function startServer(
+  dataDir: string,
+  env: Record<string, string> = {},
+): Promise<MainServer> {
+  const running = spawnMain([], { DATA_DIR: dataDir, ...env });
   try {
     await running.waitFor(/^listening on http:\/\/\S+/);
   } catch (error) {

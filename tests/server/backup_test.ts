@@ -393,6 +393,89 @@ Deno.test("restore refuses a non-empty DATA_DIR; --force moves it aside and neve
   });
 });
 
+/** Every file under `dir`, as paths relative to it. */
+async function filesUnder(dir: string, prefix = ""): Promise<string[]> {
+  const found: string[] = [];
+  for await (const entry of Deno.readDir(join(dir, prefix))) {
+    const path = prefix ? `${prefix}/${entry.name}` : entry.name;
+    if (entry.isDirectory) found.push(...await filesUnder(dir, path));
+    else found.push(path);
+  }
+  return found.sort();
+}
+
+Deno.test("with FILES_DIR set apart, the server, backup and restore keep the files there; restore refuses a non-empty one unless --force", async () => {
+  await withTempDir(async (dir) => {
+    const fixture = await copyOfFixture(dir);
+    const apart = join(dir, "files-apart");
+    await Deno.rename(join(fixture.dataDir, "files"), apart);
+    const stored = await filesUnder(apart);
+    assert.equal(stored.length, fixture.files.length);
+
+    // The server reads and writes files in FILES_DIR only.
+    const server = await startServer(fixture.dataDir, { FILES_DIR: apart });
+    try {
+      const c = { baseUrl: server.baseUrl, cookie: fixture.cookie };
+      for (const f of fixture.files) assert.deepEqual((await download(c, f.id)).bytes, f.bytes);
+      await upload(c, fixture.projectId, "late.txt", fileBytes(10_000, 7));
+    } finally {
+      await server.stop();
+    }
+    assert.equal((await filesUnder(apart)).length, fixture.files.length + 1);
+    assert.equal(await exists(join(fixture.dataDir, "files")), false, "nothing in DATA_DIR/files");
+
+    // The backup takes them from FILES_DIR; the restore puts them into another FILES_DIR.
+    const archive = join(dir, "b.tar.gz");
+    const made = await runMain(["backup", archive], {
+      DATA_DIR: fixture.dataDir,
+      FILES_DIR: apart,
+    });
+    assert.equal(made.code, 0, made.stderr.join("\n"));
+    const target = join(dir, "target");
+    const targetFiles = join(dir, "target-files");
+    const restored = await runMain(["restore", archive], {
+      DATA_DIR: target,
+      FILES_DIR: targetFiles,
+    });
+    assert.equal(restored.code, 0, restored.stderr.join("\n"));
+    assert.deepEqual(await listDir(target), ["collab.db", "session_secret"]);
+    assert.deepEqual(await filesUnder(targetFiles), await filesUnder(apart));
+    const again = await startServer(target, { FILES_DIR: targetFiles });
+    try {
+      const c = { baseUrl: again.baseUrl, cookie: fixture.cookie };
+      for (const f of fixture.files) assert.deepEqual((await download(c, f.id)).bytes, f.bytes);
+    } finally {
+      await again.stop();
+    }
+
+    // A FILES_DIR with entries is refused before anything is placed, the data directory too.
+    const other = join(dir, "other");
+    assertFailedInOneLine(
+      await runMain(["restore", archive], { DATA_DIR: other, FILES_DIR: targetFiles }),
+      /^Cannot restore: FILES_DIR .*target-files is not empty: .*--force/,
+    );
+    assert.equal(await exists(other), false);
+    assert.deepEqual(
+      (await listDir(dir)).filter((n) => n.includes(".restore-")),
+      [],
+      "no work folder is left",
+    );
+
+    // --force moves the old FILES_DIR aside, never deleting it.
+    await Deno.writeTextFile(join(targetFiles, "keep.txt"), "old file");
+    const forced = await runMain(["restore", archive, "--force"], {
+      DATA_DIR: other,
+      FILES_DIR: targetFiles,
+    });
+    assert.equal(forced.code, 0, forced.stderr.join("\n"));
+    const aside = (await listDir(dir)).filter((n) => n.startsWith("target-files.old-"));
+    assert.equal(aside.length, 1);
+    assert.equal(await Deno.readTextFile(join(dir, aside[0]!, "keep.txt")), "old file");
+    assert.ok(forced.stdout.at(-1)!.endsWith(`the old files are in ${join(dir, aside[0]!)}`));
+    assert.deepEqual(await filesUnder(targetFiles), await filesUnder(apart));
+  });
+});
+
 Deno.test("a backup killed midway leaves no archive, and an interrupted one leaves nothing at all", async () => {
   await withTempDir(async (dir) => {
     const fixture = await makeFixture(join(dir, "data"), 6);

@@ -496,6 +496,22 @@ Deno.test("a damaged database stops start-up with one line, exit 1, and is not w
   }
 });
 
+Deno.test("a FILES_DIR that cannot be created or written stops start-up with one line and exit 1", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "main-test-" });
+  try {
+    const file = join(dir, "a-file");
+    await Deno.writeTextFile(file, "not a directory");
+    for (const filesDir of [file, join(file, "files"), "/proc/files"]) {
+      const { code, output } = await run({ DATA_DIR: join(dir, "data"), FILES_DIR: filesDir });
+      assert.equal(code, 1, output);
+      assert.match(output, /^Cannot start: FILES_DIR \S+ cannot be created or written: /);
+      assert.equal(output.trim().split("\n").length, 1, output);
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("a DATA_DIR that cannot be created or written stops start-up with one line and exit 1", async () => {
   const dir = await Deno.makeTempDir({ prefix: "main-test-" });
   try {

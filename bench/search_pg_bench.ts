@@ -13,10 +13,11 @@
  * dashboard is not on the storage interface yet and is not measured here.
  *
  * Environment: SEARCH_BENCH_ITEMS (100000), SEARCH_BENCH_RUNS (30), SEARCH_BENCH_WARMUP (3),
- * SEARCH_BENCH_SEED (20261122). Exits 1 when a target fails, 2 when the benchmark cannot run.
+ * SEARCH_BENCH_SEED (20261122), SEARCH_BENCH_EXPLAIN (0; 1 prints PostgreSQL's plans, with
+ * their timings, of every statement the three slowest cases run). Exits 1 when a target fails, 2 when the benchmark cannot run.
  */
 import postgres from "postgres";
-import type { Engine } from "../db/engine.ts";
+import type { Engine, Queries } from "../db/engine.ts";
 import { openPostgresEngine } from "../db/postgres/engine.ts";
 import { migratePostgres, POSTGRES_MIGRATIONS_DIR } from "../db/postgres/migrate.ts";
 import { sqliteEngine } from "../db/sqlite_engine.ts";
@@ -118,6 +119,44 @@ async function main(): Promise<boolean> {
           samples.get(`${c.label}\tsqlite:total`)![0]
         } / ${samples.get(`${c.label}\tpostgres:total`)![0]}`,
       );
+    }
+    if (Deno.env.get("SEARCH_BENCH_EXPLAIN") === "1") {
+      const slowest = SEARCH_CASES.map((c) => ({
+        c,
+        p95: stats(samples.get(`${c.label}\tpostgres`)!).p95,
+      })).sort((a, b) => b.p95 - a.p95).slice(0, 3);
+      for (const { c } of slowest) {
+        const seen: Array<{ text: string; params: unknown[] }> = [];
+        const tracing = (q: Queries): Queries => ({
+          run: (text, params = []) => q.run(text, params),
+          get: (text, params = []) => (seen.push({ text, params }), q.get(text, params)),
+          all: (text, params = []) => (seen.push({ text, params }), q.all(text, params)),
+        });
+        const traced: Engine = {
+          ...pge,
+          ...tracing(pge),
+          transaction: (fn) => pge.transaction((tx) => fn(tracing(tx))),
+        };
+        await searchProjectItems(f.t.db, traced, f.actor, {
+          projectId: f.projectId,
+          q: c.q,
+          type: c.type,
+          page: { page: c.page, pageSize: PAGE_SIZE },
+        });
+        console.log(`\nplans of ${c.label}:`);
+        for (const { text, params } of seen) {
+          // As the search runs them: in a transaction that prefers indexes (db/search.ts).
+          const plan = await pge.transaction(async (tx) => {
+            await tx.run("SET LOCAL enable_seqscan = off");
+            return await tx.all<Record<string, string>>(
+              `EXPLAIN (ANALYZE, BUFFERS) ${text}`,
+              params as never,
+            );
+          });
+          console.log(`  ${text.replace(/\s+/g, " ")}`);
+          for (const row of plan) console.log(`    ${Object.values(row)[0]}`);
+        }
+      }
     }
     const pass = worst < TARGET_P95_MS;
     console.log(

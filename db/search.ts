@@ -67,12 +67,15 @@ export interface SearchQuery {
 export function searchProjects(
   engine: Engine,
   q: SearchQuery & { projectIds: number[] },
+  tuning: { fewMatches?: number } = {},
 ): Promise<{ items: SearchRow[]; total: number }> {
   if (q.projectIds.length === 0) return Promise.resolve({ items: [], total: 0 });
-  return engine.kind === "postgres" ? searchPostgres(engine, q) : searchSqlite(engine, q);
+  return engine.kind === "postgres"
+    ? searchPostgres(engine, q, tuning.fewMatches ?? FEW_MATCHES)
+    : searchSqlite(engine, q);
 }
 
-/** A page of matches and their total, once the engine's WHERE clause and order are known. */
+/** SQLite's page of matches and their total, once the WHERE clause and order are known. */
 async function pageOf(
   db: Queries,
   q: SearchQuery,
@@ -81,14 +84,7 @@ async function pageOf(
   const { clause, order, args } = search;
   // The whole body, not a snippet of the engine's: the body is Markdown, and the domain cuts
   // its snippet from the text a reader sees (a cut through Markdown would leave marks behind).
-  const rows = await db.all<{
-    project_id: number;
-    type: string;
-    item_id: number;
-    title: string;
-    body: string;
-    created_at: string;
-  }>(
+  const rows = await db.all<HitRow>(
     `SELECT project_id, type, item_id, title, body, created_at FROM search_index
      WHERE ${clause} ORDER BY ${order} LIMIT ? OFFSET ?`,
     [...args, q.limit, q.offset],
@@ -100,43 +96,111 @@ async function pageOf(
       (await db.get<{ n: number }>(`SELECT count(*) AS n FROM search_index WHERE ${clause}`, args))!
         .n,
     );
-  return {
-    items: rows.map((r) => ({
-      projectId: Number(r.project_id),
-      type: r.type,
-      itemId: Number(r.item_id),
-      title: r.title,
-      body: r.body,
-      createdAt: r.created_at,
-    })),
-    total,
-  };
+  return { items: rows.map(hitOf), total };
 }
 
+/** A hit as both engines' queries select it. */
+type HitRow = {
+  project_id: number;
+  type: string;
+  item_id: number;
+  title: string;
+  body: string;
+  created_at: string;
+};
+
 /**
- * PostgreSQL: every term, whatever its length, is an ILIKE over title and body joined by a
- * newline (the pg_trgm index's expression; no term holds a newline), so it matches within one
- * of them, as on SQLite. Newest first is `seq`, the order items were indexed in.
+ * Up to this many matches, PostgreSQL's page is taken from all of them, sorted; past it, from
+ * the newest-first index, which meets a page of them soon. The planner cannot tell the two
+ * apart from a LIKE pattern: left to itself it walked the index for a rare term, reading every
+ * row to find 9 (bench/search.md). (`searchProjects` takes another value, for tests of both.)
+ */
+const FEW_MATCHES = 2000;
+
+/**
+ * PostgreSQL: every term is `doc LIKE '%term%'` on the lower-cased text (title and body joined
+ * by a newline, which no term holds, so a term matches within one of them, as on SQLite),
+ * through the trigram index; a two-character term first through `pairs`, its own index. The
+ * count comes first, and says how to read the page (`FEW_MATCHES`). Newest first is `seq`,
+ * the order items were indexed in.
  */
 function searchPostgres(
+  engine: Engine,
+  q: SearchQuery & { projectIds: number[] },
+  fewMatches: number,
+): Promise<{ items: SearchRow[]; total: number }> {
+  // The planner underrates what reading every row costs here (each row's `pairs` and `doc`
+  // are read and matched): for a two-character term found in a quarter of the rows it chose
+  // a scan of the whole table (128 ms) over the index (bench/search.md). Within this
+  // transaction it takes an index whenever one applies.
+  return engine.transaction(async (tx) => {
+    await tx.run("SET LOCAL enable_seqscan = off");
+    return await pagePostgres(tx, q, fewMatches);
+  });
+}
+
+async function pagePostgres(
   db: Queries,
   q: SearchQuery & { projectIds: number[] },
+  fewMatches: number,
 ): Promise<{ items: SearchRow[]; total: number }> {
-  const args: Array<string | number | bigint> = [...q.projectIds];
-  const where = [`live AND project_id IN (${q.projectIds.map(() => "?").join(", ")})`];
-  if (q.type !== null) {
-    where.push("type = ?");
-    args.push(q.type);
-  }
+  // The items in scope, the pieces that find a two-character term through its index, and the
+  // LIKE conditions that decide every term.
+  type Part = { sql: string; args: Array<string | number> };
+  const scope: Part[] = [{
+    sql: `live AND project_id IN (${q.projectIds.map(() => "?").join(", ")})`,
+    args: q.projectIds,
+  }];
+  if (q.type !== null) scope.push({ sql: "type = ?", args: [q.type] });
+  const pairs: Part[] = [];
+  const likes: Part[] = [];
   for (const term of [...q.longTerms, ...q.shortTerms]) {
-    where.push("(title || E'\\n' || body) ILIKE ?");
-    args.push(`%${term.replace(/[\\%_]/g, "\\$&")}%`);
+    const folded = term.toLowerCase();
+    if ([...folded].length === 2) pairs.push({ sql: "pairs @> ARRAY[?]::text[]", args: [folded] });
+    likes.push({ sql: "doc LIKE ?", args: [`%${folded.replace(/[\\%_]/g, "\\$&")}%`] });
   }
+  const where = (parts: Part[]) => ({
+    clause: parts.map((p) => p.sql).join(" AND "),
+    args: parts.flatMap((p) => p.args),
+  });
+  // Through the indexes: the count, and the page when the matches are few.
+  const found = where([...scope, ...pairs, ...likes]);
+  const total = Number(
+    (await db.get<{ n: number }>(
+      `SELECT count(*) AS n FROM search_index WHERE ${found.clause}`,
+      found.args,
+    ))!.n,
+  );
+  if (total === 0 || q.offset >= total) return { items: [], total };
   const order = q.projectIds.length === 1
     ? "seq DESC"
     : "created_at DESC, project_id DESC, seq DESC";
-  return pageOf(db, q, { clause: where.join(" AND "), order, args });
+  const columns = "project_id, type, item_id, title, body, created_at, seq";
+  // Many matches: newest first through the order index, each row read decided by LIKE alone
+  // (reading its `pairs` too cost more than it saved).
+  const walked = where([...scope, ...likes]);
+  const rows = total <= fewMatches
+    ? await db.all<HitRow>(
+      `WITH m AS MATERIALIZED (SELECT ${columns} FROM search_index WHERE ${found.clause})
+       SELECT * FROM m ORDER BY ${order} LIMIT ? OFFSET ?`,
+      [...found.args, q.limit, q.offset],
+    )
+    : await db.all<HitRow>(
+      `SELECT ${columns} FROM search_index WHERE ${walked.clause}
+       ORDER BY ${order} LIMIT ? OFFSET ?`,
+      [...walked.args, q.limit, q.offset],
+    );
+  return { items: rows.map(hitOf), total };
 }
+
+const hitOf = (r: HitRow): SearchRow => ({
+  projectId: Number(r.project_id),
+  type: r.type,
+  itemId: Number(r.item_id),
+  title: r.title,
+  body: r.body,
+  createdAt: r.created_at,
+});
 
 /** SQLite: the FTS5 trigram index, as described above. */
 async function searchSqlite(

@@ -7,10 +7,23 @@
 -- Order: `seq` numbers items in the order they are indexed (created), from one sequence for all
 -- projects; an edit, a soft delete and a restore keep it (the row stays, `live` false while the
 -- item is in the trash), so "newest first" is `seq DESC` within a project, as SQLite's rowid is.
--- title and body are searched apart, as FTS5's columns are: the GIN index is over both joined
--- by a newline, which no search term holds (terms are split on white space).
+--
+-- Matching: `doc` is title and body lower-cased and joined by a newline, which no search term
+-- holds (terms are split on white space), so a term matches within one of them, as with FTS5's
+-- columns; a term is `doc LIKE '%term%'`, found through the trigram index for three characters
+-- or more. pg_trgm takes no trigram from a two-character term, so `pairs` lists the distinct
+-- two-character pieces of `doc`, in a GIN index of its own: a two-character term is
+-- `pairs @> ARRAY[term]`, rechecked with LIKE (SQLite's 008 does this with its trigram
+-- vocabulary).
 
 CREATE EXTENSION IF NOT EXISTS pg_trgm;
+
+-- The distinct two-character pieces of `t` that hold no newline.
+CREATE FUNCTION search_pairs(t text) RETURNS text[] LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT coalesce(array_agg(DISTINCT p), '{}')
+  FROM (SELECT substr(t, i, 2) AS p FROM generate_series(1, char_length(t) - 1) AS i) pieces
+  WHERE strpos(p, E'\n') = 0
+$$;
 
 CREATE SEQUENCE search_seq;
 CREATE TABLE search_index (
@@ -22,11 +35,16 @@ CREATE TABLE search_index (
   created_at text NOT NULL,
   title text NOT NULL,
   body text NOT NULL,
+  doc text GENERATED ALWAYS AS (lower(title || E'\n' || body)) STORED,
+  pairs text[] GENERATED ALWAYS AS (search_pairs(lower(title || E'\n' || body))) STORED,
   PRIMARY KEY (type, item_id)
 );
 CREATE INDEX search_index_order ON search_index (project_id, seq) WHERE live;
-CREATE INDEX search_index_text ON search_index USING gin ((title || E'\n' || body) gin_trgm_ops)
-  WHERE live;
+-- Newest first within one type: its items may all be old, and the index above would walk past
+-- every newer item of the other types to reach a page of them.
+CREATE INDEX search_index_type_order ON search_index (project_id, type, seq) WHERE live;
+CREATE INDEX search_index_text ON search_index USING gin (doc gin_trgm_ops) WHERE live;
+CREATE INDEX search_index_pairs ON search_index USING gin (pairs) WHERE live;
 
 -- The one place that indexes an item (a new one gets the next seq; a known one keeps its own).
 CREATE FUNCTION search_put(p_project bigint, p_type text, p_item bigint, p_created text,

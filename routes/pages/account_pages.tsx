@@ -287,9 +287,9 @@ export function accountPages(services: Services, options: { baseUrl: string | nu
     },
   });
 
-  app.post("/logout", (c) => {
+  app.post("/logout", async (c) => {
     const session = c.get("session");
-    if (session) accounts.logout(session.idHash);
+    if (session) await accounts.logout(session.idHash);
     clearSessionCookie(c, { secure: secure(c) });
     return c.redirect("/login", 303);
   });

@@ -40,28 +40,25 @@ try {
   throw error;
 }
 
-try {
-  mkdirSync(config.dataDir, { recursive: true });
-  // Written and removed at once: a data directory that cannot be written stops start-up
-  // here, with its reason, rather than at the first write.
-  const probe = join(config.dataDir, `.write-check-${crypto.randomUUID()}`);
-  Deno.writeFileSync(probe, new Uint8Array(), { createNew: true });
-  rmSync(probe);
-} catch (error) {
-  fail(`Cannot start: DATA_DIR ${config.dataDir} cannot be created or written: ${reason(error)}`);
-}
-// A FILES_DIR set apart is checked the same way (inside DATA_DIR it is made on first upload).
-if (resolve(config.filesDir) !== resolve(config.dataDir, "files")) {
+/**
+ * Creates `dir` when missing, then writes and removes a file in it: a directory that cannot be
+ * written stops start-up here, with its reason, rather than at the first write.
+ */
+function requireWritable(dir: string, variable: string): void {
   try {
-    mkdirSync(config.filesDir, { recursive: true });
-    const probe = join(config.filesDir, `.write-check-${crypto.randomUUID()}`);
+    mkdirSync(dir, { recursive: true });
+    const probe = join(dir, `.write-check-${crypto.randomUUID()}`);
     Deno.writeFileSync(probe, new Uint8Array(), { createNew: true });
     rmSync(probe);
   } catch (error) {
-    fail(
-      `Cannot start: FILES_DIR ${config.filesDir} cannot be created or written: ${reason(error)}`,
-    );
+    fail(`Cannot start: ${variable} ${dir} cannot be created or written: ${reason(error)}`);
   }
+}
+
+requireWritable(config.dataDir, "DATA_DIR");
+// A FILES_DIR set apart is checked the same way (inside DATA_DIR it is made on first upload).
+if (resolve(config.filesDir) !== resolve(config.dataDir, "files")) {
+  requireWritable(config.filesDir, "FILES_DIR");
 }
 
 let sessionSecret: string;

@@ -120,7 +120,7 @@ const FEW_MATCHES = 2000;
 /**
  * PostgreSQL: every term is `doc LIKE '%term%'` on the lower-cased text (title and body joined
  * by a newline, which no term holds, so a term matches within one of them, as on SQLite),
- * through the trigram index; a two-character term first through `pairs`, its own index. The
+ * through the trigram index; a two-character term first through the index of its pieces. The
  * count comes first, and says how to read the page (`FEW_MATCHES`). Newest first is `seq`,
  * the order items were indexed in.
  */
@@ -129,8 +129,8 @@ function searchPostgres(
   q: SearchQuery & { projectIds: number[] },
   fewMatches: number,
 ): Promise<{ items: SearchRow[]; total: number }> {
-  // The planner underrates what reading every row costs here (each row's `pairs` and `doc`
-  // are read and matched): for a two-character term found in a quarter of the rows it chose
+  // The planner underrates what reading every row costs here (each row's `doc` is read and
+  // matched): for a two-character term found in a quarter of the rows it chose
   // a scan of the whole table (128 ms) over the index (bench/search.md). Within this
   // transaction it takes an index whenever one applies.
   return engine.transaction(async (tx) => {
@@ -156,7 +156,11 @@ async function pagePostgres(
   const likes: Part[] = [];
   for (const term of [...q.longTerms, ...q.shortTerms]) {
     const folded = term.toLowerCase();
-    if ([...folded].length === 2) pairs.push({ sql: "pairs @> ARRAY[?]::text[]", args: [folded] });
+    // Only when no term is long enough for the trigram index: next to one, the pieces would be
+    // computed again for every row that index finds (805 ms against 18, bench/search.md).
+    if ([...folded].length === 2 && q.longTerms.length === 0) {
+      pairs.push({ sql: "search_pairs(doc) @> ARRAY[?]::text[]", args: [folded] });
+    }
     likes.push({ sql: "doc LIKE ?", args: [`%${folded.replace(/[\\%_]/g, "\\$&")}%`] });
   }
   const where = (parts: Part[]) => ({
@@ -177,7 +181,7 @@ async function pagePostgres(
     : "created_at DESC, project_id DESC, seq DESC";
   const columns = "project_id, type, item_id, title, body, created_at, seq";
   // Many matches: newest first through the order index, each row read decided by LIKE alone
-  // (reading its `pairs` too cost more than it saved).
+  // (computing its pieces too would cost more than it saves).
   const walked = where([...scope, ...likes]);
   const rows = total <= fewMatches
     ? await db.all<HitRow>(

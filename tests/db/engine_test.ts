@@ -5,11 +5,10 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import postgres from "postgres";
 import { type Engine, toPostgresParams } from "../../db/engine.ts";
 import { openPostgresEngine } from "../../db/postgres/engine.ts";
 import { openSqliteEngine } from "../../db/sqlite_engine.ts";
-import { postgresBin, startPostgres } from "../helpers/postgres.ts";
+import { postgresTest } from "../helpers/postgres.ts";
 
 const SCHEMA = {
   sqlite: "CREATE TABLE things (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, " +
@@ -159,30 +158,17 @@ Deno.test("SQLite engine: when SQLite ends a batch's whole transaction, that job
   }
 });
 
-Deno.test({
-  name: "PostgreSQL engine: the same cases (needs Debian's postgresql)",
-  ignore: postgresBin() === null,
-  sanitizeOps: false,
-  sanitizeResources: false,
-  fn: async (t) => {
-    const pg = await startPostgres({ settings: { fsync: "off" } });
-    const admin = postgres(pg.url, { max: 1, onnotice: () => {} });
-    try {
-      for (const [i, [name, run]] of CASES.entries()) {
-        await t.step(name, async () => {
-          await admin.unsafe(`CREATE DATABASE case_${i}`);
-          const e = openPostgresEngine(pg.url.replace(/\/[^/]+$/, `/case_${i}`));
-          try {
-            await e.run(SCHEMA.postgres);
-            await run(e);
-          } finally {
-            await e.close();
-          }
-        });
+Deno.test(postgresTest("PostgreSQL engine: the same cases", async (pg, admin, t) => {
+  for (const [i, [name, run]] of CASES.entries()) {
+    await t.step(name, async () => {
+      await admin.unsafe(`CREATE DATABASE case_${i}`);
+      const e = openPostgresEngine(pg.url.replace(/\/[^/]+$/, `/case_${i}`));
+      try {
+        await e.run(SCHEMA.postgres);
+        await run(e);
+      } finally {
+        await e.close();
       }
-    } finally {
-      await admin.end();
-      await pg.stop();
-    }
-  },
-});
+    });
+  }
+}));

@@ -11,7 +11,7 @@ import postgres from "postgres";
 import { migrate, MIGRATIONS_DIR, readMigrations } from "../../db/migrate.ts";
 import { migratePostgres, POSTGRES_MIGRATIONS_DIR } from "../../db/postgres/migrate.ts";
 import { openDatabase } from "../../db/sqlite.ts";
-import { postgresBin, startPostgres } from "../helpers/postgres.ts";
+import { postgresTest } from "../helpers/postgres.ts";
 
 /** The search tables and their indexes, which differ between the engines by design. */
 const SEARCH = /^search_/;
@@ -67,35 +67,25 @@ async function postgresShape(sql: postgres.Sql): Promise<Shape> {
   return { tables: new Map([...tables].sort(([a], [b]) => a < b ? -1 : 1)), indexes };
 }
 
-Deno.test({
-  name: "the PostgreSQL migrations build the SQLite schema (needs Debian's postgresql)",
-  ignore: postgresBin() === null,
-  sanitizeOps: false,
-  sanitizeResources: false,
-  fn: async () => {
-    // Every SQLite migration has its PostgreSQL counterpart, of the same name.
-    const versions = (dir: string) => readMigrations(dir).map((m) => m.fileName);
-    assert.deepEqual(versions(POSTGRES_MIGRATIONS_DIR), versions(MIGRATIONS_DIR));
+Deno.test(postgresTest("the PostgreSQL migrations build the SQLite schema", async (_pg, sql) => {
+  // Every SQLite migration has its PostgreSQL counterpart, of the same name.
+  const versions = (dir: string) => readMigrations(dir).map((m) => m.fileName);
+  assert.deepEqual(versions(POSTGRES_MIGRATIONS_DIR), versions(MIGRATIONS_DIR));
 
-    const dir = await Deno.makeTempDir({ prefix: "schema-parity-" });
-    const db = openDatabase(join(dir, "collab.db"));
-    const pg = await startPostgres({ settings: { fsync: "off" } });
-    const sql = postgres(pg.url, { max: 1, onnotice: () => {} });
-    try {
-      migrate(db, MIGRATIONS_DIR, NOW);
-      await migratePostgres(sql, POSTGRES_MIGRATIONS_DIR, NOW);
-      const lite = sqliteShape(db);
-      const pgs = await postgresShape(sql);
-      assert.deepEqual([...pgs.tables.keys()], [...lite.tables.keys()]);
-      for (const [table, columns] of lite.tables) {
-        assert.deepEqual(pgs.tables.get(table), columns, `columns of ${table}`);
-      }
-      assert.deepEqual(pgs.indexes, lite.indexes);
-    } finally {
-      await sql.end();
-      await pg.stop();
-      await db.close();
-      await Deno.remove(dir, { recursive: true });
+  const dir = await Deno.makeTempDir({ prefix: "schema-parity-" });
+  const db = openDatabase(join(dir, "collab.db"));
+  try {
+    migrate(db, MIGRATIONS_DIR, NOW);
+    await migratePostgres(sql, POSTGRES_MIGRATIONS_DIR, NOW);
+    const lite = sqliteShape(db);
+    const pgs = await postgresShape(sql);
+    assert.deepEqual([...pgs.tables.keys()], [...lite.tables.keys()]);
+    for (const [table, columns] of lite.tables) {
+      assert.deepEqual(pgs.tables.get(table), columns, `columns of ${table}`);
     }
-  },
-});
+    assert.deepEqual(pgs.indexes, lite.indexes);
+  } finally {
+    await db.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+}));

@@ -9,7 +9,6 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import postgres from "postgres";
 import type { Engine } from "../../db/engine.ts";
 import { migrate, MIGRATIONS_DIR } from "../../db/migrate.ts";
 import { openPostgresEngine } from "../../db/postgres/engine.ts";
@@ -17,7 +16,7 @@ import { migratePostgres, POSTGRES_MIGRATIONS_DIR } from "../../db/postgres/migr
 import { searchProjects } from "../../db/search.ts";
 import { openDatabase } from "../../db/sqlite.ts";
 import { sqliteEngine } from "../../db/sqlite_engine.ts";
-import { postgresBin, startPostgres } from "../helpers/postgres.ts";
+import { postgresTest } from "../helpers/postgres.ts";
 
 const NOW = () => new Date("2026-11-25T09:00:00.000Z");
 
@@ -195,16 +194,10 @@ async function answers(e: Engine, fewMatches?: number) {
   return out;
 }
 
-Deno.test({
-  name: "search gives the same answers on SQLite and PostgreSQL (needs Debian's postgresql)",
-  ignore: postgresBin() === null,
-  sanitizeOps: false,
-  sanitizeResources: false,
-  fn: async () => {
+Deno.test(
+  postgresTest("search gives the same answers on SQLite and PostgreSQL", async (pg, sql) => {
     const dir = await Deno.makeTempDir({ prefix: "search-engines-" });
     const db = openDatabase(join(dir, "collab.db"));
-    const pg = await startPostgres({ settings: { fsync: "off" } });
-    const sql = postgres(pg.url, { max: 1, onnotice: () => {} });
     const lite = sqliteEngine(db);
     const pge = openPostgresEngine(pg.url);
     try {
@@ -237,10 +230,8 @@ Deno.test({
       assert.deepEqual(ids("meeting", [1, 2]).slice(0, 3), ["chat:113", "note:110", "chat:109"]);
     } finally {
       await pge.close();
-      await sql.end();
       await db.close();
-      await pg.stop();
       await Deno.remove(dir, { recursive: true });
     }
-  },
-});
+  }),
+);

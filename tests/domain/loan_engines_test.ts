@@ -6,7 +6,6 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import postgres from "postgres";
 import type { Engine } from "../../db/engine.ts";
 import { migrate, MIGRATIONS_DIR } from "../../db/migrate.ts";
 import { openPostgresEngine } from "../../db/postgres/engine.ts";
@@ -15,7 +14,7 @@ import { openDatabase } from "../../db/sqlite.ts";
 import { sqliteEngine } from "../../db/sqlite_engine.ts";
 import { DomainError } from "../../domain/errors.ts";
 import { createLoanService } from "../../domain/loan.ts";
-import { postgresBin, startPostgres } from "../helpers/postgres.ts";
+import { postgresTest } from "../helpers/postgres.ts";
 
 const NOW = () => new Date("2026-11-25T09:00:00.000Z");
 
@@ -96,22 +95,12 @@ Deno.test("loan service on the SQLite engine", async () => {
   }
 });
 
-Deno.test({
-  name: "loan service on the PostgreSQL engine (needs Debian's postgresql)",
-  ignore: postgresBin() === null,
-  sanitizeOps: false,
-  sanitizeResources: false,
-  fn: async () => {
-    const pg = await startPostgres({ settings: { fsync: "off" } });
-    const sql = postgres(pg.url, { max: 1, onnotice: () => {} });
-    const e = openPostgresEngine(pg.url);
-    try {
-      await migratePostgres(sql, POSTGRES_MIGRATIONS_DIR, NOW);
-      await cases(e);
-    } finally {
-      await e.close();
-      await sql.end();
-      await pg.stop();
-    }
-  },
-});
+Deno.test(postgresTest("loan service on the PostgreSQL engine", async (pg, sql) => {
+  const e = openPostgresEngine(pg.url);
+  try {
+    await migratePostgres(sql, POSTGRES_MIGRATIONS_DIR, NOW);
+    await cases(e);
+  } finally {
+    await e.close();
+  }
+}));

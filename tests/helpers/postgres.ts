@@ -6,6 +6,7 @@
  * `postgres` user (`runuser`), which owns the directory.
  */
 import { join } from "node:path";
+import postgres from "postgres";
 
 /** A running throwaway cluster. */
 export interface Postgres {
@@ -114,6 +115,33 @@ export async function startPostgres(
       await run([join(bin, "pg_ctl"), "--pgdata", data, "--mode", "fast", "--wait", "stop"], asUser)
         .catch(() => {});
       await Deno.remove(dir, { recursive: true });
+    },
+  };
+}
+
+/**
+ * A test that needs PostgreSQL: ignored (and so named) where it is not installed, otherwise
+ * given a fresh cluster (fsync off) and a client of it, both stopped afterwards. The cluster's
+ * client pool and timers outlive single awaits, so the sanitizers are off.
+ */
+export function postgresTest(
+  name: string,
+  fn: (pg: Postgres, sql: postgres.Sql, t: Deno.TestContext) => Promise<void>,
+): Deno.TestDefinition {
+  return {
+    name: `${name} (needs Debian's postgresql)`,
+    ignore: postgresBin() === null,
+    sanitizeOps: false,
+    sanitizeResources: false,
+    fn: async (t) => {
+      const pg = await startPostgres({ settings: { fsync: "off" } });
+      const sql = postgres(pg.url, { max: 1, onnotice: () => {} });
+      try {
+        await fn(pg, sql, t);
+      } finally {
+        await sql.end();
+        await pg.stop();
+      }
     },
   };
 }

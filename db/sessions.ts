@@ -1,10 +1,4 @@
-/**
- * Storage of server-side sessions, keyed by a hash of the session id. A session's own life
- * (issue, look-up, use, end) goes through the storage interface; the deletions that belong to
- * an account's changes (`deleteUserSessions`, …) still run inside those changes' synchronous
- * transactions, until the accounts move onto the interface too.
- */
-import type { Queries } from "./engine.ts";
+/** Storage of server-side sessions, keyed by a hash of the session id. */
 import type { Database } from "./sqlite.ts";
 
 /** A stored session. */
@@ -17,29 +11,29 @@ export interface SessionRow {
 }
 
 /** Stores a new session. */
-export async function insertSession(q: Queries, s: SessionRow): Promise<void> {
-  await q.run(
+export function insertSession(db: Database, s: SessionRow): void {
+  db.sql.prepare(
     "INSERT INTO sessions (id_hash, user_id, issued_at, last_used_at, expires_at) VALUES (?, ?, ?, ?, ?)",
-    [s.idHash, s.userId, s.issuedAt, s.lastUsedAt, s.expiresAt],
-  );
+  ).run(s.idHash, s.userId, s.issuedAt, s.lastUsedAt, s.expiresAt);
 }
 
 /** Finds a session by the hash of its id. */
-export async function findSession(q: Queries, idHash: string): Promise<SessionRow | null> {
-  const r = await q.get<{
-    id_hash: string;
-    user_id: number;
-    issued_at: string;
-    last_used_at: string;
-    expires_at: string;
-  }>(
+export function findSession(db: Database, idHash: string): SessionRow | null {
+  const r = db.sql.prepare(
     "SELECT id_hash, user_id, issued_at, last_used_at, expires_at FROM sessions WHERE id_hash = ?",
-    [idHash],
-  );
+  ).get(idHash) as
+    | {
+      id_hash: string;
+      user_id: number;
+      issued_at: string;
+      last_used_at: string;
+      expires_at: string;
+    }
+    | undefined;
   return r
     ? {
       idHash: r.id_hash,
-      userId: Number(r.user_id),
+      userId: r.user_id,
       issuedAt: r.issued_at,
       lastUsedAt: r.last_used_at,
       expiresAt: r.expires_at,
@@ -48,13 +42,13 @@ export async function findSession(q: Queries, idHash: string): Promise<SessionRo
 }
 
 /** Records that a session was used. */
-export async function touchSession(q: Queries, idHash: string, at: string): Promise<void> {
-  await q.run("UPDATE sessions SET last_used_at = ? WHERE id_hash = ?", [at, idHash]);
+export function touchSession(db: Database, idHash: string, at: string): void {
+  db.sql.prepare("UPDATE sessions SET last_used_at = ? WHERE id_hash = ?").run(at, idHash);
 }
 
 /** Deletes one session. */
-export async function deleteSession(q: Queries, idHash: string): Promise<void> {
-  await q.run("DELETE FROM sessions WHERE id_hash = ?", [idHash]);
+export function deleteSession(db: Database, idHash: string): void {
+  db.sql.prepare("DELETE FROM sessions WHERE id_hash = ?").run(idHash);
 }
 
 /** Deletes every session of a user; returns how many. */

@@ -160,8 +160,8 @@ export function createAccounts(deps: AccountDeps) {
     },
 
     /** Ends a session. */
-    async logout(sessionIdHash: string): Promise<void> {
-      await deps.sessions.revoke(sessionIdHash);
+    logout(sessionIdHash: string): void {
+      deps.sessions.revoke(sessionIdHash);
       deps.onSessionEnded?.(sessionIdHash);
     },
 

@@ -69,7 +69,7 @@ export interface ServiceDeps {
 export function createServices(deps: ServiceDeps) {
   const { db, clock, config } = deps;
   const engine = deps.engine ?? sqliteEngine(db);
-  const sessions = new Sessions(db, engine, clock, {
+  const sessions = new Sessions(db, clock, {
     secret: deps.sessionSecret,
     ttlHours: config.sessionTtlHours,
   });

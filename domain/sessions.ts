@@ -6,7 +6,6 @@
  */
 import { createHash } from "node:crypto";
 import { deleteSession, findSession, insertSession, touchSession } from "../db/sessions.ts";
-import type { Engine } from "../db/engine.ts";
 import type { Database } from "../db/sqlite.ts";
 import { findUserById, type UserRow } from "../db/users.ts";
 import type { Clock } from "./clock.ts";
@@ -45,19 +44,12 @@ function hashId(id: string): string {
 /** Issues, resolves and revokes sessions. */
 export class Sessions {
   readonly #db: Database;
-  readonly #engine: Engine;
   readonly #clock: Clock;
   readonly #ttlMs: number;
   readonly #key: Promise<CryptoKey>;
 
-  constructor(
-    db: Database,
-    engine: Engine,
-    clock: Clock,
-    options: { secret: string; ttlHours: number },
-  ) {
+  constructor(db: Database, clock: Clock, options: { secret: string; ttlHours: number }) {
     this.#db = db;
-    this.#engine = engine;
     this.#clock = clock;
     this.#ttlMs = options.ttlHours * 3_600_000;
     this.#key = crypto.subtle.importKey(
@@ -81,8 +73,8 @@ export class Sessions {
       await crypto.subtle.sign("HMAC", await this.#key, new TextEncoder().encode(id)),
     );
     const now = this.#clock.now();
-    await this.#engine.transaction((tx) =>
-      insertSession(tx, {
+    this.#db.tx(() =>
+      insertSession(this.#db, {
         idHash: hashId(id),
         userId,
         issuedAt: now.toISOString(),
@@ -109,23 +101,23 @@ export class Sessions {
     );
     if (!valid) return null;
     const idHash = hashId(id);
-    const session = await findSession(this.#engine, idHash);
+    const session = findSession(this.#db, idHash);
     if (!session) return null;
     const now = this.#clock.now();
     if (Date.parse(session.expiresAt) <= now.getTime()) {
-      await this.#engine.transaction((tx) => deleteSession(tx, idHash));
+      this.#db.tx(() => deleteSession(this.#db, idHash));
       return null;
     }
     const user = findUserById(this.#db, session.userId);
     if (!user || user.status !== "active") return null;
     if (now.getTime() - Date.parse(session.lastUsedAt) > TOUCH_INTERVAL_MS) {
-      await this.#engine.transaction((tx) => touchSession(tx, idHash, now.toISOString()));
+      this.#db.tx(() => touchSession(this.#db, idHash, now.toISOString()));
     }
     return { idHash, user, expiresAt: session.expiresAt };
   }
 
   /** Ends one session. */
-  async revoke(idHash: string): Promise<void> {
-    await this.#engine.transaction((tx) => deleteSession(tx, idHash));
+  revoke(idHash: string): void {
+    this.#db.tx(() => deleteSession(this.#db, idHash));
   }
 }

@@ -88,8 +88,8 @@ export function authRoutes(services: Services, options: { baseUrl: string | null
       setPreferenceCookies(c, user, { secure });
       return c.json({ user }, 200);
     })
-    .openapi(logout, async (c) => {
-      await services.accounts.logout(c.get("session")!.idHash);
+    .openapi(logout, (c) => {
+      services.accounts.logout(c.get("session")!.idHash);
       clearSessionCookie(c, { secure: isHttps(c, options.baseUrl) });
       return c.body(null, 204);
     })

@@ -287,9 +287,9 @@ export function accountPages(services: Services, options: { baseUrl: string | nu
     },
   });
 
-  app.post("/logout", async (c) => {
+  app.post("/logout", (c) => {
     const session = c.get("session");
-    if (session) await accounts.logout(session.idHash);
+    if (session) accounts.logout(session.idHash);
     clearSessionCookie(c, { secure: secure(c) });
     return c.redirect("/login", 303);
   });

@@ -36,6 +36,11 @@ export interface Database {
    * macrotask it began in, as nothing else may run while its transaction is open. A batch
    * that outlasts its macrotask is rolled back whole and its jobs fail, and a `tx` started
    * meanwhile (from outside the batch) is refused rather than joining it.
+   *
+   * Not yet used by the server for writes: under Deno, other requests' promise continuations
+   * (a password hash's callback, for one) can run between the awaits of an asynchronous job,
+   * and their synchronous `tx` is then refused (a 500). Asynchronous writers can share the
+   * writer only once every writer is asynchronous (issue 18).
    */
   commit<T>(fn: () => T | Promise<T>): Promise<T>;
   /**

@@ -47,7 +47,7 @@ import { dnsResolver } from "./webhook_targets.ts";
 export interface ServiceDeps {
   db: Database;
   /**
-   * The storage interface of the services moved onto it (the loan service so far); by
+   * The storage interface of the services moved onto it (the search's reads so far); by
    * default the SQLite engine over `db`, sharing its writer and group commit.
    */
   engine?: Engine;
@@ -185,7 +185,7 @@ export function createServices(deps: ServiceDeps) {
       maxImportBytes: config.maxImportMb * 1024 * 1024,
       ...deps.imports,
     }),
-    loan: createLoanService(engine, { clock, creditScore: deps.creditScore ?? fixedCreditScore }),
+    loan: createLoanService(db, { clock, creditScore: deps.creditScore ?? fixedCreditScore }),
     backups: createBackups({ dataDir: config.dataDir, filesDir: config.filesDir, clock }),
   };
 }

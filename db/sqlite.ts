@@ -204,9 +204,25 @@ function createDatabase(sql: DatabaseSync, path: string): Database {
   }
 
   type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+  /** Steps of a flush: each yield is a promise an asynchronous job returned (see `drive`). */
+  type Steps<T> = Generator<Promise<unknown>, T, unknown>;
 
-  /** Runs one job in a savepoint of the open batch; a thenable result is awaited. */
-  async function runJob(job: Job, index: number): Promise<Outcome> {
+  /**
+   * Runs `steps` synchronously until one yields a promise, and from there as that promise
+   * settles: a flush of synchronous jobs runs start to end in one go, so nothing else runs
+   * while its transaction is open. Only an asynchronous job makes the flush wait.
+   */
+  function drive<T>(steps: Steps<T>, resume = () => steps.next()): T | Promise<T> {
+    const step = resume();
+    if (step.done) return step.value;
+    return step.value.then(
+      (value) => drive(steps, () => steps.next(value)),
+      (error) => drive(steps, () => steps.throw(error)),
+    );
+  }
+
+  /** Runs one job in a savepoint of the open batch; a promise it returns is waited for. */
+  function* runJob(job: Job, index: number): Steps<Outcome> {
     const name = `job${index}`;
     sql.exec(`SAVEPOINT ${name}`);
     depth++;
@@ -218,7 +234,7 @@ function createDatabase(sql: DatabaseSync, path: string): Database {
       } finally {
         inJobCall = false;
       }
-      if (value instanceof Promise) value = await value;
+      if (value instanceof Promise) value = yield value;
       if (!sql.isTransaction) throw lost ?? new Error("Cannot commit: the transaction ended early");
       sql.exec(`RELEASE ${name}`);
       return { ok: true, value };
@@ -236,7 +252,7 @@ function createDatabase(sql: DatabaseSync, path: string): Database {
    * start (before the end when a job's failure made SQLite roll back the whole transaction,
    * undoing the jobs before it too).
    */
-  async function commitFrom(batch: Job[], start: number, settle: Array<() => void>) {
+  function* commitFrom(batch: Job[], start: number, settle: Array<() => void>): Steps<number> {
     const outcomes: Outcome[] = [];
     let end = batch.length;
     // Only while writes are failing: did this transaction write something?
@@ -244,13 +260,14 @@ function createDatabase(sql: DatabaseSync, path: string): Database {
     // Fires only if the batch outlasts its macrotask (a job awaited something else).
     let outlasted = false;
     const watch = setTimeout(() => outlasted = true, 0);
-    sql.exec("BEGIN IMMEDIATE");
     depth++;
     batchOpen = true;
     lost = undefined;
     try {
+      // Inside: a BEGIN that fails (a busy or full database) fails the jobs, not the flush.
+      sql.exec("BEGIN IMMEDIATE");
       for (let i = start; i < batch.length; i++) {
-        const outcome = await runJob(batch[i]!, i);
+        const outcome = yield* runJob(batch[i]!, i);
         outcomes.push(outcome);
         if (!outcome.ok && !sql.isTransaction) {
           end = i + 1;
@@ -292,24 +309,42 @@ function createDatabase(sql: DatabaseSync, path: string): Database {
     return end;
   }
 
+  /** All of a flush's transactions, one after another. */
+  function* commitAll(batch: Job[], settle: Array<() => void>): Steps<void> {
+    for (let next = 0; next < batch.length;) next = yield* commitFrom(batch, next, settle);
+  }
+
   /**
-   * Commits the queued jobs. Their promises are settled only after the last transaction has
-   * ended: what their callers do next must not run while one is open.
+   * Commits the queued jobs: synchronously when every job is (see `drive`). Their promises
+   * are settled only after the last transaction has ended: what their callers do next must
+   * not run while one is open.
    */
-  async function flush(): Promise<void> {
+  function flush(): void | Promise<void> {
     scheduled = undefined;
     const batch = queue;
     queue = [];
     const settle: Array<() => void> = [];
     flushing = true;
-    try {
-      for (let next = 0; next < batch.length;) next = await commitFrom(batch, next, settle);
-    } finally {
+    const ended = () => {
       flushing = false;
+      for (const s of settle) s();
+      if (queue.length > 0) schedule();
+      else markIdle();
+    };
+    let done: void | Promise<void>;
+    try {
+      done = drive(commitAll(batch, settle));
+    } catch (error) {
+      flushing = false;
+      throw error;
     }
-    for (const s of settle) s();
-    if (queue.length > 0) schedule();
-    else markIdle();
+    if (done instanceof Promise) {
+      return done.then(ended, (error) => {
+        flushing = false;
+        throw error;
+      });
+    }
+    ended();
   }
 
   function schedule(): void {

@@ -261,3 +261,27 @@ Deno.test("commit settles its jobs only after the flush's last transaction: a ca
     await db.close();
   }
 });
+
+Deno.test("a flush of synchronous jobs runs in one go: no promise continuation runs while its transaction is open", async () => {
+  const db = memory();
+  try {
+    // A continuation queued by a job (as another request's would be) writes with its own tx.
+    let refused: unknown = null;
+    const first = db.commit(() => {
+      db.sql.exec("INSERT INTO t VALUES (1)");
+      queueMicrotask(() => {
+        try {
+          db.tx(() => db.sql.exec("INSERT INTO t VALUES (10)"));
+        } catch (error) {
+          refused = error;
+        }
+      });
+    });
+    const second = db.commit(() => db.sql.exec("INSERT INTO t VALUES (2)"));
+    await Promise.all([first, second]);
+    assert.equal(refused, null);
+    assert.deepEqual(values(db), [1, 2, 10]);
+  } finally {
+    await db.close();
+  }
+});

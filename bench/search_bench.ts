@@ -26,7 +26,6 @@
  */
 import process from "node:process";
 import type { Actor } from "../domain/accounts.ts";
-import { sqliteEngine } from "../db/sqlite_engine.ts";
 import { searchProjectItems } from "../domain/search.ts";
 import { type TestApp, testApp } from "../tests/helpers/app.ts";
 import { BenchError, envNumber } from "./harness.ts";
@@ -722,7 +721,7 @@ export async function measure(
       const page = await once(
         c.label,
         () =>
-          searchProjectItems(f.t.db, sqliteEngine(f.t.db), f.actor, {
+          searchProjectItems(f.t.engine, f.t.engine, f.actor, {
             projectId: f.projectId,
             q: c.q,
             type: c.type,
@@ -852,7 +851,7 @@ export async function breakdown(f: Fixture): Promise<void> {
   console.log("\nBreakdown: each statement a call runs (median of 9 traced calls)");
   for (const c of SEARCH_CASES) {
     const call = () =>
-      searchProjectItems(f.t.db, sqliteEngine(f.t.db), f.actor, {
+      searchProjectItems(f.t.engine, f.t.engine, f.actor, {
         projectId: f.projectId,
         q: c.q,
         type: c.type,
@@ -938,7 +937,7 @@ async function run(): Promise<boolean> {
         `; ${f.activityRows} activity rows; ${indexed} index rows; ` +
         `database ${(pages * 4096 / 1048576).toFixed(0)} MiB`,
     );
-    const dash = f.t.app.services.dashboards.project(f.actor, f.projectId);
+    const dash = await f.t.app.services.dashboards.project(f.actor, f.projectId);
     console.log(
       `dashboard holds: ${dash.inProgressTodos.length} in progress, ${dash.nearDueTodos.length} ` +
         `near due, ${dash.milestones.length} milestones, next meeting ` +

@@ -87,7 +87,7 @@ async function main(): Promise<boolean> {
       for (const c of SEARCH_CASES) {
         for (const [name, engine] of engines) {
           const t0 = performance.now();
-          const page = await searchProjectItems(f.t.db, engine, f.actor, {
+          const page = await searchProjectItems(f.t.engine, engine, f.actor, {
             projectId: f.projectId,
             q: c.q,
             type: c.type,
@@ -137,7 +137,7 @@ async function main(): Promise<boolean> {
           ...tracing(pge),
           transaction: (fn) => pge.transaction((tx) => fn(tracing(tx))),
         };
-        await searchProjectItems(f.t.db, traced, f.actor, {
+        await searchProjectItems(f.t.engine, traced, f.actor, {
           projectId: f.projectId,
           q: c.q,
           type: c.type,

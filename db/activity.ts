@@ -1,5 +1,5 @@
 /** Storage of the per-project activity log. */
-import type { Database } from "./sqlite.ts";
+import type { Queries } from "./engine.ts";
 import { subjectAlive } from "./subjects.ts";
 
 /** An activity entry. */
@@ -42,38 +42,47 @@ function toActivity(r: RawActivity): ActivityRow {
 }
 
 /** Appends an activity entry. */
-export function insertActivity(db: Database, a: Omit<ActivityRow, "id">): void {
-  db.sql.prepare(
+export async function insertActivity(q: Queries, a: Omit<ActivityRow, "id">): Promise<void> {
+  await q.run(
     `INSERT INTO activity (project_id, kind, actor_id, subject_type, subject_id, summary, created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?)`,
-  ).run(a.projectId, a.kind, a.actorId, a.subjectType, a.subjectId, a.summary, a.createdAt);
+    [a.projectId, a.kind, a.actorId, a.subjectType, a.subjectId, a.summary, a.createdAt],
+  );
 }
 
 /**
  * The newest `limit` entries (live subjects only) of some projects, without the total that
  * `listActivity` counts over every entry (the dashboards show no total).
  */
-export function latestActivity(db: Database, projectIds: number[], limit: number): ActivityRow[] {
+export async function latestActivity(
+  q: Queries,
+  projectIds: number[],
+  limit: number,
+): Promise<ActivityRow[]> {
   if (projectIds.length === 0) return [];
   const where = `a.project_id IN (${projectIds.map(() => "?").join(",")}) AND ${subjectAlive("a")}`;
-  return (db.sql.prepare(
+  return (await q.all<RawActivity>(
     `SELECT ${COLUMNS} FROM activity a WHERE ${where} ORDER BY a.created_at DESC, a.id DESC LIMIT ?`,
-  ).all(...projectIds, limit) as unknown as RawActivity[]).map(toActivity);
+    [...projectIds, limit],
+  )).map(toActivity);
 }
 
 /** A page of a project's activity (live subjects only), newest first, and the total. */
-export function listActivity(
-  db: Database,
+export async function listActivity(
+  q: Queries,
   projectIds: number[],
   limit: number,
   offset: number,
-): { items: ActivityRow[]; total: number } {
+): Promise<{ items: ActivityRow[]; total: number }> {
   if (projectIds.length === 0) return { items: [], total: 0 };
   const where = `a.project_id IN (${projectIds.map(() => "?").join(",")}) AND ${subjectAlive("a")}`;
-  const items = (db.sql.prepare(
+  const items = (await q.all<RawActivity>(
     `SELECT ${COLUMNS} FROM activity a WHERE ${where} ORDER BY a.created_at DESC, a.id DESC LIMIT ? OFFSET ?`,
-  ).all(...projectIds, limit, offset) as unknown as RawActivity[]).map(toActivity);
-  const total = (db.sql.prepare(`SELECT count(*) AS n FROM activity a WHERE ${where}`)
-    .get(...projectIds) as { n: number }).n;
+    [...projectIds, limit, offset],
+  )).map(toActivity);
+  const total =
+    ((await q.get<{ n: number }>(`SELECT count(*) AS n FROM activity a WHERE ${where}`, [
+      ...projectIds,
+    ]))!).n;
   return { items, total };
 }

@@ -1,5 +1,5 @@
 /** Storage of board threads and comments. */
-import type { Database } from "./sqlite.ts";
+import type { Queries } from "./engine.ts";
 import type { Deletion } from "./subjects.ts";
 
 /** A thread category. */
@@ -30,7 +30,7 @@ export interface CommentRow {
   updatedAt: string;
 }
 
-interface RawThread {
+type RawThread = {
   id: number;
   project_id: number;
   author_id: number;
@@ -41,7 +41,7 @@ interface RawThread {
   created_at: string;
   updated_at: string;
   comment_count: number;
-}
+};
 
 const THREAD_SELECT =
   `SELECT t.id, t.project_id, t.author_id, t.title, t.body, t.category, t.pinned,
@@ -63,7 +63,7 @@ function toThread(r: RawThread): ThreadRow {
   };
 }
 
-interface RawComment {
+type RawComment = {
   id: number;
   project_id: number;
   thread_id: number;
@@ -71,7 +71,7 @@ interface RawComment {
   body: string;
   created_at: string;
   updated_at: string;
-}
+};
 
 const COMMENT_SELECT =
   "SELECT c.id, c.project_id, c.thread_id, c.author_id, c.body, c.created_at, c.updated_at FROM comments c";
@@ -89,132 +89,144 @@ function toComment(r: RawComment): CommentRow {
 }
 
 /** Inserts a thread. */
-export function insertThread(
-  db: Database,
+export async function insertThread(
+  q: Queries,
   t: Omit<ThreadRow, "id" | "updatedAt" | "commentCount">,
-): number {
-  return (db.sql.prepare(
+): Promise<number> {
+  return (await q.get<{ id: number }>(
     `INSERT INTO threads (project_id, author_id, title, body, category, pinned, created_at, updated_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-  ).get(
-    t.projectId,
-    t.authorId,
-    t.title,
-    t.body,
-    t.category,
-    t.pinned ? 1 : 0,
-    t.createdAt,
-    t.createdAt,
-  ) as {
-    id: number;
-  }).id;
+    [
+      t.projectId,
+      t.authorId,
+      t.title,
+      t.body,
+      t.category,
+      t.pinned ? 1 : 0,
+      t.createdAt,
+      t.createdAt,
+    ],
+  ))!.id;
 }
 
 /** A live thread of a project. */
-export function findThread(db: Database, projectId: number, id: number): ThreadRow | null {
-  const r = db.sql.prepare(
+export async function findThread(
+  q: Queries,
+  projectId: number,
+  id: number,
+): Promise<ThreadRow | null> {
+  const r = await q.get<RawThread>(
     `${THREAD_SELECT} WHERE t.id = ? AND t.project_id = ? AND t.deleted_at IS NULL`,
-  )
-    .get(id, projectId) as RawThread | undefined;
+    [id, projectId],
+  );
   return r ? toThread(r) : null;
 }
 
 /** A page of a project's live threads: pinned first, then newest. */
-export function listThreads(
-  db: Database,
+export async function listThreads(
+  q: Queries,
   projectId: number,
   options: { category: string | null; limit: number; offset: number },
-): { items: ThreadRow[]; total: number } {
+): Promise<{ items: ThreadRow[]; total: number }> {
   const where = "t.project_id = ? AND t.deleted_at IS NULL AND (? IS NULL OR t.category = ?)";
   const args = [projectId, options.category, options.category];
-  const items = (db.sql.prepare(
+  const items = (await q.all<RawThread>(
     `${THREAD_SELECT} WHERE ${where} ORDER BY t.pinned DESC, t.created_at DESC, t.id DESC LIMIT ? OFFSET ?`,
-  ).all(...args, options.limit, options.offset) as unknown as RawThread[]).map(toThread);
+    [...args, options.limit, options.offset],
+  )).map(toThread);
   const total =
-    (db.sql.prepare(`SELECT count(*) AS n FROM threads t WHERE ${where}`).get(...args) as {
-      n: number;
-    }).n;
+    (await q.get<{ n: number }>(`SELECT count(*) AS n FROM threads t WHERE ${where}`, args))!.n;
   return { items, total };
 }
 
 /** Changes a thread's fields. */
-export function updateThread(
-  db: Database,
+export async function updateThread(
+  q: Queries,
   id: number,
   c: { title: string; body: string; category: Category; pinned: boolean; updatedAt: string },
-): void {
-  db.sql.prepare(
+): Promise<void> {
+  await q.run(
     "UPDATE threads SET title = ?, body = ?, category = ?, pinned = ?, updated_at = ? WHERE id = ?",
-  ).run(c.title, c.body, c.category, c.pinned ? 1 : 0, c.updatedAt, id);
+    [c.title, c.body, c.category, c.pinned ? 1 : 0, c.updatedAt, id],
+  );
 }
 
 /**
  * Moves a thread to the trash with its live comments (marked as gone with it, so they come
  * back with it); returns those comments' ids. Comments deleted before stay in the trash alone.
  */
-export function deleteThread(db: Database, id: number, d: Deletion): number[] {
-  db.sql.prepare("UPDATE threads SET deleted_at = ?, deleted_by = ? WHERE id = ?").run(
-    d.at,
-    d.by,
-    id,
-  );
-  return (db.sql.prepare(
+export async function deleteThread(q: Queries, id: number, d: Deletion): Promise<number[]> {
+  await q.run("UPDATE threads SET deleted_at = ?, deleted_by = ? WHERE id = ?", [d.at, d.by, id]);
+  return (await q.all<{ id: number }>(
     `UPDATE comments SET deleted_at = ?, deleted_by = ?, deleted_with_thread = 1
      WHERE thread_id = ? AND deleted_at IS NULL RETURNING id`,
-  ).all(d.at, d.by, id) as Array<{ id: number }>).map((r) => r.id);
+    [d.at, d.by, id],
+  )).map((r) => r.id);
 }
 
 /** Inserts a comment. */
-export function insertComment(db: Database, c: Omit<CommentRow, "id" | "updatedAt">): number {
-  return (db.sql.prepare(
+export async function insertComment(
+  q: Queries,
+  c: Omit<CommentRow, "id" | "updatedAt">,
+): Promise<number> {
+  return (await q.get<{ id: number }>(
     `INSERT INTO comments (project_id, thread_id, author_id, body, created_at, updated_at)
      VALUES (?, ?, ?, ?, ?, ?) RETURNING id`,
-  ).get(c.projectId, c.threadId, c.authorId, c.body, c.createdAt, c.createdAt) as { id: number })
-    .id;
+    [c.projectId, c.threadId, c.authorId, c.body, c.createdAt, c.createdAt],
+  ))!.id;
 }
 
 /** A live comment of a project, on a live thread. */
-export function findComment(db: Database, projectId: number, id: number): CommentRow | null {
-  const r = db.sql.prepare(
+export async function findComment(
+  q: Queries,
+  projectId: number,
+  id: number,
+): Promise<CommentRow | null> {
+  const r = await q.get<RawComment>(
     `${COMMENT_SELECT} JOIN threads t ON t.id = c.thread_id WHERE c.id = ? AND c.project_id = ?
      AND c.deleted_at IS NULL AND t.deleted_at IS NULL`,
-  ).get(id, projectId) as RawComment | undefined;
+    [id, projectId],
+  );
   return r ? toComment(r) : null;
 }
 
 /** The live comments of a thread, oldest first. */
-export function listComments(db: Database, threadId: number): CommentRow[] {
-  return (db.sql.prepare(
+export async function listComments(q: Queries, threadId: number): Promise<CommentRow[]> {
+  return (await q.all<RawComment>(
     `${COMMENT_SELECT} WHERE c.thread_id = ? AND c.deleted_at IS NULL ORDER BY c.created_at, c.id`,
-  ).all(threadId) as unknown as RawComment[]).map(toComment);
+    [threadId],
+  )).map(toComment);
 }
 
 /** The distinct authors of a thread's live comments. */
-export function commenterIds(db: Database, threadId: number): number[] {
-  return (db.sql.prepare(
+export async function commenterIds(q: Queries, threadId: number): Promise<number[]> {
+  return (await q.all<{ author_id: number }>(
     "SELECT DISTINCT author_id FROM comments WHERE thread_id = ? AND deleted_at IS NULL",
-  ).all(threadId) as Array<{ author_id: number }>).map((r) => r.author_id);
+    [threadId],
+  )).map((r) => r.author_id);
 }
 
 /** Changes a comment's body. */
-export function updateComment(db: Database, id: number, body: string, at: string): void {
-  db.sql.prepare("UPDATE comments SET body = ?, updated_at = ? WHERE id = ?").run(body, at, id);
+export async function updateComment(
+  q: Queries,
+  id: number,
+  body: string,
+  at: string,
+): Promise<void> {
+  await q.run("UPDATE comments SET body = ?, updated_at = ? WHERE id = ?", [body, at, id]);
 }
 
 /** Moves a comment to the trash. */
-export function deleteComment(db: Database, id: number, d: Deletion): void {
-  db.sql.prepare("UPDATE comments SET deleted_at = ?, deleted_by = ? WHERE id = ?").run(
-    d.at,
-    d.by,
-    id,
-  );
+export async function deleteComment(q: Queries, id: number, d: Deletion): Promise<void> {
+  await q.run("UPDATE comments SET deleted_at = ?, deleted_by = ? WHERE id = ?", [d.at, d.by, id]);
 }
 
 /** Live threads by id, in the order of `ids`. */
-export function threadsByIds(db: Database, ids: number[]): ThreadRow[] {
+export async function threadsByIds(q: Queries, ids: number[]): Promise<ThreadRow[]> {
   if (ids.length === 0) return [];
-  const rows = (db.sql.prepare(
+  const rows = (await q.all<RawThread>(
     `${THREAD_SELECT} WHERE t.deleted_at IS NULL AND t.id IN (${ids.map(() => "?").join(",")})`,
-  ).all(...ids) as unknown as RawThread[]).map(toThread);
+    ids,
+  )).map(toThread);
   return rows.sort((a, b) => ids.indexOf(a.id) - ids.indexOf(b.id));
 }

@@ -2,7 +2,7 @@
  * Storage of calendar events, and the calendar's range query over events, milestones, to-dos
  * (and meetings, when asked).
  */
-import type { Database } from "./sqlite.ts";
+import type { Queries } from "./engine.ts";
 import type { Deletion } from "./subjects.ts";
 
 /** A live calendar event; times are ISO 8601 UTC with `Z`. */
@@ -19,7 +19,7 @@ export interface EventRecord {
   updatedAt: string;
 }
 
-interface RawEvent {
+type RawEvent = {
   id: number;
   project_id: number;
   creator_id: number;
@@ -30,7 +30,7 @@ interface RawEvent {
   all_day: number;
   created_at: string;
   updated_at: string;
-}
+};
 
 const SELECT = `SELECT e.id, e.project_id, e.creator_id, e.title, e.description, e.start_at,
   e.end_at, e.all_day, e.created_at, e.updated_at FROM calendar_events e`;
@@ -51,40 +51,51 @@ function toEvent(r: RawEvent): EventRecord {
 }
 
 /** Inserts a calendar event. */
-export function insertEvent(db: Database, e: Omit<EventRecord, "id" | "updatedAt">): number {
-  return (db.sql.prepare(
+export async function insertEvent(
+  q: Queries,
+  e: Omit<EventRecord, "id" | "updatedAt">,
+): Promise<number> {
+  return (await q.get<{ id: number }>(
     `INSERT INTO calendar_events (project_id, creator_id, title, description, start_at, end_at,
      all_day, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-  ).get(
-    e.projectId,
-    e.creatorId,
-    e.title,
-    e.description,
-    e.startAt,
-    e.endAt,
-    e.allDay ? 1 : 0,
-    e.createdAt,
-    e.createdAt,
-  ) as { id: number }).id;
+    [
+      e.projectId,
+      e.creatorId,
+      e.title,
+      e.description,
+      e.startAt,
+      e.endAt,
+      e.allDay ? 1 : 0,
+      e.createdAt,
+      e.createdAt,
+    ],
+  ))!.id;
 }
 
 /** A live event of a project. */
-export function findEvent(db: Database, projectId: number, id: number): EventRecord | null {
-  const r = db.sql.prepare(`${SELECT} WHERE e.id = ? AND e.project_id = ? AND e.deleted_at IS NULL`)
-    .get(id, projectId) as RawEvent | undefined;
+export async function findEvent(
+  q: Queries,
+  projectId: number,
+  id: number,
+): Promise<EventRecord | null> {
+  const r = await q.get<RawEvent>(
+    `${SELECT} WHERE e.id = ? AND e.project_id = ? AND e.deleted_at IS NULL`,
+    [id, projectId],
+  );
   return r ? toEvent(r) : null;
 }
 
 /** A project's live events, oldest first. */
-export function listEvents(db: Database, projectId: number): EventRecord[] {
-  return (db.sql.prepare(
+export async function listEvents(q: Queries, projectId: number): Promise<EventRecord[]> {
+  return (await q.all<RawEvent>(
     `${SELECT} WHERE e.project_id = ? AND e.deleted_at IS NULL ORDER BY e.created_at, e.id`,
-  ).all(projectId) as unknown as RawEvent[]).map(toEvent);
+    [projectId],
+  )).map(toEvent);
 }
 
 /** Changes an event's fields. */
-export function updateEvent(
-  db: Database,
+export async function updateEvent(
+  q: Queries,
   id: number,
   c: {
     title: string;
@@ -94,35 +105,37 @@ export function updateEvent(
     allDay: boolean;
     updatedAt: string;
   },
-): void {
-  db.sql.prepare(
+): Promise<void> {
+  await q.run(
     `UPDATE calendar_events SET title = ?, description = ?, start_at = ?, end_at = ?, all_day = ?,
      updated_at = ? WHERE id = ?`,
-  ).run(c.title, c.description, c.startAt, c.endAt, c.allDay ? 1 : 0, c.updatedAt, id);
+    [c.title, c.description, c.startAt, c.endAt, c.allDay ? 1 : 0, c.updatedAt, id],
+  );
 }
 
 /** Moves an event to the trash (its `updated_at` stays as it was). */
-export function deleteEvent(db: Database, id: number, d: Deletion): void {
-  db.sql.prepare("UPDATE calendar_events SET deleted_at = ?, deleted_by = ? WHERE id = ?").run(
+export async function deleteEvent(q: Queries, id: number, d: Deletion): Promise<void> {
+  await q.run("UPDATE calendar_events SET deleted_at = ?, deleted_by = ? WHERE id = ?", [
     d.at,
     d.by,
     id,
-  );
+  ]);
 }
 
 /**
  * A project's live events that overlap the open range (`startAt`, `endAt`): touching ones
  * (ending at `startAt` or starting at `endAt`) do not overlap.
  */
-export function eventsOverlapping(
-  db: Database,
+export async function eventsOverlapping(
+  q: Queries,
   projectId: number,
   range: { startAt: string; endAt: string },
-): EventRecord[] {
-  return (db.sql.prepare(
+): Promise<EventRecord[]> {
+  return (await q.all<RawEvent>(
     `${SELECT} WHERE e.project_id = ? AND e.deleted_at IS NULL AND e.start_at < ? AND e.end_at > ?
      ORDER BY e.start_at, e.id`,
-  ).all(projectId, range.endAt, range.startAt) as unknown as RawEvent[]).map(toEvent);
+    [projectId, range.endAt, range.startAt],
+  )).map(toEvent);
 }
 
 /** One entry of the calendar. */
@@ -164,7 +177,7 @@ export type CalendarRow =
     location: string | null;
   };
 
-interface RawCalendar {
+type RawCalendar = {
   type: "event" | "milestone" | "todo" | "meeting";
   id: number;
   title: string;
@@ -175,7 +188,7 @@ interface RawCalendar {
   priority: "low" | "normal" | "high" | null;
   assignee_id: number | null;
   location: string | null;
-}
+};
 
 /**
  * The live events, milestones and to-do items of a project whose spans intersect
@@ -187,48 +200,43 @@ interface RawCalendar {
  * they intersect when they reach a day from `firstDay` to `lastDay` (inclusive), the UTC
  * days the range touches. With `meetings`, live meetings are in as events are.
  */
-export function calendarRange(
-  db: Database,
+export async function calendarRange(
+  q: Queries,
   projectId: number,
   range: { from: string; to: string; firstDay: string; lastDay: string; meetings?: boolean },
-): CalendarRow[] {
-  const rows = db.sql.prepare(
+): Promise<CalendarRow[]> {
+  // ?1 project, ?2 from, ?3 to, ?4 first day, ?5 last day, ?6 meetings (1 or 0).
+  const rows = await q.all<RawCalendar>(
     `SELECT * FROM (
       SELECT 'event' AS type, e.id, e.title, e.start_at AS start, e.end_at AS end,
         e.all_day, NULL AS completed, NULL AS priority, NULL AS assignee_id, NULL AS location,
         e.start_at AS sort_key
       FROM calendar_events e
-      WHERE e.project_id = :project AND e.deleted_at IS NULL AND e.start_at < :to
-        AND (e.end_at > :from OR e.start_at >= :from)
+      WHERE e.project_id = ?1 AND e.deleted_at IS NULL AND e.start_at < ?3
+        AND (e.end_at > ?2 OR e.start_at >= ?2)
       UNION ALL
       SELECT 'milestone', m.id, m.title, m.due_date, m.due_date, 1, NULL, NULL, NULL, NULL,
         m.due_date || 'T00:00:00.000Z'
       FROM milestones m
-      WHERE m.project_id = :project AND m.deleted_at IS NULL
-        AND m.due_date >= :firstDay AND m.due_date <= :lastDay
+      WHERE m.project_id = ?1 AND m.deleted_at IS NULL
+        AND m.due_date >= ?4 AND m.due_date <= ?5
       UNION ALL
       SELECT 'todo', i.id, i.title, coalesce(i.start_date, i.due_date),
         coalesce(i.due_date, i.start_date), 1, i.completed, i.priority, i.assignee_id, NULL,
         coalesce(i.start_date, i.due_date) || 'T00:00:00.000Z'
       FROM todo_items i
-      WHERE i.project_id = :project AND i.deleted_at IS NULL
-        AND coalesce(i.start_date, i.due_date) <= :lastDay
-        AND coalesce(i.due_date, i.start_date) >= :firstDay
+      WHERE i.project_id = ?1 AND i.deleted_at IS NULL
+        AND coalesce(i.start_date, i.due_date) <= ?5
+        AND coalesce(i.due_date, i.start_date) >= ?4
       UNION ALL
       SELECT 'meeting', mt.id, mt.title, mt.start_at, mt.end_at, 0, NULL, NULL, NULL,
         mt.location, mt.start_at
       FROM meetings mt
-      WHERE :meetings = 1 AND mt.project_id = :project AND mt.deleted_at IS NULL
-        AND mt.start_at < :to AND (mt.end_at > :from OR mt.start_at >= :from)
+      WHERE ?6 = 1 AND mt.project_id = ?1 AND mt.deleted_at IS NULL
+        AND mt.start_at < ?3 AND (mt.end_at > ?2 OR mt.start_at >= ?2)
     ) ORDER BY sort_key, type, id`,
-  ).all({
-    project: projectId,
-    from: range.from,
-    to: range.to,
-    firstDay: range.firstDay,
-    lastDay: range.lastDay,
-    meetings: range.meetings ? 1 : 0,
-  }) as unknown as RawCalendar[];
+    [projectId, range.from, range.to, range.firstDay, range.lastDay, range.meetings ? 1 : 0],
+  );
   return rows.map((r): CalendarRow => {
     const base = { id: r.id, title: r.title, start: r.start, end: r.end };
     if (r.type === "event") return { type: "event", ...base, allDay: r.all_day === 1 };

@@ -2,7 +2,7 @@
  * Storage of calendar feed tokens (a salt and the token's SHA-256, never the token), and the
  * feed's queries: every dated item of a set of projects, and their meetings with people.
  */
-import type { Database } from "./sqlite.ts";
+import type { Queries } from "./engine.ts";
 
 /** A user's feed: the salt its token is derived from, and the token's hash. */
 export interface FeedRow {
@@ -12,46 +12,48 @@ export interface FeedRow {
   createdAt: string;
 }
 
-interface RawFeed {
+type RawFeed = {
   user_id: number;
   salt: string;
   token_hash: string;
   created_at: string;
-}
+};
 
 function toFeed(r: RawFeed): FeedRow {
   return { userId: r.user_id, salt: r.salt, tokenHash: r.token_hash, createdAt: r.created_at };
 }
 
 /** A user's feed, or null. */
-export function findFeedOfUser(db: Database, userId: number): FeedRow | null {
-  const r = db.sql.prepare(
+export async function findFeedOfUser(q: Queries, userId: number): Promise<FeedRow | null> {
+  const r = await q.get<RawFeed>(
     "SELECT user_id, salt, token_hash, created_at FROM calendar_feeds WHERE user_id = ?",
-  ).get(userId) as RawFeed | undefined;
+    [userId],
+  );
   return r ? toFeed(r) : null;
 }
 
 /** The feed whose token hashes to `tokenHash`, or null. */
-export function findFeedByHash(db: Database, tokenHash: string): FeedRow | null {
-  const r = db.sql.prepare(
+export async function findFeedByHash(q: Queries, tokenHash: string): Promise<FeedRow | null> {
+  const r = await q.get<RawFeed>(
     "SELECT user_id, salt, token_hash, created_at FROM calendar_feeds WHERE token_hash = ?",
-  ).get(tokenHash) as RawFeed | undefined;
+    [tokenHash],
+  );
   return r ? toFeed(r) : null;
 }
 
 /** Stores a user's feed, replacing the one they had. */
-export function saveFeed(db: Database, f: FeedRow): void {
-  db.sql.prepare(
+export async function saveFeed(q: Queries, f: FeedRow): Promise<void> {
+  await q.run(
     `INSERT INTO calendar_feeds (user_id, salt, token_hash, created_at) VALUES (?, ?, ?, ?)
      ON CONFLICT (user_id) DO UPDATE SET salt = excluded.salt, token_hash = excluded.token_hash,
      created_at = excluded.created_at`,
-  ).run(f.userId, f.salt, f.tokenHash, f.createdAt);
+    [f.userId, f.salt, f.tokenHash, f.createdAt],
+  );
 }
 
 /** Replaces the stored hash of a feed's token (the server secret changed). */
-export function setFeedHash(db: Database, userId: number, tokenHash: string): void {
-  db.sql.prepare("UPDATE calendar_feeds SET token_hash = ? WHERE user_id = ?")
-    .run(tokenHash, userId);
+export async function setFeedHash(q: Queries, userId: number, tokenHash: string): Promise<void> {
+  await q.run("UPDATE calendar_feeds SET token_hash = ? WHERE user_id = ?", [tokenHash, userId]);
 }
 
 /**
@@ -70,55 +72,51 @@ export interface FeedItemRow {
   updatedAt: string;
 }
 
-type RawFeedItem = [
-  "event" | "milestone" | "todo",
-  number,
-  string,
-  string | null,
-  string,
-  string,
-  number,
-  string,
-];
+type RawFeedItem = {
+  type: "event" | "milestone" | "todo";
+  id: number;
+  title: string;
+  description: string | null;
+  start: string;
+  end: string;
+  all_day: number;
+  updated_at: string;
+};
 
-/**
- * Every live dated event, milestone and to-do of `projectIds`, by start, type and id. Rows
- * come as arrays (no object per row to build and collect: a feed reads tens of thousands).
- */
-export function feedItems(db: Database, projectIds: number[]): FeedItemRow[] {
-  const statement = db.sql.prepare(
+/** Every live dated event, milestone and to-do of `projectIds`, by start, type and id. */
+export async function feedItems(q: Queries, projectIds: number[]): Promise<FeedItemRow[]> {
+  const projects = JSON.stringify(projectIds);
+  const rows = await q.all<RawFeedItem>(
     `SELECT type, id, title, description, start, end, all_day, updated_at FROM (
       SELECT 'event' AS type, e.id, e.title, e.description, e.start_at AS start,
         e.end_at AS end, e.all_day, e.updated_at, e.start_at AS sort_key
       FROM calendar_events e
-      WHERE e.project_id IN (SELECT value FROM json_each(:projects)) AND e.deleted_at IS NULL
+      WHERE e.project_id IN (SELECT value FROM json_each(?1)) AND e.deleted_at IS NULL
       UNION ALL
       SELECT 'milestone', m.id, m.title, m.description, m.due_date, m.due_date, 1,
         m.updated_at, m.due_date || 'T00:00:00.000Z'
       FROM milestones m
-      WHERE m.project_id IN (SELECT value FROM json_each(:projects)) AND m.deleted_at IS NULL
+      WHERE m.project_id IN (SELECT value FROM json_each(?1)) AND m.deleted_at IS NULL
         AND m.due_date IS NOT NULL
       UNION ALL
       SELECT 'todo', i.id, i.title, i.description, coalesce(i.start_date, i.due_date),
         coalesce(i.due_date, i.start_date), 1, i.updated_at,
         coalesce(i.start_date, i.due_date) || 'T00:00:00.000Z'
       FROM todo_items i
-      WHERE i.project_id IN (SELECT value FROM json_each(:projects)) AND i.deleted_at IS NULL
+      WHERE i.project_id IN (SELECT value FROM json_each(?1)) AND i.deleted_at IS NULL
         AND coalesce(i.start_date, i.due_date) IS NOT NULL
     ) ORDER BY sort_key, type, id`,
+    [projects],
   );
-  // In node:sqlite since Node 24; Deno's typings do not list it yet.
-  (statement as typeof statement & { setReturnArrays(on: boolean): void }).setReturnArrays(true);
-  const rows = statement.all({ projects: JSON.stringify(projectIds) }) as unknown as RawFeedItem[];
   return rows.map((r) => ({
-    type: r[0],
-    id: r[1],
-    title: r[2],
-    description: r[3],
-    start: r[4],
-    end: r[5],
-    allDay: r[6] === 1,
-    updatedAt: r[7],
+    type: r.type,
+    id: r.id,
+    title: r.title,
+    description: r.description,
+    start: r.start,
+    end: r.end,
+    allDay: r.all_day === 1,
+    updatedAt: r.updated_at,
   }));
 }
 
@@ -142,7 +140,7 @@ export interface FeedMeetingRow {
   updatedAt: string;
 }
 
-interface RawFeedMeeting {
+type RawFeedMeeting = {
   id: number;
   project_id: number;
   title: string;
@@ -154,11 +152,14 @@ interface RawFeedMeeting {
   organizer_email: string;
   invitees: string;
   updated_at: string;
-}
+};
 
 /** Every live meeting of `projectIds`, by start and id, in one statement. */
-export function feedMeetings(db: Database, projectIds: number[]): FeedMeetingRow[] {
-  const rows = db.sql.prepare(
+export async function feedMeetings(
+  q: Queries,
+  projectIds: number[],
+): Promise<FeedMeetingRow[]> {
+  const rows = await q.all<RawFeedMeeting>(
     `SELECT m.id, m.project_id, m.title, m.start_at, m.end_at, m.location,
        o.id AS organizer_id, o.display_name AS organizer_name, o.email AS organizer_email,
        (SELECT json_group_array(json_array(id, display_name, email)) FROM (
@@ -168,7 +169,8 @@ export function feedMeetings(db: Database, projectIds: number[]): FeedMeetingRow
      FROM meetings m JOIN users o ON o.id = m.creator_id
      WHERE m.project_id IN (SELECT value FROM json_each(?)) AND m.deleted_at IS NULL
      ORDER BY m.start_at, m.id`,
-  ).all(JSON.stringify(projectIds)) as unknown as RawFeedMeeting[];
+    [JSON.stringify(projectIds)],
+  );
   return rows.map((r) => ({
     id: r.id,
     projectId: r.project_id,

@@ -1,5 +1,5 @@
 /** Storage of chat messages. */
-import type { Database } from "./sqlite.ts";
+import type { Queries } from "./engine.ts";
 import type { Deletion } from "./subjects.ts";
 
 /** A live chat message. */
@@ -12,14 +12,14 @@ export interface MessageRow {
   updatedAt: string;
 }
 
-interface RawMessage {
+type RawMessage = {
   id: number;
   project_id: number;
   author_id: number;
   text: string;
   created_at: string;
   updated_at: string;
-}
+};
 
 const SELECT =
   "SELECT m.id, m.project_id, m.author_id, m.text, m.created_at, m.updated_at FROM chat_messages m";
@@ -36,21 +36,28 @@ function toMessage(r: RawMessage): MessageRow {
 }
 
 /** Inserts a message. */
-export function insertMessage(
-  db: Database,
+export async function insertMessage(
+  q: Queries,
   m: { projectId: number; authorId: number; text: string; createdAt: string },
-): MessageRow {
-  const { id } = db.sql.prepare(
+): Promise<MessageRow> {
+  const { id } = (await q.get<{ id: number }>(
     `INSERT INTO chat_messages (project_id, author_id, text, created_at, updated_at)
      VALUES (?, ?, ?, ?, ?) RETURNING id`,
-  ).get(m.projectId, m.authorId, m.text, m.createdAt, m.createdAt) as { id: number };
+    [m.projectId, m.authorId, m.text, m.createdAt, m.createdAt],
+  ))!;
   return { id, ...m, updatedAt: m.createdAt };
 }
 
 /** A live message of a project. */
-export function findMessage(db: Database, projectId: number, id: number): MessageRow | null {
-  const r = db.sql.prepare(`${SELECT} WHERE m.id = ? AND m.project_id = ? AND m.deleted_at IS NULL`)
-    .get(id, projectId) as RawMessage | undefined;
+export async function findMessage(
+  q: Queries,
+  projectId: number,
+  id: number,
+): Promise<MessageRow | null> {
+  const r = await q.get<RawMessage>(
+    `${SELECT} WHERE m.id = ? AND m.project_id = ? AND m.deleted_at IS NULL`,
+    [id, projectId],
+  );
   return r ? toMessage(r) : null;
 }
 
@@ -58,15 +65,16 @@ export function findMessage(db: Database, projectId: number, id: number): Messag
  * The newest `limit` live messages older than `before` (or the newest overall), oldest
  * first, and whether older ones exist.
  */
-export function messageHistory(
-  db: Database,
+export async function messageHistory(
+  q: Queries,
   projectId: number,
   options: { before: number | null; limit: number },
-): { items: MessageRow[]; hasMore: boolean } {
-  const rows = db.sql.prepare(
+): Promise<{ items: MessageRow[]; hasMore: boolean }> {
+  const rows = await q.all<RawMessage>(
     `${SELECT} WHERE m.project_id = ? AND m.deleted_at IS NULL AND (? IS NULL OR m.id < ?)
      ORDER BY m.id DESC LIMIT ?`,
-  ).all(projectId, options.before, options.before, options.limit + 1) as unknown as RawMessage[];
+    [projectId, options.before, options.before, options.limit + 1],
+  );
   const hasMore = rows.length > options.limit;
   return { items: rows.slice(0, options.limit).reverse().map(toMessage), hasMore };
 }
@@ -75,26 +83,32 @@ export function messageHistory(
  * The newest live messages of a project, newest first: id order, as in `messageHistory`
  * (ids rise with created_at), so chat_messages_history serves it without a sort.
  */
-export function latestMessages(db: Database, projectId: number, limit: number): MessageRow[] {
-  return (db.sql.prepare(
+export async function latestMessages(
+  q: Queries,
+  projectId: number,
+  limit: number,
+): Promise<MessageRow[]> {
+  return (await q.all<RawMessage>(
     `${SELECT} WHERE m.project_id = ? AND m.deleted_at IS NULL ORDER BY m.id DESC LIMIT ?`,
-  ).all(projectId, limit) as unknown as RawMessage[]).map(toMessage);
+    [projectId, limit],
+  )).map(toMessage);
 }
 
 /** Changes a message's text. */
-export function updateMessage(db: Database, id: number, text: string, at: string): void {
-  db.sql.prepare("UPDATE chat_messages SET text = ?, updated_at = ? WHERE id = ?").run(
-    text,
-    at,
-    id,
-  );
+export async function updateMessage(
+  q: Queries,
+  id: number,
+  text: string,
+  at: string,
+): Promise<void> {
+  await q.run("UPDATE chat_messages SET text = ?, updated_at = ? WHERE id = ?", [text, at, id]);
 }
 
 /** Moves a message to the trash (its `updated_at` stays as it was). */
-export function deleteMessage(db: Database, id: number, d: Deletion): void {
-  db.sql.prepare("UPDATE chat_messages SET deleted_at = ?, deleted_by = ? WHERE id = ?").run(
+export async function deleteMessage(q: Queries, id: number, d: Deletion): Promise<void> {
+  await q.run("UPDATE chat_messages SET deleted_at = ?, deleted_by = ? WHERE id = ?", [
     d.at,
     d.by,
     id,
-  );
+  ]);
 }

@@ -1,5 +1,5 @@
 /** Storage of to-do checklists: each item's ordered entries (migration 016). */
-import type { Database } from "./sqlite.ts";
+import type { Queries } from "./engine.ts";
 
 /** A checklist entry. */
 export interface ChecklistEntryRow {
@@ -18,7 +18,7 @@ export interface ChecklistSummary {
   total: number;
 }
 
-interface RawEntry {
+type RawEntry = {
   id: number;
   item_id: number;
   text: string;
@@ -26,7 +26,7 @@ interface RawEntry {
   position: number;
   created_at: string;
   updated_at: string;
-}
+};
 
 const SELECT =
   "SELECT id, item_id, text, done, position, created_at, updated_at FROM todo_checklist_entries";
@@ -44,19 +44,22 @@ function toEntry(r: RawEntry): ChecklistEntryRow {
 }
 
 /** An item's entries in order. */
-export function listEntries(db: Database, itemId: number): ChecklistEntryRow[] {
-  return (db.sql.prepare(`${SELECT} WHERE item_id = ? ORDER BY position, id`).all(
-    itemId,
-  ) as unknown as RawEntry[]).map(toEntry);
+export async function listEntries(q: Queries, itemId: number): Promise<ChecklistEntryRow[]> {
+  return (await q.all<RawEntry>(`${SELECT} WHERE item_id = ? ORDER BY position, id`, [itemId]))
+    .map(toEntry);
 }
 
 /** The entries of several items, each item's in order. */
-export function entriesOfItems(db: Database, itemIds: number[]): Map<number, ChecklistEntryRow[]> {
+export async function entriesOfItems(
+  q: Queries,
+  itemIds: number[],
+): Promise<Map<number, ChecklistEntryRow[]>> {
   const found = new Map<number, ChecklistEntryRow[]>();
   if (itemIds.length === 0) return found;
-  const rows = db.sql.prepare(
+  const rows = await q.all<RawEntry>(
     `${SELECT} WHERE item_id IN (SELECT value FROM json_each(?)) ORDER BY item_id, position, id`,
-  ).all(JSON.stringify(itemIds)) as unknown as RawEntry[];
+    [JSON.stringify(itemIds)],
+  );
   for (const r of rows) {
     const list = found.get(r.item_id) ?? [];
     list.push(toEntry(r));
@@ -66,34 +69,42 @@ export function entriesOfItems(db: Database, itemIds: number[]): Map<number, Che
 }
 
 /** An entry of an item. */
-export function findEntry(db: Database, itemId: number, id: number): ChecklistEntryRow | null {
-  const r = db.sql.prepare(`${SELECT} WHERE id = ? AND item_id = ?`).get(id, itemId) as
-    | RawEntry
-    | undefined;
+export async function findEntry(
+  q: Queries,
+  itemId: number,
+  id: number,
+): Promise<ChecklistEntryRow | null> {
+  const r = await q.get<RawEntry>(`${SELECT} WHERE id = ? AND item_id = ?`, [id, itemId]);
   return r ? toEntry(r) : null;
 }
 
 /** How many entries an item has. */
-export function countEntries(db: Database, itemId: number): number {
-  return (db.sql.prepare("SELECT count(*) AS n FROM todo_checklist_entries WHERE item_id = ?")
-    .get(itemId) as { n: number }).n;
+export async function countEntries(q: Queries, itemId: number): Promise<number> {
+  return (await q.get<{ n: number }>(
+    "SELECT count(*) AS n FROM todo_checklist_entries WHERE item_id = ?",
+    [itemId],
+  ))!.n;
 }
 
 /** Done and total entries per item (items without entries are absent). */
-export function summariesOf(db: Database, itemIds: number[]): Map<number, ChecklistSummary> {
+export async function summariesOf(
+  q: Queries,
+  itemIds: number[],
+): Promise<Map<number, ChecklistSummary>> {
   const found = new Map<number, ChecklistSummary>();
   if (itemIds.length === 0) return found;
-  const rows = db.sql.prepare(
+  const rows = await q.all<{ item_id: number; done: number; total: number }>(
     `SELECT item_id, sum(done) AS done, count(*) AS total FROM todo_checklist_entries
      WHERE item_id IN (SELECT value FROM json_each(?)) GROUP BY item_id`,
-  ).all(JSON.stringify(itemIds)) as Array<{ item_id: number; done: number; total: number }>;
+    [JSON.stringify(itemIds)],
+  );
   for (const r of rows) found.set(r.item_id, { done: r.done, total: r.total });
   return found;
 }
 
 /** Inserts an entry; returns its id. */
-export function insertEntry(
-  db: Database,
+export async function insertEntry(
+  q: Queries,
   e: {
     projectId: number;
     itemId: number;
@@ -103,47 +114,42 @@ export function insertEntry(
     createdAt: string;
     updatedAt: string;
   },
-): number {
-  return (db.sql.prepare(
+): Promise<number> {
+  return (await q.get<{ id: number }>(
     `INSERT INTO todo_checklist_entries (project_id, item_id, text, done, position, created_at,
      updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-  ).get(
-    e.projectId,
-    e.itemId,
-    e.text,
-    e.done ? 1 : 0,
-    e.position,
-    e.createdAt,
-    e.updatedAt,
-  ) as { id: number }).id;
+    [e.projectId, e.itemId, e.text, e.done ? 1 : 0, e.position, e.createdAt, e.updatedAt],
+  ))!.id;
 }
 
 /** Changes an entry's text and whether it is done. */
-export function updateEntry(
-  db: Database,
+export async function updateEntry(
+  q: Queries,
   id: number,
   e: { text: string; done: boolean; at: string },
-): void {
-  db.sql.prepare(
+): Promise<void> {
+  await q.run(
     "UPDATE todo_checklist_entries SET text = ?, done = ?, updated_at = ? WHERE id = ?",
-  )
-    .run(e.text, e.done ? 1 : 0, e.at, id);
+    [e.text, e.done ? 1 : 0, e.at, id],
+  );
 }
 
 /** Deletes an entry. */
-export function deleteEntry(db: Database, id: number): void {
-  db.sql.prepare("DELETE FROM todo_checklist_entries WHERE id = ?").run(id);
+export async function deleteEntry(q: Queries, id: number): Promise<void> {
+  await q.run("DELETE FROM todo_checklist_entries WHERE id = ?", [id]);
 }
 
 /**
  * Places an item's entries at positions 0..n-1 in the order of `ids`; an entry whose position
  * changes gets `updated_at` = `at`.
  */
-export function placeEntries(db: Database, ids: number[], at: string): void {
-  const stmt = db.sql.prepare(
-    `UPDATE todo_checklist_entries SET position = :position,
-       updated_at = CASE WHEN position = :position THEN updated_at ELSE :at END
-     WHERE id = :id`,
-  );
-  ids.forEach((id, position) => stmt.run({ position, at, id }));
+export async function placeEntries(q: Queries, ids: number[], at: string): Promise<void> {
+  for (const [position, id] of ids.entries()) {
+    await q.run(
+      `UPDATE todo_checklist_entries SET position = ?1,
+         updated_at = CASE WHEN position = ?1 THEN updated_at ELSE ?2 END
+       WHERE id = ?3`,
+      [position, at, id],
+    );
+  }
 }

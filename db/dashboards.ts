@@ -2,105 +2,124 @@
  * The queries behind the dashboards: each is one statement whatever the number of
  * projects or items, so a dashboard costs a fixed number of queries.
  */
-import type { Database } from "./sqlite.ts";
+import type { Queries, Row } from "./engine.ts";
 import { type ItemRow, toItem } from "./todos.ts";
 
 const ITEM_SELECT = `SELECT i.id, i.project_id, i.column_id, i.creator_id, i.title, i.description,
   i.assignee_id, i.priority, i.start_date, i.due_date, i.tags, i.order_index, i.completed,
   i.completed_at, i.milestone_id, i.created_at, i.updated_at FROM todo_items i`;
 
-type RawItem = Parameters<typeof toItem>[0];
+type RawItem = Parameters<typeof toItem>[0] & Row;
 
 /**
  * Incomplete items of a project in its `in_progress` column, in board order: read through
  * todo_items_column (column, order), not through every item of the project.
  */
-export function inProgressItems(db: Database, projectId: number): ItemRow[] {
-  return (db.sql.prepare(
+export async function inProgressItems(q: Queries, projectId: number): Promise<ItemRow[]> {
+  return (await q.all<RawItem>(
     `${ITEM_SELECT} WHERE i.column_id = (SELECT id FROM todo_columns
        WHERE project_id = ? AND key = 'in_progress')
      AND i.deleted_at IS NULL AND i.completed = 0 ORDER BY i.order_index, i.id`,
-  ).all(projectId) as unknown as RawItem[]).map(toItem);
+    [projectId],
+  )).map(toItem);
 }
 
 /** Incomplete items of a project due within [from, to] (dates), soonest first. */
-export function itemsDueBetween(
-  db: Database,
+export async function itemsDueBetween(
+  q: Queries,
   projectId: number,
   from: string,
   to: string,
-): ItemRow[] {
-  return (db.sql.prepare(
+): Promise<ItemRow[]> {
+  return (await q.all<RawItem>(
     `${ITEM_SELECT} WHERE i.project_id = ? AND i.deleted_at IS NULL AND i.completed = 0
      AND i.due_date BETWEEN ? AND ? ORDER BY i.due_date, i.id`,
-  ).all(projectId, from, to) as unknown as RawItem[]).map(toItem);
+    [projectId, from, to],
+  )).map(toItem);
 }
 
 /**
  * Incomplete items assigned to a user in the live projects they belong to; `dueBefore`
  * keeps only those due before that date. Soonest due first, undated last.
  */
-export function assignedItems(
-  db: Database,
+export async function assignedItems(
+  q: Queries,
   userId: number,
   options: { dueBefore: string | null; limit: number },
-): ItemRow[] {
-  return (db.sql.prepare(
+): Promise<ItemRow[]> {
+  return (await q.all<RawItem>(
     `${ITEM_SELECT} JOIN projects p ON p.id = i.project_id AND p.deleted_at IS NULL
      JOIN project_members pm ON pm.project_id = i.project_id AND pm.user_id = i.assignee_id
      WHERE i.assignee_id = ? AND i.deleted_at IS NULL AND i.completed = 0
      AND (? IS NULL OR i.due_date < ?)
      ORDER BY i.due_date IS NULL, i.due_date, i.id LIMIT ?`,
-  ).all(userId, options.dueBefore, options.dueBefore, options.limit) as unknown as RawItem[])
-    .map(toItem);
+    [userId, options.dueBefore, options.dueBefore, options.limit],
+  )).map(toItem);
 }
 
 /** The newest live threads of a project (not pinned-first: the dashboard shows news). */
-export function newestThreadIds(db: Database, projectId: number, limit: number): number[] {
-  return (db.sql.prepare(
+export async function newestThreadIds(
+  q: Queries,
+  projectId: number,
+  limit: number,
+): Promise<number[]> {
+  return (await q.all<{ id: number }>(
     `SELECT id FROM threads WHERE project_id = ? AND deleted_at IS NULL
      ORDER BY created_at DESC, id DESC LIMIT ?`,
-  ).all(projectId, limit) as Array<{ id: number }>).map((r) => r.id);
+    [projectId, limit],
+  )).map((r) => r.id);
 }
 
 /** The newest live notes of a project. */
-export function newestNoteIds(db: Database, projectId: number, limit: number): number[] {
-  return (db.sql.prepare(
+export async function newestNoteIds(
+  q: Queries,
+  projectId: number,
+  limit: number,
+): Promise<number[]> {
+  return (await q.all<{ id: number }>(
     `SELECT id FROM notes WHERE project_id = ? AND deleted_at IS NULL
      ORDER BY created_at DESC, id DESC LIMIT ?`,
-  ).all(projectId, limit) as Array<{ id: number }>).map((r) => r.id);
+    [projectId, limit],
+  )).map((r) => r.id);
 }
 
 /** The ids of the live projects a user belongs to. */
-export function userProjectIds(db: Database, userId: number): number[] {
-  return (db.sql.prepare(
+export async function userProjectIds(q: Queries, userId: number): Promise<number[]> {
+  return (await q.all<{ project_id: number }>(
     `SELECT m.project_id FROM project_members m JOIN projects p ON p.id = m.project_id
      WHERE m.user_id = ? AND p.deleted_at IS NULL`,
-  ).all(userId) as Array<{ project_id: number }>).map((r) => r.project_id);
+    [userId],
+  )).map((r) => r.project_id);
 }
 
 /** The id of a project's soonest meeting that has not started, or null. */
-export function nextMeetingId(db: Database, projectId: number, now: string): number | null {
-  const r = db.sql.prepare(
+export async function nextMeetingId(
+  q: Queries,
+  projectId: number,
+  now: string,
+): Promise<number | null> {
+  const r = await q.get<{ id: number }>(
     `SELECT id FROM meetings WHERE project_id = ? AND deleted_at IS NULL AND start_at > ?
      ORDER BY start_at, id LIMIT 1`,
-  ).get(projectId, now) as { id: number } | undefined;
+    [projectId, now],
+  );
   return r?.id ?? null;
 }
 
 /** Meetings a user organises or is invited to that have not ended, soonest first. */
-export function upcomingMeetingIds(
-  db: Database,
+export async function upcomingMeetingIds(
+  q: Queries,
   userId: number,
   now: string,
   limit: number,
-): number[] {
-  return (db.sql.prepare(
+): Promise<number[]> {
+  return (await q.all<{ id: number }>(
     `SELECT m.id FROM meetings m JOIN projects p ON p.id = m.project_id AND p.deleted_at IS NULL
      JOIN project_members pm ON pm.project_id = m.project_id AND pm.user_id = ?
      WHERE m.deleted_at IS NULL AND m.end_at > ?
      AND (m.creator_id = ? OR EXISTS (SELECT 1 FROM meeting_invitees i
        WHERE i.meeting_id = m.id AND i.user_id = ?))
      ORDER BY m.start_at, m.id LIMIT ?`,
-  ).all(userId, now, userId, userId, limit) as Array<{ id: number }>).map((r) => r.id);
+    [userId, now, userId, userId, limit],
+  )).map((r) => r.id);
 }

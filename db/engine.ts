@@ -1,7 +1,8 @@
 /**
- * The asynchronous storage interface of issue 18, with its two implementations: SQLite
- * (`sqlite_engine.ts`) and PostgreSQL (`postgres/engine.ts`). The `db/` modules move onto it one
- * by one; until then the server runs on the synchronous `Database` of `sqlite.ts`.
+ * The asynchronous storage interface, with its two implementations: SQLite (`sqlite_engine.ts`)
+ * and PostgreSQL (`postgres/engine.ts`). Every `db/` module that the services use takes its
+ * `Queries`: the engine outside a transaction, the transaction's inside one. Only the
+ * start-up (migrations, checks) and the SQLite-only snapshots use the synchronous `Database`.
  *
  * One SQL text serves both engines: parameters are written `?` (in order) or `?N` (by number),
  * as SQLite takes them, and the PostgreSQL engine rewrites them to `$N` (`toPostgresParams`).
@@ -15,12 +16,15 @@ export type { SqlValue };
 /** A result row. */
 export type Row = Record<string, unknown>;
 
-/** The queries of an engine, or of a transaction. */
+/**
+ * The queries of an engine, or of a transaction. The row type `T` is the caller's word for
+ * what the SQL selects (as a cast is): name the columns as the SQL does.
+ */
 export interface Queries {
   /** The first row, or undefined. */
-  get<T extends Row = Row>(text: string, params?: SqlValue[]): Promise<T | undefined>;
+  get<T = Row>(text: string, params?: SqlValue[]): Promise<T | undefined>;
   /** Every row. */
-  all<T extends Row = Row>(text: string, params?: SqlValue[]): Promise<T[]>;
+  all<T = Row>(text: string, params?: SqlValue[]): Promise<T[]>;
   /** Runs a statement and tells how many rows it changed. */
   run(text: string, params?: SqlValue[]): Promise<{ changes: number }>;
 }

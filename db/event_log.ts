@@ -3,7 +3,7 @@
  * stream's (`project_events`, owner `project_id`) and each user's own stream's (`user_events`,
  * owner `user_id`). Every owner keeps its latest `kept` events; older ones are pruned now and then.
  */
-import type { Database } from "./sqlite.ts";
+import type { Queries } from "./engine.ts";
 
 /** A stored event of one owner's log. */
 export interface LogRow {
@@ -25,27 +25,30 @@ export function eventLog(log: Log, kept: number) {
   const { table, owner } = log;
   return {
     /** Appends an event and returns its row; prunes the owner's old events now and then. */
-    append(
-      db: Database,
+    async append(
+      q: Queries,
       e: { ownerId: number; name: string; data: string; createdAt: string },
-    ): LogRow {
-      const { id } = db.sql.prepare(
+    ): Promise<LogRow> {
+      const { id } = (await q.get<{ id: number }>(
         `INSERT INTO ${table} (${owner}, name, data, created_at) VALUES (?, ?, ?, ?) RETURNING id`,
-      ).get(e.ownerId, e.name, e.data, e.createdAt) as { id: number };
+        [e.ownerId, e.name, e.data, e.createdAt],
+      ))!;
       if (id % 1000 === 0) {
-        db.sql.prepare(
+        await q.run(
           `DELETE FROM ${table} WHERE ${owner} = ? AND id <= (SELECT id FROM ${table}
            WHERE ${owner} = ? ORDER BY id DESC LIMIT 1 OFFSET ?)`,
-        ).run(e.ownerId, e.ownerId, kept);
+          [e.ownerId, e.ownerId, kept],
+        );
       }
       return { id, ownerId: e.ownerId, name: e.name, data: e.data };
     },
 
     /** The owner's events after `afterId`, oldest first (at most `limit`). */
-    after(db: Database, ownerId: number, afterId: number, limit: number): LogRow[] {
-      const rows = db.sql.prepare(
+    async after(q: Queries, ownerId: number, afterId: number, limit: number): Promise<LogRow[]> {
+      const rows = await q.all<{ id: number; name: string; data: string }>(
         `SELECT id, name, data FROM ${table} WHERE ${owner} = ? AND id > ? ORDER BY id LIMIT ?`,
-      ).all(ownerId, afterId, limit) as Array<{ id: number; name: string; data: string }>;
+        [ownerId, afterId, limit],
+      );
       return rows.map((r) => ({ ...r, ownerId }));
     },
   };

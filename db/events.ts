@@ -1,6 +1,6 @@
 /** The per-project event log behind the event stream. */
 import { eventLog } from "./event_log.ts";
-import type { Database } from "./sqlite.ts";
+import type { Queries } from "./engine.ts";
 
 /** A stored stream event. */
 export interface EventRow {
@@ -21,20 +21,20 @@ const asEvent = (
 ) => ({ ...r, projectId: ownerId });
 
 /** Appends an event and returns it with its id; prunes old events now and then. */
-export function appendEvent(
-  db: Database,
+export async function appendEvent(
+  q: Queries,
   e: { projectId: number; name: string; data: string; createdAt: string },
-): EventRow {
+): Promise<EventRow> {
   const { projectId, ...rest } = e;
-  return asEvent(log.append(db, { ownerId: projectId, ...rest }));
+  return asEvent(await log.append(q, { ownerId: projectId, ...rest }));
 }
 
 /** The events of a project after `afterId`, oldest first (at most `limit`). */
-export function eventsAfter(
-  db: Database,
+export async function eventsAfter(
+  q: Queries,
   projectId: number,
   afterId: number,
   limit: number,
-): EventRow[] {
-  return log.after(db, projectId, afterId, limit).map(asEvent);
+): Promise<EventRow[]> {
+  return (await log.after(q, projectId, afterId, limit)).map(asEvent);
 }

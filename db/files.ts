@@ -1,5 +1,5 @@
 /** Storage of file records and attachment links (the bytes live in `file_store.ts`). */
-import type { Database } from "./sqlite.ts";
+import type { Queries } from "./engine.ts";
 import { type Deletion, subjectAlive } from "./subjects.ts";
 
 /** A stored file record. */
@@ -20,7 +20,7 @@ export interface FileRow {
 /** What an attachment hangs on. */
 export type AttachableType = "thread" | "comment" | "message" | "item";
 
-interface RawFile {
+type RawFile = {
   id: number;
   project_id: number;
   uploader_id: number;
@@ -32,7 +32,7 @@ interface RawFile {
   uploaded_to_type: AttachableType | null;
   uploaded_to_id: number | null;
   created_at: string;
-}
+};
 
 const COLUMNS = "f.id, f.project_id, f.uploader_id, f.name, f.stored_name, f.content_type, " +
   "f.size, f.source, f.uploaded_to_type, f.uploaded_to_id, f.created_at";
@@ -55,83 +55,93 @@ function toFile(r: RawFile): FileRow {
 }
 
 /** Records a stored file. */
-export function insertFile(db: Database, f: Omit<FileRow, "id">): FileRow {
-  const { id } = db.sql.prepare(
+export async function insertFile(q: Queries, f: Omit<FileRow, "id">): Promise<FileRow> {
+  const { id } = (await q.get<{ id: number }>(
     `INSERT INTO files (project_id, uploader_id, name, stored_name, content_type, size, source,
        uploaded_to_type, uploaded_to_id, created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-  ).get(
-    f.projectId,
-    f.uploaderId,
-    f.name,
-    f.storedName,
-    f.contentType,
-    f.size,
-    f.source,
-    f.uploadedTo?.type ?? null,
-    f.uploadedTo?.id ?? null,
-    f.createdAt,
-  ) as { id: number };
+    [
+      f.projectId,
+      f.uploaderId,
+      f.name,
+      f.storedName,
+      f.contentType,
+      f.size,
+      f.source,
+      f.uploadedTo?.type ?? null,
+      f.uploadedTo?.id ?? null,
+      f.createdAt,
+    ],
+  ))!;
   return { id, ...f };
 }
 
 /** A live file by id. */
-export function findFile(db: Database, id: number): FileRow | null {
-  const r = db.sql.prepare(`SELECT ${COLUMNS} FROM files f WHERE f.id = ? AND f.deleted_at IS NULL`)
-    .get(id) as RawFile | undefined;
+export async function findFile(q: Queries, id: number): Promise<FileRow | null> {
+  const r = await q.get<RawFile>(
+    `SELECT ${COLUMNS} FROM files f WHERE f.id = ? AND f.deleted_at IS NULL`,
+    [id],
+  );
   return r ? toFile(r) : null;
 }
 
 /** Live files of a project among `ids`. */
-export function findProjectFiles(db: Database, projectId: number, ids: number[]): FileRow[] {
+export async function findProjectFiles(
+  q: Queries,
+  projectId: number,
+  ids: number[],
+): Promise<FileRow[]> {
   if (ids.length === 0) return [];
-  return (db.sql.prepare(
+  return (await q.all<RawFile>(
     `SELECT ${COLUMNS} FROM files f WHERE f.project_id = ? AND f.deleted_at IS NULL
      AND f.id IN (${ids.map(() => "?").join(",")})`,
-  ).all(projectId, ...ids) as unknown as RawFile[]).map(toFile);
+    [projectId, ...ids],
+  )).map(toFile);
 }
 
 /** A page of a project's live files, newest first, optionally of one source. */
-export function listFiles(
-  db: Database,
+export async function listFiles(
+  q: Queries,
   projectId: number,
   options: { source: string | null; limit: number; offset: number },
-): { items: FileRow[]; total: number } {
+): Promise<{ items: FileRow[]; total: number }> {
   const where = "f.project_id = ? AND f.deleted_at IS NULL AND (? IS NULL OR f.source = ?)";
   const args = [projectId, options.source, options.source];
-  const items = (db.sql.prepare(
+  const items = (await q.all<RawFile>(
     `SELECT ${COLUMNS} FROM files f WHERE ${where} ORDER BY f.created_at DESC, f.id DESC LIMIT ? OFFSET ?`,
-  ).all(...args, options.limit, options.offset) as unknown as RawFile[]).map(toFile);
-  const total =
-    (db.sql.prepare(`SELECT count(*) AS n FROM files f WHERE ${where}`).get(...args) as {
-      n: number;
-    }).n;
+    [...args, options.limit, options.offset],
+  )).map(toFile);
+  const total = (await q.get<{ n: number }>(
+    `SELECT count(*) AS n FROM files f WHERE ${where}`,
+    args,
+  ))!.n;
   return { items, total };
 }
 
 /** The latest live files of a project (no total: files_list serves it, no count). */
-export function latestFiles(db: Database, projectId: number, limit: number): FileRow[] {
-  return (db.sql.prepare(
+export async function latestFiles(
+  q: Queries,
+  projectId: number,
+  limit: number,
+): Promise<FileRow[]> {
+  return (await q.all<RawFile>(
     `SELECT ${COLUMNS} FROM files f WHERE f.project_id = ? AND f.deleted_at IS NULL
      ORDER BY f.created_at DESC, f.id DESC LIMIT ?`,
-  ).all(projectId, limit) as unknown as RawFile[]).map(toFile);
+    [projectId, limit],
+  )).map(toFile);
 }
 
 /**
  * Moves a file to the trash. Its stored bytes and its attachment links stay (the links are
  * hidden while it is deleted), so a restore brings it back where it was.
  */
-export function deleteFile(db: Database, id: number, d: Deletion): void {
-  db.sql.prepare("UPDATE files SET deleted_at = ?, deleted_by = ? WHERE id = ?").run(
-    d.at,
-    d.by,
-    id,
-  );
+export async function deleteFile(q: Queries, id: number, d: Deletion): Promise<void> {
+  await q.run("UPDATE files SET deleted_at = ?, deleted_by = ? WHERE id = ?", [d.at, d.by, id]);
 }
 
 /** Links files to a subject (already-linked files are skipped). */
-export function insertAttachments(
-  db: Database,
+export async function insertAttachments(
+  q: Queries,
   a: {
     projectId: number;
     subjectType: AttachableType;
@@ -139,27 +149,30 @@ export function insertAttachments(
     fileIds: number[];
     at: string;
   },
-): void {
-  const stmt = db.sql.prepare(
-    `INSERT INTO attachments (project_id, file_id, subject_type, subject_id, created_at)
-     VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-  );
-  for (const fileId of a.fileIds) stmt.run(a.projectId, fileId, a.subjectType, a.subjectId, a.at);
+): Promise<void> {
+  for (const fileId of a.fileIds) {
+    await q.run(
+      `INSERT INTO attachments (project_id, file_id, subject_type, subject_id, created_at)
+       VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+      [a.projectId, fileId, a.subjectType, a.subjectId, a.at],
+    );
+  }
 }
 
 /** The live files attached to each of `subjectIds`, in attachment order. */
-export function attachmentsOf(
-  db: Database,
+export async function attachmentsOf(
+  q: Queries,
   subjectType: AttachableType,
   subjectIds: number[],
-): Map<number, FileRow[]> {
+): Promise<Map<number, FileRow[]>> {
   const result = new Map<number, FileRow[]>(subjectIds.map((id) => [id, []]));
   if (subjectIds.length === 0) return result;
-  const rows = db.sql.prepare(
+  const rows = await q.all<RawFile & { subject_id: number }>(
     `SELECT a.subject_id, ${COLUMNS} FROM attachments a JOIN files f ON f.id = a.file_id
      WHERE a.subject_type = ? AND a.subject_id IN (${subjectIds.map(() => "?").join(",")})
      AND f.deleted_at IS NULL ORDER BY a.id`,
-  ).all(subjectType, ...subjectIds) as unknown as Array<RawFile & { subject_id: number }>;
+    [subjectType, ...subjectIds],
+  );
   for (const r of rows) result.get(r.subject_id)?.push(toFile(r));
   return result;
 }
@@ -168,18 +181,17 @@ export function attachmentsOf(
  * Gives attachment uploads of `uploaderId` that have no subject yet (stored just before the
  * subject existed) the subject they were uploaded for. Returns how many were claimed.
  */
-export function claimUploads(
-  db: Database,
+export async function claimUploads(
+  q: Queries,
   a: { uploaderId: number; subjectType: AttachableType; subjectId: number; fileIds: number[] },
-): number {
+): Promise<number> {
   if (a.fileIds.length === 0) return 0;
-  return Number(
-    db.sql.prepare(
-      `UPDATE files SET uploaded_to_type = ?, uploaded_to_id = ?
-       WHERE uploader_id = ? AND source = 'attachment' AND uploaded_to_id IS NULL
-       AND deleted_at IS NULL AND id IN (${a.fileIds.map(() => "?").join(",")})`,
-    ).run(a.subjectType, a.subjectId, a.uploaderId, ...a.fileIds).changes,
-  );
+  return (await q.run(
+    `UPDATE files SET uploaded_to_type = ?, uploaded_to_id = ?
+     WHERE uploader_id = ? AND source = 'attachment' AND uploaded_to_id IS NULL
+     AND deleted_at IS NULL AND id IN (${a.fileIds.map(() => "?").join(",")})`,
+    [a.subjectType, a.subjectId, a.uploaderId, ...a.fileIds],
+  )).changes;
 }
 
 /**
@@ -190,41 +202,44 @@ export function claimUploads(
  * with their subject. Files moved are marked as gone with a subject (not listed in the trash on
  * their own) and come back when a subject linking them is restored. Returns them.
  */
-export function trashUploads(
-  db: Database,
+export async function trashUploads(
+  q: Queries,
   subjects: Array<{ type: AttachableType; id: number }>,
   d: Deletion,
-): FileRow[] {
-  const candidatesOf = db.sql.prepare(
-    `SELECT ${COLUMNS} FROM files f WHERE f.source = 'attachment' AND f.deleted_at IS NULL
-     AND ((f.uploaded_to_type = ? AND f.uploaded_to_id = ?)
-       OR f.id IN (SELECT a.file_id FROM attachments a WHERE a.subject_type = ? AND a.subject_id = ?))`,
-  );
+): Promise<FileRow[]> {
   const candidates = new Map<number, FileRow>();
   for (const s of subjects) {
-    for (const r of candidatesOf.all(s.type, s.id, s.type, s.id) as unknown as RawFile[]) {
-      candidates.set(r.id, toFile(r));
-    }
+    const rows = await q.all<RawFile>(
+      `SELECT ${COLUMNS} FROM files f WHERE f.source = 'attachment' AND f.deleted_at IS NULL
+       AND ((f.uploaded_to_type = ? AND f.uploaded_to_id = ?)
+         OR f.id IN (SELECT a.file_id FROM attachments a WHERE a.subject_type = ? AND a.subject_id = ?))`,
+      [s.type, s.id, s.type, s.id],
+    );
+    for (const r of rows) candidates.set(r.id, toFile(r));
   }
-  const linked = db.sql.prepare(
-    `SELECT 1 FROM attachments a WHERE a.file_id = ? AND ${subjectAlive("a")} LIMIT 1`,
-  );
-  const uploadSubjectAlive = db.sql.prepare(
-    `SELECT ${subjectAlive("f", "uploaded_to")} AS alive FROM files f WHERE f.id = ?`,
-  );
-  const trash = db.sql.prepare(
-    "UPDATE files SET deleted_at = ?, deleted_by = ?, deleted_with_subject = 1 WHERE id = ?",
-  );
   const removed: FileRow[] = [];
   for (const f of candidates.values()) {
     // An upload without a subject never got one: it is not these subjects' to remove.
     if (!f.uploadedTo) continue;
-    if (linked.get(f.id)) continue;
+    const linked = await q.get(
+      `SELECT 1 FROM attachments a WHERE a.file_id = ? AND ${subjectAlive("a")} LIMIT 1`,
+      [f.id],
+    );
+    if (linked) continue;
     const uploadedHere = subjects.some((s) =>
       f.uploadedTo?.type === s.type && f.uploadedTo.id === s.id
     );
-    if (!uploadedHere && (uploadSubjectAlive.get(f.id) as { alive: number }).alive) continue;
-    trash.run(d.at, d.by, f.id);
+    if (!uploadedHere) {
+      const upload = await q.get<{ alive: number }>(
+        `SELECT ${subjectAlive("f", "uploaded_to")} AS alive FROM files f WHERE f.id = ?`,
+        [f.id],
+      );
+      if (upload!.alive) continue;
+    }
+    await q.run(
+      "UPDATE files SET deleted_at = ?, deleted_by = ?, deleted_with_subject = 1 WHERE id = ?",
+      [d.at, d.by, f.id],
+    );
     removed.push(f);
   }
   return removed;

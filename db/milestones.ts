@@ -1,5 +1,5 @@
 /** Storage of milestones, with their progress over the live to-do items linked to them. */
-import type { Database } from "./sqlite.ts";
+import type { Queries } from "./engine.ts";
 
 /** A live milestone with its progress (0..100). */
 export interface MilestoneRow {
@@ -14,7 +14,7 @@ export interface MilestoneRow {
   updatedAt: string;
 }
 
-interface RawMilestone {
+type RawMilestone = {
   id: number;
   project_id: number;
   creator_id: number;
@@ -24,7 +24,7 @@ interface RawMilestone {
   progress: number;
   created_at: string;
   updated_at: string;
-}
+};
 
 /**
  * One statement for any number of milestones: the linked live items of the project are
@@ -55,51 +55,57 @@ function toMilestone(r: RawMilestone): MilestoneRow {
 }
 
 /** Inserts a milestone. */
-export function insertMilestone(
-  db: Database,
+export async function insertMilestone(
+  q: Queries,
   m: Omit<MilestoneRow, "id" | "progress" | "updatedAt">,
-): number {
-  return (db.sql.prepare(
+): Promise<number> {
+  return (await q.get<{ id: number }>(
     `INSERT INTO milestones (project_id, creator_id, title, description, due_date, created_at, updated_at)
      VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-  ).get(m.projectId, m.creatorId, m.title, m.description, m.dueDate, m.createdAt, m.createdAt) as {
-    id: number;
-  }).id;
+    [m.projectId, m.creatorId, m.title, m.description, m.dueDate, m.createdAt, m.createdAt],
+  ))!.id;
 }
 
 /** A live milestone of a project, with its progress. */
-export function findMilestone(db: Database, projectId: number, id: number): MilestoneRow | null {
-  const r = db.sql.prepare(
+export async function findMilestone(
+  q: Queries,
+  projectId: number,
+  id: number,
+): Promise<MilestoneRow | null> {
+  const r = await q.get<RawMilestone>(
     `${SELECT} WHERE m.id = ? AND m.project_id = ? AND m.deleted_at IS NULL`,
-  ).get(projectId, id, projectId) as RawMilestone | undefined;
+    [projectId, id, projectId],
+  );
   return r ? toMilestone(r) : null;
 }
 
 /** A project's live milestones with their progress, oldest first. */
-export function listMilestones(db: Database, projectId: number): MilestoneRow[] {
-  return (db.sql.prepare(
+export async function listMilestones(q: Queries, projectId: number): Promise<MilestoneRow[]> {
+  return (await q.all<RawMilestone>(
     `${SELECT} WHERE m.project_id = ? AND m.deleted_at IS NULL ORDER BY m.created_at, m.id`,
-  ).all(projectId, projectId) as unknown as RawMilestone[]).map(toMilestone);
+    [projectId, projectId],
+  )).map(toMilestone);
 }
 
 /** Changes a milestone's fields. */
-export function updateMilestone(
-  db: Database,
+export async function updateMilestone(
+  q: Queries,
   id: number,
   c: { title: string; description: string | null; dueDate: string | null; updatedAt: string },
-): void {
-  db.sql.prepare(
+): Promise<void> {
+  await q.run(
     "UPDATE milestones SET title = ?, description = ?, due_date = ?, updated_at = ? WHERE id = ?",
-  ).run(c.title, c.description, c.dueDate, c.updatedAt, id);
+    [c.title, c.description, c.dueDate, c.updatedAt, id],
+  );
 }
 
 /** The live to-do items linked to each milestone of a project: how many, how many complete. */
-export function linkedTodoCounts(
-  db: Database,
+export async function linkedTodoCounts(
+  q: Queries,
   projectId: number,
-): Map<number, { total: number; done: number }> {
-  const rows = db.sql.prepare(COUNTS).all(projectId) as Array<
-    { milestone_id: number; total: number; done: number }
-  >;
+): Promise<Map<number, { total: number; done: number }>> {
+  const rows = await q.all<{ milestone_id: number; total: number; done: number }>(COUNTS, [
+    projectId,
+  ]);
   return new Map(rows.map((r) => [r.milestone_id, { total: r.total, done: r.done }]));
 }

@@ -1,5 +1,5 @@
 /** Storage of notes. */
-import type { Database } from "./sqlite.ts";
+import type { Queries } from "./engine.ts";
 import type { Deletion } from "./subjects.ts";
 
 /** A live note. */
@@ -15,7 +15,7 @@ export interface NoteRow {
   updatedAt: string;
 }
 
-interface RawNote {
+type RawNote = {
   id: number;
   project_id: number;
   author_id: number;
@@ -25,7 +25,7 @@ interface RawNote {
   pinned: number;
   created_at: string;
   updated_at: string;
-}
+};
 
 const SELECT =
   "SELECT n.id, n.project_id, n.author_id, n.title, n.body, n.tags, n.pinned, n.created_at, n.updated_at FROM notes n";
@@ -45,74 +45,80 @@ function toNote(r: RawNote): NoteRow {
 }
 
 /** Inserts a note. */
-export function insertNote(db: Database, n: Omit<NoteRow, "id" | "updatedAt">): number {
-  return (db.sql.prepare(
+export async function insertNote(
+  q: Queries,
+  n: Omit<NoteRow, "id" | "updatedAt">,
+): Promise<number> {
+  return (await q.get<{ id: number }>(
     `INSERT INTO notes (project_id, author_id, title, body, tags, pinned, created_at, updated_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-  ).get(
-    n.projectId,
-    n.authorId,
-    n.title,
-    n.body,
-    JSON.stringify(n.tags),
-    n.pinned ? 1 : 0,
-    n.createdAt,
-    n.createdAt,
-  ) as { id: number }).id;
+    [
+      n.projectId,
+      n.authorId,
+      n.title,
+      n.body,
+      JSON.stringify(n.tags),
+      n.pinned ? 1 : 0,
+      n.createdAt,
+      n.createdAt,
+    ],
+  ))!.id;
 }
 
 /** A live note of a project. */
-export function findNote(db: Database, projectId: number, id: number): NoteRow | null {
-  const r = db.sql.prepare(`${SELECT} WHERE n.id = ? AND n.project_id = ? AND n.deleted_at IS NULL`)
-    .get(id, projectId) as RawNote | undefined;
+export async function findNote(
+  q: Queries,
+  projectId: number,
+  id: number,
+): Promise<NoteRow | null> {
+  const r = await q.get<RawNote>(
+    `${SELECT} WHERE n.id = ? AND n.project_id = ? AND n.deleted_at IS NULL`,
+    [id, projectId],
+  );
   return r ? toNote(r) : null;
 }
 
 /** A page of a project's live notes: pinned first, then most recently updated. */
-export function listNotes(
-  db: Database,
+export async function listNotes(
+  q: Queries,
   projectId: number,
   options: { tag: string | null; limit: number; offset: number },
-): { items: NoteRow[]; total: number } {
+): Promise<{ items: NoteRow[]; total: number }> {
   const where = `n.project_id = ? AND n.deleted_at IS NULL AND (? IS NULL OR EXISTS
     (SELECT 1 FROM json_each(n.tags) WHERE value = ?))`;
   const args = [projectId, options.tag, options.tag];
-  const items = (db.sql.prepare(
+  const items = (await q.all<RawNote>(
     `${SELECT} WHERE ${where} ORDER BY n.pinned DESC, n.updated_at DESC, n.id DESC LIMIT ? OFFSET ?`,
-  ).all(...args, options.limit, options.offset) as unknown as RawNote[]).map(toNote);
+    [...args, options.limit, options.offset],
+  )).map(toNote);
   const total =
-    (db.sql.prepare(`SELECT count(*) AS n FROM notes n WHERE ${where}`).get(...args) as {
-      n: number;
-    }).n;
+    (await q.get<{ n: number }>(`SELECT count(*) AS n FROM notes n WHERE ${where}`, args))!.n;
   return { items, total };
 }
 
 /** Changes a note's fields. */
-export function updateNote(
-  db: Database,
+export async function updateNote(
+  q: Queries,
   id: number,
   c: { title: string; body: string; tags: string[]; pinned: boolean; updatedAt: string },
-): void {
-  db.sql.prepare(
+): Promise<void> {
+  await q.run(
     "UPDATE notes SET title = ?, body = ?, tags = ?, pinned = ?, updated_at = ? WHERE id = ?",
-  )
-    .run(c.title, c.body, JSON.stringify(c.tags), c.pinned ? 1 : 0, c.updatedAt, id);
-}
-
-/** Moves a note to the trash (its `updated_at` stays as it was). */
-export function deleteNote(db: Database, id: number, d: Deletion): void {
-  db.sql.prepare("UPDATE notes SET deleted_at = ?, deleted_by = ? WHERE id = ?").run(
-    d.at,
-    d.by,
-    id,
+    [c.title, c.body, JSON.stringify(c.tags), c.pinned ? 1 : 0, c.updatedAt, id],
   );
 }
 
+/** Moves a note to the trash (its `updated_at` stays as it was). */
+export async function deleteNote(q: Queries, id: number, d: Deletion): Promise<void> {
+  await q.run("UPDATE notes SET deleted_at = ?, deleted_by = ? WHERE id = ?", [d.at, d.by, id]);
+}
+
 /** Live notes by id, in the order of `ids`. */
-export function notesByIds(db: Database, ids: number[]): NoteRow[] {
+export async function notesByIds(q: Queries, ids: number[]): Promise<NoteRow[]> {
   if (ids.length === 0) return [];
-  const rows = (db.sql.prepare(
+  const rows = (await q.all<RawNote>(
     `${SELECT} WHERE n.deleted_at IS NULL AND n.id IN (${ids.map(() => "?").join(",")})`,
-  ).all(...ids) as unknown as RawNote[]).map(toNote);
+    ids,
+  )).map(toNote);
   return rows.sort((a, b) => ids.indexOf(a.id) - ids.indexOf(b.id));
 }

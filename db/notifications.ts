@@ -1,5 +1,5 @@
 /** Storage of notifications. */
-import type { Database } from "./sqlite.ts";
+import type { Queries } from "./engine.ts";
 import { subjectAlive } from "./subjects.ts";
 
 /** A stored notification. */
@@ -48,27 +48,21 @@ function toNotification(r: RawNotification): NotificationRow {
 }
 
 /** Inserts one notification per recipient and returns them. */
-export function insertNotifications(
-  db: Database,
+export async function insertNotifications(
+  q: Queries,
   recipients: number[],
   n: Omit<NotificationRow, "id" | "userId" | "readAt">,
-): NotificationRow[] {
-  const stmt = db.sql.prepare(
-    `INSERT INTO notifications (user_id, kind, project_id, actor_id, subject_type, subject_id, text, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
-  );
-  return recipients.map((userId) =>
-    toNotification(stmt.get(
-      userId,
-      n.kind,
-      n.projectId,
-      n.actorId,
-      n.subjectType,
-      n.subjectId,
-      n.text,
-      n.createdAt,
-    ) as unknown as RawNotification)
-  );
+): Promise<NotificationRow[]> {
+  const rows: NotificationRow[] = [];
+  for (const userId of recipients) {
+    const r = await q.get<RawNotification>(
+      `INSERT INTO notifications (user_id, kind, project_id, actor_id, subject_type, subject_id, text, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
+      [userId, n.kind, n.projectId, n.actorId, n.subjectType, n.subjectId, n.text, n.createdAt],
+    );
+    rows.push(toNotification(r!));
+  }
+  return rows;
 }
 
 /** A user's unread notifications that are shown: in live projects, about live subjects. */
@@ -77,88 +71,114 @@ const VISIBLE_UNREAD = `n.user_id = ? AND n.read_at IS NULL AND (n.project_id IS
   AND ${subjectAlive("n")}`;
 
 /** A page of a user's unread notifications in live projects, newest first, and the total. */
-export function listUnread(
-  db: Database,
+export async function listUnread(
+  q: Queries,
   userId: number,
   limit: number,
   offset: number,
-): { items: NotificationRow[]; total: number } {
+): Promise<{ items: NotificationRow[]; total: number }> {
   const visible = VISIBLE_UNREAD;
-  const items = (db.sql.prepare(
+  const items = (await q.all<RawNotification>(
     `SELECT ${COLUMNS.split(", ").map((c) => `n.${c}`).join(", ")} FROM notifications n
      WHERE ${visible} ORDER BY n.created_at DESC, n.id DESC LIMIT ? OFFSET ?`,
-  ).all(userId, limit, offset) as unknown as RawNotification[]).map(toNotification);
-  const total = (db.sql.prepare(`SELECT count(*) AS n FROM notifications n WHERE ${visible}`)
-    .get(userId) as { n: number }).n;
+    [userId, limit, offset],
+  )).map(toNotification);
+  const total =
+    ((await q.get<{ n: number }>(`SELECT count(*) AS n FROM notifications n WHERE ${visible}`, [
+      userId,
+    ]))!).n;
   return { items, total };
 }
 
 /** Finds a notification of `userId`. */
-export function findNotification(db: Database, id: number, userId: number): NotificationRow | null {
-  const r = db.sql.prepare(`SELECT ${COLUMNS} FROM notifications WHERE id = ? AND user_id = ?`)
-    .get(id, userId) as RawNotification | undefined;
+export async function findNotification(
+  q: Queries,
+  id: number,
+  userId: number,
+): Promise<NotificationRow | null> {
+  const r = await q.get<RawNotification>(
+    `SELECT ${COLUMNS} FROM notifications WHERE id = ? AND user_id = ?`,
+    [id, userId],
+  );
   return r ? toNotification(r) : null;
 }
 
 /** Marks a notification read (keeps the first read time). */
-export function markNotificationRead(db: Database, id: number, at: string): NotificationRow {
-  const r = db.sql.prepare(
+export async function markNotificationRead(
+  q: Queries,
+  id: number,
+  at: string,
+): Promise<NotificationRow> {
+  const r = (await q.get<RawNotification>(
     `UPDATE notifications SET read_at = coalesce(read_at, ?) WHERE id = ? RETURNING ${COLUMNS}`,
-  ).get(at, id) as unknown as RawNotification;
+    [at, id],
+  ))!;
   return toNotification(r);
 }
 
 /** The users already sent `kind` about a subject. */
-export function recipientsOf(
-  db: Database,
+export async function recipientsOf(
+  q: Queries,
   subject: { kind: string; subjectType: string; subjectId: number },
-): Set<number> {
-  return new Set((db.sql.prepare(
-    "SELECT DISTINCT user_id FROM notifications WHERE kind = ? AND subject_type = ? AND subject_id = ?",
-  ).all(subject.kind, subject.subjectType, subject.subjectId) as Array<{ user_id: number }>)
-    .map((r) => r.user_id));
+): Promise<Set<number>> {
+  return new Set(
+    (await q.all<{ user_id: number }>(
+      "SELECT DISTINCT user_id FROM notifications WHERE kind = ? AND subject_type = ? AND subject_id = ?",
+      [subject.kind, subject.subjectType, subject.subjectId],
+    ))
+      .map((r) => r.user_id),
+  );
 }
 
 /** Marks every shown unread notification of a user read; returns their ids. */
-export function markAllRead(db: Database, userId: number, at: string): number[] {
-  return (db.sql.prepare(
+export async function markAllRead(q: Queries, userId: number, at: string): Promise<number[]> {
+  return (await q.all<{ id: number }>(
     `UPDATE notifications SET read_at = ? WHERE id IN
      (SELECT n.id FROM notifications n WHERE ${VISIBLE_UNREAD}) RETURNING id`,
-  ).all(at, userId) as Array<{ id: number }>).map((r) => r.id).sort((a, b) => a - b);
+    [at, userId],
+  )).map((r) => r.id).sort((a, b) => a - b);
 }
 
 /** How much of a project's notifications reach a member. */
 export type NotificationLevel = "all" | "mentions" | "none";
 
 /** The members of a project whose level is not `all`, with their level. */
-export function quietMembers(db: Database, projectId: number): Map<number, NotificationLevel> {
-  return new Map((db.sql.prepare(
-    `SELECT user_id, notification_level FROM project_members
+export async function quietMembers(
+  q: Queries,
+  projectId: number,
+): Promise<Map<number, NotificationLevel>> {
+  return new Map(
+    (await q.all<{ user_id: number; notification_level: NotificationLevel }>(
+      `SELECT user_id, notification_level FROM project_members
      WHERE project_id = ? AND notification_level <> 'all'`,
-  ).all(projectId) as Array<{ user_id: number; notification_level: NotificationLevel }>)
-    .map((r) => [r.user_id, r.notification_level]));
+      [projectId],
+    ))
+      .map((r) => [r.user_id, r.notification_level]),
+  );
 }
 
 /** Sets a member's notification level; false when they are not a member. */
-export function setNotificationLevel(
-  db: Database,
+export async function setNotificationLevel(
+  q: Queries,
   projectId: number,
   userId: number,
   level: NotificationLevel,
-): boolean {
-  return db.sql.prepare(
+): Promise<boolean> {
+  return (await q.run(
     "UPDATE project_members SET notification_level = ? WHERE project_id = ? AND user_id = ?",
-  ).run(level, projectId, userId).changes > 0;
+    [level, projectId, userId],
+  )).changes > 0;
 }
 
 /** A member's notification level, or null when they are not a member. */
-export function notificationLevel(
-  db: Database,
+export async function notificationLevel(
+  q: Queries,
   projectId: number,
   userId: number,
-): NotificationLevel | null {
-  const r = db.sql.prepare(
+): Promise<NotificationLevel | null> {
+  const r = await q.get<{ notification_level: NotificationLevel }>(
     "SELECT notification_level FROM project_members WHERE project_id = ? AND user_id = ?",
-  ).get(projectId, userId) as { notification_level: NotificationLevel } | undefined;
+    [projectId, userId],
+  );
   return r?.notification_level ?? null;
 }

@@ -6,45 +6,44 @@
  * hidden project over many short transactions, indexes it for search in creation order, then
  * shows it in one last short one.
  */
-import { DatabaseSync, type StatementSync } from "node:sqlite";
+import { DatabaseSync } from "node:sqlite";
+import type { Queries, Row } from "./engine.ts";
 import type { Database, SqlValue } from "./sqlite.ts";
+import { keepStatements } from "./statement_cache.ts";
 import { subjectAlive } from "./subjects.ts";
 
 /**
- * Statements prepared once per connection: an import runs the same few statements hundreds of
- * thousands of times, and a statement prepared per row costs time and native memory until the
- * garbage collector finalizes it.
+ * A consistent read-only view of the database, as queries; `close` ends it. Unlike an
+ * engine transaction it may stay open across any wait (a download's), as it holds no writer.
  */
-const prepared = new WeakMap<DatabaseSync, Map<string, StatementSync>>();
-
-function statement(sql: DatabaseSync, text: string): StatementSync {
-  let cache = prepared.get(sql);
-  if (!cache) prepared.set(sql, cache = new Map());
-  let stmt = cache.get(text);
-  if (!stmt) cache.set(text, stmt = sql.prepare(text));
-  return stmt;
-}
-
-/** Anything that can run a read: the database, or a snapshot of it. */
-export interface SqlReader {
-  readonly sql: DatabaseSync;
-}
-
-/** A consistent read-only view of the database; `close` ends it. */
-export interface Snapshot extends SqlReader {
+export interface Snapshot extends Queries {
   close(): void;
 }
 
+/** The queries of one connection, read-only (a snapshot writes nothing). */
+function readQueries(sql: DatabaseSync): Queries {
+  return {
+    get: <T = Row>(text: string, params: SqlValue[] = []) =>
+      Promise.resolve(sql.prepare(text).get(...params) as T | undefined),
+    all: <T = Row>(text: string, params: SqlValue[] = []) =>
+      Promise.resolve(sql.prepare(text).all(...params) as T[]),
+    run: () => Promise.reject(new Error("Cannot write through a snapshot: it is read-only")),
+  };
+}
+
 /**
- * Opens a snapshot. A database without a file (in memory) has no second connection: its
- * snapshot reads the live connection, without isolation.
+ * Opens a snapshot (SQLite only: a second connection of the database's file). A database
+ * without a file (in memory) has no second connection: its snapshot reads the live
+ * connection, without isolation.
  */
 export function openSnapshot(db: Database): Snapshot {
   const path = db.sql.location();
-  if (path === null) return { sql: db.sql, close: () => {} };
+  if (path === null) return { ...readQueries(db.sql), close: () => {} };
   const sql = new DatabaseSync(path, { readOnly: true });
   try {
     sql.exec("PRAGMA busy_timeout = 5000");
+    // An export runs the same few page queries thousands of times.
+    keepStatements(sql);
     sql.exec("BEGIN");
     // A WAL read transaction takes its snapshot at its first read.
     sql.prepare("SELECT count(*) FROM sqlite_schema").get();
@@ -54,7 +53,7 @@ export function openSnapshot(db: Database): Snapshot {
   }
   let open = true;
   return {
-    sql,
+    ...readQueries(sql),
     close() {
       if (!open) return;
       open = false;
@@ -70,6 +69,9 @@ export function openSnapshot(db: Database): Snapshot {
 // ---------------------------------------------------------------------------------------
 // Reading (export). Every row type carries the emails of the users it names.
 
+/** Row shapes of the paged kinds (snake_case columns as SQLite gives them). */
+export type RawRow = Record<string, SqlValue>;
+
 /** The project's own fields. */
 export interface ArchiveProjectRow {
   id: number;
@@ -82,11 +84,15 @@ export interface ArchiveProjectRow {
 }
 
 /** Reads a live project, or null. */
-export function readProject(r: SqlReader, projectId: number): ArchiveProjectRow | null {
-  const row = r.sql.prepare(
+export async function readProject(
+  q: Queries,
+  projectId: number,
+): Promise<ArchiveProjectRow | null> {
+  const row = await q.get<RawRow>(
     `SELECT p.id, p.name, p.description, p.archived_at, u.email, p.created_at, p.updated_at
      FROM projects p JOIN users u ON u.id = p.created_by WHERE p.id = ? AND p.deleted_at IS NULL`,
-  ).get(projectId) as Record<string, SqlValue> | undefined;
+    [projectId],
+  );
   if (!row) return null;
   return {
     id: row.id as number,
@@ -107,14 +113,12 @@ export interface ArchiveMemberRow {
 }
 
 /** The members of a project, by email (an order that survives a round trip). */
-export function readMembers(r: SqlReader, projectId: number): ArchiveMemberRow[] {
-  return (r.sql.prepare(
+export async function readMembers(q: Queries, projectId: number): Promise<ArchiveMemberRow[]> {
+  return (await q.all<{ email: string; display_name: string; role: ArchiveMemberRow["role"] }>(
     `SELECT u.email, u.display_name, m.role FROM project_members m JOIN users u ON u.id = m.user_id
      WHERE m.project_id = ? ORDER BY u.email`,
-  ).all(projectId) as Array<
-    { email: string; display_name: string; role: ArchiveMemberRow["role"] }
-  >)
-    .map((m) => ({ email: m.email, displayName: m.display_name, role: m.role }));
+    [projectId],
+  )).map((m) => ({ email: m.email, displayName: m.display_name, role: m.role }));
 }
 
 /** A stored file with its uploader's email and the live subject it was uploaded to. */
@@ -138,7 +142,7 @@ const FILE_COLUMNS = `f.id, f.project_id, f.name, f.stored_name, f.content_type,
 } THEN f.uploaded_to_type END AS to_type,
   f.uploaded_to_id AS to_id, f.created_at`;
 
-function toFile(row: Record<string, SqlValue>): ArchiveFileRow {
+function toFile(row: RawRow): ArchiveFileRow {
   const type = row.to_type as string | null;
   return {
     id: row.id as number,
@@ -153,9 +157,6 @@ function toFile(row: Record<string, SqlValue>): ArchiveFileRow {
     createdAt: row.created_at as string,
   };
 }
-
-/** Row shapes of the paged kinds (snake_case columns as SQLite gives them). */
-export type RawRow = Record<string, SqlValue>;
 
 /**
  * The paged reads, one per kind: live rows of a project with ids above `afterId`, by id,
@@ -215,21 +216,21 @@ const PAGES = {
 /** The kinds read in pages. */
 export type PagedKind = keyof typeof PAGES;
 
-/** One page of a kind's live rows (raw; files mapped by `readFilesPage`). */
-export function readPage(
-  r: SqlReader,
+/** One page of a kind's live rows (raw; files mapped by `fileFromRow`). */
+export async function readPage(
+  q: Queries,
   kind: PagedKind,
-  q: { projectId: number; afterId: number; limit: number },
-): RawRow[] {
-  return statement(r.sql, PAGES[kind]).all(q.projectId, q.afterId, q.limit) as RawRow[];
+  page: { projectId: number; afterId: number; limit: number },
+): Promise<RawRow[]> {
+  return await q.all<RawRow>(PAGES[kind], [page.projectId, page.afterId, page.limit]);
 }
 
 /** How SQLite runs a kind's page query: the top-level steps of its plan, for tests. */
-export function pagePlan(r: SqlReader, kind: PagedKind): string[] {
-  return (r.sql.prepare(`EXPLAIN QUERY PLAN ${PAGES[kind]}`).all(0, 0, 1) as Array<{
-    parent: number;
-    detail: string;
-  }>).filter((row) => row.parent === 0).map((row) => row.detail);
+export async function pagePlan(q: Queries, kind: PagedKind): Promise<string[]> {
+  return (await q.all<{ parent: number; detail: string }>(
+    `EXPLAIN QUERY PLAN ${PAGES[kind]}`,
+    [0, 0, 1],
+  )).filter((row) => row.parent === 0).map((row) => row.detail);
 }
 
 /** A file row from a raw `files` page row. */
@@ -238,46 +239,49 @@ export function fileFromRow(row: RawRow): ArchiveFileRow {
 }
 
 /** The live comments of one thread after `afterId`, by id (for its Markdown copy). */
-export function readThreadComments(
-  r: SqlReader,
-  q: { threadId: number; afterId: number; limit: number },
-): RawRow[] {
-  return statement(
-    r.sql,
+export async function readThreadComments(
+  q: Queries,
+  page: { threadId: number; afterId: number; limit: number },
+): Promise<RawRow[]> {
+  return await q.all<RawRow>(
     `SELECT c.id, u.email AS author_email, c.body, c.created_at, c.updated_at
      FROM comments c JOIN users u ON u.id = c.author_id
      WHERE c.thread_id = ? AND c.deleted_at IS NULL AND c.id > ? ORDER BY c.id LIMIT ?`,
-  ).all(q.threadId, q.afterId, q.limit) as RawRow[];
+    [page.threadId, page.afterId, page.limit],
+  );
 }
 
 /** The live files attached to each of `subjectIds`, in attachment order. */
-export function readAttachments(
-  r: SqlReader,
+export async function readAttachments(
+  q: Queries,
   subjectType: "thread" | "comment" | "message" | "item",
   subjectIds: number[],
-): Map<number, ArchiveFileRow[]> {
+): Promise<Map<number, ArchiveFileRow[]>> {
   const result = new Map<number, ArchiveFileRow[]>(subjectIds.map((id) => [id, []]));
   if (subjectIds.length === 0) return result;
-  const rows = statement(
-    r.sql,
+  const rows = await q.all<RawRow>(
     `SELECT a.subject_id, ${FILE_COLUMNS} FROM attachments a JOIN files f ON f.id = a.file_id
      JOIN users uf ON uf.id = f.uploader_id
      WHERE a.subject_type = ? AND a.subject_id IN (SELECT value FROM json_each(?))
      AND f.deleted_at IS NULL ORDER BY a.id`,
-  ).all(subjectType, JSON.stringify(subjectIds)) as RawRow[];
+    [subjectType, JSON.stringify(subjectIds)],
+  );
   for (const row of rows) result.get(row.subject_id as number)?.push(toFile(row));
   return result;
 }
 
 /** The checklist entries of each of `itemIds`, in checklist order. */
-export function readChecklists(r: SqlReader, itemIds: number[]): Map<number, RawRow[]> {
+export async function readChecklists(
+  q: Queries,
+  itemIds: number[],
+): Promise<Map<number, RawRow[]>> {
   const result = new Map<number, RawRow[]>(itemIds.map((id) => [id, []]));
   if (itemIds.length === 0) return result;
-  const rows = statement(
-    r.sql,
+  const rows = await q.all<RawRow>(
     `SELECT item_id, text, done, created_at, updated_at FROM todo_checklist_entries
      WHERE item_id IN (SELECT value FROM json_each(?)) ORDER BY item_id, position, id`,
-  ).all(JSON.stringify(itemIds)) as RawRow[];
+    [JSON.stringify(itemIds)],
+  );
   for (const row of rows) result.get(row.item_id as number)?.push(row);
   return result;
 }
@@ -286,10 +290,14 @@ export function readChecklists(r: SqlReader, itemIds: number[]): Map<number, Raw
 // Writing (import). Everything runs inside the caller's transaction.
 
 /** The ids of the accounts with these (normalised) emails. */
-export function userIdsByEmail(db: Database, emails: string[]): Map<string, number> {
-  const rows = db.sql.prepare(
+export async function userIdsByEmail(
+  q: Queries,
+  emails: string[],
+): Promise<Map<string, number>> {
+  const rows = await q.all<{ id: number; email: string }>(
     "SELECT id, email FROM users WHERE email IN (SELECT value FROM json_each(?))",
-  ).all(JSON.stringify(emails)) as Array<{ id: number; email: string }>;
+    [JSON.stringify(emails)],
+  );
   return new Map(rows.map((r) => [r.email, r.id]));
 }
 
@@ -321,10 +329,11 @@ const NEXT_HIDDEN = `${
 } ORDER BY created_at, code, id LIMIT ?`;
 
 /** How SQLite finds the next hidden rows: every step of its plan, for tests. */
-export function showImportedPlan(db: Database): string[] {
-  return (db.sql.prepare(`EXPLAIN QUERY PLAN ${NEXT_HIDDEN}`)
-    .all(...INDEXED.flatMap(() => [0, 1]), 1) as Array<{ detail: string }>)
-    .map((row) => row.detail);
+export async function showImportedPlan(q: Queries): Promise<string[]> {
+  return (await q.all<{ detail: string }>(
+    `EXPLAIN QUERY PLAN ${NEXT_HIDDEN}`,
+    [...INDEXED.flatMap(() => [0, 1]), 1],
+  )).map((row) => row.detail);
 }
 
 /**
@@ -333,11 +342,17 @@ export function showImportedPlan(db: Database): string[] {
  * showed (0: none are left). Each kind's first rows come from its partial index of hidden rows
  * (migration 014), so a batch reads at most `limit` rows per kind and sorts nothing else.
  */
-export function showImported(db: Database, projectId: number, limit: number): number {
-  const rows = statement(db.sql, NEXT_HIDDEN)
-    .all(...INDEXED.flatMap(() => [projectId, limit]), limit) as Array<{ t: string; id: number }>;
+export async function showImported(
+  q: Queries,
+  projectId: number,
+  limit: number,
+): Promise<number> {
+  const rows = await q.all<{ t: string; id: number }>(
+    NEXT_HIDDEN,
+    [...INDEXED.flatMap(() => [projectId, limit]), limit],
+  );
   for (const row of rows) {
-    statement(db.sql, `UPDATE ${row.t} SET deleted_at = NULL WHERE id = ?`).run(row.id);
+    await q.run(`UPDATE ${row.t} SET deleted_at = NULL WHERE id = ?`, [row.id]);
   }
   return rows.length;
 }
@@ -346,8 +361,8 @@ export function showImported(db: Database, projectId: number, limit: number): nu
  * Inserts an imported project, hidden while the import writes it (`deleted_at` holds the
  * import mark, `importing_since` the start) until `finishImportedProject`; returns its id.
  */
-export function insertImportedProject(
-  db: Database,
+export async function insertImportedProject(
+  q: Queries,
   p: {
     name: string;
     description: string;
@@ -355,78 +370,70 @@ export function insertImportedProject(
     createdBy: number;
     at: string;
   },
-): number {
-  return (db.sql.prepare(
+): Promise<number> {
+  return (await q.get<{ id: number }>(
     `INSERT INTO projects (name, description, archived_at, created_by, created_at, updated_at,
        deleted_at, importing_since)
      VALUES (?, ?, ?, ?, ?, ?, '${HIDDEN}', ?) RETURNING id`,
-  ).get(p.name, p.description, p.archivedAt, p.createdBy, p.at, p.at, p.at) as { id: number }).id;
+    [p.name, p.description, p.archivedAt, p.createdBy, p.at, p.at, p.at],
+  ))!.id;
 }
 
 /**
  * Makes an imported project visible, in one short statement; false when it is no longer
  * being imported (removed meanwhile as a leftover).
  */
-export function finishImportedProject(db: Database, projectId: number): boolean {
-  const { changes } = db.sql.prepare(
+export async function finishImportedProject(q: Queries, projectId: number): Promise<boolean> {
+  const { changes } = await q.run(
     `UPDATE projects SET deleted_at = NULL, importing_since = NULL
      WHERE id = ? AND importing_since IS NOT NULL`,
-  ).run(projectId);
-  return Number(changes) === 1;
+    [projectId],
+  );
+  return changes === 1;
 }
 
 /** The projects still being imported (or left so by a crash), oldest first. */
-export function importingProjectIds(db: Database): number[] {
-  return (db.sql.prepare(
+export async function importingProjectIds(q: Queries): Promise<number[]> {
+  return (await q.all<{ id: number }>(
     "SELECT id FROM projects WHERE importing_since IS NOT NULL ORDER BY id",
-  ).all() as Array<{ id: number }>).map((r) => r.id);
-}
-
-/**
- * Runs `fn` in one transaction whose commit does not wait for the disk (`synchronous =
- * NORMAL` for this commit only): for an import's batches. They need no durability of their
- * own, since an unfinished import is removed whatever of it survives a crash; the import's
- * last commit, at the connection's own level, syncs the write-ahead log and with it every
- * batch before it. Hundreds of fsyncs, each holding the event loop, become one.
- */
-export function txWithoutSync<T>(db: Database, fn: () => T): T {
-  const { synchronous } = db.sql.prepare("PRAGMA synchronous").get() as { synchronous: number };
-  db.sql.exec("PRAGMA synchronous = NORMAL");
-  try {
-    return db.tx(fn);
-  } finally {
-    db.sql.exec(`PRAGMA synchronous = ${Number(synchronous)}`);
-  }
+  )).map((r) => r.id);
 }
 
 /** Whether a project is (still) being imported. */
-export function isImporting(db: Database, projectId: number): boolean {
-  return statement(db.sql, "SELECT 1 FROM projects WHERE id = ? AND importing_since IS NOT NULL")
-    .get(projectId) !== undefined;
+export async function isImporting(q: Queries, projectId: number): Promise<boolean> {
+  return await q.get(
+    "SELECT 1 FROM projects WHERE id = ? AND importing_since IS NOT NULL",
+    [projectId],
+  ) !== undefined;
 }
 
 /**
  * Deletes an unfinished imported project's own row and memberships; its other rows are gone
  * by then (`deleteProjectRowsWithin`). A finished project is left alone.
  */
-export function deleteImportingProject(db: Database, projectId: number): void {
-  if (!isImporting(db, projectId)) return;
-  db.sql.prepare("DELETE FROM project_members WHERE project_id = ?").run(projectId);
-  db.sql.prepare("DELETE FROM projects WHERE id = ?").run(projectId);
+export async function deleteImportingProject(q: Queries, projectId: number): Promise<void> {
+  if (!await isImporting(q, projectId)) return;
+  await q.run("DELETE FROM project_members WHERE project_id = ?", [projectId]);
+  await q.run("DELETE FROM projects WHERE id = ?", [projectId]);
 }
 
-/** A column of values to insert, in the order of `cols`. */
-function insertRow(db: Database, table: string, cols: string[], values: SqlValue[]): number {
-  return (statement(
-    db.sql,
+/** Inserts a row of `values`, in the order of `cols`; returns its id. */
+async function insertRow(
+  q: Queries,
+  table: string,
+  cols: string[],
+  values: SqlValue[],
+): Promise<number> {
+  return (await q.get<{ id: number }>(
     `INSERT INTO ${table} (${cols.join(", ")}) VALUES (${cols.map(() => "?").join(", ")})
      RETURNING id`,
-  ).get(...values) as { id: number }).id;
+    values,
+  ))!.id;
 }
 
 /** Inserts an imported thread (hidden until `showImported`). */
-export function insertImportedThread(
-  db: Database,
+export async function insertImportedThread(
+  q: Queries,
   t: {
     projectId: number;
     authorId: number;
@@ -437,9 +444,9 @@ export function insertImportedThread(
     createdAt: string;
     updatedAt: string;
   },
-): number {
-  return insertRow(
-    db,
+): Promise<number> {
+  return await insertRow(
+    q,
     "threads",
     [
       "project_id",
@@ -467,8 +474,8 @@ export function insertImportedThread(
 }
 
 /** Inserts an imported comment. */
-export function insertImportedComment(
-  db: Database,
+export async function insertImportedComment(
+  q: Queries,
   c: {
     projectId: number;
     threadId: number;
@@ -477,9 +484,9 @@ export function insertImportedComment(
     createdAt: string;
     updatedAt: string;
   },
-): number {
-  return insertRow(
-    db,
+): Promise<number> {
+  return await insertRow(
+    q,
     "comments",
     ["project_id", "thread_id", "author_id", "body", "created_at", "updated_at"],
     [c.projectId, c.threadId, c.authorId, c.body, c.createdAt, c.updatedAt],
@@ -487,8 +494,8 @@ export function insertImportedComment(
 }
 
 /** Inserts an imported note (hidden until `showImported`). */
-export function insertImportedNote(
-  db: Database,
+export async function insertImportedNote(
+  q: Queries,
   n: {
     projectId: number;
     authorId: number;
@@ -499,9 +506,9 @@ export function insertImportedNote(
     createdAt: string;
     updatedAt: string;
   },
-): number {
-  return insertRow(
-    db,
+): Promise<number> {
+  return await insertRow(
+    q,
     "notes",
     [
       "project_id",
@@ -529,12 +536,12 @@ export function insertImportedNote(
 }
 
 /** Inserts an imported chat message (hidden until `showImported`). */
-export function insertImportedMessage(
-  db: Database,
+export async function insertImportedMessage(
+  q: Queries,
   m: { projectId: number; authorId: number; text: string; createdAt: string; updatedAt: string },
-): number {
-  return insertRow(
-    db,
+): Promise<number> {
+  return await insertRow(
+    q,
     "chat_messages",
     ["project_id", "author_id", "text", "created_at", "updated_at", "deleted_at"],
     [m.projectId, m.authorId, m.text, m.createdAt, m.updatedAt, HIDDEN],
@@ -542,8 +549,8 @@ export function insertImportedMessage(
 }
 
 /** Inserts an imported to-do column. */
-export function insertImportedColumn(
-  db: Database,
+export async function insertImportedColumn(
+  q: Queries,
   c: {
     projectId: number;
     name: string;
@@ -552,9 +559,9 @@ export function insertImportedColumn(
     createdAt: string;
     updatedAt: string;
   },
-): number {
-  return insertRow(
-    db,
+): Promise<number> {
+  return await insertRow(
+    q,
     "todo_columns",
     ["project_id", "name", "key", "position", "created_at", "updated_at"],
     [c.projectId, c.name, c.key, c.position, c.createdAt, c.updatedAt],
@@ -562,8 +569,8 @@ export function insertImportedColumn(
 }
 
 /** Inserts an imported to-do item (hidden until `showImported`). */
-export function insertImportedItem(
-  db: Database,
+export async function insertImportedItem(
+  q: Queries,
   i: {
     projectId: number;
     columnId: number;
@@ -582,9 +589,9 @@ export function insertImportedItem(
     createdAt: string;
     updatedAt: string;
   },
-): number {
-  return insertRow(
-    db,
+): Promise<number> {
+  return await insertRow(
+    q,
     "todo_items",
     [
       "project_id",
@@ -628,8 +635,8 @@ export function insertImportedItem(
 }
 
 /** Inserts an imported milestone (hidden until `showImported`). */
-export function insertImportedMilestone(
-  db: Database,
+export async function insertImportedMilestone(
+  q: Queries,
   m: {
     projectId: number;
     creatorId: number;
@@ -639,9 +646,9 @@ export function insertImportedMilestone(
     createdAt: string;
     updatedAt: string;
   },
-): number {
-  return insertRow(
-    db,
+): Promise<number> {
+  return await insertRow(
+    q,
     "milestones",
     [
       "project_id",
@@ -667,8 +674,8 @@ export function insertImportedMilestone(
 }
 
 /** Inserts an imported calendar event (hidden until `showImported`). */
-export function insertImportedEvent(
-  db: Database,
+export async function insertImportedEvent(
+  q: Queries,
   e: {
     projectId: number;
     creatorId: number;
@@ -680,9 +687,9 @@ export function insertImportedEvent(
     createdAt: string;
     updatedAt: string;
   },
-): number {
-  return insertRow(
-    db,
+): Promise<number> {
+  return await insertRow(
+    q,
     "calendar_events",
     [
       "project_id",
@@ -712,8 +719,8 @@ export function insertImportedEvent(
 }
 
 /** Inserts an imported meeting and its invitees (hidden until `showImported`). */
-export function insertImportedMeeting(
-  db: Database,
+export async function insertImportedMeeting(
+  q: Queries,
   m: {
     projectId: number;
     creatorId: number;
@@ -726,9 +733,9 @@ export function insertImportedMeeting(
     createdAt: string;
     updatedAt: string;
   },
-): number {
-  const id = insertRow(
-    db,
+): Promise<number> {
+  const id = await insertRow(
+    q,
     "meetings",
     [
       "project_id",
@@ -755,17 +762,18 @@ export function insertImportedMeeting(
       HIDDEN,
     ],
   );
-  const invite = statement(
-    db.sql,
-    "INSERT INTO meeting_invitees (meeting_id, user_id) VALUES (?, ?) ON CONFLICT DO NOTHING",
-  );
-  for (const userId of m.inviteeIds) invite.run(id, userId);
+  for (const userId of m.inviteeIds) {
+    await q.run(
+      "INSERT INTO meeting_invitees (meeting_id, user_id) VALUES (?, ?) ON CONFLICT DO NOTHING",
+      [id, userId],
+    );
+  }
   return id;
 }
 
 /** Inserts an imported file record (hidden until `showImported`); its subject comes later. */
-export function insertImportedFile(
-  db: Database,
+export async function insertImportedFile(
+  q: Queries,
   f: {
     projectId: number;
     uploaderId: number;
@@ -776,9 +784,9 @@ export function insertImportedFile(
     source: string;
     createdAt: string;
   },
-): number {
-  return insertRow(
-    db,
+): Promise<number> {
+  return await insertRow(
+    q,
     "files",
     [
       "project_id",
@@ -806,31 +814,35 @@ export function insertImportedFile(
 }
 
 /** Records the subject an imported attachment upload was uploaded to. */
-export function setUploadedTo(
-  db: Database,
+export async function setUploadedTo(
+  q: Queries,
   fileId: number,
   to: { type: string; id: number },
-): void {
-  statement(db.sql, "UPDATE files SET uploaded_to_type = ?, uploaded_to_id = ? WHERE id = ?")
-    .run(to.type, to.id, fileId);
+): Promise<void> {
+  await q.run("UPDATE files SET uploaded_to_type = ?, uploaded_to_id = ? WHERE id = ?", [
+    to.type,
+    to.id,
+    fileId,
+  ]);
 }
 
 /** Links imported files to a subject, in the given order. */
-export function insertImportedAttachments(
-  db: Database,
+export async function insertImportedAttachments(
+  q: Queries,
   a: { projectId: number; subjectType: string; subjectId: number; fileIds: number[]; at: string },
-): void {
-  const stmt = statement(
-    db.sql,
-    `INSERT INTO attachments (project_id, file_id, subject_type, subject_id, created_at)
-     VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-  );
-  for (const fileId of a.fileIds) stmt.run(a.projectId, fileId, a.subjectType, a.subjectId, a.at);
+): Promise<void> {
+  for (const fileId of a.fileIds) {
+    await q.run(
+      `INSERT INTO attachments (project_id, file_id, subject_type, subject_id, created_at)
+       VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+      [a.projectId, fileId, a.subjectType, a.subjectId, a.at],
+    );
+  }
 }
 
 /** Appends an imported activity entry. */
-export function insertImportedActivity(
-  db: Database,
+export async function insertImportedActivity(
+  q: Queries,
   a: {
     projectId: number;
     kind: string;
@@ -840,10 +852,10 @@ export function insertImportedActivity(
     summary: string;
     createdAt: string;
   },
-): void {
-  statement(
-    db.sql,
+): Promise<void> {
+  await q.run(
     `INSERT INTO activity (project_id, kind, actor_id, subject_type, subject_id, summary, created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?)`,
-  ).run(a.projectId, a.kind, a.actorId, a.subjectType, a.subjectId, a.summary, a.createdAt);
+    [a.projectId, a.kind, a.actorId, a.subjectType, a.subjectId, a.summary, a.createdAt],
+  );
 }

@@ -1,5 +1,5 @@
 /** Storage of projects and their members. */
-import type { Database } from "./sqlite.ts";
+import type { Queries } from "./engine.ts";
 import type { Deletion } from "./subjects.ts";
 
 /** A project member role. */
@@ -53,64 +53,69 @@ function toProject(r: RawProject): ProjectRow {
 }
 
 /** Inserts a project and returns it. */
-export function insertProject(
-  db: Database,
+export async function insertProject(
+  q: Queries,
   p: { name: string; description: string; createdBy: number; at: string },
-): ProjectRow {
-  const r = db.sql.prepare(
+): Promise<ProjectRow> {
+  const r = (await q.get<RawProject>(
     `INSERT INTO projects (name, description, created_by, created_at, updated_at)
      VALUES (?, ?, ?, ?, ?) RETURNING ${RETURNING}`,
-  ).get(p.name, p.description, p.createdBy, p.at, p.at) as unknown as RawProject;
+    [p.name, p.description, p.createdBy, p.at, p.at],
+  ))!;
   return toProject(r);
 }
 
 /** Finds a project that is not deleted. */
-export function findProject(db: Database, id: number): ProjectRow | null {
-  const r = db.sql.prepare(
+export async function findProject(q: Queries, id: number): Promise<ProjectRow | null> {
+  const r = await q.get<RawProject>(
     `SELECT ${PROJECT_COLUMNS} FROM projects p WHERE p.id = ? AND p.deleted_at IS NULL`,
-  ).get(id) as RawProject | undefined;
+    [id],
+  );
   return r ? toProject(r) : null;
 }
 
 /** Projects `userId` belongs to, with their role, oldest first. */
-export function listProjectsOfUser(
-  db: Database,
+export async function listProjectsOfUser(
+  q: Queries,
   userId: number,
   includeArchived: boolean,
-): Array<ProjectRow & { role: ProjectRole }> {
-  const rows = db.sql.prepare(
+): Promise<Array<ProjectRow & { role: ProjectRole }>> {
+  const rows = await q.all<RawProject & { role: ProjectRole }>(
     `SELECT ${PROJECT_COLUMNS}, m.role FROM projects p
      JOIN project_members m ON m.project_id = p.id AND m.user_id = ?
      WHERE p.deleted_at IS NULL AND (? OR p.archived_at IS NULL)
      ORDER BY p.created_at, p.id`,
-  ).all(userId, includeArchived ? 1 : 0) as unknown as Array<RawProject & { role: ProjectRole }>;
+    [userId, includeArchived ? 1 : 0],
+  );
   return rows.map((r) => ({ ...toProject(r), role: r.role }));
 }
 
 /** Changes a project's name and/or description. */
-export function updateProject(
-  db: Database,
+export async function updateProject(
+  q: Queries,
   id: number,
   changes: { name?: string; description?: string },
   at: string,
-): ProjectRow {
-  const r = db.sql.prepare(
+): Promise<ProjectRow> {
+  const r = (await q.get<RawProject>(
     `UPDATE projects SET name = coalesce(?, name), description = coalesce(?, description),
      updated_at = ? WHERE id = ? RETURNING ${RETURNING}`,
-  ).get(changes.name ?? null, changes.description ?? null, at, id) as unknown as RawProject;
+    [changes.name ?? null, changes.description ?? null, at, id],
+  ))!;
   return toProject(r);
 }
 
 /** Archives (with the time) or unarchives (null) a project. */
-export function setProjectArchived(
-  db: Database,
+export async function setProjectArchived(
+  q: Queries,
   id: number,
   archivedAt: string | null,
   at: string,
-): ProjectRow {
-  const r = db.sql.prepare(
+): Promise<ProjectRow> {
+  const r = (await q.get<RawProject>(
     `UPDATE projects SET archived_at = ?, updated_at = ? WHERE id = ? RETURNING ${RETURNING}`,
-  ).get(archivedAt, at, id) as unknown as RawProject;
+    [archivedAt, at, id],
+  ))!;
   return toProject(r);
 }
 
@@ -118,19 +123,20 @@ export function setProjectArchived(
  * Moves a project to the trash: it disappears from every list and fetch until an admin
  * restores it or the sweep purges it.
  */
-export function deleteProject(db: Database, id: number, d: Deletion): void {
-  db.sql.prepare("UPDATE projects SET deleted_at = ?, deleted_by = ? WHERE id = ?").run(
-    d.at,
-    d.by,
-    id,
-  );
+export async function deleteProject(q: Queries, id: number, d: Deletion): Promise<void> {
+  await q.run("UPDATE projects SET deleted_at = ?, deleted_by = ? WHERE id = ?", [d.at, d.by, id]);
 }
 
 /** The role of `userId` in `projectId`, or null when not a member. */
-export function memberRole(db: Database, projectId: number, userId: number): ProjectRole | null {
-  const r = db.sql.prepare(
+export async function memberRole(
+  q: Queries,
+  projectId: number,
+  userId: number,
+): Promise<ProjectRole | null> {
+  const r = await q.get<{ role: ProjectRole }>(
     "SELECT role FROM project_members WHERE project_id = ? AND user_id = ?",
-  ).get(projectId, userId) as { role: ProjectRole } | undefined;
+    [projectId, userId],
+  );
   return r?.role ?? null;
 }
 
@@ -156,55 +162,72 @@ function toMember(r: RawMember): MemberRow {
 }
 
 /** The members of a project, in the order they joined. */
-export function listMembers(db: Database, projectId: number): MemberRow[] {
-  return (db.sql.prepare(`${MEMBER_SELECT} WHERE m.project_id = ? ORDER BY m.joined_at, m.user_id`)
-    .all(projectId) as unknown as RawMember[]).map(toMember);
+export async function listMembers(q: Queries, projectId: number): Promise<MemberRow[]> {
+  return (await q.all<RawMember>(
+    `${MEMBER_SELECT} WHERE m.project_id = ? ORDER BY m.joined_at, m.user_id`,
+    [projectId],
+  )).map(toMember);
 }
 
 /** One member of a project. */
-export function findMember(db: Database, projectId: number, userId: number): MemberRow | null {
-  const r = db.sql.prepare(`${MEMBER_SELECT} WHERE m.project_id = ? AND m.user_id = ?`)
-    .get(projectId, userId) as RawMember | undefined;
+export async function findMember(
+  q: Queries,
+  projectId: number,
+  userId: number,
+): Promise<MemberRow | null> {
+  const r = await q.get<RawMember>(`${MEMBER_SELECT} WHERE m.project_id = ? AND m.user_id = ?`, [
+    projectId,
+    userId,
+  ]);
   return r ? toMember(r) : null;
 }
 
 /** Adds a member; false when already one. */
-export function insertMember(
-  db: Database,
+export async function insertMember(
+  q: Queries,
   m: { projectId: number; userId: number; role: ProjectRole; at: string },
-): boolean {
-  return db.sql.prepare(
+): Promise<boolean> {
+  return (await q.run(
     `INSERT INTO project_members (project_id, user_id, role, joined_at) VALUES (?, ?, ?, ?)
      ON CONFLICT DO NOTHING`,
-  ).run(m.projectId, m.userId, m.role, m.at).changes === 1;
+    [m.projectId, m.userId, m.role, m.at],
+  )).changes === 1;
 }
 
 /** Changes a member's role. */
-export function updateMemberRole(
-  db: Database,
+export async function updateMemberRole(
+  q: Queries,
   projectId: number,
   userId: number,
   role: ProjectRole,
-): void {
-  db.sql.prepare("UPDATE project_members SET role = ? WHERE project_id = ? AND user_id = ?")
-    .run(role, projectId, userId);
+): Promise<void> {
+  await q.run("UPDATE project_members SET role = ? WHERE project_id = ? AND user_id = ?", [
+    role,
+    projectId,
+    userId,
+  ]);
 }
 
 /** Removes a member. */
-export function deleteMember(db: Database, projectId: number, userId: number): void {
-  db.sql.prepare("DELETE FROM project_members WHERE project_id = ? AND user_id = ?")
-    .run(projectId, userId);
+export async function deleteMember(q: Queries, projectId: number, userId: number): Promise<void> {
+  await q.run("DELETE FROM project_members WHERE project_id = ? AND user_id = ?", [
+    projectId,
+    userId,
+  ]);
 }
 
 /** Counts a project's owners. */
-export function countOwners(db: Database, projectId: number): number {
-  return (db.sql.prepare(
+export async function countOwners(q: Queries, projectId: number): Promise<number> {
+  return ((await q.get<{ n: number }>(
     "SELECT count(*) AS n FROM project_members WHERE project_id = ? AND role = 'owner'",
-  ).get(projectId) as { n: number }).n;
+    [projectId],
+  ))!).n;
 }
 
 /** The user ids of a project's members. */
-export function memberIds(db: Database, projectId: number): number[] {
-  return (db.sql.prepare("SELECT user_id FROM project_members WHERE project_id = ?")
-    .all(projectId) as Array<{ user_id: number }>).map((r) => r.user_id);
+export async function memberIds(q: Queries, projectId: number): Promise<number[]> {
+  return (await q.all<{ user_id: number }>(
+    "SELECT user_id FROM project_members WHERE project_id = ?",
+    [projectId],
+  )).map((r) => r.user_id);
 }

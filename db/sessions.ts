@@ -1,5 +1,5 @@
 /** Storage of server-side sessions, keyed by a hash of the session id. */
-import type { Database } from "./sqlite.ts";
+import type { Queries } from "./engine.ts";
 
 /** A stored session. */
 export interface SessionRow {
@@ -11,25 +11,25 @@ export interface SessionRow {
 }
 
 /** Stores a new session. */
-export function insertSession(db: Database, s: SessionRow): void {
-  db.sql.prepare(
+export async function insertSession(q: Queries, s: SessionRow): Promise<void> {
+  await q.run(
     "INSERT INTO sessions (id_hash, user_id, issued_at, last_used_at, expires_at) VALUES (?, ?, ?, ?, ?)",
-  ).run(s.idHash, s.userId, s.issuedAt, s.lastUsedAt, s.expiresAt);
+    [s.idHash, s.userId, s.issuedAt, s.lastUsedAt, s.expiresAt],
+  );
 }
 
 /** Finds a session by the hash of its id. */
-export function findSession(db: Database, idHash: string): SessionRow | null {
-  const r = db.sql.prepare(
+export async function findSession(q: Queries, idHash: string): Promise<SessionRow | null> {
+  const r = await q.get<{
+    id_hash: string;
+    user_id: number;
+    issued_at: string;
+    last_used_at: string;
+    expires_at: string;
+  }>(
     "SELECT id_hash, user_id, issued_at, last_used_at, expires_at FROM sessions WHERE id_hash = ?",
-  ).get(idHash) as
-    | {
-      id_hash: string;
-      user_id: number;
-      issued_at: string;
-      last_used_at: string;
-      expires_at: string;
-    }
-    | undefined;
+    [idHash],
+  );
   return r
     ? {
       idHash: r.id_hash,
@@ -42,32 +42,34 @@ export function findSession(db: Database, idHash: string): SessionRow | null {
 }
 
 /** Records that a session was used. */
-export function touchSession(db: Database, idHash: string, at: string): void {
-  db.sql.prepare("UPDATE sessions SET last_used_at = ? WHERE id_hash = ?").run(at, idHash);
+export async function touchSession(q: Queries, idHash: string, at: string): Promise<void> {
+  await q.run("UPDATE sessions SET last_used_at = ? WHERE id_hash = ?", [at, idHash]);
 }
 
 /** Deletes one session. */
-export function deleteSession(db: Database, idHash: string): void {
-  db.sql.prepare("DELETE FROM sessions WHERE id_hash = ?").run(idHash);
+export async function deleteSession(q: Queries, idHash: string): Promise<void> {
+  await q.run("DELETE FROM sessions WHERE id_hash = ?", [idHash]);
 }
 
 /** Deletes every session of a user; returns how many. */
-export function deleteUserSessions(db: Database, userId: number): number {
-  return Number(db.sql.prepare("DELETE FROM sessions WHERE user_id = ?").run(userId).changes);
+export async function deleteUserSessions(q: Queries, userId: number): Promise<number> {
+  return (await q.run("DELETE FROM sessions WHERE user_id = ?", [userId])).changes;
 }
 
 /** Deletes sessions expired before `now`. */
-export function deleteExpiredSessions(db: Database, now: string): number {
-  return Number(db.sql.prepare("DELETE FROM sessions WHERE expires_at <= ?").run(now).changes);
+export async function deleteExpiredSessions(q: Queries, now: string): Promise<number> {
+  return (await q.run("DELETE FROM sessions WHERE expires_at <= ?", [now])).changes;
 }
 
 /** Deletes every session of a user but `keepIdHash`; returns the hashes of those deleted. */
-export function deleteOtherUserSessions(
-  db: Database,
+export async function deleteOtherUserSessions(
+  q: Queries,
   userId: number,
   keepIdHash: string,
-): string[] {
-  return (db.sql.prepare(
+): Promise<string[]> {
+  // A write returning rows: call it with a transaction's queries.
+  return (await q.all<{ id_hash: string }>(
     "DELETE FROM sessions WHERE user_id = ? AND id_hash <> ? RETURNING id_hash",
-  ).all(userId, keepIdHash) as Array<{ id_hash: string }>).map((r) => r.id_hash);
+    [userId, keepIdHash],
+  )).map((r) => r.id_hash);
 }

@@ -25,7 +25,10 @@ export interface Database {
    * to the writer.
    */
   reader(): DatabaseSync;
-  /** Runs `fn` in one `BEGIN IMMEDIATE` transaction (a savepoint when nested). */
+  /**
+   * Runs `fn` in one `BEGIN IMMEDIATE` transaction (a savepoint when nested). For the start-up
+   * (migrations) and tests only: the server writes through the engine's transactions.
+   */
   tx<T>(fn: () => T): T;
   /**
    * Queues `fn` to run inside the next group commit and resolves once that commit is
@@ -37,10 +40,10 @@ export interface Database {
    * that outlasts its macrotask is rolled back whole and its jobs fail, and a `tx` started
    * meanwhile (from outside the batch) is refused rather than joining it.
    *
-   * Not yet used by the server for writes: under Deno, other requests' promise continuations
-   * (a password hash's callback, for one) can run between the awaits of an asynchronous job,
-   * and their synchronous `tx` is then refused (a 500). Asynchronous writers can share the
-   * writer only once every writer is asynchronous (issue 18).
+   * Under Deno, other requests' promise continuations (a password hash's callback, for one)
+   * run between the awaits of an asynchronous job, so a synchronous `tx` of theirs would be
+   * refused: that is why every writer of the server goes through the engine
+   * (`sqlite_engine.ts`), whose transactions are jobs of this commit.
    */
   commit<T>(fn: () => T | Promise<T>): Promise<T>;
   /**

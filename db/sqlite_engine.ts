@@ -7,6 +7,7 @@
  * disk, a `RAISE(ROLLBACK)`) fails with the jobs before it while the rest run again. Queries
  * outside a transaction go to the database's read-only connection (`Database.reader`).
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 import type { DatabaseSync } from "node:sqlite";
 import type { Engine, Queries, Row, SqlValue } from "./engine.ts";
 import { type Database, openDatabase } from "./sqlite.ts";
@@ -14,25 +15,48 @@ import { type Database, openDatabase } from "./sqlite.ts";
 /** The queries of one connection (its `prepare` keeps statements: `keepStatements`). */
 function queriesOf(connection: () => DatabaseSync): Queries {
   return {
-    get: <T extends Row>(text: string, params: SqlValue[] = []) =>
+    get: <T = Row>(text: string, params: SqlValue[] = []) =>
       Promise.resolve(connection().prepare(text).get(...params) as T | undefined),
-    all: <T extends Row>(text: string, params: SqlValue[] = []) =>
+    all: <T = Row>(text: string, params: SqlValue[] = []) =>
       Promise.resolve(connection().prepare(text).all(...params) as T[]),
     run: (text: string, params: SqlValue[] = []) =>
       Promise.resolve({ changes: Number(connection().prepare(text).run(...params).changes) }),
   };
 }
 
+/**
+ * Set while a transaction's callback (and whatever it awaits) runs. Using the engine itself
+ * there is a mistake this engine cannot serve: a read would not see the transaction's own
+ * writes, and a write would wait for the transaction it is part of, forever.
+ */
+const insideTransaction = new AsyncLocalStorage<true>();
+
+function outside(): void {
+  if (insideTransaction.getStore()) {
+    throw new Error(
+      "Cannot use the engine inside one of its transactions: use the transaction's queries",
+    );
+  }
+}
+
 /** `database` as an engine; closing the engine closes the database. */
 export function sqliteEngine(database: Database): Engine {
   const writes = queriesOf(() => database.sql);
   const reads = queriesOf(() => database.reader());
-  const transaction = <T>(fn: (tx: Queries) => Promise<T>): Promise<T> =>
-    database.commit(() => fn(writes));
+  const transaction = <T>(fn: (tx: Queries) => Promise<T>): Promise<T> => {
+    outside();
+    return database.commit(() => insideTransaction.run(true, () => fn(writes)));
+  };
   return {
     kind: "sqlite",
-    get: reads.get,
-    all: reads.all,
+    get: <T = Row>(text: string, params: SqlValue[] = []) => {
+      outside();
+      return reads.get<T>(text, params);
+    },
+    all: <T = Row>(text: string, params: SqlValue[] = []) => {
+      outside();
+      return reads.all<T>(text, params);
+    },
     run: (text: string, params: SqlValue[] = []) => transaction((tx) => tx.run(text, params)),
     transaction,
     async close() {

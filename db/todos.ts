@@ -1,5 +1,5 @@
 /** Storage of kanban columns and to-do items. */
-import type { Database } from "./sqlite.ts";
+import type { Queries } from "./engine.ts";
 import type { Deletion } from "./subjects.ts";
 
 /** A column key of the standard set. */
@@ -39,7 +39,7 @@ export interface ItemRow {
   updatedAt: string;
 }
 
-interface RawColumn {
+type RawColumn = {
   id: number;
   project_id: number;
   name: string;
@@ -47,9 +47,9 @@ interface RawColumn {
   position: number;
   created_at: string;
   updated_at: string;
-}
+};
 
-interface RawItem {
+type RawItem = {
   id: number;
   project_id: number;
   column_id: number;
@@ -67,7 +67,7 @@ interface RawItem {
   milestone_id: number | null;
   created_at: string;
   updated_at: string;
-}
+};
 
 const COLUMN_SELECT =
   "SELECT id, project_id, name, key, position, created_at, updated_at FROM todo_columns";
@@ -111,148 +111,185 @@ export function toItem(r: RawItem): ItemRow {
 }
 
 /** The columns of a project by position. */
-export function listColumns(db: Database, projectId: number): ColumnRow[] {
-  return (db.sql.prepare(`${COLUMN_SELECT} WHERE project_id = ? ORDER BY position, id`).all(
+export async function listColumns(q: Queries, projectId: number): Promise<ColumnRow[]> {
+  return (await q.all<RawColumn>(`${COLUMN_SELECT} WHERE project_id = ? ORDER BY position, id`, [
     projectId,
-  ) as unknown as RawColumn[])
-    .map(toColumn);
+  ])).map(toColumn);
 }
 
 /** Inserts a column at `position`. */
-export function insertColumn(
-  db: Database,
+export async function insertColumn(
+  q: Queries,
   c: { projectId: number; name: string; key: ColumnKey | null; position: number; at: string },
-): void {
-  db.sql.prepare(
+): Promise<void> {
+  await q.run(
     "INSERT INTO todo_columns (project_id, name, key, position, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
-  ).run(c.projectId, c.name, c.key, c.position, c.at, c.at);
+    [c.projectId, c.name, c.key, c.position, c.at, c.at],
+  );
 }
 
 /** A column of a project. */
-export function findColumn(db: Database, projectId: number, id: number): ColumnRow | null {
-  const r = db.sql.prepare(`${COLUMN_SELECT} WHERE id = ? AND project_id = ?`).get(id, projectId) as
-    | RawColumn
-    | undefined;
+export async function findColumn(
+  q: Queries,
+  projectId: number,
+  id: number,
+): Promise<ColumnRow | null> {
+  const r = await q.get<RawColumn>(`${COLUMN_SELECT} WHERE id = ? AND project_id = ?`, [
+    id,
+    projectId,
+  ]);
   return r ? toColumn(r) : null;
 }
 
 /** Renames a column. */
-export function renameColumn(db: Database, id: number, name: string, at: string): void {
-  db.sql.prepare("UPDATE todo_columns SET name = ?, updated_at = ? WHERE id = ?").run(name, at, id);
+export async function renameColumn(
+  q: Queries,
+  id: number,
+  name: string,
+  at: string,
+): Promise<void> {
+  await q.run("UPDATE todo_columns SET name = ?, updated_at = ? WHERE id = ?", [name, at, id]);
 }
 
 /** Deletes a column and renumbers the rest 0..n-1. */
-export function deleteColumn(db: Database, projectId: number, id: number): void {
-  db.sql.prepare("DELETE FROM todo_columns WHERE id = ?").run(id);
-  const renumber = db.sql.prepare("UPDATE todo_columns SET position = ? WHERE id = ?");
-  listColumns(db, projectId).forEach((c, i) => renumber.run(i, c.id));
+export async function deleteColumn(q: Queries, projectId: number, id: number): Promise<void> {
+  await q.run("DELETE FROM todo_columns WHERE id = ?", [id]);
+  const rest = await listColumns(q, projectId);
+  for (const [i, c] of rest.entries()) {
+    await q.run("UPDATE todo_columns SET position = ? WHERE id = ?", [i, c.id]);
+  }
 }
 
 /** Counts the items (deleted ones included) that still point at a column. */
-export function countColumnItems(
-  db: Database,
+export async function countColumnItems(
+  q: Queries,
   columnId: number,
   options: { live: boolean },
-): number {
-  return (db.sql.prepare(
+): Promise<number> {
+  return (await q.get<{ n: number }>(
     `SELECT count(*) AS n FROM todo_items WHERE column_id = ? ${
       options.live ? "AND deleted_at IS NULL" : ""
     }`,
-  ).get(columnId) as { n: number }).n;
+    [columnId],
+  ))!.n;
 }
 
 /**
  * Moves the deleted items of a column to another, so the column can be removed. Their old
  * place means nothing there: restored, they go last (an index past any column's end).
  */
-export function rehomeDeletedItems(db: Database, fromColumn: number, toColumn: number): void {
-  db.sql.prepare(
+export async function rehomeDeletedItems(
+  q: Queries,
+  fromColumn: number,
+  toColumn: number,
+): Promise<void> {
+  await q.run(
     `UPDATE todo_items SET column_id = ?, order_index = ?
      WHERE column_id = ? AND deleted_at IS NOT NULL`,
-  ).run(toColumn, Number.MAX_SAFE_INTEGER, fromColumn);
+    [toColumn, Number.MAX_SAFE_INTEGER, fromColumn],
+  );
 }
 
 /** Inserts an item. */
-export function insertItem(
-  db: Database,
+export async function insertItem(
+  q: Queries,
   i: Omit<ItemRow, "id" | "completed" | "completedAt" | "updatedAt">,
-): number {
-  return (db.sql.prepare(
+): Promise<number> {
+  return (await q.get<{ id: number }>(
     `INSERT INTO todo_items (project_id, column_id, creator_id, title, description, assignee_id,
      priority, start_date, due_date, tags, order_index, milestone_id, created_at, updated_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-  ).get(
-    i.projectId,
-    i.columnId,
-    i.creatorId,
-    i.title,
-    i.description,
-    i.assigneeId,
-    i.priority,
-    i.startDate,
-    i.dueDate,
-    JSON.stringify(i.tags),
-    i.orderIndex,
-    i.milestoneId,
-    i.createdAt,
-    i.createdAt,
-  ) as { id: number }).id;
+    [
+      i.projectId,
+      i.columnId,
+      i.creatorId,
+      i.title,
+      i.description,
+      i.assigneeId,
+      i.priority,
+      i.startDate,
+      i.dueDate,
+      JSON.stringify(i.tags),
+      i.orderIndex,
+      i.milestoneId,
+      i.createdAt,
+      i.createdAt,
+    ],
+  ))!.id;
 }
 
 /** A live item of a project. */
-export function findItem(db: Database, projectId: number, id: number): ItemRow | null {
-  const r = db.sql.prepare(
+export async function findItem(
+  q: Queries,
+  projectId: number,
+  id: number,
+): Promise<ItemRow | null> {
+  const r = await q.get<RawItem>(
     `${ITEM_SELECT} WHERE i.id = ? AND i.project_id = ? AND i.deleted_at IS NULL`,
-  )
-    .get(id, projectId) as RawItem | undefined;
+    [id, projectId],
+  );
   return r ? toItem(r) : null;
 }
 
 /** Live items of a project among `ids`. */
-export function findItems(db: Database, projectId: number, ids: number[]): ItemRow[] {
+export async function findItems(
+  q: Queries,
+  projectId: number,
+  ids: number[],
+): Promise<ItemRow[]> {
   if (ids.length === 0) return [];
-  return (db.sql.prepare(
+  return (await q.all<RawItem>(
     `${ITEM_SELECT} WHERE i.project_id = ? AND i.deleted_at IS NULL AND i.id IN (${
       ids.map(() => "?").join(",")
     })`,
-  ).all(projectId, ...ids) as unknown as RawItem[]).map(toItem);
+    [projectId, ...ids],
+  )).map(toItem);
 }
 
 /** A project's live items, by column position then order, with optional filters. */
-export function listItems(
-  db: Database,
+export async function listItems(
+  q: Queries,
   projectId: number,
   filters: { columnId: number | null; assigneeId: number | null; milestoneId: number | null },
-): ItemRow[] {
-  return (db.sql.prepare(
+): Promise<ItemRow[]> {
+  return (await q.all<RawItem>(
     `${ITEM_SELECT} JOIN todo_columns c ON c.id = i.column_id
      WHERE i.project_id = ? AND i.deleted_at IS NULL
      AND (? IS NULL OR i.column_id = ?) AND (? IS NULL OR i.assignee_id = ?) AND (? IS NULL OR i.milestone_id = ?)
      ORDER BY c.position, i.order_index, i.id`,
-  ).all(
-    projectId,
-    filters.columnId,
-    filters.columnId,
-    filters.assigneeId,
-    filters.assigneeId,
-    filters.milestoneId,
-    filters.milestoneId,
-  ) as unknown as RawItem[]).map(toItem);
+    [
+      projectId,
+      filters.columnId,
+      filters.columnId,
+      filters.assigneeId,
+      filters.assigneeId,
+      filters.milestoneId,
+      filters.milestoneId,
+    ],
+  )).map(toItem);
 }
 
 /** The live item ids of a column in order. */
-export function columnItemIds(db: Database, columnId: number): number[] {
-  return (db.sql.prepare(
+export async function columnItemIds(q: Queries, columnId: number): Promise<number[]> {
+  return (await q.all<{ id: number }>(
     "SELECT id FROM todo_items WHERE column_id = ? AND deleted_at IS NULL ORDER BY order_index, id",
-  ).all(columnId) as Array<{ id: number }>).map((r) => r.id);
+    [columnId],
+  )).map((r) => r.id);
 }
 
 /** Places `ids` in `columnId` at positions 0..n-1 in the given order. */
-export function placeItems(db: Database, columnId: number, ids: number[], at: string): void {
-  const stmt = db.sql.prepare(
-    "UPDATE todo_items SET column_id = ?, order_index = ?, updated_at = ? WHERE id = ?",
-  );
-  ids.forEach((id, index) => stmt.run(columnId, index, at, id));
+export async function placeItems(
+  q: Queries,
+  columnId: number,
+  ids: number[],
+  at: string,
+): Promise<void> {
+  for (const [index, id] of ids.entries()) {
+    await q.run(
+      "UPDATE todo_items SET column_id = ?, order_index = ?, updated_at = ? WHERE id = ?",
+      [columnId, index, at, id],
+    );
+  }
 }
 
 /** The fields of an item that can be changed. */
@@ -282,36 +319,42 @@ const CHANGE_COLUMNS: Record<keyof ItemChanges, string> = {
 };
 
 /** Applies the given changes (a key present with null clears that column). */
-export function updateItem(db: Database, id: number, changes: ItemChanges, at: string): void {
+export async function updateItem(
+  q: Queries,
+  id: number,
+  changes: ItemChanges,
+  at: string,
+): Promise<void> {
   const keys = Object.keys(changes) as Array<keyof ItemChanges>;
   const values = keys.map((k) =>
     k === "tags" ? JSON.stringify(changes.tags ?? []) : changes[k] ?? null
   );
-  db.sql.prepare(
+  await q.run(
     `UPDATE todo_items SET ${
       keys.map((k) => `${CHANGE_COLUMNS[k]} = ?`).concat("updated_at = ?").join(", ")
     } WHERE id = ?`,
-  ).run(...(values as Array<string | number | null>), at, id);
+    [...(values as Array<string | number | null>), at, id],
+  );
 }
 
 /** Sets completion. */
-export function setCompleted(
-  db: Database,
+export async function setCompleted(
+  q: Queries,
   id: number,
   completedAt: string | null,
   at: string,
-): void {
-  db.sql.prepare(
+): Promise<void> {
+  await q.run(
     "UPDATE todo_items SET completed = ?, completed_at = ?, updated_at = ? WHERE id = ?",
-  )
-    .run(completedAt ? 1 : 0, completedAt, at, id);
+    [completedAt ? 1 : 0, completedAt, at, id],
+  );
 }
 
 /** Moves an item to the trash (its `updated_at` stays as it was). */
-export function deleteItem(db: Database, id: number, d: Deletion): void {
-  db.sql.prepare("UPDATE todo_items SET deleted_at = ?, deleted_by = ? WHERE id = ?").run(
+export async function deleteItem(q: Queries, id: number, d: Deletion): Promise<void> {
+  await q.run("UPDATE todo_items SET deleted_at = ?, deleted_by = ? WHERE id = ?", [
     d.at,
     d.by,
     id,
-  );
+  ]);
 }

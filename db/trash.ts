@@ -5,20 +5,8 @@
  * the caller commits one at a time. Deleted projects are listed, restored, and purged table by
  * table in the same bounded way.
  */
-import type { StatementSync } from "node:sqlite";
+import type { Queries } from "./engine.ts";
 import type { AttachableType } from "./files.ts";
-import type { Database } from "./sqlite.ts";
-
-/** Statements a purge runs for every row, compiled once per database. */
-const statements = new WeakMap<Database, Map<string, StatementSync>>();
-
-function prepared(db: Database, sql: string): StatementSync {
-  let cache = statements.get(db);
-  if (!cache) statements.set(db, cache = new Map());
-  let stmt = cache.get(sql);
-  if (!stmt) cache.set(sql, stmt = db.sql.prepare(sql));
-  return stmt;
-}
 
 /** The kinds of item a project's trash holds (the activity `subjectType` names). */
 export type TrashType =
@@ -114,7 +102,7 @@ export interface TrashRow {
   ownerId: number;
 }
 
-interface RawTrash {
+type RawTrash = {
   type: TrashType;
   id: number;
   project_id: number;
@@ -122,7 +110,7 @@ interface RawTrash {
   deleted_at: string;
   deleted_by: number | null;
   owner_id: number;
-}
+};
 
 function toTrash(r: RawTrash): TrashRow {
   return {
@@ -145,59 +133,66 @@ function entriesOf(type: TrashType): string {
 }
 
 /** A page of a project's trash, most recently deleted first (then id, descending). */
-export function listTrash(
-  db: Database,
+export async function listTrash(
+  q: Queries,
   projectId: number,
   page: { limit: number; offset: number },
-): { items: TrashRow[]; total: number } {
-  const all = TRASH_TYPES.map((type) => `${entriesOf(type)} AND t.project_id = :project`)
+): Promise<{ items: TrashRow[]; total: number }> {
+  // ?1 is the project in every part; ?2 and ?3 the page.
+  const all = TRASH_TYPES.map((type) => `${entriesOf(type)} AND t.project_id = ?1`)
     .join(" UNION ALL ");
-  const items = (db.sql.prepare(
-    `SELECT * FROM (${all}) ORDER BY deleted_at DESC, id DESC, type DESC LIMIT :limit OFFSET :offset`,
-  ).all({ project: projectId, limit: page.limit, offset: page.offset }) as unknown as RawTrash[])
-    .map(toTrash);
-  const { n } = db.sql.prepare(`SELECT count(*) AS n FROM (${all})`).get({
-    project: projectId,
-  }) as { n: number };
+  const items = (await q.all<RawTrash>(
+    `SELECT * FROM (${all}) ORDER BY deleted_at DESC, id DESC, type DESC LIMIT ?2 OFFSET ?3`,
+    [projectId, page.limit, page.offset],
+  )).map(toTrash);
+  const { n } = (await q.get<{ n: number }>(`SELECT count(*) AS n FROM (${all})`, [projectId]))!;
   return { items, total: n };
 }
 
 /** One trash entry of a project, or null when that item is live, gone, or went with another. */
-export function findTrashed(
-  db: Database,
+export async function findTrashed(
+  q: Queries,
   projectId: number,
   ref: { type: TrashType; id: number },
-): TrashRow | null {
-  const r = db.sql.prepare(`${entriesOf(ref.type)} AND t.project_id = ? AND t.id = ?`)
-    .get(projectId, ref.id) as RawTrash | undefined;
+): Promise<TrashRow | null> {
+  const r = await q.get<RawTrash>(`${entriesOf(ref.type)} AND t.project_id = ? AND t.id = ?`, [
+    projectId,
+    ref.id,
+  ]);
   return r ? toTrash(r) : null;
 }
 
 /** Takes an item out of the trash (its `updated_at` untouched). */
-export function restoreRow(db: Database, ref: { type: TrashType; id: number }): void {
+export async function restoreRow(
+  q: Queries,
+  ref: { type: TrashType; id: number },
+): Promise<void> {
   const extra = ref.type === "comment"
     ? ", deleted_with_thread = 0"
     : ref.type === "file"
     ? ", deleted_with_subject = 0"
     : "";
-  db.sql.prepare(
+  await q.run(
     `UPDATE ${KINDS[ref.type].table} SET deleted_at = NULL, deleted_by = NULL${extra} WHERE id = ?`,
-  ).run(ref.id);
+    [ref.id],
+  );
 }
 
 /** Brings back the comments that went to the trash with their thread; returns their ids. */
-export function restoreThreadComments(db: Database, threadId: number): number[] {
-  return (db.sql.prepare(
+export async function restoreThreadComments(q: Queries, threadId: number): Promise<number[]> {
+  return (await q.all<{ id: number }>(
     `UPDATE comments SET deleted_at = NULL, deleted_by = NULL, deleted_with_thread = 0
      WHERE thread_id = ? AND deleted_with_thread = 1 RETURNING id`,
-  ).all(threadId) as Array<{ id: number }>).map((r) => r.id);
+    [threadId],
+  )).map((r) => r.id);
 }
 
 /** Whether the thread of a comment is deleted. */
-export function threadOfCommentDeleted(db: Database, commentId: number): boolean {
-  const r = db.sql.prepare(
+export async function threadOfCommentDeleted(q: Queries, commentId: number): Promise<boolean> {
+  const r = await q.get<{ deleted_at: string | null }>(
     "SELECT t.deleted_at FROM comments c JOIN threads t ON t.id = c.thread_id WHERE c.id = ?",
-  ).get(commentId) as { deleted_at: string | null } | undefined;
+    [commentId],
+  );
   return r !== undefined && r.deleted_at !== null;
 }
 
@@ -205,16 +200,18 @@ export function threadOfCommentDeleted(db: Database, commentId: number): boolean
  * Brings back the files that went to the trash with a subject (not those deleted on their
  * own) and that `subjects` link: a restored item has its attachments again.
  */
-export function restoreLinkedFiles(
-  db: Database,
+export async function restoreLinkedFiles(
+  q: Queries,
   subjects: Array<{ type: AttachableType; id: number }>,
-): void {
-  const stmt = db.sql.prepare(
-    `UPDATE files SET deleted_at = NULL, deleted_by = NULL, deleted_with_subject = 0
-     WHERE deleted_with_subject = 1 AND deleted_at IS NOT NULL
-     AND id IN (SELECT file_id FROM attachments WHERE subject_type = ? AND subject_id = ?)`,
-  );
-  for (const s of subjects) stmt.run(s.type, s.id);
+): Promise<void> {
+  for (const s of subjects) {
+    await q.run(
+      `UPDATE files SET deleted_at = NULL, deleted_by = NULL, deleted_with_subject = 0
+       WHERE deleted_with_subject = 1 AND deleted_at IS NOT NULL
+       AND id IN (SELECT file_id FROM attachments WHERE subject_type = ? AND subject_id = ?)`,
+      [s.type, s.id],
+    );
+  }
 }
 
 /**
@@ -222,31 +219,38 @@ export function restoreLinkedFiles(
  * shorter now), renumbering the column 0..n-1. Items whose index changes get `updated_at` =
  * `at`, as on any move; the restored item keeps its own.
  */
-export function restoreItemPlace(db: Database, itemId: number, at: string): void {
-  const item = db.sql.prepare("SELECT column_id, order_index FROM todo_items WHERE id = ?")
-    .get(itemId) as { column_id: number; order_index: number } | undefined;
+export async function restoreItemPlace(q: Queries, itemId: number, at: string): Promise<void> {
+  const item = await q.get<{ column_id: number; order_index: number }>(
+    "SELECT column_id, order_index FROM todo_items WHERE id = ?",
+    [itemId],
+  );
   if (!item) return;
-  const ids = (db.sql.prepare(
+  const ids = (await q.all<{ id: number }>(
     `SELECT id FROM todo_items WHERE column_id = ? AND deleted_at IS NULL AND id <> ?
      ORDER BY order_index, id`,
-  ).all(item.column_id, itemId) as Array<{ id: number }>).map((r) => r.id);
+    [item.column_id, itemId],
+  )).map((r) => r.id);
   ids.splice(Math.min(Math.max(0, item.order_index), ids.length), 0, itemId);
-  const place = db.sql.prepare(
-    `UPDATE todo_items SET order_index = :index,
-       updated_at = CASE WHEN id = :restored OR order_index = :index THEN updated_at ELSE :at END
-     WHERE id = :id`,
-  );
-  ids.forEach((id, index) => place.run({ index, restored: itemId, at, id }));
+  for (const [index, id] of ids.entries()) {
+    await q.run(
+      `UPDATE todo_items SET order_index = ?1,
+         updated_at = CASE WHEN id = ?2 OR order_index = ?1 THEN updated_at ELSE ?3 END
+       WHERE id = ?4`,
+      [index, itemId, at, id],
+    );
+  }
 }
 
 /** A file of a project, live or deleted, with its stored name; null when there is none. */
-export function findAnyFile(
-  db: Database,
+export async function findAnyFile(
+  q: Queries,
   projectId: number,
   fileId: number,
-): { id: number; storedName: string } | null {
-  const r = db.sql.prepare("SELECT id, stored_name FROM files WHERE id = ? AND project_id = ?")
-    .get(fileId, projectId) as { id: number; stored_name: string } | undefined;
+): Promise<{ id: number; storedName: string } | null> {
+  const r = await q.get<{ id: number; stored_name: string }>(
+    "SELECT id, stored_name FROM files WHERE id = ? AND project_id = ?",
+    [fileId, projectId],
+  );
   return r ? { id: r.id, storedName: r.stored_name } : null;
 }
 
@@ -278,18 +282,23 @@ const PURGE_ORDER: readonly TrashType[] = [
  * went with it are purged with the thread (in one transaction, so a restore never finds a thread
  * without them); a file gone with a subject waits until nothing links it.
  */
-function expiredIds(db: Database, type: TrashType, cutoff: string, limit: number): number[] {
+async function expiredIds(
+  q: Queries,
+  type: TrashType,
+  cutoff: string,
+  limit: number,
+): Promise<number[]> {
   const extra = type === "comment"
     ? "AND t.deleted_with_thread = 0"
     : type === "file"
     ? `AND (t.deleted_with_subject = 0 OR NOT EXISTS (SELECT 1 FROM attachments a
          WHERE a.file_id = t.id AND ${SUBJECT_EXISTS}))`
     : "";
-  return (prepared(
-    db,
+  return (await q.all<{ id: number }>(
     `SELECT t.id FROM ${KINDS[type].table} t WHERE t.deleted_at IS NOT NULL
      AND t.deleted_at <= ? ${extra} ORDER BY t.deleted_at, t.id LIMIT ?`,
-  ).all(cutoff, limit) as Array<{ id: number }>).map((r) => r.id);
+    [cutoff, limit],
+  )).map((r) => r.id);
 }
 
 /**
@@ -298,37 +307,39 @@ function expiredIds(db: Database, type: TrashType, cutoff: string, limit: number
  * them). A live file uploaded to it forgets the subject (`uploaded_to_id` 0 names none) so
  * that it still goes with the last item linking it.
  */
-function purgeDependants(db: Database, type: TrashType, id: number): void {
+async function purgeDependants(q: Queries, type: TrashType, id: number): Promise<void> {
   if (KINDS[type].attachable) {
-    prepared(db, "DELETE FROM attachments WHERE subject_type = ? AND subject_id = ?")
-      .run(type, id);
-    prepared(
-      db,
+    await q.run("DELETE FROM attachments WHERE subject_type = ? AND subject_id = ?", [type, id]);
+    await q.run(
       "UPDATE files SET uploaded_to_id = 0 WHERE uploaded_to_type = ? AND uploaded_to_id = ?",
-    ).run(type, id);
+      [type, id],
+    );
   }
-  prepared(db, "DELETE FROM activity WHERE subject_type = ? AND subject_id = ?").run(type, id);
-  prepared(db, "DELETE FROM notifications WHERE subject_type = ? AND subject_id = ?")
-    .run(type, id);
+  await q.run("DELETE FROM activity WHERE subject_type = ? AND subject_id = ?", [type, id]);
+  await q.run("DELETE FROM notifications WHERE subject_type = ? AND subject_id = ?", [type, id]);
 }
 
 /**
  * Deletes one item for good with what names it (a thread with all its comments); returns the
  * stored name of a purged file, whose bytes the caller removes after the commit.
  */
-export function purgeItem(db: Database, type: TrashType, id: number): string | null {
+export async function purgeItem(
+  q: Queries,
+  type: TrashType,
+  id: number,
+): Promise<string | null> {
   if (type === "thread") {
-    const comments = prepared(db, "SELECT id FROM comments WHERE thread_id = ?")
-      .all(id) as Array<{ id: number }>;
-    for (const c of comments) purgeDependants(db, "comment", c.id);
+    const comments = await q.all<{ id: number }>("SELECT id FROM comments WHERE thread_id = ?", [
+      id,
+    ]);
+    for (const c of comments) await purgeDependants(q, "comment", c.id);
   }
-  purgeDependants(db, type, id);
+  await purgeDependants(q, type, id);
   const stored = type === "file"
-    ? (prepared(db, "SELECT stored_name FROM files WHERE id = ?").get(id) as
-      | { stored_name: string }
-      | undefined)?.stored_name ?? null
+    ? (await q.get<{ stored_name: string }>("SELECT stored_name FROM files WHERE id = ?", [id]))
+      ?.stored_name ?? null
     : null;
-  prepared(db, `DELETE FROM ${KINDS[type].table} WHERE id = ?`).run(id);
+  await q.run(`DELETE FROM ${KINDS[type].table} WHERE id = ?`, [id]);
   return stored;
 }
 
@@ -346,23 +357,26 @@ export interface PurgeBudget {
  * `budget.more()` says so. Returns how many items went and the stored names of purged files
  * (none went only when nothing is left to purge). The caller runs it in one transaction.
  */
-export function purgeExpired(
-  db: Database,
+export async function purgeExpired(
+  q: Queries,
   cutoff: string,
   budget: PurgeBudget,
-): { purged: number; storedNames: string[] } {
+): Promise<{ purged: number; storedNames: string[] }> {
   const limit = budget.limit;
   let rows = 0;
   let purged = 0;
   const storedNames: string[] = [];
-  const commentsOf = prepared(db, "SELECT count(*) AS n FROM comments WHERE thread_id = ?");
+  const commentsOf = async (threadId: number) =>
+    (await q.get<{ n: number }>("SELECT count(*) AS n FROM comments WHERE thread_id = ?", [
+      threadId,
+    ]))!.n;
   for (const type of PURGE_ORDER) {
     if (rows >= limit) break;
-    for (const id of expiredIds(db, type, cutoff, limit - rows)) {
+    for (const id of await expiredIds(q, type, cutoff, limit - rows)) {
       if (purged > 0 && !budget.more()) return { purged, storedNames };
-      const weight = type === "thread" ? 1 + (commentsOf.get(id) as { n: number }).n : 1;
+      const weight = type === "thread" ? 1 + await commentsOf(id) : 1;
       if (rows > 0 && rows + weight > limit) return { purged, storedNames };
-      const stored = purgeItem(db, type, id);
+      const stored = await purgeItem(q, type, id);
       if (stored !== null) storedNames.push(stored);
       rows += weight;
       purged++;
@@ -379,12 +393,12 @@ export interface DeletedProjectRow {
   deletedBy: number | null;
 }
 
-interface RawDeletedProject {
+type RawDeletedProject = {
   id: number;
   name: string;
   deleted_at: string;
   deleted_by: number | null;
-}
+};
 
 // A project still being imported is hidden the same way, but is no trash (migration 014).
 const DELETED_PROJECTS = `SELECT p.id, p.name, p.deleted_at, p.deleted_by FROM projects p
@@ -395,38 +409,39 @@ function toDeletedProject(r: RawDeletedProject): DeletedProjectRow {
 }
 
 /** A page of deleted projects not yet being purged, most recently deleted first. */
-export function listDeletedProjects(
-  db: Database,
+export async function listDeletedProjects(
+  q: Queries,
   page: { limit: number; offset: number },
-): { items: DeletedProjectRow[]; total: number } {
-  const items = (db.sql.prepare(
+): Promise<{ items: DeletedProjectRow[]; total: number }> {
+  const items = (await q.all<RawDeletedProject>(
     `${DELETED_PROJECTS} ORDER BY p.deleted_at DESC, p.id DESC LIMIT ? OFFSET ?`,
-  ).all(page.limit, page.offset) as unknown as RawDeletedProject[]).map(toDeletedProject);
-  const { n } = db.sql.prepare(`SELECT count(*) AS n FROM (${DELETED_PROJECTS})`).get() as {
-    n: number;
-  };
+    [page.limit, page.offset],
+  )).map(toDeletedProject);
+  const { n } = (await q.get<{ n: number }>(`SELECT count(*) AS n FROM (${DELETED_PROJECTS})`))!;
   return { items, total: n };
 }
 
 /** A deleted project that can still be restored, or null. */
-export function findDeletedProject(db: Database, id: number): DeletedProjectRow | null {
-  const r = db.sql.prepare(`${DELETED_PROJECTS} AND p.id = ?`).get(id) as
-    | RawDeletedProject
-    | undefined;
+export async function findDeletedProject(
+  q: Queries,
+  id: number,
+): Promise<DeletedProjectRow | null> {
+  const r = await q.get<RawDeletedProject>(`${DELETED_PROJECTS} AND p.id = ?`, [id]);
   return r ? toDeletedProject(r) : null;
 }
 
 /** Takes a project out of the trash (its `updated_at` untouched). */
-export function restoreProjectRow(db: Database, id: number): void {
-  db.sql.prepare("UPDATE projects SET deleted_at = NULL, deleted_by = NULL WHERE id = ?").run(id);
+export async function restoreProjectRow(q: Queries, id: number): Promise<void> {
+  await q.run("UPDATE projects SET deleted_at = NULL, deleted_by = NULL WHERE id = ?", [id]);
 }
 
 /** Ids of projects deleted at or before `cutoff` (those already being purged first). */
-export function expiredProjectIds(db: Database, cutoff: string): number[] {
-  return (db.sql.prepare(
+export async function expiredProjectIds(q: Queries, cutoff: string): Promise<number[]> {
+  return (await q.all<{ id: number }>(
     `SELECT id FROM projects WHERE deleted_at IS NOT NULL AND deleted_at <= ?
      AND importing_since IS NULL ORDER BY purge_started_at IS NULL, deleted_at, id`,
-  ).all(cutoff) as Array<{ id: number }>).map((r) => r.id);
+    [cutoff],
+  )).map((r) => r.id);
 }
 
 /**
@@ -465,14 +480,13 @@ interface ProjectTable {
  * Every rowid table with a foreign key to `projects`: the known ones in their order, then any
  * other (a table added later is purged in batches too, instead of in one cascade at the end).
  */
-function projectTables(db: Database): ProjectTable[] {
-  const found = (prepared(
-    db,
+async function projectTables(q: Queries): Promise<ProjectTable[]> {
+  const found = (await q.all<{ name: string; column: string }>(
     `SELECT m.name AS name, f."from" AS column FROM sqlite_schema m
      JOIN pragma_foreign_key_list(m.name) f ON f."table" = 'projects'
      JOIN pragma_table_list(m.name) l ON l.wr = 0
      WHERE m.type = 'table' ORDER BY m.name`,
-  ).all() as Array<{ name: string; column: string }>).map((r) => ({
+  )).map((r) => ({
     table: r.name,
     column: r.column,
   }));
@@ -489,43 +503,43 @@ function projectTables(db: Database): ProjectTable[] {
  * when the project is not deleted at or before `cutoff`: it was restored meanwhile, or is
  * already gone.
  */
-export function purgeProjectRows(
-  db: Database,
+export async function purgeProjectRows(
+  q: Queries,
   projectId: number,
   options: { cutoff: string; at: string; budget: PurgeBudget },
-): { rowsLeft: boolean } | null {
-  const marked = prepared(
-    db,
+): Promise<{ rowsLeft: boolean } | null> {
+  const marked = await q.run(
     `UPDATE projects SET purge_started_at = coalesce(purge_started_at, ?)
      WHERE id = ? AND deleted_at IS NOT NULL AND deleted_at <= ?
      AND importing_since IS NULL`,
-  ).run(options.at, projectId, options.cutoff);
-  if (Number(marked.changes) === 0) return null;
-  return { rowsLeft: deleteProjectRowsWithin(db, projectId, options.budget) };
+    [options.at, projectId, options.cutoff],
+  );
+  if (marked.changes === 0) return null;
+  return { rowsLeft: await deleteProjectRowsWithin(q, projectId, options.budget) };
 }
 
 /**
  * Deletes rows of a project, table by table, within `budget`; returns whether rows are left.
  * For a purge, and for an import that failed or that a crash cut short.
  */
-export function deleteProjectRowsWithin(
-  db: Database,
+export async function deleteProjectRowsWithin(
+  q: Queries,
   projectId: number,
   budget: PurgeBudget,
-): boolean {
+): Promise<boolean> {
   const { limit } = budget;
   let deleted = 0;
-  for (const { table, column } of projectTables(db)) {
+  for (const { table, column } of await projectTables(q)) {
     while (true) {
       if (deleted >= limit || (deleted > 0 && !budget.more())) return true;
       const chunk = Math.min(PROJECT_CHUNK, limit - deleted);
-      const { changes } = prepared(
-        db,
+      const { changes } = await q.run(
         `DELETE FROM "${table}" WHERE rowid IN
          (SELECT rowid FROM "${table}" WHERE "${column}" = ? LIMIT ?)`,
-      ).run(projectId, chunk);
-      deleted += Number(changes);
-      if (Number(changes) < chunk) break;
+        [projectId, chunk],
+      );
+      deleted += changes;
+      if (changes < chunk) break;
     }
   }
   return false;
@@ -535,8 +549,7 @@ export function deleteProjectRowsWithin(
  * Deletes a purged project's own row and memberships (a small table without rowids); its other
  * rows are gone by then.
  */
-export function deleteProjectRow(db: Database, projectId: number): void {
-  prepared(db, "DELETE FROM project_members WHERE project_id = ?").run(projectId);
-  prepared(db, "DELETE FROM projects WHERE id = ? AND purge_started_at IS NOT NULL")
-    .run(projectId);
+export async function deleteProjectRow(q: Queries, projectId: number): Promise<void> {
+  await q.run("DELETE FROM project_members WHERE project_id = ?", [projectId]);
+  await q.run("DELETE FROM projects WHERE id = ? AND purge_started_at IS NOT NULL", [projectId]);
 }

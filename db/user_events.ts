@@ -1,6 +1,6 @@
 /** The per-user event log behind the caller's own event stream. */
 import { eventLog } from "./event_log.ts";
-import type { Database } from "./sqlite.ts";
+import type { Queries } from "./engine.ts";
 
 /** A stored event of one user's stream. */
 export interface UserEventRow {
@@ -21,20 +21,20 @@ const asUserEvent = (
 ) => ({ ...r, userId: ownerId });
 
 /** Appends an event and returns it with its id; prunes old events now and then. */
-export function appendUserEvent(
-  db: Database,
+export async function appendUserEvent(
+  q: Queries,
   e: { userId: number; name: string; data: string; createdAt: string },
-): UserEventRow {
+): Promise<UserEventRow> {
   const { userId, ...rest } = e;
-  return asUserEvent(log.append(db, { ownerId: userId, ...rest }));
+  return asUserEvent(await log.append(q, { ownerId: userId, ...rest }));
 }
 
 /** The events of a user after `afterId`, oldest first (at most `limit`). */
-export function userEventsAfter(
-  db: Database,
+export async function userEventsAfter(
+  q: Queries,
   userId: number,
   afterId: number,
   limit: number,
-): UserEventRow[] {
-  return log.after(db, userId, afterId, limit).map(asUserEvent);
+): Promise<UserEventRow[]> {
+  return (await log.after(q, userId, afterId, limit)).map(asUserEvent);
 }

@@ -1,5 +1,5 @@
 /** Storage of user accounts. */
-import type { Database } from "./sqlite.ts";
+import type { Queries } from "./engine.ts";
 
 /** A user's theme: dark, light, or whichever the device's colour scheme is (`system`). */
 export type Theme = "dark" | "light" | "system";
@@ -55,51 +55,51 @@ function toUser(r: RawUser): UserRow {
 }
 
 /** Counts all users. */
-export function countUsers(db: Database): number {
-  return (db.sql.prepare("SELECT count(*) AS n FROM users").get() as { n: number }).n;
+export async function countUsers(q: Queries): Promise<number> {
+  return ((await q.get<{ n: number }>("SELECT count(*) AS n FROM users"))!).n;
 }
 
 /** Counts active admins. */
-export function countActiveAdmins(db: Database): number {
-  return (db.sql.prepare(
+export async function countActiveAdmins(q: Queries): Promise<number> {
+  return ((await q.get<{ n: number }>(
     "SELECT count(*) AS n FROM users WHERE role = 'admin' AND status = 'active'",
-  ).get() as { n: number }).n;
+  ))!).n;
 }
 
 /** Inserts a user; returns null when the email is taken. */
-export function insertUser(
-  db: Database,
+export async function insertUser(
+  q: Queries,
   u: Pick<UserRow, "email" | "displayName" | "passwordHash" | "role" | "createdAt">,
-): UserRow | null {
-  const row = db.sql.prepare(
+): Promise<UserRow | null> {
+  const row = (await q.get(
     `INSERT INTO users (email, display_name, password_hash, role, created_at, updated_at)
      VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (email) DO NOTHING RETURNING ${COLUMNS}`,
-  ).get(u.email, u.displayName, u.passwordHash, u.role, u.createdAt, u.createdAt) as
+    [u.email, u.displayName, u.passwordHash, u.role, u.createdAt, u.createdAt],
+  )) as
     | RawUser
     | undefined;
   return row ? toUser(row) : null;
 }
 
 /** Finds a user by id. */
-export function findUserById(db: Database, id: number): UserRow | null {
-  const row = db.sql.prepare(`SELECT ${COLUMNS} FROM users WHERE id = ?`).get(id) as
+export async function findUserById(q: Queries, id: number): Promise<UserRow | null> {
+  const row = (await q.get(`SELECT ${COLUMNS} FROM users WHERE id = ?`, [id])) as
     | RawUser
     | undefined;
   return row ? toUser(row) : null;
 }
 
 /** Finds a user by (normalised) email. */
-export function findUserByEmail(db: Database, email: string): UserRow | null {
-  const row = db.sql.prepare(`SELECT ${COLUMNS} FROM users WHERE email = ?`).get(email) as
+export async function findUserByEmail(q: Queries, email: string): Promise<UserRow | null> {
+  const row = (await q.get(`SELECT ${COLUMNS} FROM users WHERE email = ?`, [email])) as
     | RawUser
     | undefined;
   return row ? toUser(row) : null;
 }
 
 /** Lists every user by id. */
-export function listUsers(db: Database): UserRow[] {
-  return (db.sql.prepare(`SELECT ${COLUMNS} FROM users ORDER BY created_at, id`)
-    .all() as unknown as RawUser[]).map(toUser);
+export async function listUsers(q: Queries): Promise<UserRow[]> {
+  return (await q.all<RawUser>(`SELECT ${COLUMNS} FROM users ORDER BY created_at, id`)).map(toUser);
 }
 
 /** The fields of a user that can be changed. */
@@ -122,31 +122,40 @@ const CHANGE_COLUMNS: Record<keyof UserChanges, string> = {
 };
 
 /** Applies `changes` to user `id` and returns the updated row. */
-export function updateUser(
-  db: Database,
+export async function updateUser(
+  q: Queries,
   id: number,
   changes: UserChanges,
   updatedAt: string,
-): UserRow | null {
+): Promise<UserRow | null> {
   const keys = (Object.keys(changes) as Array<keyof UserChanges>).filter((k) =>
     changes[k] !== undefined
   );
   const sets = keys.map((k) => `${CHANGE_COLUMNS[k]} = ?`).concat("updated_at = ?");
-  const row = db.sql.prepare(
+  const row = await q.get<RawUser>(
     `UPDATE users SET ${sets.join(", ")} WHERE id = ? RETURNING ${COLUMNS}`,
-  ).get(...keys.map((k) => changes[k] as string), updatedAt, id) as RawUser | undefined;
+    [...keys.map((k) => changes[k] as string), updatedAt, id],
+  );
   return row ? toUser(row) : null;
 }
 
 /** Replaces a user's password hash. */
-export function setPasswordHash(db: Database, id: number, hash: string, updatedAt: string): void {
-  db.sql.prepare("UPDATE users SET password_hash = ?, updated_at = ? WHERE id = ?")
-    .run(hash, updatedAt, id);
+export async function setPasswordHash(
+  q: Queries,
+  id: number,
+  hash: string,
+  updatedAt: string,
+): Promise<void> {
+  await q.run("UPDATE users SET password_hash = ?, updated_at = ? WHERE id = ?", [
+    hash,
+    updatedAt,
+    id,
+  ]);
 }
 
 /** A user's chosen time zone, or null when they never chose one (or do not exist). */
-export function userTimeZone(db: Database, id: number): string | null {
-  const row = db.sql.prepare("SELECT time_zone FROM users WHERE id = ?").get(id) as
+export async function userTimeZone(q: Queries, id: number): Promise<string | null> {
+  const row = (await q.get("SELECT time_zone FROM users WHERE id = ?", [id])) as
     | { time_zone: string | null }
     | undefined;
   return row?.time_zone ?? null;

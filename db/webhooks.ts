@@ -1,21 +1,5 @@
 /** Storage of webhooks and their delivery outbox. */
-import type { StatementSync } from "node:sqlite";
-import type { Database } from "./sqlite.ts";
-
-/**
- * The statements the request path (queuing) and the sender loop run for every event and
- * every attempt, prepared once per connection: compiling them each time cost more than
- * running them.
- */
-const prepared = new WeakMap<Database, Map<string, StatementSync>>();
-
-function statement(db: Database, sql: string): StatementSync {
-  let cache = prepared.get(db);
-  if (!cache) prepared.set(db, cache = new Map());
-  let stmt = cache.get(sql);
-  if (!stmt) cache.set(sql, stmt = db.sql.prepare(sql));
-  return stmt;
-}
+import type { Queries } from "./engine.ts";
 
 /** A stored webhook (with its secret: only domain code that signs reads it). */
 export interface WebhookRow {
@@ -51,7 +35,7 @@ export interface DeliveryRow {
   deliveredAt: string | null;
 }
 
-interface RawWebhook {
+type RawWebhook = {
   id: number;
   project_id: number;
   url: string;
@@ -63,9 +47,9 @@ interface RawWebhook {
   created_at: string;
   updated_at: string;
   failing_since: string | null;
-}
+};
 
-interface RawDelivery {
+type RawDelivery = {
   id: number;
   webhook_id: number;
   event_id: number;
@@ -78,7 +62,7 @@ interface RawDelivery {
   next_attempt_at: string | null;
   created_at: string;
   delivered_at: string | null;
-}
+};
 
 const WEBHOOK_COLUMNS =
   "id, project_id, url, events, description, secret, active, created_by, created_at, updated_at, failing_since";
@@ -120,53 +104,58 @@ function toDelivery(r: RawDelivery): DeliveryRow {
 }
 
 /** Inserts a webhook and returns its id. */
-export function insertWebhook(
-  db: Database,
+export async function insertWebhook(
+  q: Queries,
   w: Pick<WebhookRow, "projectId" | "url" | "events" | "description" | "secret" | "createdBy"> & {
     createdAt: string;
   },
-): number {
-  return (db.sql.prepare(
+): Promise<number> {
+  return (await q.get<{ id: number }>(
     `INSERT INTO webhooks (project_id, url, events, description, secret, created_by, created_at, updated_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-  ).get(
-    w.projectId,
-    w.url,
-    JSON.stringify(w.events),
-    w.description,
-    w.secret,
-    w.createdBy,
-    w.createdAt,
-    w.createdAt,
-  ) as { id: number }).id;
+    [
+      w.projectId,
+      w.url,
+      JSON.stringify(w.events),
+      w.description,
+      w.secret,
+      w.createdBy,
+      w.createdAt,
+      w.createdAt,
+    ],
+  ))!.id;
 }
 
 /** A webhook of a project, or null. */
-export function findWebhook(db: Database, projectId: number, id: number): WebhookRow | null {
-  const r = db.sql.prepare(
+export async function findWebhook(
+  q: Queries,
+  projectId: number,
+  id: number,
+): Promise<WebhookRow | null> {
+  const r = await q.get<RawWebhook>(
     `SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE id = ? AND project_id = ?`,
-  ).get(id, projectId) as RawWebhook | undefined;
+    [id, projectId],
+  );
   return r ? toWebhook(r) : null;
 }
 
 /** A webhook by id alone (the sender's view), or null. */
-export function findWebhookById(db: Database, id: number): WebhookRow | null {
-  const r = statement(db, `SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE id = ?`).get(id) as
-    | RawWebhook
-    | undefined;
+export async function findWebhookById(q: Queries, id: number): Promise<WebhookRow | null> {
+  const r = await q.get<RawWebhook>(`SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE id = ?`, [id]);
   return r ? toWebhook(r) : null;
 }
 
 /** A project's webhooks, oldest first. */
-export function listWebhooks(db: Database, projectId: number): WebhookRow[] {
-  return (db.sql.prepare(
+export async function listWebhooks(q: Queries, projectId: number): Promise<WebhookRow[]> {
+  return (await q.all<RawWebhook>(
     `SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE project_id = ? ORDER BY created_at, id`,
-  ).all(projectId) as unknown as RawWebhook[]).map(toWebhook);
+    [projectId],
+  )).map(toWebhook);
 }
 
 /** Changes a webhook's url, events or active flag; returns it. */
-export function updateWebhook(
-  db: Database,
+export async function updateWebhook(
+  q: Queries,
   id: number,
   change: {
     url?: string;
@@ -176,7 +165,7 @@ export function updateWebhook(
     failingSince?: string | null;
     updatedAt: string;
   },
-): WebhookRow {
+): Promise<WebhookRow> {
   const sets: string[] = ["updated_at = ?"];
   const values: Array<string | number | null> = [change.updatedAt];
   if (change.url !== undefined) sets.push("url = ?"), values.push(change.url);
@@ -191,15 +180,16 @@ export function updateWebhook(
     sets.push("failing_since = ?"), values.push(change.failingSince);
   }
   return toWebhook(
-    db.sql.prepare(
+    (await q.get<RawWebhook>(
       `UPDATE webhooks SET ${sets.join(", ")} WHERE id = ? RETURNING ${WEBHOOK_COLUMNS}`,
-    ).get(...values, id) as unknown as RawWebhook,
+      [...values, id],
+    ))!,
   );
 }
 
 /** Deletes a webhook and (by cascade) its deliveries. */
-export function deleteWebhook(db: Database, id: number): void {
-  db.sql.prepare("DELETE FROM webhooks WHERE id = ?").run(id);
+export async function deleteWebhook(q: Queries, id: number): Promise<void> {
+  await q.run("DELETE FROM webhooks WHERE id = ?", [id]);
 }
 
 /**
@@ -207,36 +197,37 @@ export function deleteWebhook(db: Database, id: number): void {
  * subscribed to it; returns 1 when it did, else 0. One row whatever the number of webhooks:
  * the sender fans it out (`fanOutDeliveries`).
  */
-export function enqueueDeliveries(
-  db: Database,
+export async function enqueueDeliveries(
+  q: Queries,
   e: { projectId: number; eventId: number; event: string; body: string; at: string },
-): number {
-  const result = statement(
-    db,
+): Promise<number> {
+  const result = await q.run(
     `INSERT INTO webhook_outbox (project_id, event_id, event, body, created_at)
      SELECT ?1, ?2, ?3, ?4, ?5 WHERE EXISTS (SELECT 1 FROM webhooks w
        WHERE w.project_id = ?1 AND w.active = 1
          AND EXISTS (SELECT 1 FROM json_each(w.events) j WHERE j.value IN (?3, '*')))`,
-  ).run(e.projectId, e.eventId, e.event, e.body, e.at);
-  return Number(result.changes);
+    [e.projectId, e.eventId, e.event, e.body, e.at],
+  );
+  return result.changes;
 }
 
 /**
  * Whether the outbox holds events not yet fanned out, of one project or of any (a read; no
  * write transaction).
  */
-export function hasQueuedEvents(db: Database, projectId?: number): boolean {
+export async function hasQueuedEvents(q: Queries, projectId?: number): Promise<boolean> {
   return projectId === undefined
-    ? statement(db, "SELECT 1 FROM webhook_outbox LIMIT 1").get() !== undefined
-    : statement(db, "SELECT 1 FROM webhook_outbox WHERE project_id = ? LIMIT 1").get(projectId) !==
-      undefined;
+    ? await q.get("SELECT 1 FROM webhook_outbox LIMIT 1") !== undefined
+    : await q.get("SELECT 1 FROM webhook_outbox WHERE project_id = ? LIMIT 1", [
+      projectId,
+    ]) !== undefined;
 }
 
 /** The newest outbox event's id, or 0 when the outbox is empty. */
-export function lastQueuedEvent(db: Database): number {
-  return (statement(db, "SELECT coalesce(max(id), 0) AS id FROM webhook_outbox").get() as {
-    id: number;
-  }).id;
+export async function lastQueuedEvent(q: Queries): Promise<number> {
+  return (await q.get<{ id: number }>(
+    "SELECT coalesce(max(id), 0) AS id FROM webhook_outbox",
+  ))!.id;
 }
 
 /**
@@ -244,19 +235,17 @@ export function lastQueuedEvent(db: Database): number {
  * to the project: its webhooks still get its events in order). Call inside a transaction;
  * returns how many events it took.
  */
-export function fanOutProjectDeliveries(db: Database, projectId: number): number {
-  statement(
-    db,
+export async function fanOutProjectDeliveries(q: Queries, projectId: number): Promise<number> {
+  await q.run(
     `INSERT INTO webhook_deliveries (webhook_id, event_id, event, body, next_attempt_at, created_at)
      SELECT w.id, o.event_id, o.event, o.body, o.created_at, o.created_at
      FROM webhook_outbox o JOIN webhooks w ON w.project_id = o.project_id
      WHERE o.project_id = ?1 AND w.active = 1 AND w.created_at <= o.created_at
        AND EXISTS (SELECT 1 FROM json_each(w.events) j WHERE j.value IN (o.event, '*'))
      ORDER BY o.id, w.id`,
-  ).run(projectId);
-  return Number(
-    statement(db, "DELETE FROM webhook_outbox WHERE project_id = ?").run(projectId).changes,
+    [projectId],
   );
+  return (await q.run("DELETE FROM webhook_outbox WHERE project_id = ?", [projectId])).changes;
 }
 
 /**
@@ -265,62 +254,74 @@ export function fanOutProjectDeliveries(db: Database, projectId: number): number
  * due at once, in event order; the events leave the outbox. Call inside a transaction;
  * returns how many events it took.
  */
-export function fanOutDeliveries(
-  db: Database,
+export async function fanOutDeliveries(
+  q: Queries,
   limit: number,
   upTo = Number.MAX_SAFE_INTEGER,
-): number {
-  const last = statement(
-    db,
+): Promise<number> {
+  const last = (await q.get<{ id: number | null; n: number }>(
     `SELECT max(id) AS id, count(*) AS n
      FROM (SELECT id FROM webhook_outbox WHERE id <= ? ORDER BY id LIMIT ?)`,
-  ).get(upTo, limit) as { id: number | null; n: number };
+    [upTo, limit],
+  ))!;
   if (last.id === null) return 0;
-  statement(
-    db,
+  await q.run(
     `INSERT INTO webhook_deliveries (webhook_id, event_id, event, body, next_attempt_at, created_at)
      SELECT w.id, o.event_id, o.event, o.body, o.created_at, o.created_at
      FROM webhook_outbox o JOIN webhooks w ON w.project_id = o.project_id
      WHERE o.id <= ?1 AND w.active = 1 AND w.created_at <= o.created_at
        AND EXISTS (SELECT 1 FROM json_each(w.events) j WHERE j.value IN (o.event, '*'))
      ORDER BY o.id, w.id`,
-  ).run(last.id);
-  statement(db, "DELETE FROM webhook_outbox WHERE id <= ?").run(last.id);
+    [last.id],
+  );
+  await q.run("DELETE FROM webhook_outbox WHERE id <= ?", [last.id]);
   return last.n;
 }
 
 /** Queues a new delivery copying an earlier one's event (a redelivery); returns it. */
-export function insertRedelivery(db: Database, of: DeliveryRow, at: string): DeliveryRow {
+export async function insertRedelivery(
+  q: Queries,
+  of: DeliveryRow,
+  at: string,
+): Promise<DeliveryRow> {
   return toDelivery(
-    db.sql.prepare(
+    (await q.get<RawDelivery>(
       `INSERT INTO webhook_deliveries (webhook_id, event_id, event, body, next_attempt_at, created_at)
      VALUES (?, ?, ?, ?, ?, ?) RETURNING ${DELIVERY_COLUMNS}`,
-    ).get(of.webhookId, of.eventId, of.event, of.body, at, at) as unknown as RawDelivery,
+      [of.webhookId, of.eventId, of.event, of.body, at, at],
+    ))!,
   );
 }
 
 /** A delivery of a webhook, or null. */
-export function findDelivery(db: Database, webhookId: number, id: number): DeliveryRow | null {
-  const r = db.sql.prepare(
+export async function findDelivery(
+  q: Queries,
+  webhookId: number,
+  id: number,
+): Promise<DeliveryRow | null> {
+  const r = await q.get<RawDelivery>(
     `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE id = ? AND webhook_id = ?`,
-  ).get(id, webhookId) as RawDelivery | undefined;
+    [id, webhookId],
+  );
   return r ? toDelivery(r) : null;
 }
 
 /** A page of a webhook's deliveries, newest first, and the total. */
-export function listDeliveries(
-  db: Database,
+export async function listDeliveries(
+  q: Queries,
   webhookId: number,
   limit: number,
   offset: number,
-): { items: DeliveryRow[]; total: number } {
-  const items = (db.sql.prepare(
+): Promise<{ items: DeliveryRow[]; total: number }> {
+  const items = (await q.all<RawDelivery>(
     `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE webhook_id = ?
      ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
-  ).all(webhookId, limit, offset) as unknown as RawDelivery[]).map(toDelivery);
-  const total = (db.sql.prepare(
+    [webhookId, limit, offset],
+  )).map(toDelivery);
+  const total = (await q.get<{ n: number }>(
     "SELECT count(*) AS n FROM webhook_deliveries WHERE webhook_id = ?",
-  ).get(webhookId) as { n: number }).n;
+    [webhookId],
+  ))!.n;
   return { items, total };
 }
 
@@ -329,15 +330,14 @@ export function listDeliveries(
  * `exclude` (attempts in flight or not yet recorded), with that oldest due time, oldest
  * first. Each probe walks the due index of one webhook, past at most its excluded rows.
  */
-export function webhooksWithDueDeliveries(
-  db: Database,
+export async function webhooksWithDueDeliveries(
+  q: Queries,
   now: string,
   exclude: Iterable<number>,
-): Array<{ webhookId: number; due: string }> {
+): Promise<Array<{ webhookId: number; due: string }>> {
   // Driven by the (few) active webhooks, not by the projects; filtered and sorted here so
   // that each webhook's probe runs once.
-  const rows = statement(
-    db,
+  const rows = await q.all<{ id: number; due: string | null }>(
     `SELECT w.id AS id, (SELECT d.next_attempt_at FROM webhook_deliveries d
        WHERE d.webhook_id = w.id AND d.status = 'pending'
          AND d.id NOT IN (SELECT value FROM json_each(?))
@@ -345,7 +345,8 @@ export function webhooksWithDueDeliveries(
      FROM webhooks w
      WHERE w.active = 1
        AND EXISTS (SELECT 1 FROM projects p WHERE p.id = w.project_id AND p.deleted_at IS NULL)`,
-  ).all(JSON.stringify([...exclude])) as Array<{ id: number; due: string | null }>;
+    [JSON.stringify([...exclude])],
+  );
   return rows
     .filter((r): r is { id: number; due: string } => r.due !== null && r.due <= now)
     .sort((x, y) => x.due < y.due ? -1 : x.due > y.due ? 1 : x.id - y.id)
@@ -353,28 +354,23 @@ export function webhooksWithDueDeliveries(
 }
 
 /** Up to `limit` deliveries of one webhook due at `now` and not in `exclude`, oldest first. */
-export function dueDeliveries(
-  db: Database,
+export async function dueDeliveries(
+  q: Queries,
   webhookId: number,
   options: { now: string; exclude: Iterable<number>; limit: number },
-): DeliveryRow[] {
-  return (statement(
-    db,
+): Promise<DeliveryRow[]> {
+  return (await q.all<RawDelivery>(
     `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries
      WHERE webhook_id = ?1 AND status = 'pending' AND next_attempt_at <= ?2
        AND id NOT IN (SELECT value FROM json_each(?3))
      ORDER BY next_attempt_at, id LIMIT ?4`,
-  ).all(
-    webhookId,
-    options.now,
-    JSON.stringify([...options.exclude]),
-    options.limit,
-  ) as unknown as RawDelivery[]).map(toDelivery);
+    [webhookId, options.now, JSON.stringify([...options.exclude]), options.limit],
+  )).map(toDelivery);
 }
 
 /** Records an attempt's outcome (no row when the delivery was deleted meanwhile). */
-export function finishAttempt(
-  db: Database,
+export async function finishAttempt(
+  q: Queries,
   id: number,
   outcome: {
     attempts: number;
@@ -384,58 +380,57 @@ export function finishAttempt(
     nextAttemptAt: string | null;
     deliveredAt: string | null;
   },
-): void {
-  statement(
-    db,
+): Promise<void> {
+  await q.run(
     `UPDATE webhook_deliveries SET attempts = ?, status = ?, last_status_code = ?,
        last_error = ?, next_attempt_at = ?, delivered_at = ?
      WHERE id = ? AND status = 'pending'`,
-  ).run(
-    outcome.attempts,
-    outcome.status,
-    outcome.statusCode,
-    outcome.error,
-    outcome.nextAttemptAt,
-    outcome.deliveredAt,
-    id,
+    [
+      outcome.attempts,
+      outcome.status,
+      outcome.statusCode,
+      outcome.error,
+      outcome.nextAttemptAt,
+      outcome.deliveredAt,
+      id,
+    ],
   );
 }
 
 /** Removes finished deliveries created before `before`; returns how many. */
-export function pruneDeliveries(db: Database, before: string): number {
-  return Number(
-    db.sql.prepare(
-      `DELETE FROM webhook_deliveries WHERE created_at < ? AND status IN ('succeeded', 'failed')`,
-    ).run(before).changes,
-  );
+export async function pruneDeliveries(q: Queries, before: string): Promise<number> {
+  return (await q.run(
+    `DELETE FROM webhook_deliveries WHERE created_at < ? AND status IN ('succeeded', 'failed')`,
+    [before],
+  )).changes;
 }
 
 /**
  * Marks a webhook as failing since `at` (kept when already failing) and, when it has been
  * failing since `disableBefore` or earlier and is still active, sets it inactive. Returns
- * the webhook when this call disabled it, else null.
+ * the webhook when this call disabled it, else null. Call inside a transaction.
  */
-export function noteWebhookFailure(
-  db: Database,
+export async function noteWebhookFailure(
+  q: Queries,
   id: number,
   options: { at: string; disableBefore: string },
-): WebhookRow | null {
-  statement(
-    db,
+): Promise<WebhookRow | null> {
+  await q.run(
     "UPDATE webhooks SET failing_since = coalesce(failing_since, ?) WHERE id = ?",
-  ).run(options.at, id);
-  const r = statement(
-    db,
+    [options.at, id],
+  );
+  const r = await q.get<RawWebhook>(
     `UPDATE webhooks SET active = 0, updated_at = ?
      WHERE id = ? AND active = 1 AND failing_since <= ? RETURNING ${WEBHOOK_COLUMNS}`,
-  ).get(options.at, id, options.disableBefore) as RawWebhook | undefined;
+    [options.at, id, options.disableBefore],
+  );
   return r ? toWebhook(r) : null;
 }
 
 /** Clears a webhook's failing state after a success. */
-export function noteWebhookSuccess(db: Database, id: number): void {
-  statement(
-    db,
+export async function noteWebhookSuccess(q: Queries, id: number): Promise<void> {
+  await q.run(
     "UPDATE webhooks SET failing_since = NULL WHERE id = ? AND failing_since IS NOT NULL",
-  ).run(id);
+    [id],
+  );
 }

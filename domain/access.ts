@@ -5,7 +5,7 @@
  * owner or an admin; an archived project is read-only until unarchived.
  */
 import { findProject, memberRole, type ProjectRole, type ProjectRow } from "../db/projects.ts";
-import type { Database } from "../db/sqlite.ts";
+import type { Queries } from "../db/engine.ts";
 import type { Actor } from "./accounts.ts";
 import { DomainError } from "./errors.ts";
 
@@ -20,9 +20,13 @@ export interface ProjectAccess {
 }
 
 /** Loads `projectId` for `actor`, or throws `not_found` when they cannot see it. */
-export function projectAccess(db: Database, actor: Actor, projectId: number): ProjectAccess {
-  const project = findProject(db, projectId);
-  const role = project ? memberRole(db, projectId, actor.id) : null;
+export async function projectAccess(
+  q: Queries,
+  actor: Actor,
+  projectId: number,
+): Promise<ProjectAccess> {
+  const project = await findProject(q, projectId);
+  const role = project ? await memberRole(q, projectId, actor.id) : null;
   if (!project || (role === null && actor.role !== "admin")) {
     throw new DomainError("not_found", "No such project");
   }

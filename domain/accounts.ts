@@ -1,7 +1,7 @@
 /** Accounts: registration, login and logout, the profile, and user administration. */
 import { deleteUserApiTokens } from "../db/api_tokens.ts";
 import { deleteUserSessions } from "../db/sessions.ts";
-import type { Database } from "../db/sqlite.ts";
+import type { Engine } from "../db/engine.ts";
 import {
   countActiveAdmins,
   countUsers,
@@ -64,7 +64,7 @@ export function normaliseEmail(email: string): string {
 
 /** What accounts need. */
 export interface AccountDeps {
-  db: Database;
+  db: Engine;
   clock: Clock;
   hasher: PasswordHasher;
   throttle: LoginThrottle;
@@ -109,16 +109,17 @@ export function createAccounts(deps: AccountDeps) {
       const attempt = deps.registrations.begin(address);
       let user: UserRow | null;
       try {
-        if (findUserByEmail(db, email)) {
+        if (await findUserByEmail(db, email)) {
           throw new DomainError("conflict", "An account with this email already exists");
         }
+        // Hashed before the transaction: a transaction awaits only its own queries.
         const passwordHash = await deps.hasher.hash(input.password);
-        user = db.tx(() =>
-          insertUser(db, {
+        user = await db.transaction(async (tx) =>
+          insertUser(tx, {
             email,
             displayName,
             passwordHash,
-            role: countUsers(db) === 0 ? "admin" : "member",
+            role: (await countUsers(tx)) === 0 ? "admin" : "member",
             createdAt: clock.now().toISOString(),
           })
         );
@@ -139,9 +140,9 @@ export function createAccounts(deps: AccountDeps) {
       const email = normaliseEmail(input.email);
       const attempt = deps.throttle.begin(email, address);
       let ok = false;
-      let user: ReturnType<typeof findUserByEmail> = null;
+      let user: UserRow | null = null;
       try {
-        user = findUserByEmail(db, email);
+        user = await findUserByEmail(db, email);
         ok = user
           ? await deps.hasher.verify(input.password, user.passwordHash)
           : (await deps.hasher.burn(input.password), false);
@@ -160,14 +161,14 @@ export function createAccounts(deps: AccountDeps) {
     },
 
     /** Ends a session. */
-    logout(sessionIdHash: string): void {
-      deps.sessions.revoke(sessionIdHash);
+    async logout(sessionIdHash: string): Promise<void> {
+      await deps.sessions.revoke(sessionIdHash);
       deps.onSessionEnded?.(sessionIdHash);
     },
 
     /** The current user. */
-    me(actor: Actor): PublicUser {
-      const user = findUserById(db, actor.id);
+    async me(actor: Actor): Promise<PublicUser> {
+      const user = await findUserById(db, actor.id);
       if (!user) throw new DomainError("unauthenticated", "Not logged in");
       return publicUser(user);
     },
@@ -176,8 +177,8 @@ export function createAccounts(deps: AccountDeps) {
      * The current user for the pages, and whether they ever chose a time zone (the pages
      * propose the browser's zone once to a person who did not).
      */
-    viewer(actor: Actor): { user: PublicUser; timeZoneChosen: boolean } {
-      const user = findUserById(db, actor.id);
+    async viewer(actor: Actor): Promise<{ user: PublicUser; timeZoneChosen: boolean }> {
+      const user = await findUserById(db, actor.id);
       if (!user) throw new DomainError("unauthenticated", "Not logged in");
       return { user: publicUser(user), timeZoneChosen: user.timeZone !== null };
     },
@@ -186,7 +187,7 @@ export function createAccounts(deps: AccountDeps) {
      * Changes the caller's display name, theme, locale or time zone. A zone is stored under the
      * runtime's own name for it (`US/Eastern` becomes `America/New_York`).
      */
-    updateMe(
+    async updateMe(
       actor: Actor,
       changes: {
         displayName?: string | undefined;
@@ -194,7 +195,7 @@ export function createAccounts(deps: AccountDeps) {
         locale?: "en" | "ja" | undefined;
         timeZone?: string | undefined;
       },
-    ): PublicUser {
+    ): Promise<PublicUser> {
       const displayName = changes.displayName?.trim();
       if (displayName !== undefined && !displayName) {
         throw invalid("displayName", "Display name cannot be blank");
@@ -203,8 +204,8 @@ export function createAccounts(deps: AccountDeps) {
         ? undefined
         : canonicalTimeZone(changes.timeZone);
       if (timeZone === null) throw invalid("timeZone", "Unknown time zone");
-      const user = db.tx(() =>
-        updateUser(db, actor.id, {
+      const user = await db.transaction((tx) =>
+        updateUser(tx, actor.id, {
           ...(displayName ? { displayName } : {}),
           ...(changes.theme ? { theme: changes.theme } : {}),
           ...(changes.locale ? { locale: changes.locale } : {}),
@@ -216,30 +217,30 @@ export function createAccounts(deps: AccountDeps) {
     },
 
     /** Every user (admins only). */
-    listUsers(actor: Actor): PublicUser[] {
+    async listUsers(actor: Actor): Promise<PublicUser[]> {
       requireAdmin(actor);
-      return listUsers(db).map(publicUser);
+      return (await listUsers(db)).map(publicUser);
     },
 
     /** Changes a user's role or status (admins only); disabling ends their sessions and tokens. */
-    adminUpdate(
+    async adminUpdate(
       actor: Actor,
       userId: number,
       changes: { role?: "admin" | "member"; status?: "active" | "disabled" },
-    ): PublicUser {
+    ): Promise<PublicUser> {
       requireAdmin(actor);
-      const user = db.tx(() => {
-        const target = findUserById(db, userId);
+      const user = await db.transaction(async (tx) => {
+        const target = await findUserById(tx, userId);
         if (!target) throw new DomainError("not_found", "No such user");
         const losesAdmin = target.role === "admin" && target.status === "active" &&
           (changes.role === "member" || changes.status === "disabled");
-        if (losesAdmin && countActiveAdmins(db) <= 1) {
+        if (losesAdmin && (await countActiveAdmins(tx)) <= 1) {
           throw new DomainError("conflict", "Cannot remove the last administrator");
         }
-        const updated = updateUser(db, userId, changes, clock.now().toISOString())!;
+        const updated = (await updateUser(tx, userId, changes, clock.now().toISOString()))!;
         if (changes.status === "disabled") {
-          deleteUserSessions(db, userId);
-          deleteUserApiTokens(db, userId);
+          await deleteUserSessions(tx, userId);
+          await deleteUserApiTokens(tx, userId);
         }
         return updated;
       });

@@ -7,7 +7,7 @@
 import { insertActivity } from "../db/activity.ts";
 import { appendEvent, type EventRow } from "../db/events.ts";
 import type { FileStore } from "../db/file_store.ts";
-import type { Database } from "../db/sqlite.ts";
+import type { Engine, Queries } from "../db/engine.ts";
 import type { UserEventRow } from "../db/user_events.ts";
 import type { Clock } from "./clock.ts";
 import type { EventHub } from "./event_hub.ts";
@@ -40,7 +40,7 @@ export type EventName =
 
 /** What project domain code is built with. */
 export interface DomainContext {
-  db: Database;
+  db: Engine;
   clock: Clock;
   hub: EventHub;
   files: FileStore;
@@ -49,55 +49,68 @@ export interface DomainContext {
   onDeliveriesQueued?: () => void;
 }
 
-/** Consequences an action records while it runs. */
+/**
+ * Consequences an action records while it runs. They are written in the action's
+ * transaction once its callback has finished, so recording one never waits.
+ */
 export interface Effects {
   /** The action's timestamp (one per action). */
   readonly now: string;
-  activity(entry: {
-    projectId: number;
-    kind: ActivityKind;
-    actorId: number;
-    subjectType: SubjectType;
-    subjectId: number;
-    summary: string;
-  }): void;
+  activity(entry: ActivityEntry): void;
   notify(input: Omit<NotifyInput, "recipients"> & { recipients: Iterable<number> }): void;
   event(projectId: number, name: EventName, data: unknown): void;
   /** Removes stored bytes once the transaction has committed. */
   removeBytesAfterCommit(storedName: string): void;
 }
 
-/** Runs `fn` in one transaction with its effects; publishes events after the commit. */
-export function runAction<T>(ctx: DomainContext, fn: (fx: Effects) => T): T {
+/** An activity entry as an action records it. */
+interface ActivityEntry {
+  projectId: number;
+  kind: ActivityKind;
+  actorId: number;
+  subjectType: SubjectType;
+  subjectId: number;
+  summary: string;
+}
+
+/**
+ * Runs `fn` in one transaction (`tx`) and writes its effects there after it; publishes the
+ * events once committed.
+ */
+export async function runAction<T>(
+  ctx: DomainContext,
+  fn: (tx: Queries, fx: Effects) => Promise<T>,
+): Promise<T> {
+  const activity: ActivityEntry[] = [];
+  const notifications: NotifyInput[] = [];
+  const projectEvents: Array<{ projectId: number; name: EventName; data: string }> = [];
   const events: EventRow[] = [];
   const userEvents: UserEventRow[] = [];
   const bytes: string[] = [];
   let queued = 0;
   const now = ctx.clock.now().toISOString();
-  const result = ctx.db.tx(() =>
-    fn({
-      now,
-      activity: (entry) => insertActivity(ctx.db, { ...entry, createdAt: now }),
-      notify: (input) =>
-        notify(
-          ctx.db,
-          ctx.clock,
-          { ...input, recipients: [...input.recipients] },
-          (e) => userEvents.push(e),
-        ),
-      event: (projectId, name, data) => {
-        const event = appendEvent(ctx.db, {
-          projectId,
-          name,
-          data: JSON.stringify(data),
-          createdAt: now,
-        });
-        events.push(event);
-        queued += queueDeliveries(ctx.db, event, now);
-      },
-      removeBytesAfterCommit: (storedName) => bytes.push(storedName),
-    })
-  );
+  const fx: Effects = {
+    now,
+    activity: (entry) => activity.push(entry),
+    notify: (input) => notifications.push({ ...input, recipients: [...input.recipients] }),
+    event: (projectId, name, data) =>
+      projectEvents.push({ projectId, name, data: JSON.stringify(data) }),
+    removeBytesAfterCommit: (storedName) => bytes.push(storedName),
+  };
+  const result = await ctx.db.transaction(async (tx) => {
+    const value = await fn(tx, fx);
+    // In the order they were recorded, as when they were written at once.
+    for (const entry of activity) await insertActivity(tx, { ...entry, createdAt: now });
+    for (const input of notifications) {
+      await notify(tx, ctx.clock, input, (e) => userEvents.push(e));
+    }
+    for (const e of projectEvents) {
+      const event = await appendEvent(tx, { ...e, createdAt: now });
+      events.push(event);
+      queued += await queueDeliveries(tx, event, now);
+    }
+    return value;
+  });
   for (const event of events) ctx.hub.publish(event);
   for (const event of userEvents) ctx.hub.publishToUser(event);
   for (const storedName of bytes) ctx.files.removeSync(storedName);

@@ -1,6 +1,6 @@
 /** The per-project activity log as the API shows it. */
 import { type ActivityRow, listActivity } from "../db/activity.ts";
-import type { Database } from "../db/sqlite.ts";
+import type { Engine, Queries } from "../db/engine.ts";
 import { projectAccess } from "./access.ts";
 import type { Actor } from "./accounts.ts";
 import { offsetOf, type Page, pageOf, type PageRequest } from "./paging.ts";
@@ -9,14 +9,14 @@ import { offsetOf, type Page, pageOf, type PageRequest } from "./paging.ts";
 export type Activity = ActivityRow;
 
 /** A page of a project's activity, newest first (entries of deleted things are hidden). */
-export function projectActivity(
-  db: Database,
+export async function projectActivity(
+  q: Queries,
   actor: Actor,
   input: { projectId: number; page: PageRequest },
-): Page<Activity> {
-  projectAccess(db, actor, input.projectId);
-  const { items, total } = listActivity(
-    db,
+): Promise<Page<Activity>> {
+  await projectAccess(q, actor, input.projectId);
+  const { items, total } = await listActivity(
+    q,
     [input.projectId],
     input.page.pageSize,
     offsetOf(input.page),
@@ -25,10 +25,12 @@ export function projectActivity(
 }
 
 /** The activity log's operations, for routes (which never hold the database). */
-export function createActivity(db: Database) {
+export function createActivity(db: Engine) {
   return {
     /** A page of a project's activity, newest first. */
-    list: (actor: Actor, input: { projectId: number; page: PageRequest }): Page<Activity> =>
-      projectActivity(db, actor, input),
+    list: (
+      actor: Actor,
+      input: { projectId: number; page: PageRequest },
+    ): Promise<Page<Activity>> => projectActivity(db, actor, input),
   };
 }

@@ -11,20 +11,27 @@ export interface MigrationInfo {
   appliedAt: string;
 }
 
-/** The applied migrations in order (admins only). */
-export function listMigrations(db: Database, actor: Actor): MigrationInfo[] {
-  if (actor.role !== "admin") throw new DomainError("forbidden", "Administrators only");
-  return appliedMigrations(db).map((m) => ({
-    version: m.version,
-    name: m.name,
-    appliedAt: m.appliedAt,
-  }));
+/**
+ * The applied migrations in order (admins only). The listing belongs to the migration runner,
+ * which stays on the synchronous SQLite `Database` (it runs at start-up); this only reads.
+ */
+export function listMigrations(db: Database, actor: Actor): Promise<MigrationInfo[]> {
+  if (actor.role !== "admin") {
+    return Promise.reject(new DomainError("forbidden", "Administrators only"));
+  }
+  return Promise.resolve(
+    appliedMigrations(db).map((m) => ({
+      version: m.version,
+      name: m.name,
+      appliedAt: m.appliedAt,
+    })),
+  );
 }
 
 /** System administration beyond users, for routes (which never hold the database). */
 export function createAdmin(db: Database) {
   return {
     /** The applied migrations in order (admins only). */
-    migrations: (actor: Actor): MigrationInfo[] => listMigrations(db, actor),
+    migrations: (actor: Actor): Promise<MigrationInfo[]> => listMigrations(db, actor),
   };
 }

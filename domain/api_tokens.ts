@@ -16,7 +16,7 @@ import {
   listApiTokens,
   touchApiToken,
 } from "../db/api_tokens.ts";
-import type { Database } from "../db/sqlite.ts";
+import type { Engine } from "../db/engine.ts";
 import type { Actor } from "./accounts.ts";
 import type { Clock } from "./clock.ts";
 import { DomainError, invalid, isStorageFull } from "./errors.ts";
@@ -83,7 +83,7 @@ function publicToken(row: ApiTokenRow): ApiToken {
 
 /** What the token operations need. */
 export interface ApiTokenDeps {
-  db: Database;
+  db: Engine;
   clock: Clock;
   /** Called after tokens were revoked (to end the event streams opened with them). */
   onRevoked?: (tokenIds: number[]) => void;
@@ -95,10 +95,10 @@ export function createApiTokens(deps: ApiTokenDeps) {
 
   return {
     /** Creates a token for the caller; the answer is the only time its secret is seen. */
-    create(
+    async create(
       actor: Actor,
       input: { name: string; scope: TokenScope; expiresInDays?: number | null | undefined },
-    ): { token: ApiToken; secret: string } {
+    ): Promise<{ token: ApiToken; secret: string }> {
       const name = input.name.trim();
       if (!name) throw invalid("name", "Cannot be blank");
       const days = input.expiresInDays ?? null;
@@ -107,14 +107,14 @@ export function createApiTokens(deps: ApiTokenDeps) {
       }
       const secret = SECRET_PREFIX + randomBase62(SECRET_LENGTH);
       const now = clock.now();
-      const row = db.tx(() => {
-        if (countApiTokens(db, actor.id) >= MAX_TOKENS_PER_USER) {
+      const row = await db.transaction(async (tx) => {
+        if ((await countApiTokens(tx, actor.id)) >= MAX_TOKENS_PER_USER) {
           throw new DomainError(
             "conflict",
             `Cannot create a token: you already have ${MAX_TOKENS_PER_USER}; revoke one first`,
           );
         }
-        const id = insertApiToken(db, {
+        const id = await insertApiToken(tx, {
           userId: actor.id,
           name,
           scope: input.scope,
@@ -122,23 +122,23 @@ export function createApiTokens(deps: ApiTokenDeps) {
           createdAt: now.toISOString(),
           expiresAt: days === null ? null : new Date(now.getTime() + days * DAY_MS).toISOString(),
         });
-        return findApiToken(db, actor.id, id)!;
+        return (await findApiToken(tx, actor.id, id))!;
       });
       return { token: publicToken(row), secret };
     },
 
     /** The caller's tokens, oldest first (expired ones too, until revoked). */
-    list(actor: Actor): ApiToken[] {
-      return listApiTokens(db, actor.id).map(publicToken);
+    async list(actor: Actor): Promise<ApiToken[]> {
+      return (await listApiTokens(db, actor.id)).map(publicToken);
     },
 
     /** Revokes one of the caller's tokens; another user's is `not_found`. */
-    revoke(actor: Actor, tokenId: number): void {
-      db.tx(() => {
-        if (!findApiToken(db, actor.id, tokenId)) {
+    async revoke(actor: Actor, tokenId: number): Promise<void> {
+      await db.transaction(async (tx) => {
+        if (!(await findApiToken(tx, actor.id, tokenId))) {
           throw new DomainError("not_found", "No such token");
         }
-        deleteApiToken(db, tokenId);
+        await deleteApiToken(tx, tokenId);
       });
       deps.onRevoked?.([tokenId]);
     },
@@ -147,9 +147,9 @@ export function createApiTokens(deps: ApiTokenDeps) {
      * The token a secret belongs to, or null when it is malformed, unknown (revoked), expired,
      * or its owner is disabled. Records the use on first use, then at most once a minute.
      */
-    authenticate(secret: string): TokenAuth | null {
+    async authenticate(secret: string): Promise<TokenAuth | null> {
       if (!SECRET_PATTERN.test(secret)) return null;
-      const row = findApiTokenByHash(db, hashSecret(secret));
+      const row = await findApiTokenByHash(db, hashSecret(secret));
       if (!row || row.userStatus !== "active") return null;
       const now = clock.now();
       if (row.expiresAt !== null && Date.parse(row.expiresAt) <= now.getTime()) return null;
@@ -157,7 +157,7 @@ export function createApiTokens(deps: ApiTokenDeps) {
         row.lastUsedAt === null || now.getTime() - Date.parse(row.lastUsedAt) >= TOUCH_INTERVAL_MS
       ) {
         try {
-          db.tx(() => touchApiToken(db, row.id, now.toISOString()));
+          await db.transaction((tx) => touchApiToken(tx, row.id, now.toISOString()));
         } catch (error) {
           // On a full disk reads go on: the use is recorded by a later request.
           if (!isStorageFull(error)) throw error;

@@ -11,6 +11,7 @@ import {
   trashUploads,
 } from "../db/files.ts";
 import type { AttachableType } from "../db/files.ts";
+import type { Queries } from "../db/engine.ts";
 import type { Deletion } from "../db/subjects.ts";
 import { projectAccess, requireAuthor, requireWrite } from "./access.ts";
 import type { Actor } from "./accounts.ts";
@@ -26,11 +27,19 @@ export interface AttachableSubject {
   authorId: number | null;
 }
 
-/** Finds a live subject of a project. */
-export type SubjectFinder = (projectId: number, id: number) => AttachableSubject | null;
+/** Finds a live subject of a project (with `q`: the transaction's queries inside one). */
+export type SubjectFinder = (
+  q: Queries,
+  projectId: number,
+  id: number,
+) => Promise<AttachableSubject | null>;
 
-/** Announces, inside the action, that a subject's attachments changed (stream events). */
-export type AttachmentsChanged = (fx: Effects, subject: { projectId: number; id: number }) => void;
+/** Announces, inside the action (`tx`), that a subject's attachments changed (stream events). */
+export type AttachmentsChanged = (
+  tx: Queries,
+  fx: Effects,
+  subject: { projectId: number; id: number },
+) => Promise<void>;
 
 /** How attachments are given to `add`: ids of the project's files, an upload, or both. */
 export type AttachInput = { fileIds: number[] } | { upload: Upload; fileIds?: number[] };
@@ -40,24 +49,34 @@ export function createAttachments(ctx: DomainContext, files: Files) {
   const finders = new Map<AttachableType, SubjectFinder>();
   const listeners = new Map<AttachableType, AttachmentsChanged>();
 
-  function findSubject(type: AttachableType, projectId: number, id: number): AttachableSubject {
-    const subject = finders.get(type)?.(projectId, id);
+  async function findSubject(
+    q: Queries,
+    type: AttachableType,
+    projectId: number,
+    id: number,
+  ): Promise<AttachableSubject> {
+    const subject = await finders.get(type)?.(q, projectId, id);
     if (!subject) throw new DomainError("not_found", `No such ${type}`);
     return subject;
   }
 
   /** The live attachments of each subject. */
-  function of(type: AttachableType, ids: number[]): Map<number, FileInfo[]> {
-    const map = attachmentsOf(ctx.db, type, ids);
+  async function of(
+    q: Queries,
+    type: AttachableType,
+    ids: number[],
+  ): Promise<Map<number, FileInfo[]>> {
+    const map = await attachmentsOf(q, type, ids);
     return new Map([...map].map(([id, rows]) => [id, rows.map(fileInfo)]));
   }
 
   /**
-   * Links `fileIds` (live files of the same project) inside an action; 400 otherwise.
+   * Links `fileIds` (live files of the same project) inside an action (`tx`); 400 otherwise.
    * Linking never makes a file the subject's: only `uploadedBy` (the actor) may say that
    * attachment uploads it stored just before the subject existed were uploaded to it.
    */
-  function link(
+  async function link(
+    tx: Queries,
     fx: Effects,
     target: {
       projectId: number;
@@ -66,14 +85,14 @@ export function createAttachments(ctx: DomainContext, files: Files) {
       fileIds: number[];
       uploads?: { uploaderId: number; fileIds: number[] };
     },
-  ): void {
+  ): Promise<void> {
     const ids = [...new Set(target.fileIds)];
     if (ids.length === 0) return;
-    const found = findProjectFiles(ctx.db, target.projectId, ids);
+    const found = await findProjectFiles(tx, target.projectId, ids);
     if (found.length !== ids.length) {
       throw invalid("fileIds", "Every file must be a file of this project");
     }
-    insertAttachments(ctx.db, {
+    await insertAttachments(tx, {
       projectId: target.projectId,
       subjectType: target.type,
       subjectId: target.id,
@@ -82,7 +101,7 @@ export function createAttachments(ctx: DomainContext, files: Files) {
     });
     const uploads = target.uploads;
     if (uploads) {
-      const claimed = claimUploads(ctx.db, {
+      const claimed = await claimUploads(tx, {
         uploaderId: uploads.uploaderId,
         subjectType: target.type,
         subjectId: target.id,
@@ -105,12 +124,16 @@ export function createAttachments(ctx: DomainContext, files: Files) {
     link,
 
     /**
-     * Inside an action that has just moved `subjects` to the trash: the files uploaded to them
+     * Inside an action (`tx`) that has just moved `subjects` to the trash: the files uploaded to them
      * go to the trash with them unless another live subject still links them. Their links and
      * stored bytes stay until the sweep purges them, so a restore brings them back.
      */
-    trashWith(d: Deletion, subjects: Array<{ type: AttachableType; id: number }>): void {
-      trashUploads(ctx.db, subjects, d);
+    async trashWith(
+      tx: Queries,
+      d: Deletion,
+      subjects: Array<{ type: AttachableType; id: number }>,
+    ): Promise<void> {
+      await trashUploads(tx, subjects, d);
     },
 
     /**
@@ -123,16 +146,21 @@ export function createAttachments(ctx: DomainContext, files: Files) {
       actor: Actor,
       projectId: number,
       upload: Upload | null,
-      create: (fileIds: number[]) => T,
+      create: (fileIds: number[]) => Promise<T>,
     ): Promise<T> {
-      if (!upload) return create([]);
-      const access = projectAccess(ctx.db, actor, projectId);
+      if (!upload) return await create([]);
+      const access = await projectAccess(ctx.db, actor, projectId);
       requireWrite(access);
-      const fileId = await files.store(access, upload, (_fx, file) => file.id, "attachment");
+      const fileId = await files.store(
+        access,
+        upload,
+        (_tx, _fx, file) => Promise.resolve(file.id),
+        "attachment",
+      );
       try {
-        return create([fileId]);
+        return await create([fileId]);
       } catch (error) {
-        files.remove(actor, projectId, fileId);
+        await files.remove(actor, projectId, fileId);
         throw error;
       }
     },
@@ -146,29 +174,32 @@ export function createAttachments(ctx: DomainContext, files: Files) {
       target: { projectId: number; type: AttachableType; id: number },
       input: AttachInput,
     ): Promise<FileInfo[]> {
-      const access = projectAccess(ctx.db, actor, target.projectId);
-      const check = () => {
-        const subject = findSubject(target.type, target.projectId, target.id);
+      const access = await projectAccess(ctx.db, actor, target.projectId);
+      const check = async (q: Queries) => {
+        const subject = await findSubject(q, target.type, target.projectId, target.id);
         if (subject.authorId === null) requireWrite(access);
         else requireAuthor(access, subject.authorId);
       };
-      check();
-      const attach = (fx: Effects, fileIds: number[]) => {
-        check();
-        link(fx, { ...target, fileIds });
-        listeners.get(target.type)?.(fx, { projectId: target.projectId, id: target.id });
-        return of(target.type, [target.id]).get(target.id) ?? [];
+      await check(ctx.db);
+      const attach = async (tx: Queries, fx: Effects, fileIds: number[]) => {
+        await check(tx);
+        await link(tx, fx, { ...target, fileIds });
+        await listeners.get(target.type)?.(tx, fx, {
+          projectId: target.projectId,
+          id: target.id,
+        });
+        return (await of(tx, target.type, [target.id])).get(target.id) ?? [];
       };
       if ("upload" in input) {
         return await files.store(
           access,
           input.upload,
-          (fx, file) => attach(fx, [file.id, ...(input.fileIds ?? [])]),
+          (tx, fx, file) => attach(tx, fx, [file.id, ...(input.fileIds ?? [])]),
           "attachment",
           { type: target.type, id: target.id },
         );
       }
-      return runAction(ctx, (fx) => attach(fx, input.fileIds));
+      return await runAction(ctx, (tx, fx) => attach(tx, fx, input.fileIds));
     },
   };
 }

@@ -15,6 +15,7 @@ import {
   updateComment,
   updateThread,
 } from "../db/board.ts";
+import type { Queries } from "../db/engine.ts";
 import { projectAccess, requireAuthor, requireWrite } from "./access.ts";
 import type { Actor } from "./accounts.ts";
 import { type DomainContext, runAction } from "./actions.ts";
@@ -55,31 +56,31 @@ function linked(
 export function createBoard(ctx: DomainContext, attachments: Attachments) {
   const { db } = ctx;
 
-  const withThreadFiles = (rows: ThreadRow[]): Thread[] => {
-    const files = attachments.of("thread", rows.map((r) => r.id));
+  const withThreadFiles = async (q: Queries, rows: ThreadRow[]): Promise<Thread[]> => {
+    const files = await attachments.of(q, "thread", rows.map((r) => r.id));
     return rows.map((r) => ({ ...r, attachments: files.get(r.id) ?? [] }));
   };
-  const withCommentFiles = (rows: CommentRow[]): Comment[] => {
-    const files = attachments.of("comment", rows.map((r) => r.id));
+  const withCommentFiles = async (q: Queries, rows: CommentRow[]): Promise<Comment[]> => {
+    const files = await attachments.of(q, "comment", rows.map((r) => r.id));
     return rows.map((r) => ({ ...r, attachments: files.get(r.id) ?? [] }));
   };
-  const thread = (projectId: number, id: number): ThreadRow => {
-    const row = findThread(db, projectId, id);
+  const thread = async (q: Queries, projectId: number, id: number): Promise<ThreadRow> => {
+    const row = await findThread(q, projectId, id);
     if (!row) throw new DomainError("not_found", "No such thread");
     return row;
   };
-  const comment = (projectId: number, id: number): CommentRow => {
-    const row = findComment(db, projectId, id);
+  const comment = async (q: Queries, projectId: number, id: number): Promise<CommentRow> => {
+    const row = await findComment(q, projectId, id);
     if (!row) throw new DomainError("not_found", "No such comment");
     return row;
   };
 
-  attachments.register("thread", (projectId, id) => {
-    const row = findThread(db, projectId, id);
+  attachments.register("thread", async (q, projectId, id) => {
+    const row = await findThread(q, projectId, id);
     return row ? { authorId: row.authorId } : null;
   });
-  attachments.register("comment", (projectId, id) => {
-    const row = findComment(db, projectId, id);
+  attachments.register("comment", async (q, projectId, id) => {
+    const row = await findComment(q, projectId, id);
     return row ? { authorId: row.authorId } : null;
   });
 
@@ -87,21 +88,21 @@ export function createBoard(ctx: DomainContext, attachments: Attachments) {
     categories: CATEGORIES,
 
     /** A page of threads (optionally of one category): pinned first, then newest. */
-    list(
+    async list(
       actor: Actor,
       projectId: number,
       options: { category: string | null; page: PageRequest },
-    ): Page<Thread> {
-      projectAccess(db, actor, projectId);
+    ): Promise<Page<Thread>> {
+      await projectAccess(db, actor, projectId);
       if (options.category !== null && !CATEGORIES.includes(options.category as Category)) {
         throw invalid("category", `Use one of ${CATEGORIES.join(", ")}`);
       }
-      const { items, total } = listThreads(db, projectId, {
+      const { items, total } = await listThreads(db, projectId, {
         category: options.category,
         limit: options.page.pageSize,
         offset: offsetOf(options.page),
       });
-      return pageOf(withThreadFiles(items), total, options.page);
+      return pageOf(await withThreadFiles(db, items), total, options.page);
     },
 
     /** Posts a thread (members); writes `board_posted`. */
@@ -117,10 +118,10 @@ export function createBoard(ctx: DomainContext, attachments: Attachments) {
         /** Attachment uploads of the actor's, stored for this thread (`createWith`). */
         uploadedFileIds?: number[] | undefined;
       },
-    ): Thread {
-      return runAction(ctx, (fx) => {
-        requireWrite(projectAccess(db, actor, projectId));
-        const id = insertThread(db, {
+    ): Promise<Thread> {
+      return runAction(ctx, async (tx, fx) => {
+        requireWrite(await projectAccess(tx, actor, projectId));
+        const id = await insertThread(tx, {
           projectId,
           authorId: actor.id,
           title: text("title", input.title),
@@ -129,7 +130,7 @@ export function createBoard(ctx: DomainContext, attachments: Attachments) {
           pinned: input.pinned ?? false,
           createdAt: fx.now,
         });
-        attachments.link(fx, { projectId, type: "thread", id, ...linked(actor, input) });
+        await attachments.link(tx, fx, { projectId, type: "thread", id, ...linked(actor, input) });
         fx.activity({
           projectId,
           kind: "board_posted",
@@ -138,21 +139,21 @@ export function createBoard(ctx: DomainContext, attachments: Attachments) {
           subjectId: id,
           summary: input.title.trim(),
         });
-        return withThreadFiles([thread(projectId, id)])[0]!;
+        return (await withThreadFiles(tx, [await thread(tx, projectId, id)]))[0]!;
       });
     },
 
     /** A thread with its comments. */
-    get(
+    async get(
       actor: Actor,
       projectId: number,
       threadId: number,
-    ): { thread: Thread; comments: Comment[] } {
-      projectAccess(db, actor, projectId);
-      const row = thread(projectId, threadId);
+    ): Promise<{ thread: Thread; comments: Comment[] }> {
+      await projectAccess(db, actor, projectId);
+      const row = await thread(db, projectId, threadId);
       return {
-        thread: withThreadFiles([row])[0]!,
-        comments: withCommentFiles(listComments(db, row.id)),
+        thread: (await withThreadFiles(db, [row]))[0]!,
+        comments: await withCommentFiles(db, await listComments(db, row.id)),
       };
     },
 
@@ -167,19 +168,19 @@ export function createBoard(ctx: DomainContext, attachments: Attachments) {
         category?: Category | undefined;
         pinned?: boolean | undefined;
       },
-    ): Thread {
-      return runAction(ctx, (fx) => {
-        const access = projectAccess(db, actor, projectId);
-        const row = thread(projectId, input.threadId);
+    ): Promise<Thread> {
+      return runAction(ctx, async (tx, fx) => {
+        const access = await projectAccess(tx, actor, projectId);
+        const row = await thread(tx, projectId, input.threadId);
         requireAuthor(access, row.authorId);
-        updateThread(db, row.id, {
+        await updateThread(tx, row.id, {
           title: input.title === undefined ? row.title : text("title", input.title),
           body: input.body ?? row.body,
           category: input.category ?? row.category,
           pinned: input.pinned ?? row.pinned,
           updatedAt: fx.now,
         });
-        return withThreadFiles([thread(projectId, row.id)])[0]!;
+        return (await withThreadFiles(tx, [await thread(tx, projectId, row.id)]))[0]!;
       });
     },
 
@@ -187,14 +188,14 @@ export function createBoard(ctx: DomainContext, attachments: Attachments) {
      * Moves a thread to the trash with its live comments and the files uploaded to them
      * (author, owner or admin); returns the trash entry.
      */
-    remove(actor: Actor, projectId: number, threadId: number): TrashRef {
-      return runAction(ctx, (fx) => {
-        const access = projectAccess(db, actor, projectId);
-        const row = thread(projectId, threadId);
+    remove(actor: Actor, projectId: number, threadId: number): Promise<TrashRef> {
+      return runAction(ctx, async (tx, fx) => {
+        const access = await projectAccess(tx, actor, projectId);
+        const row = await thread(tx, projectId, threadId);
         requireAuthor(access, row.authorId);
         const deletion = { at: fx.now, by: actor.id };
-        const commentIds = deleteThread(db, row.id, deletion);
-        attachments.trashWith(deletion, [
+        const commentIds = await deleteThread(tx, row.id, deletion);
+        await attachments.trashWith(tx, deletion, [
           { type: "thread", id: row.id },
           ...commentIds.map((id) => ({ type: "comment" as const, id })),
         ]);
@@ -212,19 +213,24 @@ export function createBoard(ctx: DomainContext, attachments: Attachments) {
         fileIds?: number[] | undefined;
         uploadedFileIds?: number[] | undefined;
       },
-    ): Comment {
-      return runAction(ctx, (fx) => {
-        requireWrite(projectAccess(db, actor, projectId));
-        const row = thread(projectId, input.threadId);
-        const earlier = commenterIds(db, row.id);
-        const id = insertComment(db, {
+    ): Promise<Comment> {
+      return runAction(ctx, async (tx, fx) => {
+        requireWrite(await projectAccess(tx, actor, projectId));
+        const row = await thread(tx, projectId, input.threadId);
+        const earlier = await commenterIds(tx, row.id);
+        const id = await insertComment(tx, {
           projectId,
           threadId: row.id,
           authorId: actor.id,
           body: text("body", input.body),
           createdAt: fx.now,
         });
-        attachments.link(fx, { projectId, type: "comment", id, ...linked(actor, input) });
+        await attachments.link(tx, fx, {
+          projectId,
+          type: "comment",
+          id,
+          ...linked(actor, input),
+        });
         fx.activity({
           projectId,
           kind: "comment_added",
@@ -242,7 +248,7 @@ export function createBoard(ctx: DomainContext, attachments: Attachments) {
           text: row.title,
           recipients: [row.authorId, ...earlier],
         });
-        return withCommentFiles([comment(projectId, id)])[0]!;
+        return (await withCommentFiles(tx, [await comment(tx, projectId, id)]))[0]!;
       });
     },
 
@@ -251,25 +257,25 @@ export function createBoard(ctx: DomainContext, attachments: Attachments) {
       actor: Actor,
       projectId: number,
       input: { commentId: number; body: string },
-    ): Comment {
-      return runAction(ctx, (fx) => {
-        const access = projectAccess(db, actor, projectId);
-        const row = comment(projectId, input.commentId);
+    ): Promise<Comment> {
+      return runAction(ctx, async (tx, fx) => {
+        const access = await projectAccess(tx, actor, projectId);
+        const row = await comment(tx, projectId, input.commentId);
         requireAuthor(access, row.authorId);
-        updateComment(db, row.id, text("body", input.body), fx.now);
-        return withCommentFiles([comment(projectId, row.id)])[0]!;
+        await updateComment(tx, row.id, text("body", input.body), fx.now);
+        return (await withCommentFiles(tx, [await comment(tx, projectId, row.id)]))[0]!;
       });
     },
 
     /** Moves a comment and the files uploaded to it to the trash; returns the trash entry. */
-    removeComment(actor: Actor, projectId: number, commentId: number): TrashRef {
-      return runAction(ctx, (fx) => {
-        const access = projectAccess(db, actor, projectId);
-        const row = comment(projectId, commentId);
+    removeComment(actor: Actor, projectId: number, commentId: number): Promise<TrashRef> {
+      return runAction(ctx, async (tx, fx) => {
+        const access = await projectAccess(tx, actor, projectId);
+        const row = await comment(tx, projectId, commentId);
         requireAuthor(access, row.authorId);
         const deletion = { at: fx.now, by: actor.id };
-        deleteComment(db, row.id, deletion);
-        attachments.trashWith(deletion, [{ type: "comment", id: row.id }]);
+        await deleteComment(tx, row.id, deletion);
+        await attachments.trashWith(tx, deletion, [{ type: "comment", id: row.id }]);
         return { type: "comment", id: row.id };
       });
     },

@@ -13,11 +13,12 @@ import {
   listEvents,
   updateEvent,
 } from "../db/calendar.ts";
+import type { Queries } from "../db/engine.ts";
 import { userTimeZone } from "../db/users.ts";
 import { projectAccess, requireWrite } from "./access.ts";
 import type { Actor } from "./accounts.ts";
 import { type DomainContext, runAction } from "./actions.ts";
-import { type CalendarView, calendarView, type ViewQuery } from "./calendar_view.ts";
+import { type CalendarView, calendarView, shownRange, type ViewQuery } from "./calendar_view.ts";
 import { utcDay } from "./days.ts";
 import { DomainError, invalid, outOfOrder } from "./errors.ts";
 import type { TrashRef } from "./trash.ts";
@@ -113,8 +114,8 @@ export function nonBlank(field: string, value: string): string {
 /** The calendar operations. */
 export function createCalendar(ctx: DomainContext) {
   const { db } = ctx;
-  const event = (projectId: number, id: number): EventRecord => {
-    const row = findEvent(db, projectId, id);
+  const event = async (q: Queries, projectId: number, id: number): Promise<EventRecord> => {
+    const row = await findEvent(q, projectId, id);
     if (!row) throw new DomainError("not_found", "No such event");
     return row;
   };
@@ -124,12 +125,12 @@ export function createCalendar(ctx: DomainContext) {
      * Events, milestones and to-dos whose spans intersect [`from`, `to`): each an ISO
      * timestamp or a `YYYY-MM-DD` date (its UTC midnight). Sorted by start, type, id.
      */
-    range(
+    async range(
       actor: Actor,
       projectId: number,
       query: { from?: string | undefined; to?: string | undefined; include?: string | undefined },
-    ): CalendarItem[] {
-      projectAccess(db, actor, projectId);
+    ): Promise<CalendarItem[]> {
+      await projectAccess(db, actor, projectId);
       // `include` names what else to show; meetings are the one thing there is.
       if (query.include !== undefined && query.include !== "meetings") {
         throw invalid("include", "Use include=meetings");
@@ -141,7 +142,7 @@ export function createCalendar(ctx: DomainContext) {
       if (Date.parse(from) >= Date.parse(to)) {
         throw outOfOrder("to", "not_after_start", "Cannot read the range: to must be after from");
       }
-      return calendarRange(db, projectId, {
+      return await calendarRange(db, projectId, {
         from,
         to,
         firstDay: utcDay(from),
@@ -155,22 +156,21 @@ export function createCalendar(ctx: DomainContext) {
      * The project calendar as a month or a week, seen today by the clock in the caller's time
      * zone (see `calendarView`); a month or date that is not valid is refused with `validation`.
      */
-    view(actor: Actor, projectId: number, query: ViewQuery): CalendarView {
-      const zone = userTimeZone(db, actor.id) ?? DEFAULT_TIME_ZONE;
+    async view(actor: Actor, projectId: number, query: ViewQuery): Promise<CalendarView> {
+      const zone = (await userTimeZone(db, actor.id)) ?? DEFAULT_TIME_ZONE;
       const today = todayInZone(ctx.clock.now(), zone);
+      // The entries of the range the view shows are loaded first (`calendarView` is
+      // synchronous); an invalid month or date is refused before they are, as before.
+      const range = shownRange(query, today, zone);
       // The pages show one schedule: meetings with the events.
-      return calendarView(
-        query,
-        today,
-        (range) => operations.range(actor, projectId, { ...range, include: "meetings" }),
-        zone,
-      );
+      const items = await operations.range(actor, projectId, { ...range, include: "meetings" });
+      return calendarView(query, today, () => items, zone);
     },
 
     /** A project's events, oldest first. */
-    list(actor: Actor, projectId: number): CalendarEvent[] {
-      projectAccess(db, actor, projectId);
-      return listEvents(db, projectId);
+    async list(actor: Actor, projectId: number): Promise<CalendarEvent[]> {
+      await projectAccess(db, actor, projectId);
+      return await listEvents(db, projectId);
     },
 
     /** Creates an event (members). */
@@ -184,13 +184,13 @@ export function createCalendar(ctx: DomainContext) {
         endAt: string;
         allDay?: boolean | undefined;
       },
-    ): CalendarEvent {
-      return runAction(ctx, (fx) => {
-        requireWrite(projectAccess(db, actor, projectId));
+    ): Promise<CalendarEvent> {
+      return runAction(ctx, async (tx, fx) => {
+        requireWrite(await projectAccess(tx, actor, projectId));
         const startAt = parseInstant("startAt", input.startAt);
         const endAt = parseInstant("endAt", input.endAt);
         requireOrdered(startAt, endAt);
-        const id = insertEvent(db, {
+        const id = await insertEvent(tx, {
           projectId,
           creatorId: actor.id,
           title: nonBlank("title", input.title),
@@ -200,14 +200,14 @@ export function createCalendar(ctx: DomainContext) {
           allDay: input.allDay ?? false,
           createdAt: fx.now,
         });
-        return event(projectId, id);
+        return await event(tx, projectId, id);
       });
     },
 
     /** One event. */
-    get(actor: Actor, projectId: number, eventId: number): CalendarEvent {
-      projectAccess(db, actor, projectId);
-      return event(projectId, eventId);
+    async get(actor: Actor, projectId: number, eventId: number): Promise<CalendarEvent> {
+      await projectAccess(db, actor, projectId);
+      return await event(db, projectId, eventId);
     },
 
     /** Edits an event (members): absent fields stay, `null` clears the description. */
@@ -222,16 +222,16 @@ export function createCalendar(ctx: DomainContext) {
         endAt?: string | undefined;
         allDay?: boolean | undefined;
       },
-    ): CalendarEvent {
-      return runAction(ctx, (fx) => {
-        requireWrite(projectAccess(db, actor, projectId));
-        const row = event(projectId, input.eventId);
+    ): Promise<CalendarEvent> {
+      return runAction(ctx, async (tx, fx) => {
+        requireWrite(await projectAccess(tx, actor, projectId));
+        const row = await event(tx, projectId, input.eventId);
         const startAt = input.startAt === undefined
           ? row.startAt
           : parseInstant("startAt", input.startAt);
         const endAt = input.endAt === undefined ? row.endAt : parseInstant("endAt", input.endAt);
         requireOrdered(startAt, endAt);
-        updateEvent(db, row.id, {
+        await updateEvent(tx, row.id, {
           title: input.title === undefined ? row.title : nonBlank("title", input.title),
           description: input.description === undefined ? row.description : input.description,
           startAt,
@@ -239,16 +239,16 @@ export function createCalendar(ctx: DomainContext) {
           allDay: input.allDay ?? row.allDay,
           updatedAt: fx.now,
         });
-        return event(projectId, row.id);
+        return await event(tx, projectId, row.id);
       });
     },
 
     /** Moves an event to the trash (members); returns the trash entry. */
-    remove(actor: Actor, projectId: number, eventId: number): TrashRef {
-      return runAction(ctx, (fx) => {
-        requireWrite(projectAccess(db, actor, projectId));
-        const id = event(projectId, eventId).id;
-        deleteEvent(db, id, { at: fx.now, by: actor.id });
+    remove(actor: Actor, projectId: number, eventId: number): Promise<TrashRef> {
+      return runAction(ctx, async (tx, fx) => {
+        requireWrite(await projectAccess(tx, actor, projectId));
+        const id = (await event(tx, projectId, eventId)).id;
+        await deleteEvent(tx, id, { at: fx.now, by: actor.id });
         return { type: "event", id };
       });
     },

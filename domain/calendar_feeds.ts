@@ -21,7 +21,7 @@ import {
   setFeedHash,
 } from "../db/calendar_feeds.ts";
 import { listProjectsOfUser } from "../db/projects.ts";
-import type { Database } from "../db/sqlite.ts";
+import type { Engine, Queries } from "../db/engine.ts";
 import { findUserById } from "../db/users.ts";
 import type { Actor } from "./accounts.ts";
 import type { Clock } from "./clock.ts";
@@ -50,7 +50,7 @@ export interface RenderedFeed {
 
 /** What the feeds need. */
 export interface CalendarFeedDeps {
-  db: Database;
+  db: Engine;
   clock: Clock;
   /** The server secret the tokens are derived from. */
   secret: string;
@@ -226,11 +226,12 @@ export function createCalendarFeeds(deps: CalendarFeedDeps) {
   const tokenOf = (userId: number, salt: string) =>
     createHmac("sha256", deps.secret).update(`calendar-feed\n${userId}\n${salt}`)
       .digest("base64url");
-  const projectIdsOf = (userId: number) => listProjectsOfUser(db, userId, true).map((p) => p.id);
-  const create = (userId: number): string => {
+  const projectIdsOf = async (userId: number) =>
+    (await listProjectsOfUser(db, userId, true)).map((p) => p.id);
+  const create = async (q: Queries, userId: number): Promise<string> => {
     const salt = randomBytes(16).toString("base64url");
     const token = tokenOf(userId, salt);
-    saveFeed(db, {
+    await saveFeed(q, {
       userId,
       salt,
       tokenHash: sha256Hex(token),
@@ -241,42 +242,43 @@ export function createCalendarFeeds(deps: CalendarFeedDeps) {
 
   return {
     /** The caller's feed token (created when missing) and the projects it covers. */
-    access(actor: Actor): FeedAccess {
-      const token = db.tx(() => {
-        const feed = findFeedOfUser(db, actor.id);
-        if (!feed) return create(actor.id);
+    async access(actor: Actor): Promise<FeedAccess> {
+      const token = await db.transaction(async (tx) => {
+        const feed = await findFeedOfUser(tx, actor.id);
+        if (!feed) return await create(tx, actor.id);
         const token = tokenOf(actor.id, feed.salt);
         const hash = sha256Hex(token);
-        if (hash !== feed.tokenHash) setFeedHash(db, actor.id, hash);
+        if (hash !== feed.tokenHash) await setFeedHash(tx, actor.id, hash);
         return token;
       });
-      return { token, projectIds: projectIdsOf(actor.id) };
+      return { token, projectIds: await projectIdsOf(actor.id) };
     },
 
     /** Replaces the caller's feed token: the old feed URLs stop working. */
-    reset(actor: Actor): FeedAccess {
-      const token = db.tx(() => create(actor.id));
-      return { token, projectIds: projectIdsOf(actor.id) };
+    async reset(actor: Actor): Promise<FeedAccess> {
+      const token = await db.transaction((tx) => create(tx, actor.id));
+      return { token, projectIds: await projectIdsOf(actor.id) };
     },
 
     /**
      * The feed `token` opens: every project of its owner (`projectId` null) or one of them;
      * null when the token is unknown, its owner disabled, or the project not theirs now.
      */
-    render(token: string, projectId: number | null): RenderedFeed | null {
+    async render(token: string, projectId: number | null): Promise<RenderedFeed | null> {
       if (!TOKEN_PATTERN.test(token)) return null;
-      const feed = findFeedByHash(db, sha256Hex(token));
+      const feed = await findFeedByHash(db, sha256Hex(token));
       if (!feed) return null;
-      const user = findUserById(db, feed.userId);
+      const user = await findUserById(db, feed.userId);
       if (!user || user.status !== "active") return null;
-      let projects = listProjectsOfUser(db, user.id, true);
+      let projects = await listProjectsOfUser(db, user.id, true);
       if (projectId !== null) {
         projects = projects.filter((p) => p.id === projectId);
         if (projects.length === 0) return null;
       }
       const ids = projects.map((p) => p.id);
       const name = projectId === null ? "Collab" : projects[0]!.name;
-      const body = renderCalendar(name, feedItems(db, ids), feedMeetings(db, ids));
+      const items = await feedItems(db, ids);
+      const body = renderCalendar(name, items, await feedMeetings(db, ids));
       return { body, etag: `"${createHash("sha256").update(body).digest("base64url")}"` };
     },
   };

@@ -141,18 +141,16 @@ function entriesOf(placed: Placed[], day: string): DayEntry[] {
   return entries.sort((a, b) => key(a).localeCompare(key(b)));
 }
 
-/**
- * The calendar `query` asks for, seen on `today` (the viewer's date) by a viewer in `zone`,
- * with the entries `itemsIn` gives for the shown days (from the first day's midnight to the
- * midnight after the last, in `zone`). A month or date that is not valid is refused with
- * `validation`.
- */
-export function calendarView(
-  query: ViewQuery,
-  today: string,
-  itemsIn: (range: { from: string; to: string }) => CalendarRow[],
-  zone: string = DEFAULT_TIME_ZONE,
-): CalendarView {
+/** The shown month and week of a view, and its first and last shown days. */
+interface Frame {
+  month: string;
+  week: string;
+  first: string;
+  last: string;
+}
+
+/** Which days `query` shows on `today`; a month or date that is not valid is `validation`. */
+function frameOf(query: ViewQuery, today: string): Frame {
   const thisWeek = mondayOf(today);
   let month: string;
   let week: string;
@@ -173,10 +171,43 @@ export function calendarView(
     first = mondayOf(`${month}-01`);
     last = addDays(mondayOf(addDays(`${monthAdd(month, 1)}-01`, -1)), 6);
   }
-  const items = itemsIn({
-    from: startOfDayInZone(first, zone),
-    to: startOfDayInZone(addDays(last, 1), zone),
-  });
+  return { month, week, first, last };
+}
+
+/** The instants a view shows: from its first day's midnight to the midnight after its last. */
+function rangeOf({ first, last }: Frame, zone: string): { from: string; to: string } {
+  return { from: startOfDayInZone(first, zone), to: startOfDayInZone(addDays(last, 1), zone) };
+}
+
+/**
+ * The range of instants the calendar `query` shows, seen on `today` by a viewer in `zone` (what
+ * `calendarView` asks `itemsIn` for), so that a caller can load the entries beforehand. A month
+ * or date that is not valid is refused with `validation`.
+ */
+export function shownRange(
+  query: ViewQuery,
+  today: string,
+  zone: string = DEFAULT_TIME_ZONE,
+): { from: string; to: string } {
+  return rangeOf(frameOf(query, today), zone);
+}
+
+/**
+ * The calendar `query` asks for, seen on `today` (the viewer's date) by a viewer in `zone`,
+ * with the entries `itemsIn` gives for the shown days (from the first day's midnight to the
+ * midnight after the last, in `zone`; see `shownRange`). A month or date that is not valid is
+ * refused with `validation`.
+ */
+export function calendarView(
+  query: ViewQuery,
+  today: string,
+  itemsIn: (range: { from: string; to: string }) => CalendarRow[],
+  zone: string = DEFAULT_TIME_ZONE,
+): CalendarView {
+  const thisWeek = mondayOf(today);
+  const frame = frameOf(query, today);
+  const { month, week, first, last } = frame;
+  const items = itemsIn(rangeOf(frame, zone));
   const placed = items.map((item) => place(item, zone));
   const weeks: CalendarDay[][] = [];
   for (let monday = first; monday <= last; monday = addDays(monday, 7)) {

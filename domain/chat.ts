@@ -11,6 +11,7 @@ import {
   type MessageRow,
   updateMessage,
 } from "../db/chat.ts";
+import type { Queries } from "../db/engine.ts";
 import { recipientsOf } from "../db/notifications.ts";
 import { listMembers } from "../db/projects.ts";
 import { projectAccess, requireAuthor, requireWrite } from "./access.ts";
@@ -41,12 +42,12 @@ function cleanText(text: string): string {
 export function createChat(ctx: DomainContext, attachments: Attachments) {
   const { db } = ctx;
 
-  const withFiles = (rows: MessageRow[]): Message[] => {
-    const files = attachments.of("message", rows.map((r) => r.id));
+  const withFiles = async (q: Queries, rows: MessageRow[]): Promise<Message[]> => {
+    const files = await attachments.of(q, "message", rows.map((r) => r.id));
     return rows.map((r) => ({ ...r, attachments: files.get(r.id) ?? [] }));
   };
-  const message = (projectId: number, id: number): MessageRow => {
-    const row = findMessage(db, projectId, id);
+  const message = async (q: Queries, projectId: number, id: number): Promise<MessageRow> => {
+    const row = await findMessage(q, projectId, id);
     if (!row) throw new DomainError("not_found", "No such message");
     return row;
   };
@@ -55,11 +56,20 @@ export function createChat(ctx: DomainContext, attachments: Attachments) {
    * Notifies the members mentioned in a message, once per message however often it is
    * edited, never the person acting.
    */
-  function notifyMentions(fx: Effects, m: MessageRow, actorId: number): void {
+  async function notifyMentions(
+    tx: Queries,
+    fx: Effects,
+    m: MessageRow,
+    actorId: number,
+  ): Promise<void> {
     const emails = mentionedEmails(m.text);
     if (emails.length === 0) return;
-    const already = recipientsOf(db, { kind: "mention", subjectType: "message", subjectId: m.id });
-    const members = listMembers(db, m.projectId);
+    const already = await recipientsOf(tx, {
+      kind: "mention",
+      subjectType: "message",
+      subjectId: m.id,
+    });
+    const members = await listMembers(tx, m.projectId);
     const byEmail = new Map(members.map((member) => [member.email, member.userId]));
     const recipients = emails.map((e) => byEmail.get(e))
       .filter((id): id is number => id !== undefined && !already.has(id));
@@ -77,30 +87,30 @@ export function createChat(ctx: DomainContext, attachments: Attachments) {
 
   attachments.register(
     "message",
-    (projectId, id) => {
-      const row = findMessage(db, projectId, id);
+    async (q, projectId, id) => {
+      const row = await findMessage(q, projectId, id);
       return row ? { authorId: row.authorId } : null;
     },
     // Live readers see new attachments as an update of the message.
-    (fx, subject) =>
+    async (tx, fx, subject) =>
       fx.event(
         subject.projectId,
         "chat.message.updated",
-        withFiles([message(subject.projectId, subject.id)])[0],
+        (await withFiles(tx, [await message(tx, subject.projectId, subject.id)]))[0],
       ),
   );
 
   return {
     /** The newest `limit` messages before `before` (or the newest), oldest first. */
-    history(
+    async history(
       actor: Actor,
       projectId: number,
       options: { before: number | null; limit: number },
-    ): { items: Message[]; hasMore: boolean } {
-      projectAccess(db, actor, projectId);
+    ): Promise<{ items: Message[]; hasMore: boolean }> {
+      await projectAccess(db, actor, projectId);
       const limit = Math.min(Math.max(1, options.limit), HISTORY_MAX);
-      const page = messageHistory(db, projectId, { before: options.before, limit });
-      return { items: withFiles(page.items), hasMore: page.hasMore };
+      const page = await messageHistory(db, projectId, { before: options.before, limit });
+      return { items: await withFiles(db, page.items), hasMore: page.hasMore };
     },
 
     /**
@@ -116,16 +126,16 @@ export function createChat(ctx: DomainContext, attachments: Attachments) {
         fileIds?: number[] | undefined;
         uploadedFileIds?: number[] | undefined;
       },
-    ): Message {
-      return runAction(ctx, (fx) => {
-        requireWrite(projectAccess(db, actor, projectId));
-        const row = insertMessage(db, {
+    ): Promise<Message> {
+      return runAction(ctx, async (tx, fx) => {
+        requireWrite(await projectAccess(tx, actor, projectId));
+        const row = await insertMessage(tx, {
           projectId,
           authorId: actor.id,
           text: cleanText(input.text),
           createdAt: fx.now,
         });
-        attachments.link(fx, {
+        await attachments.link(tx, fx, {
           projectId,
           type: "message",
           id: row.id,
@@ -134,23 +144,27 @@ export function createChat(ctx: DomainContext, attachments: Attachments) {
             ? { uploads: { uploaderId: actor.id, fileIds: input.uploadedFileIds } }
             : {}),
         });
-        notifyMentions(fx, row, actor.id);
-        const created = withFiles([row])[0]!;
+        await notifyMentions(tx, fx, row, actor.id);
+        const created = (await withFiles(tx, [row]))[0]!;
         fx.event(projectId, "chat.message.created", created);
         return created;
       });
     },
 
     /** Edits a message (author, owner or admin); newly mentioned members are told. */
-    edit(actor: Actor, projectId: number, input: { messageId: number; text: string }): Message {
-      return runAction(ctx, (fx) => {
-        const access = projectAccess(db, actor, projectId);
-        const row = message(projectId, input.messageId);
+    edit(
+      actor: Actor,
+      projectId: number,
+      input: { messageId: number; text: string },
+    ): Promise<Message> {
+      return runAction(ctx, async (tx, fx) => {
+        const access = await projectAccess(tx, actor, projectId);
+        const row = await message(tx, projectId, input.messageId);
         requireAuthor(access, row.authorId);
-        updateMessage(db, row.id, cleanText(input.text), fx.now);
-        const updated = message(projectId, row.id);
-        notifyMentions(fx, updated, actor.id);
-        const result = withFiles([updated])[0]!;
+        await updateMessage(tx, row.id, cleanText(input.text), fx.now);
+        const updated = await message(tx, projectId, row.id);
+        await notifyMentions(tx, fx, updated, actor.id);
+        const result = (await withFiles(tx, [updated]))[0]!;
         fx.event(projectId, "chat.message.updated", result);
         return result;
       });
@@ -160,15 +174,15 @@ export function createChat(ctx: DomainContext, attachments: Attachments) {
      * Moves a message and the files uploaded to it to the trash; announced as
      * `chat.message.deleted`. Returns the trash entry.
      */
-    remove(actor: Actor, projectId: number, messageId: number): TrashRef {
-      return runAction(ctx, (fx) => {
-        const access = projectAccess(db, actor, projectId);
-        const row = message(projectId, messageId);
+    remove(actor: Actor, projectId: number, messageId: number): Promise<TrashRef> {
+      return runAction(ctx, async (tx, fx) => {
+        const access = await projectAccess(tx, actor, projectId);
+        const row = await message(tx, projectId, messageId);
         requireAuthor(access, row.authorId);
-        const last = withFiles([row])[0]!;
+        const last = (await withFiles(tx, [row]))[0]!;
         const deletion = { at: fx.now, by: actor.id };
-        deleteMessage(db, row.id, deletion);
-        attachments.trashWith(deletion, [{ type: "message", id: row.id }]);
+        await deleteMessage(tx, row.id, deletion);
+        await attachments.trashWith(tx, deletion, [{ type: "message", id: row.id }]);
         fx.event(projectId, "chat.message.deleted", {
           ...last,
           attachments: [],

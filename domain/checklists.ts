@@ -18,7 +18,7 @@ import {
   updateEntry,
 } from "../db/checklists.ts";
 import { findItem, type ItemRow, updateItem } from "../db/todos.ts";
-import type { Database } from "../db/sqlite.ts";
+import type { Queries } from "../db/engine.ts";
 import { projectAccess, requireWrite } from "./access.ts";
 import type { Actor } from "./accounts.ts";
 import { type DomainContext, type Effects, runAction } from "./actions.ts";
@@ -32,11 +32,11 @@ export const CHECKLIST_TEXT_MAX = 500;
 export const CHECKLIST_MAX_ENTRIES = 100;
 
 /** The counts of each item's checklist (0 of 0 for an item without one). */
-export function checklistSummaries(
-  db: Database,
+export async function checklistSummaries(
+  q: Queries,
   itemIds: number[],
-): (itemId: number) => ChecklistSummary {
-  const found = summariesOf(db, itemIds);
+): Promise<(itemId: number) => ChecklistSummary> {
+  const found = await summariesOf(q, itemIds);
   return (itemId) => found.get(itemId) ?? { done: 0, total: 0 };
 }
 
@@ -54,26 +54,35 @@ function cleanText(text: string): string {
 export function createChecklists(ctx: DomainContext) {
   const { db } = ctx;
 
-  const itemOf = (projectId: number, itemId: number): ItemRow => {
-    const row = findItem(db, projectId, itemId);
+  const itemOf = async (q: Queries, projectId: number, itemId: number): Promise<ItemRow> => {
+    const row = await findItem(q, projectId, itemId);
     if (!row) throw new DomainError("not_found", "No such to-do item");
     return row;
   };
-  const entryOf = (itemId: number, entryId: number): ChecklistEntryRow => {
-    const row = findEntry(db, itemId, entryId);
+  const entryOf = async (
+    q: Queries,
+    itemId: number,
+    entryId: number,
+  ): Promise<ChecklistEntryRow> => {
+    const row = await findEntry(q, itemId, entryId);
     if (!row) throw new DomainError("not_found", "No such checklist entry");
     return row;
   };
 
   /** The item an edit changes, for a caller who may edit it. */
-  function editable(actor: Actor, projectId: number, itemId: number): ItemRow {
-    requireWrite(projectAccess(db, actor, projectId));
-    return itemOf(projectId, itemId);
+  async function editable(
+    tx: Queries,
+    actor: Actor,
+    projectId: number,
+    itemId: number,
+  ): Promise<ItemRow> {
+    requireWrite(await projectAccess(tx, actor, projectId));
+    return await itemOf(tx, projectId, itemId);
   }
 
   /** What every change records: the item's new `updatedAt`, activity and one event. */
-  function changed(fx: Effects, actor: Actor, item: ItemRow): void {
-    updateItem(db, item.id, {}, fx.now);
+  async function changed(tx: Queries, fx: Effects, actor: Actor, item: ItemRow): Promise<void> {
+    await updateItem(tx, item.id, {}, fx.now);
     fx.activity({
       projectId: item.projectId,
       kind: "todo_updated",
@@ -91,8 +100,13 @@ export function createChecklists(ctx: DomainContext) {
   }
 
   /** Puts the item's entries in the order of `ids` (exactly its entries, each once). */
-  function place(item: ItemRow, ids: number[], at: string): ChecklistEntryRow[] {
-    const current = listEntries(db, item.id).map((e) => e.id);
+  async function place(
+    tx: Queries,
+    item: ItemRow,
+    ids: number[],
+    at: string,
+  ): Promise<ChecklistEntryRow[]> {
+    const current = (await listEntries(tx, item.id)).map((e) => e.id);
     const same = ids.length === current.length && new Set(ids).size === ids.length &&
       ids.every((id) => current.includes(id));
     if (!same) {
@@ -102,15 +116,15 @@ export function createChecklists(ctx: DomainContext) {
         { details: { entryIds: "not_the_entries" } },
       );
     }
-    placeEntries(db, ids, at);
-    return listEntries(db, item.id);
+    await placeEntries(tx, ids, at);
+    return await listEntries(tx, item.id);
   }
 
   return {
     /** An item's entries in order (members and readers). */
-    list(actor: Actor, projectId: number, itemId: number): ChecklistEntryRow[] {
-      projectAccess(db, actor, projectId);
-      return listEntries(db, itemOf(projectId, itemId).id);
+    async list(actor: Actor, projectId: number, itemId: number): Promise<ChecklistEntryRow[]> {
+      await projectAccess(db, actor, projectId);
+      return await listEntries(db, (await itemOf(db, projectId, itemId)).id);
     },
 
     /** Appends an entry (409 `conflict`, details `{checklist: "full"}`, at 100 entries). */
@@ -119,11 +133,11 @@ export function createChecklists(ctx: DomainContext) {
       projectId: number,
       itemId: number,
       input: { text: string },
-    ): ChecklistEntryRow {
-      return runAction(ctx, (fx) => {
-        const item = editable(actor, projectId, itemId);
+    ): Promise<ChecklistEntryRow> {
+      return runAction(ctx, async (tx, fx) => {
+        const item = await editable(tx, actor, projectId, itemId);
         const text = cleanText(input.text);
-        const total = countEntries(db, item.id);
+        const total = await countEntries(tx, item.id);
         if (total >= CHECKLIST_MAX_ENTRIES) {
           throw new DomainError(
             "conflict",
@@ -131,7 +145,7 @@ export function createChecklists(ctx: DomainContext) {
             { details: { checklist: "full" } },
           );
         }
-        const id = insertEntry(db, {
+        const id = await insertEntry(tx, {
           projectId,
           itemId: item.id,
           text,
@@ -140,8 +154,8 @@ export function createChecklists(ctx: DomainContext) {
           createdAt: fx.now,
           updatedAt: fx.now,
         });
-        changed(fx, actor, item);
-        return entryOf(item.id, id);
+        await changed(tx, fx, actor, item);
+        return await entryOf(tx, item.id, id);
       });
     },
 
@@ -152,26 +166,26 @@ export function createChecklists(ctx: DomainContext) {
       itemId: number,
       entryId: number,
       input: { text?: string | undefined; done?: boolean | undefined },
-    ): ChecklistEntryRow {
-      return runAction(ctx, (fx) => {
-        const item = editable(actor, projectId, itemId);
-        const entry = entryOf(item.id, entryId);
+    ): Promise<ChecklistEntryRow> {
+      return runAction(ctx, async (tx, fx) => {
+        const item = await editable(tx, actor, projectId, itemId);
+        const entry = await entryOf(tx, item.id, entryId);
         const text = input.text === undefined ? entry.text : cleanText(input.text);
         const done = input.done ?? entry.done;
-        updateEntry(db, entry.id, { text, done, at: fx.now });
-        changed(fx, actor, item);
-        return entryOf(item.id, entry.id);
+        await updateEntry(tx, entry.id, { text, done, at: fx.now });
+        await changed(tx, fx, actor, item);
+        return await entryOf(tx, item.id, entry.id);
       });
     },
 
     /** Removes an entry; the rest close up in their order. */
-    remove(actor: Actor, projectId: number, itemId: number, entryId: number): void {
-      runAction(ctx, (fx) => {
-        const item = editable(actor, projectId, itemId);
-        const entry = entryOf(item.id, entryId);
-        deleteEntry(db, entry.id);
-        placeEntries(db, listEntries(db, item.id).map((e) => e.id), fx.now);
-        changed(fx, actor, item);
+    async remove(actor: Actor, projectId: number, itemId: number, entryId: number): Promise<void> {
+      await runAction(ctx, async (tx, fx) => {
+        const item = await editable(tx, actor, projectId, itemId);
+        const entry = await entryOf(tx, item.id, entryId);
+        await deleteEntry(tx, entry.id);
+        await placeEntries(tx, (await listEntries(tx, item.id)).map((e) => e.id), fx.now);
+        await changed(tx, fx, actor, item);
       });
     },
 
@@ -181,11 +195,11 @@ export function createChecklists(ctx: DomainContext) {
       projectId: number,
       itemId: number,
       entryIds: number[],
-    ): ChecklistEntryRow[] {
-      return runAction(ctx, (fx) => {
-        const item = editable(actor, projectId, itemId);
-        const entries = place(item, entryIds, fx.now);
-        changed(fx, actor, item);
+    ): Promise<ChecklistEntryRow[]> {
+      return runAction(ctx, async (tx, fx) => {
+        const item = await editable(tx, actor, projectId, itemId);
+        const entries = await place(tx, item, entryIds, fx.now);
+        await changed(tx, fx, actor, item);
         return entries;
       });
     },
@@ -197,18 +211,18 @@ export function createChecklists(ctx: DomainContext) {
       itemId: number,
       entryId: number,
       by: -1 | 1,
-    ): ChecklistEntryRow[] {
-      return runAction(ctx, (fx) => {
-        const item = editable(actor, projectId, itemId);
-        const entry = entryOf(item.id, entryId);
-        const ids = listEntries(db, item.id).map((e) => e.id);
+    ): Promise<ChecklistEntryRow[]> {
+      return runAction(ctx, async (tx, fx) => {
+        const item = await editable(tx, actor, projectId, itemId);
+        const entry = await entryOf(tx, item.id, entryId);
+        const ids = (await listEntries(tx, item.id)).map((e) => e.id);
         const from = ids.indexOf(entry.id);
         const to = from + by;
-        if (to < 0 || to >= ids.length) return listEntries(db, item.id);
+        if (to < 0 || to >= ids.length) return await listEntries(tx, item.id);
         ids.splice(from, 1);
         ids.splice(to, 0, entry.id);
-        const entries = place(item, ids, fx.now);
-        changed(fx, actor, item);
+        const entries = await place(tx, item, ids, fx.now);
+        await changed(tx, fx, actor, item);
         return entries;
       });
     },

@@ -16,6 +16,7 @@ import {
   upcomingMeetingIds,
   userProjectIds,
 } from "../db/dashboards.ts";
+import type { Queries } from "../db/engine.ts";
 import { latestFiles } from "../db/files.ts";
 import { type MeetingRow, meetingsByIds } from "../db/meetings.ts";
 import { listMilestones, type MilestoneRow } from "../db/milestones.ts";
@@ -76,10 +77,10 @@ export interface PersonalDashboard {
 export function createDashboards(ctx: DomainContext, attachments: Attachments) {
   const { db, clock } = ctx;
 
-  const items = (rows: ItemRow[]): Item[] => {
+  const items = async (q: Queries, rows: ItemRow[]): Promise<Item[]> => {
     const ids = rows.map((r) => r.id);
-    const files = attachments.of("item", ids);
-    const checklist = checklistSummaries(db, ids);
+    const files = await attachments.of(q, "item", ids);
+    const checklist = await checklistSummaries(q, ids);
     return rows.map((r) => ({
       ...r,
       attachments: files.get(r.id) ?? [],
@@ -87,54 +88,83 @@ export function createDashboards(ctx: DomainContext, attachments: Attachments) {
     }));
   };
   /** The date it is now where the caller lives. */
-  const todayOf = (actor: Actor, now: Date): string =>
-    todayInZone(now, userTimeZone(db, actor.id) ?? DEFAULT_TIME_ZONE);
+  const todayOf = async (actor: Actor, now: Date): Promise<string> =>
+    todayInZone(now, (await userTimeZone(db, actor.id)) ?? DEFAULT_TIME_ZONE);
 
   return {
     /** A project's dashboard (members). */
-    project(actor: Actor, projectId: number): ProjectDashboard {
-      projectAccess(db, actor, projectId);
+    async project(actor: Actor, projectId: number): Promise<ProjectDashboard> {
+      await projectAccess(db, actor, projectId);
       const at = clock.now();
       const now = at.toISOString();
-      const today = todayOf(actor, at);
-      const messages = latestMessages(db, projectId, LATEST);
-      const messageFiles = attachments.of("message", messages.map((m) => m.id));
-      const threads = threadsByIds(db, newestThreadIds(db, projectId, LATEST));
-      const threadFiles = attachments.of("thread", threads.map((t) => t.id));
-      const meetingId = nextMeetingId(db, projectId, now);
+      const today = await todayOf(actor, at);
+      const messages = await latestMessages(db, projectId, LATEST);
+      const messageFiles = await attachments.of(db, "message", messages.map((m) => m.id));
+      const threads = await threadsByIds(db, await newestThreadIds(db, projectId, LATEST));
+      const threadFiles = await attachments.of(db, "thread", threads.map((t) => t.id));
+      const meetingId = await nextMeetingId(db, projectId, now);
+      // One read after another, in the order they were made before (one connection).
+      const inProgressTodos = await items(db, await inProgressItems(db, projectId));
+      const nearDueTodos = await items(
+        db,
+        await itemsDueBetween(db, projectId, today, addDays(today, NEAR_DUE_DAYS)),
+      );
+      const latestNotes = await notesByIds(db, await newestNoteIds(db, projectId, LATEST));
+      const files = (await latestFiles(db, projectId, LATEST)).map(fileInfo);
+      const nextMeeting = meetingId === null
+        ? null
+        : (await meetingsByIds(db, [meetingId]))[0] ?? null;
+      const milestones = await listMilestones(db, projectId);
+      const recentActivity = await latestActivity(db, [projectId], ACTIVITY);
       return {
-        inProgressTodos: items(inProgressItems(db, projectId)),
-        nearDueTodos: items(itemsDueBetween(db, projectId, today, addDays(today, NEAR_DUE_DAYS))),
+        inProgressTodos,
+        nearDueTodos,
         latestChat: messages.map((m) => ({ ...m, attachments: messageFiles.get(m.id) ?? [] })),
         latestThreads: threads.map((t) => ({ ...t, attachments: threadFiles.get(t.id) ?? [] })),
-        latestNotes: notesByIds(db, newestNoteIds(db, projectId, LATEST)),
-        latestFiles: latestFiles(db, projectId, LATEST).map(fileInfo),
-        nextMeeting: meetingId === null ? null : meetingsByIds(db, [meetingId])[0] ?? null,
-        milestones: listMilestones(db, projectId),
-        recentActivity: latestActivity(db, [projectId], ACTIVITY),
+        latestNotes,
+        latestFiles: files,
+        nextMeeting,
+        milestones,
+        recentActivity,
       };
     },
 
     /** The caller's personal dashboard across their projects. */
-    personal(actor: Actor): PersonalDashboard {
+    async personal(actor: Actor): Promise<PersonalDashboard> {
       const at = clock.now();
       const now = at.toISOString();
-      const today = todayOf(actor, at);
-      const unread = listUnread(db, actor.id, LATEST, 0);
+      const today = await todayOf(actor, at);
+      const unread = await listUnread(db, actor.id, LATEST, 0);
+      // One read after another, in the order they were made before (one connection).
+      const projects = (await listProjectsOfUser(db, actor.id, false))
+        .map((p) => toProject(p, p.role));
+      const incompleteTodos = await items(
+        db,
+        await assignedItems(db, actor.id, { dueBefore: null, limit: ASSIGNED_LIMIT }),
+      );
+      const upcomingMeetings = await meetingsByIds(
+        db,
+        await upcomingMeetingIds(db, actor.id, now, MEETINGS_LIMIT),
+      );
+      const overdueTodos = await items(
+        db,
+        await assignedItems(db, actor.id, { dueBefore: today, limit: ASSIGNED_LIMIT }),
+      );
+      const recentActivity = await latestActivity(
+        db,
+        await userProjectIds(db, actor.id),
+        ACTIVITY,
+      );
       return {
-        projects: listProjectsOfUser(db, actor.id, false).map((p) => toProject(p, p.role)),
-        incompleteTodos: items(
-          assignedItems(db, actor.id, { dueBefore: null, limit: ASSIGNED_LIMIT }),
-        ),
-        upcomingMeetings: meetingsByIds(db, upcomingMeetingIds(db, actor.id, now, MEETINGS_LIMIT)),
+        projects,
+        incompleteTodos,
+        upcomingMeetings,
         unreadNotifications: {
           count: unread.total,
           latest: unread.items.map(toNotification),
         },
-        overdueTodos: items(
-          assignedItems(db, actor.id, { dueBefore: today, limit: ASSIGNED_LIMIT }),
-        ),
-        recentActivity: latestActivity(db, userProjectIds(db, actor.id), ACTIVITY),
+        overdueTodos,
+        recentActivity,
       };
     },
 
@@ -143,11 +173,13 @@ export function createDashboards(ctx: DomainContext, attachments: Attachments) {
      * (archived ones too), and of the people in its activity and meetings, read from the
      * members of at most `NAMED_PROJECTS` of their projects that the caller can still see.
      */
-    personalNames(
+    async personalNames(
       actor: Actor,
       dashboard: PersonalDashboard,
-    ): { projects: Map<number, string>; people: Map<number, string> } {
-      const projects = new Map(listProjectsOfUser(db, actor.id, true).map((p) => [p.id, p.name]));
+    ): Promise<{ projects: Map<number, string>; people: Map<number, string> }> {
+      const projects = new Map(
+        (await listProjectsOfUser(db, actor.id, true)).map((p) => [p.id, p.name]),
+      );
       for (const p of dashboard.projects) projects.set(p.id, p.name);
       const shown = new Set([
         ...dashboard.recentActivity.map((a) => a.projectId),
@@ -156,13 +188,13 @@ export function createDashboards(ctx: DomainContext, attachments: Attachments) {
       const people = new Map<number, string>();
       for (const projectId of [...shown].slice(0, NAMED_PROJECTS)) {
         try {
-          projectAccess(db, actor, projectId);
+          await projectAccess(db, actor, projectId);
         } catch (error) {
           // A project the caller can no longer see: its people stay unnamed.
           if (error instanceof DomainError) continue;
           throw error;
         }
-        for (const m of listMembers(db, projectId)) people.set(m.userId, m.displayName);
+        for (const m of await listMembers(db, projectId)) people.set(m.userId, m.displayName);
       }
       return { projects, people };
     },

@@ -17,7 +17,8 @@ export interface Subscriber {
   /** When that session expires (epoch ms): the first heartbeat after it ends the stream. */
   expiresAt: number | null;
   /** Writes already-encoded bytes; must not throw. */
-  write(bytes: Uint8Array): void;
+  /** `id` is the event's, absent for a heartbeat. */
+  write(bytes: Uint8Array, id?: number): void;
   /** Ends the stream (shutdown, disabled user). */
   close(): void;
 }
@@ -92,7 +93,7 @@ export class EventHub {
     const set = this.#projects.get(event.projectId);
     if (!set || set.size === 0) return;
     const bytes = encodeEvent(event);
-    for (const subscriber of set) subscriber.write(bytes);
+    for (const subscriber of set) subscriber.write(bytes, event.id);
   }
 
   /** Sends a committed event to its user's own streams, encoded once. */
@@ -100,7 +101,7 @@ export class EventHub {
     const set = this.#users.get(event.userId);
     if (!set || set.size === 0) return;
     const bytes = encodeEvent(event);
-    for (const subscriber of set) subscriber.write(bytes);
+    for (const subscriber of set) subscriber.write(bytes, event.id);
   }
 
   /**

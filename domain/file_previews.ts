@@ -41,8 +41,8 @@ export function createFilePreviews(ctx: DomainContext) {
      * project, a trashed one, or one whose bytes are gone.
      */
     async open(actor: Actor, projectId: number, fileId: number): Promise<Preview> {
-      projectAccess(ctx.db, actor, projectId);
-      const file = findFile(ctx.db, fileId);
+      await projectAccess(ctx.db, actor, projectId);
+      const file = await findFile(ctx.db, fileId);
       if (!file || file.projectId !== projectId) {
         throw new DomainError("not_found", "No such file");
       }

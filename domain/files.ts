@@ -8,6 +8,7 @@ import {
   insertFile,
   listFiles,
 } from "../db/files.ts";
+import type { Queries } from "../db/engine.ts";
 import { memberIds } from "../db/projects.ts";
 import { type ProjectAccess, projectAccess, requireAuthor, requireWrite } from "./access.ts";
 import type { Actor } from "./accounts.ts";
@@ -108,15 +109,15 @@ export function createFiles(ctx: DomainContext) {
   const { db } = ctx;
 
   /**
-   * Moves an upload's spooled bytes into place and records, in `record`'s transaction, its
-   * row. On any failure the placed bytes are removed (a refused upload's spooled bytes are
+   * Moves an upload's spooled bytes into place and records its row in a transaction, where
+   * `record` (given that transaction's queries) runs too. On any failure the placed bytes are removed (a refused upload's spooled bytes are
    * the caller's to discard), so nothing is left behind. An attachment upload names the subject it
    * is uploaded to (null when that subject is created just after, see `claimUploads`).
    */
   async function store<T>(
     access: ProjectAccess,
     upload: Upload,
-    record: (fx: Effects, file: FileRow) => T,
+    record: (tx: Queries, fx: Effects, file: FileRow) => Promise<T>,
     source: "upload" | "attachment",
     uploadedTo: { type: AttachableType; id: number } | null = null,
   ): Promise<T> {
@@ -132,10 +133,11 @@ export function createFiles(ctx: DomainContext) {
     }
     const bytes = await ctx.files.place(upload.bytes, access.project.id, `.${type.ext}`);
     try {
-      return runAction(ctx, (fx) => {
+      // Awaited here, so that a refusal removes the placed bytes below.
+      return await runAction(ctx, async (tx, fx) => {
         // Re-check inside the transaction: the project may have changed meanwhile.
-        requireWrite(projectAccess(db, access.actor, access.project.id));
-        const file = insertFile(db, {
+        requireWrite(await projectAccess(tx, access.actor, access.project.id));
+        const file = await insertFile(tx, {
           projectId: access.project.id,
           uploaderId: access.actor.id,
           name,
@@ -162,11 +164,11 @@ export function createFiles(ctx: DomainContext) {
             subjectType: "file",
             subjectId: file.id,
             text: file.name,
-            recipients: memberIds(db, file.projectId),
+            recipients: await memberIds(tx, file.projectId),
           });
         }
         fx.event(file.projectId, "file.uploaded", fileInfo(file));
-        return record(fx, file);
+        return await record(tx, fx, file);
       });
     } catch (error) {
       ctx.files.removeSync(bytes.storedName);
@@ -179,24 +181,29 @@ export function createFiles(ctx: DomainContext) {
 
     /** Uploads a file to the project's files (source `upload`). */
     async upload(actor: Actor, projectId: number, upload: Upload): Promise<FileInfo> {
-      const access = projectAccess(db, actor, projectId);
+      const access = await projectAccess(db, actor, projectId);
       requireWrite(access);
-      return await store(access, upload, (_fx, file) => fileInfo(file), "upload");
+      return await store(
+        access,
+        upload,
+        (_tx, _fx, file) => Promise.resolve(fileInfo(file)),
+        "upload",
+      );
     },
 
     /** A page of the project's files, newest first, optionally of one source. */
-    list(
+    async list(
       actor: Actor,
       projectId: number,
       options: { source: string | null; page: PageRequest },
-    ): Page<FileInfo> {
-      projectAccess(db, actor, projectId);
+    ): Promise<Page<FileInfo>> {
+      await projectAccess(db, actor, projectId);
       if (
         options.source !== null && options.source !== "upload" && options.source !== "attachment"
       ) {
         throw invalid("source", "Use upload or attachment");
       }
-      const { items, total } = listFiles(db, projectId, {
+      const { items, total } = await listFiles(db, projectId, {
         source: options.source,
         limit: options.page.pageSize,
         offset: offsetOf(options.page),
@@ -208,15 +215,15 @@ export function createFiles(ctx: DomainContext) {
      * Moves a file to the trash (uploader, owner or admin); its attachment links are hidden
      * and its bytes kept until it is purged. Returns the trash entry.
      */
-    remove(actor: Actor, projectId: number, fileId: number): TrashRef {
-      return runAction(ctx, (fx) => {
-        const access = projectAccess(db, actor, projectId);
-        const file = findFile(db, fileId);
+    remove(actor: Actor, projectId: number, fileId: number): Promise<TrashRef> {
+      return runAction(ctx, async (tx, fx) => {
+        const access = await projectAccess(tx, actor, projectId);
+        const file = await findFile(tx, fileId);
         if (!file || file.projectId !== projectId) {
           throw new DomainError("not_found", "No such file");
         }
         requireAuthor(access, file.uploaderId);
-        deleteFile(db, file.id, { at: fx.now, by: actor.id });
+        await deleteFile(tx, file.id, { at: fx.now, by: actor.id });
         return { type: "file", id: file.id };
       });
     },
@@ -226,9 +233,9 @@ export function createFiles(ctx: DomainContext) {
       actor: Actor,
       fileId: number,
     ): Promise<{ file: FileRow; bytes: ReadableStream<Uint8Array> }> {
-      const file = findFile(db, fileId);
+      const file = await findFile(db, fileId);
       if (!file) throw new DomainError("not_found", "No such file");
-      projectAccess(db, actor, file.projectId);
+      await projectAccess(db, actor, file.projectId);
       const handle = await ctx.files.open(file.storedName);
       if (!handle) throw new DomainError("not_found", "The file's bytes are gone");
       return { file, bytes: handle.readable };

@@ -4,8 +4,8 @@
  * Every decision is durably stored (group commit) before it is returned; a validation
  * failure stores nothing.
  */
-import type { Database } from "../db/sqlite.ts";
-import { loanStore } from "../db/loan.ts";
+import type { Engine } from "../db/engine.ts";
+import { insertCustomer, insertDecision, isBlacklisted } from "../db/loan.ts";
 import type { Clock } from "./clock.ts";
 import { invalid } from "./errors.ts";
 
@@ -72,10 +72,9 @@ export interface LoanService {
 
 /** Builds the loan service over `db`, with the clock and credit-score lookup it is handed. */
 export function createLoanService(
-  db: Database,
+  db: Engine,
   options: { clock: Clock; creditScore: CreditScoreLookup },
 ): LoanService {
-  const store = loanStore(db);
   return {
     async registerNewCustomer(input) {
       const name = input.customerName;
@@ -83,8 +82,9 @@ export function createLoanService(
         throw invalid("customerName", "Customer name cannot be null or empty");
       }
       const blacklisted = input.blacklisted ?? false;
-      const created = await db.commit(() =>
-        store.insertCustomer(name, blacklisted, options.clock.now().toISOString())
+      // The engine's SQLite transactions are jobs of the group commit: one fsync per batch.
+      const created = await db.transaction((tx) =>
+        insertCustomer(tx, name, blacklisted, options.clock.now().toISOString())
       );
       return created ? "Registration Successful" : "Error: Customer already exists";
     },
@@ -102,10 +102,10 @@ export function createLoanService(
       if (!Number.isFinite(score)) {
         throw new Error(`Cannot decide the application: the credit score lookup gave ${score}`);
       }
-      return await db.commit(() => {
+      return await db.transaction(async (tx) => {
         // Read the blacklist inside the write so the decision and its record agree.
-        const decision = decideLoan(score, store.isBlacklisted(name));
-        store.insertDecision({
+        const decision = decideLoan(score, await isBlacklisted(tx, name));
+        await insertDecision(tx, {
           applicantName: name,
           requestedAmount: amount,
           ...decision,

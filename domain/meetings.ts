@@ -15,6 +15,7 @@ import {
   setInvitees,
   updateMeeting,
 } from "../db/meetings.ts";
+import type { Queries } from "../db/engine.ts";
 import { listProjectsOfUser } from "../db/projects.ts";
 import { projectAccess, requireWrite } from "./access.ts";
 import type { Actor } from "./accounts.ts";
@@ -79,16 +80,16 @@ export function agendaOf(
 /** The meeting operations. */
 export function createMeetings(ctx: DomainContext) {
   const { db } = ctx;
-  const meeting = (projectId: number, id: number): MeetingRow => {
-    const row = findMeeting(db, projectId, id);
+  const meeting = async (q: Queries, projectId: number, id: number): Promise<MeetingRow> => {
+    const row = await findMeeting(q, projectId, id);
     if (!row) throw new DomainError("not_found", "No such meeting");
     return row;
   };
 
   /** Distinct invitees, all members of the project, or `validation`. */
-  const invitees = (projectId: number, ids: number[]): number[] => {
+  const invitees = async (q: Queries, projectId: number, ids: number[]): Promise<number[]> => {
     const unique = [...new Set(ids)];
-    const members = membersAmong(db, projectId, unique);
+    const members = await membersAmong(q, projectId, unique);
     const strangers = unique.filter((id) => !members.has(id));
     if (strangers.length > 0) {
       throw invalid("inviteeIds", `Cannot invite non-members: ${strangers.join(", ")}`);
@@ -113,19 +114,20 @@ export function createMeetings(ctx: DomainContext) {
    * ignored; items of projects the caller is not a member of (an admin is, of every
    * one) have `title: null`. Sorted by start, type, id and participant.
    */
-  const conflicts = (
+  const conflicts = async (
+    q: Queries,
     actor: Actor,
     projectId: number,
-    q: { startAt: string; endAt: string; participants: number[]; excludeIds: number[] },
-  ): Conflict[] => {
-    const userIds = [...new Set(q.participants)];
+    around: { startAt: string; endAt: string; participants: number[]; excludeIds: number[] },
+  ): Promise<Conflict[]> => {
+    const userIds = [...new Set(around.participants)];
     const visible = actor.role === "admin"
       ? null
-      : new Set(listProjectsOfUser(db, actor.id, true).map((p) => p.id));
+      : new Set((await listProjectsOfUser(q, actor.id, true)).map((p) => p.id));
     const titled = (itemProjectId: number, title: string) =>
       visible === null || visible.has(itemProjectId) ? title : null;
     const found: Conflict[] = [];
-    for (const m of busyMeetings(db, { ...q, userIds })) {
+    for (const m of await busyMeetings(q, { ...around, userIds })) {
       found.push({
         type: "meeting",
         id: m.id,
@@ -136,7 +138,7 @@ export function createMeetings(ctx: DomainContext) {
         userId: m.userId,
       });
     }
-    for (const e of eventsOverlapping(db, projectId, q)) {
+    for (const e of await eventsOverlapping(q, projectId, around)) {
       found.push({
         type: "event",
         id: e.id,
@@ -147,10 +149,10 @@ export function createMeetings(ctx: DomainContext) {
         userId: e.creatorId,
       });
     }
-    const todos = pressingTodos(db, {
+    const todos = await pressingTodos(q, {
       userIds,
-      firstDay: addDays(utcDay(q.startAt), -TODO_WINDOW_DAYS),
-      lastDay: addDays(utcDay(q.endAt), TODO_WINDOW_DAYS),
+      firstDay: addDays(utcDay(around.startAt), -TODO_WINDOW_DAYS),
+      lastDay: addDays(utcDay(around.endAt), TODO_WINDOW_DAYS),
     });
     for (const t of todos) {
       found.push({
@@ -166,8 +168,8 @@ export function createMeetings(ctx: DomainContext) {
     return found.sort(byStart);
   };
 
-  const warningsFor = (actor: Actor, row: MeetingRow): Conflict[] =>
-    conflicts(actor, row.projectId, {
+  const warningsFor = (q: Queries, actor: Actor, row: MeetingRow): Promise<Conflict[]> =>
+    conflicts(q, actor, row.projectId, {
       startAt: row.startAt,
       endAt: row.endAt,
       participants: [row.creatorId, ...row.inviteeIds],
@@ -176,30 +178,33 @@ export function createMeetings(ctx: DomainContext) {
 
   return {
     /** A project's meetings, oldest first. */
-    list(actor: Actor, projectId: number): Meeting[] {
-      projectAccess(db, actor, projectId);
-      return listMeetings(db, projectId);
+    async list(actor: Actor, projectId: number): Promise<Meeting[]> {
+      await projectAccess(db, actor, projectId);
+      return await listMeetings(db, projectId);
     },
 
     /** A project's meetings split into upcoming and past by the clock (see `agendaOf`). */
-    agenda(actor: Actor, projectId: number): { upcoming: Meeting[]; past: Meeting[] } {
-      projectAccess(db, actor, projectId);
-      return agendaOf(listMeetings(db, projectId), ctx.clock.now().toISOString());
+    async agenda(
+      actor: Actor,
+      projectId: number,
+    ): Promise<{ upcoming: Meeting[]; past: Meeting[] }> {
+      await projectAccess(db, actor, projectId);
+      return agendaOf(await listMeetings(db, projectId), ctx.clock.now().toISOString());
     },
 
     /**
      * A meeting's conflicts as its save reports them (itself left out), for those of its
      * organiser and invitees who are still members of the project.
      */
-    warnings(actor: Actor, projectId: number, meetingId: number): Conflict[] {
-      projectAccess(db, actor, projectId);
-      const row = meeting(projectId, meetingId);
+    async warnings(actor: Actor, projectId: number, meetingId: number): Promise<Conflict[]> {
+      await projectAccess(db, actor, projectId);
+      const row = await meeting(db, projectId, meetingId);
       const everyone = [row.creatorId, ...row.inviteeIds];
-      const members = membersAmong(db, projectId, everyone);
+      const members = await membersAmong(db, projectId, everyone);
       // The caller counts when taking part, member or not (an admin organising, say).
       if (everyone.includes(actor.id)) members.add(actor.id);
       const { startAt, endAt } = row;
-      return conflicts(actor, projectId, {
+      return await conflicts(db, actor, projectId, {
         startAt,
         endAt,
         participants: [...members],
@@ -211,7 +216,7 @@ export function createMeetings(ctx: DomainContext) {
      * The conflicts a meeting over the range would have, the caller organising it with
      * `inviteeIds` (members of the project); `excludeMeetingId` is left out.
      */
-    check(
+    async check(
       actor: Actor,
       projectId: number,
       q: {
@@ -220,14 +225,14 @@ export function createMeetings(ctx: DomainContext) {
         inviteeIds: number[];
         excludeMeetingId: number | null;
       },
-    ): Conflict[] {
-      projectAccess(db, actor, projectId);
+    ): Promise<Conflict[]> {
+      await projectAccess(db, actor, projectId);
       if (!q.startAt) throw invalid("startAt", "Required");
       if (!q.endAt) throw invalid("endAt", "Required");
       const times = range({ startAt: q.startAt, endAt: q.endAt });
-      return conflicts(actor, projectId, {
+      return await conflicts(db, actor, projectId, {
         ...times,
-        participants: [actor.id, ...invitees(projectId, q.inviteeIds)],
+        participants: [actor.id, ...await invitees(db, projectId, q.inviteeIds)],
         excludeIds: q.excludeMeetingId === null ? [] : [q.excludeMeetingId],
       });
     },
@@ -247,13 +252,13 @@ export function createMeetings(ctx: DomainContext) {
         location?: string | null | undefined;
         minutes?: string | null | undefined;
       },
-    ): SavedMeeting {
-      return runAction(ctx, (fx) => {
-        requireWrite(projectAccess(db, actor, projectId));
+    ): Promise<SavedMeeting> {
+      return runAction(ctx, async (tx, fx) => {
+        requireWrite(await projectAccess(tx, actor, projectId));
         const title = nonBlank("title", input.title);
         const times = range(input);
-        const inviteeIds = invitees(projectId, input.inviteeIds);
-        const id = insertMeeting(db, {
+        const inviteeIds = await invitees(tx, projectId, input.inviteeIds);
+        const id = await insertMeeting(tx, {
           projectId,
           creatorId: actor.id,
           title,
@@ -262,8 +267,8 @@ export function createMeetings(ctx: DomainContext) {
           minutes: input.minutes ?? null,
           createdAt: fx.now,
         });
-        setInvitees(db, id, inviteeIds);
-        const created = meeting(projectId, id);
+        await setInvitees(tx, id, inviteeIds);
+        const created = await meeting(tx, projectId, id);
         fx.activity({
           projectId,
           kind: "meeting_created",
@@ -282,14 +287,14 @@ export function createMeetings(ctx: DomainContext) {
           recipients: inviteeIds,
         });
         fx.event(projectId, "meeting.created", created);
-        return { meeting: created, warnings: warningsFor(actor, created) };
+        return { meeting: created, warnings: await warningsFor(tx, actor, created) };
       });
     },
 
     /** One meeting. */
-    get(actor: Actor, projectId: number, meetingId: number): Meeting {
-      projectAccess(db, actor, projectId);
-      return meeting(projectId, meetingId);
+    async get(actor: Actor, projectId: number, meetingId: number): Promise<Meeting> {
+      await projectAccess(db, actor, projectId);
+      return await meeting(db, projectId, meetingId);
     },
 
     /**
@@ -309,10 +314,10 @@ export function createMeetings(ctx: DomainContext) {
         location?: string | null | undefined;
         minutes?: string | null | undefined;
       },
-    ): SavedMeeting {
-      return runAction(ctx, (fx) => {
-        requireWrite(projectAccess(db, actor, projectId));
-        const row = meeting(projectId, input.meetingId);
+    ): Promise<SavedMeeting> {
+      return runAction(ctx, async (tx, fx) => {
+        requireWrite(await projectAccess(tx, actor, projectId));
+        const row = await meeting(tx, projectId, input.meetingId);
         const times = range({
           startAt: input.startAt ?? row.startAt,
           endAt: input.endAt ?? row.endAt,
@@ -320,16 +325,16 @@ export function createMeetings(ctx: DomainContext) {
         const title = input.title === undefined ? row.title : nonBlank("title", input.title);
         const inviteeIds = input.inviteeIds === undefined
           ? row.inviteeIds
-          : invitees(projectId, input.inviteeIds);
-        updateMeeting(db, row.id, {
+          : await invitees(tx, projectId, input.inviteeIds);
+        await updateMeeting(tx, row.id, {
           title,
           ...times,
           location: input.location === undefined ? row.location : input.location,
           minutes: input.minutes === undefined ? row.minutes : input.minutes,
           updatedAt: fx.now,
         });
-        setInvitees(db, row.id, inviteeIds);
-        const updated = meeting(projectId, row.id);
+        await setInvitees(tx, row.id, inviteeIds);
+        const updated = await meeting(tx, projectId, row.id);
 
         const before = new Set(row.inviteeIds);
         const added = updated.inviteeIds.filter((id) => !before.has(id));
@@ -348,16 +353,16 @@ export function createMeetings(ctx: DomainContext) {
         if (timeChanged || placeChanged || listChanged) {
           fx.notify({ ...notice, kind: "meeting_updated", recipients: stayed });
         }
-        return { meeting: updated, warnings: warningsFor(actor, updated) };
+        return { meeting: updated, warnings: await warningsFor(tx, actor, updated) };
       });
     },
 
     /** Moves a meeting to the trash (members); returns the trash entry. */
-    remove(actor: Actor, projectId: number, meetingId: number): TrashRef {
-      return runAction(ctx, (fx) => {
-        requireWrite(projectAccess(db, actor, projectId));
-        const id = meeting(projectId, meetingId).id;
-        deleteMeeting(db, id, { at: fx.now, by: actor.id });
+    remove(actor: Actor, projectId: number, meetingId: number): Promise<TrashRef> {
+      return runAction(ctx, async (tx, fx) => {
+        requireWrite(await projectAccess(tx, actor, projectId));
+        const id = (await meeting(tx, projectId, meetingId)).id;
+        await deleteMeeting(tx, id, { at: fx.now, by: actor.id });
         return { type: "meeting", id };
       });
     },

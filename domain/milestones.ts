@@ -10,6 +10,7 @@ import {
   type MilestoneRow,
   updateMilestone,
 } from "../db/milestones.ts";
+import type { Queries } from "../db/engine.ts";
 import { projectAccess, requireWrite } from "./access.ts";
 import type { Actor } from "./accounts.ts";
 import { type DomainContext, runAction } from "./actions.ts";
@@ -22,26 +23,29 @@ export type Milestone = MilestoneRow;
 /** The milestone operations. */
 export function createMilestones(ctx: DomainContext) {
   const { db } = ctx;
-  const milestone = (projectId: number, id: number): MilestoneRow => {
-    const row = findMilestone(db, projectId, id);
+  const milestone = async (q: Queries, projectId: number, id: number): Promise<MilestoneRow> => {
+    const row = await findMilestone(q, projectId, id);
     if (!row) throw new DomainError("not_found", "No such milestone");
     return row;
   };
 
   return {
     /** A project's milestones with their progress, oldest first. */
-    list(actor: Actor, projectId: number): Milestone[] {
-      projectAccess(db, actor, projectId);
-      return listMilestones(db, projectId);
+    async list(actor: Actor, projectId: number): Promise<Milestone[]> {
+      await projectAccess(db, actor, projectId);
+      return await listMilestones(db, projectId);
     },
 
     /**
      * How many live to-do items are linked to each of a project's milestones, and how many of
      * them are complete (what `progress` is computed from), by milestone id.
      */
-    todoCounts(actor: Actor, projectId: number): Map<number, { total: number; done: number }> {
-      projectAccess(db, actor, projectId);
-      return linkedTodoCounts(db, projectId);
+    async todoCounts(
+      actor: Actor,
+      projectId: number,
+    ): Promise<Map<number, { total: number; done: number }>> {
+      await projectAccess(db, actor, projectId);
+      return await linkedTodoCounts(db, projectId);
     },
 
     /** Creates a milestone (members); writes `milestone_updated`. */
@@ -53,12 +57,12 @@ export function createMilestones(ctx: DomainContext) {
         description?: string | null | undefined;
         dueDate?: string | null | undefined;
       },
-    ): Milestone {
-      return runAction(ctx, (fx) => {
-        requireWrite(projectAccess(db, actor, projectId));
+    ): Promise<Milestone> {
+      return runAction(ctx, async (tx, fx) => {
+        requireWrite(await projectAccess(tx, actor, projectId));
         const title = nonBlank("title", input.title);
         const dueDate = input.dueDate == null ? null : parseDate("dueDate", input.dueDate);
-        const id = insertMilestone(db, {
+        const id = await insertMilestone(tx, {
           projectId,
           creatorId: actor.id,
           title,
@@ -74,14 +78,14 @@ export function createMilestones(ctx: DomainContext) {
           subjectId: id,
           summary: title,
         });
-        return milestone(projectId, id);
+        return await milestone(tx, projectId, id);
       });
     },
 
     /** One milestone with its progress. */
-    get(actor: Actor, projectId: number, milestoneId: number): Milestone {
-      projectAccess(db, actor, projectId);
-      return milestone(projectId, milestoneId);
+    async get(actor: Actor, projectId: number, milestoneId: number): Promise<Milestone> {
+      await projectAccess(db, actor, projectId);
+      return await milestone(db, projectId, milestoneId);
     },
 
     /** Edits a milestone (members); `null` clears the description or due date. */
@@ -94,12 +98,12 @@ export function createMilestones(ctx: DomainContext) {
         description?: string | null | undefined;
         dueDate?: string | null | undefined;
       },
-    ): Milestone {
-      return runAction(ctx, (fx) => {
-        requireWrite(projectAccess(db, actor, projectId));
-        const row = milestone(projectId, input.milestoneId);
+    ): Promise<Milestone> {
+      return runAction(ctx, async (tx, fx) => {
+        requireWrite(await projectAccess(tx, actor, projectId));
+        const row = await milestone(tx, projectId, input.milestoneId);
         const title = input.title === undefined ? row.title : nonBlank("title", input.title);
-        updateMilestone(db, row.id, {
+        await updateMilestone(tx, row.id, {
           title,
           description: input.description === undefined ? row.description : input.description,
           dueDate: input.dueDate === undefined
@@ -117,7 +121,7 @@ export function createMilestones(ctx: DomainContext) {
           subjectId: row.id,
           summary: title,
         });
-        return milestone(projectId, row.id);
+        return await milestone(tx, projectId, row.id);
       });
     },
   };

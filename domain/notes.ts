@@ -7,6 +7,7 @@ import {
   type NoteRow,
   updateNote,
 } from "../db/notes.ts";
+import type { Queries } from "../db/engine.ts";
 import { memberIds } from "../db/projects.ts";
 import { projectAccess, requireAuthor, requireWrite } from "./access.ts";
 import type { Actor } from "./accounts.ts";
@@ -32,21 +33,21 @@ export function cleanTags(tags: string[]): string[] {
 /** The note operations. */
 export function createNotes(ctx: DomainContext) {
   const { db } = ctx;
-  const note = (projectId: number, id: number): NoteRow => {
-    const row = findNote(db, projectId, id);
+  const note = async (q: Queries, projectId: number, id: number): Promise<NoteRow> => {
+    const row = await findNote(q, projectId, id);
     if (!row) throw new DomainError("not_found", "No such note");
     return row;
   };
 
   return {
     /** A page of notes, optionally with a tag. */
-    list(
+    async list(
       actor: Actor,
       projectId: number,
       options: { tag: string | null; page: PageRequest },
-    ): Page<Note> {
-      projectAccess(db, actor, projectId);
-      const { items, total } = listNotes(db, projectId, {
+    ): Promise<Page<Note>> {
+      await projectAccess(db, actor, projectId);
+      const { items, total } = await listNotes(db, projectId, {
         tag: options.tag,
         limit: options.page.pageSize,
         offset: offsetOf(options.page),
@@ -64,10 +65,10 @@ export function createNotes(ctx: DomainContext) {
         tags?: string[] | null | undefined;
         pinned?: boolean | undefined;
       },
-    ): Note {
-      return runAction(ctx, (fx) => {
-        requireWrite(projectAccess(db, actor, projectId));
-        const id = insertNote(db, {
+    ): Promise<Note> {
+      return runAction(ctx, async (tx, fx) => {
+        requireWrite(await projectAccess(tx, actor, projectId));
+        const id = await insertNote(tx, {
           projectId,
           authorId: actor.id,
           title: title(input.title),
@@ -84,14 +85,14 @@ export function createNotes(ctx: DomainContext) {
           subjectId: id,
           summary: input.title.trim(),
         });
-        return note(projectId, id);
+        return await note(tx, projectId, id);
       });
     },
 
     /** One note. */
-    get(actor: Actor, projectId: number, noteId: number): Note {
-      projectAccess(db, actor, projectId);
-      return note(projectId, noteId);
+    async get(actor: Actor, projectId: number, noteId: number): Promise<Note> {
+      await projectAccess(db, actor, projectId);
+      return await note(db, projectId, noteId);
     },
 
     /** Edits a note (author, owner or admin); the other members are told. */
@@ -105,19 +106,19 @@ export function createNotes(ctx: DomainContext) {
         tags?: string[] | null | undefined;
         pinned?: boolean | undefined;
       },
-    ): Note {
-      return runAction(ctx, (fx) => {
-        const access = projectAccess(db, actor, projectId);
-        const row = note(projectId, input.noteId);
+    ): Promise<Note> {
+      return runAction(ctx, async (tx, fx) => {
+        const access = await projectAccess(tx, actor, projectId);
+        const row = await note(tx, projectId, input.noteId);
         requireAuthor(access, row.authorId);
-        updateNote(db, row.id, {
+        await updateNote(tx, row.id, {
           title: input.title === undefined ? row.title : title(input.title),
           body: input.body ?? row.body,
           tags: input.tags === undefined ? row.tags : cleanTags(input.tags ?? []),
           pinned: input.pinned ?? row.pinned,
           updatedAt: fx.now,
         });
-        const updated = note(projectId, row.id);
+        const updated = await note(tx, projectId, row.id);
         fx.activity({
           projectId,
           kind: "note_updated",
@@ -133,19 +134,19 @@ export function createNotes(ctx: DomainContext) {
           subjectType: "note",
           subjectId: row.id,
           text: updated.title,
-          recipients: memberIds(db, projectId),
+          recipients: await memberIds(tx, projectId),
         });
         return updated;
       });
     },
 
     /** Moves a note to the trash (author, owner or admin); returns the trash entry. */
-    remove(actor: Actor, projectId: number, noteId: number): TrashRef {
-      return runAction(ctx, (fx) => {
-        const access = projectAccess(db, actor, projectId);
-        const row = note(projectId, noteId);
+    remove(actor: Actor, projectId: number, noteId: number): Promise<TrashRef> {
+      return runAction(ctx, async (tx, fx) => {
+        const access = await projectAccess(tx, actor, projectId);
+        const row = await note(tx, projectId, noteId);
         requireAuthor(access, row.authorId);
-        deleteNote(db, row.id, { at: fx.now, by: actor.id });
+        await deleteNote(tx, row.id, { at: fx.now, by: actor.id });
         return { type: "note", id: row.id };
       });
     },

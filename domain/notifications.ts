@@ -15,7 +15,7 @@ import {
   setNotificationLevel,
 } from "../db/notifications.ts";
 import { memberIds } from "../db/projects.ts";
-import type { Database } from "../db/sqlite.ts";
+import type { Engine, Queries } from "../db/engine.ts";
 import { appendUserEvent, type UserEventRow } from "../db/user_events.ts";
 import { projectAccess } from "./access.ts";
 import type { Actor } from "./accounts.ts";
@@ -105,18 +105,20 @@ export const NOTIFICATION_LEVELS = ["all", "mentions", "none"] as const;
 export type UserEventSink = (event: UserEventRow) => void;
 
 /** Appends an event to a user's own stream log. Call inside the write's transaction. */
-export function userEvent(
-  db: Database,
+export async function userEvent(
+  q: Queries,
   at: string,
   sink: UserEventSink,
   e: { userId: number; name: "notification.created" | "notification.read"; data: unknown },
-): void {
-  sink(appendUserEvent(db, {
-    userId: e.userId,
-    name: e.name,
-    data: JSON.stringify(e.data),
-    createdAt: at,
-  }));
+): Promise<void> {
+  sink(
+    await appendUserEvent(q, {
+      userId: e.userId,
+      name: e.name,
+      data: JSON.stringify(e.data),
+      createdAt: at,
+    }),
+  );
 }
 
 /**
@@ -125,14 +127,14 @@ export function userEvent(
  * Each new notification is a `notification.created` event on its recipient's own stream.
  * Call inside the action's transaction.
  */
-export function notify(
-  db: Database,
+export async function notify(
+  q: Queries,
   clock: Clock,
   input: NotifyInput,
   sink: UserEventSink,
-): void {
-  const members = input.projectId === null ? null : new Set(memberIds(db, input.projectId));
-  const quiet = input.projectId === null ? new Map() : quietMembers(db, input.projectId);
+): Promise<void> {
+  const members = input.projectId === null ? null : new Set(await memberIds(q, input.projectId));
+  const quiet = input.projectId === null ? new Map() : await quietMembers(q, input.projectId);
   const recipients = [...new Set(input.recipients)].filter((id) => {
     if (id === input.actorId || (members !== null && !members.has(id))) return false;
     const level = quiet.get(id);
@@ -140,7 +142,7 @@ export function notify(
   });
   if (recipients.length === 0) return;
   const createdAt = clock.now().toISOString();
-  const rows = insertNotifications(db, recipients, {
+  const rows = await insertNotifications(q, recipients, {
     kind: input.kind,
     projectId: input.projectId,
     actorId: input.actorId,
@@ -150,7 +152,7 @@ export function notify(
     createdAt,
   });
   for (const row of rows) {
-    userEvent(db, createdAt, sink, {
+    await userEvent(q, createdAt, sink, {
       userId: row.userId,
       name: "notification.created",
       data: toNotification(row),
@@ -159,70 +161,83 @@ export function notify(
 }
 
 /** The notification operations of one user. */
-export function createNotifications(deps: { db: Database; clock: Clock; hub: EventHub }) {
+export function createNotifications(deps: { db: Engine; clock: Clock; hub: EventHub }) {
   const { db, clock, hub } = deps;
   /** Runs a write that may tell the caller's stream; publishes after the commit. */
-  const withEvents = <T>(fn: (sink: UserEventSink) => T): T => {
+  const withEvents = async <T>(fn: (tx: Queries, sink: UserEventSink) => Promise<T>) => {
     const events: UserEventRow[] = [];
-    const result = db.tx(() => fn((e) => events.push(e)));
+    const result = await db.transaction((tx) => fn(tx, (e) => events.push(e)));
     for (const event of events) hub.publishToUser(event);
     return result;
   };
   /** Tells the caller's own streams which notifications were read, and how many are left. */
-  const readEvent = (sink: UserEventSink, userId: number, ids: number[], at: string) =>
-    userEvent(db, at, sink, {
+  const readEvent = async (
+    tx: Queries,
+    sink: UserEventSink,
+    userId: number,
+    ids: number[],
+    at: string,
+  ) =>
+    await userEvent(tx, at, sink, {
       userId,
       name: "notification.read",
-      data: { ids, unreadCount: listUnread(db, userId, 0, 0).total },
+      data: { ids, unreadCount: (await listUnread(tx, userId, 0, 0)).total },
     });
   return {
     /** A page of the caller's unread notifications, newest first, plus the unread count. */
-    listUnread(actor: Actor, request: PageRequest): Page<Notification> & { unreadCount: number } {
-      const { items, total } = listUnread(db, actor.id, request.pageSize, offsetOf(request));
+    async listUnread(
+      actor: Actor,
+      request: PageRequest,
+    ): Promise<Page<Notification> & { unreadCount: number }> {
+      const { items, total } = await listUnread(db, actor.id, request.pageSize, offsetOf(request));
       return { ...pageOf(items.map(toNotification), total, request), unreadCount: total };
     },
 
     /** The caller's unread count. */
-    unreadCount(actor: Actor): number {
-      return listUnread(db, actor.id, 0, 0).total;
+    async unreadCount(actor: Actor): Promise<number> {
+      return (await listUnread(db, actor.id, 0, 0)).total;
     },
 
     /** Marks one of the caller's notifications read; another user's is `not_found`. */
-    markRead(actor: Actor, id: number): Notification {
-      return withEvents((sink) => {
-        const found = findNotification(db, id, actor.id);
+    markRead(actor: Actor, id: number): Promise<Notification> {
+      return withEvents(async (tx, sink) => {
+        const found = await findNotification(tx, id, actor.id);
         if (!found) throw new DomainError("not_found", "No such notification");
         const at = clock.now().toISOString();
-        const marked = toNotification(markNotificationRead(db, id, at));
-        if (found.readAt === null) readEvent(sink, actor.id, [id], at);
+        const marked = toNotification(await markNotificationRead(tx, id, at));
+        if (found.readAt === null) await readEvent(tx, sink, actor.id, [id], at);
         return marked;
       });
     },
 
     /** Marks every unread notification of the caller read; returns how many were. */
-    markAllRead(actor: Actor): { updated: number } {
-      return withEvents((sink) => {
+    markAllRead(actor: Actor): Promise<{ updated: number }> {
+      return withEvents(async (tx, sink) => {
         const at = clock.now().toISOString();
-        const ids = markAllRead(db, actor.id, at);
-        if (ids.length > 0) readEvent(sink, actor.id, ids, at);
+        const ids = await markAllRead(tx, actor.id, at);
+        if (ids.length > 0) await readEvent(tx, sink, actor.id, ids, at);
         return { updated: ids.length };
       });
     },
 
     /** The caller's notification level for a project (members only, else `not_found`). */
-    level(actor: Actor, projectId: number): NotificationLevel {
-      projectAccess(db, actor, projectId);
-      return notificationLevel(db, projectId, actor.id) ?? "all";
+    async level(actor: Actor, projectId: number): Promise<NotificationLevel> {
+      await projectAccess(db, actor, projectId);
+      return await notificationLevel(db, projectId, actor.id) ?? "all";
     },
 
     /**
      * Sets the caller's notification level for a project. An admin who is not a member gets
      * no notifications from it anyway, so is refused (`forbidden`).
      */
-    setLevel(actor: Actor, projectId: number, level: NotificationLevel): NotificationLevel {
-      return db.tx(() => {
-        projectAccess(db, actor, projectId);
-        if (!setNotificationLevel(db, projectId, actor.id, level)) {
+    setLevel(
+      actor: Actor,
+      projectId: number,
+      level: NotificationLevel,
+    ): Promise<NotificationLevel> {
+      return db.transaction(async (tx) => {
+        await projectAccess(tx, actor, projectId);
+        if (!await setNotificationLevel(tx, projectId, actor.id, level)) {
           throw new DomainError("forbidden", "Cannot set a notification level: not a member");
         }
         return level;

@@ -6,7 +6,7 @@
  */
 import { deleteUserApiTokens, listApiTokens } from "../db/api_tokens.ts";
 import { deleteOtherUserSessions } from "../db/sessions.ts";
-import type { Database } from "../db/sqlite.ts";
+import type { Engine } from "../db/engine.ts";
 import { findUserById, setPasswordHash } from "../db/users.ts";
 import type { Actor } from "./accounts.ts";
 import type { Clock } from "./clock.ts";
@@ -16,7 +16,7 @@ import type { LoginThrottle } from "./throttle.ts";
 
 /** What a password change needs. */
 export interface PasswordChangeDeps {
-  db: Database;
+  db: Engine;
   clock: Clock;
   hasher: PasswordHasher;
   /** A throttle of its own (failures here do not lock the account's login). */
@@ -39,7 +39,7 @@ export function createPasswordChange(deps: PasswordChangeDeps) {
       input: { currentPassword: string; newPassword: string },
       address: string,
     ): Promise<void> {
-      const user = findUserById(db, actor.id);
+      const user = await findUserById(db, actor.id);
       if (!user) throw new DomainError("unauthenticated", "Not logged in");
       let attempt;
       try {
@@ -68,11 +68,12 @@ export function createPasswordChange(deps: PasswordChangeDeps) {
         throw error;
       }
       attempt.succeeded();
-      const ended = db.tx(() => {
-        setPasswordHash(db, user.id, hash, clock.now().toISOString());
-        const tokenIds = listApiTokens(db, user.id).map((t) => t.id);
-        deleteUserApiTokens(db, user.id);
-        const sessionIdHashes = deleteOtherUserSessions(db, user.id, sessionIdHash);
+      // Both hashes are done: the transaction awaits only its own queries.
+      const ended = await db.transaction(async (tx) => {
+        await setPasswordHash(tx, user.id, hash, clock.now().toISOString());
+        const tokenIds = (await listApiTokens(tx, user.id)).map((t) => t.id);
+        await deleteUserApiTokens(tx, user.id);
+        const sessionIdHashes = await deleteOtherUserSessions(tx, user.id, sessionIdHash);
         return { tokenIds, sessionIdHashes };
       });
       deps.onChanged?.(ended);

@@ -3,11 +3,14 @@
  * (one consistent view of the project however long the download takes), project.json is
  * written element by element, files are read from disk in chunks: memory stays flat for a
  * project of any size.
+ *
+ * The snapshot is not an engine transaction: those must await only their own queries and hold
+ * the writer, while an export waits on its reader between pages for as long as the download
+ * takes. It is a read-only view of its own (`openSnapshot`) that holds no writer.
  */
 import {
   type ArchiveFileRow,
   fileFromRow,
-  openSnapshot,
   type PagedKind,
   type RawRow,
   readAttachments,
@@ -17,8 +20,8 @@ import {
   readProject,
   readThreadComments,
   type Snapshot,
-  type SqlReader,
 } from "../db/project_archive.ts";
+import type { Queries } from "../db/engine.ts";
 import { projectAccess, requireOwner } from "./access.ts";
 import type { Actor } from "./accounts.ts";
 import type { DomainContext } from "./actions.ts";
@@ -63,10 +66,14 @@ const ATTACHABLE: Partial<Record<ArchiveKind, "thread" | "comment" | "message" |
 };
 
 /** The pages of a kind's live rows, read as they are asked for. */
-function* pages(r: SqlReader, kind: PagedKind, projectId: number): Generator<RawRow[]> {
+async function* pages(
+  r: Queries,
+  kind: PagedKind,
+  projectId: number,
+): AsyncGenerator<RawRow[]> {
   let afterId = 0;
   for (;;) {
-    const rows = readPage(r, kind, { projectId, afterId, limit: PAGE_ROWS });
+    const rows = await readPage(r, kind, { projectId, afterId, limit: PAGE_ROWS });
     if (rows.length === 0) return;
     yield rows;
     if (rows.length < PAGE_ROWS) return;
@@ -246,12 +253,12 @@ const EXPORTS: Record<
 };
 
 /** project.json, piece by piece: one page of elements per piece. */
-function* projectJson(
-  r: SqlReader,
+async function* projectJson(
+  r: Queries,
   projectId: number,
   exportedAt: string,
-): Generator<string> {
-  const project = readProject(r, projectId);
+): AsyncGenerator<string> {
+  const project = await readProject(r, projectId);
   if (!project) throw new DomainError("not_found", "No such project");
   const head = {
     format: ARCHIVE_FORMAT,
@@ -267,7 +274,7 @@ function* projectJson(
       createdAt: project.createdAt,
       updatedAt: project.updatedAt,
     },
-    members: readMembers(r, projectId),
+    members: await readMembers(r, projectId),
   };
   const text = JSON.stringify(head, null, 1);
   yield text.slice(0, text.lastIndexOf("}")).trimEnd();
@@ -275,12 +282,14 @@ function* projectJson(
     yield `,\n "${kind}": [`;
     let first = true;
     const subject = ATTACHABLE[kind];
-    for (const rows of pages(r, kind, projectId)) {
+    for await (const rows of pages(r, kind, projectId)) {
       const ids = rows.map((row) => row.id as number);
       const attachments = subject
-        ? readAttachments(r, subject, ids)
+        ? await readAttachments(r, subject, ids)
         : new Map<number, ArchiveFileRow[]>();
-      const checklists = kind === "items" ? readChecklists(r, ids) : new Map<number, RawRow[]>();
+      const checklists = kind === "items"
+        ? await readChecklists(r, ids)
+        : new Map<number, RawRow[]>();
       const parts = rows.map((row) => JSON.stringify(EXPORTS[kind](row, attachments, checklists)));
       yield (first ? "\n  " : ",\n  ") + parts.join(",\n  ");
       first = false;
@@ -300,17 +309,17 @@ function attachmentLine(files: ArchiveFileRow[]): string {
 }
 
 /** A thread and its comments as Markdown, a page of comments at a time. */
-function* threadMarkdown(r: SqlReader, thread: RawRow): Generator<string> {
+async function* threadMarkdown(r: Queries, thread: RawRow): AsyncGenerator<string> {
   const id = thread.id as number;
-  const files = readAttachments(r, "thread", [id]).get(id) ?? [];
+  const files = (await readAttachments(r, "thread", [id])).get(id) ?? [];
   yield `# ${thread.title}\n\n` +
     `${thread.category}${bool(thread.pinned) ? ", pinned" : ""} · ${thread.author_email} · ` +
     `${thread.created_at}\n${attachmentLine(files)}\n${thread.body}\n`;
   let afterId = 0;
   for (;;) {
-    const rows = readThreadComments(r, { threadId: id, afterId, limit: PAGE_ROWS });
+    const rows = await readThreadComments(r, { threadId: id, afterId, limit: PAGE_ROWS });
     if (rows.length === 0) return;
-    const attachments = readAttachments(r, "comment", rows.map((c) => c.id as number));
+    const attachments = await readAttachments(r, "comment", rows.map((c) => c.id as number));
     let text = "";
     for (const c of rows) {
       text += `\n---\n\n**${c.author_email}** · ${c.created_at}\n` +
@@ -355,26 +364,35 @@ export function fileChunks(
 }
 
 /** UTF-8 bytes of the pieces, each produced only when the reader asks for more. */
-function textStream(pieces: Iterable<string>): ReadableStream<Uint8Array> {
+function textStream(pieces: AsyncIterable<string>): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
-  const iterator = pieces[Symbol.iterator]();
+  const iterator = pieces[Symbol.asyncIterator]();
   return new ReadableStream<Uint8Array>({
-    pull(controller) {
-      const next = iterator.next();
+    async pull(controller) {
+      const next = await iterator.next();
       if (next.done) controller.close();
       else controller.enqueue(encoder.encode(next.value));
     },
-    cancel() {
-      iterator.return?.();
+    async cancel() {
+      await iterator.return?.();
     },
   }, { highWaterMark: 0 });
 }
 
+/** How an export reads: from a snapshot of the database. */
+export interface ExportOptions {
+  /**
+   * Opens a consistent read-only view of the database, kept open while the archive is read
+   * (on SQLite `openSnapshot` of `db/project_archive.ts`).
+   */
+  openSnapshot: () => Snapshot;
+}
+
 /** The project export operations. */
-export function createProjectExport(ctx: DomainContext) {
+export function createProjectExport(ctx: DomainContext, options: ExportOptions) {
   /** Checks that every live file's bytes are on disk (before a byte is sent). */
-  async function checkBytes(r: SqlReader, projectId: number): Promise<void> {
-    for (const rows of pages(r, "files", projectId)) {
+  async function checkBytes(r: Queries, projectId: number): Promise<void> {
+    for await (const rows of pages(r, "files", projectId)) {
       for (const f of rows.map(fileFromRow)) {
         try {
           await Deno.stat(ctx.files.path(f.storedName));
@@ -395,21 +413,21 @@ export function createProjectExport(ctx: DomainContext) {
       store: false,
       modified: at,
     });
-    for (const rows of pages(r, "threads", projectId)) {
+    for await (const rows of pages(r, "threads", projectId)) {
       for (const thread of rows) {
         const name = threadEntryName(thread.id as number, thread.title as string);
-        const text = [...threadMarkdown(r, thread)].join("");
+        const text = (await Array.fromAsync(threadMarkdown(r, thread))).join("");
         await sink.addText(name, text, new Date(thread.updated_at as string));
       }
     }
-    for (const rows of pages(r, "notes", projectId)) {
+    for await (const rows of pages(r, "notes", projectId)) {
       for (const note of rows) {
         const name = noteEntryName(note.id as number, note.title as string);
         await sink.addText(name, noteMarkdown(note), new Date(note.updated_at as string));
       }
     }
     const sent = garbagePacer(COLLECT_EVERY_BYTES);
-    for (const rows of pages(r, "files", projectId)) {
+    for await (const rows of pages(r, "files", projectId)) {
       for (const f of rows.map(fileFromRow)) {
         const handle = await ctx.files.open(f.storedName);
         if (!handle) throw new Error(`Cannot export: the bytes of file ${f.id} are gone`);
@@ -437,11 +455,11 @@ export function createProjectExport(ctx: DomainContext) {
      * archive's name and a stream producing it as it is read.
      */
     async start(actor: Actor, projectId: number): Promise<ProjectExport> {
-      requireOwner(projectAccess(ctx.db, actor, projectId), { evenArchived: true });
-      const snapshot = openSnapshot(ctx.db);
+      requireOwner(await projectAccess(ctx.db, actor, projectId), { evenArchived: true });
+      const snapshot = options.openSnapshot();
       let project;
       try {
-        project = readProject(snapshot, projectId);
+        project = await readProject(snapshot, projectId);
         if (!project) throw new DomainError("not_found", "No such project");
         await checkBytes(snapshot, projectId);
       } catch (error) {

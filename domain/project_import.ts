@@ -39,9 +39,9 @@ import {
   isImporting,
   setUploadedTo,
   showImported,
-  txWithoutSync,
   userIdsByEmail,
 } from "../db/project_archive.ts";
+import type { Queries, Row, SqlValue } from "../db/engine.ts";
 import { insertEntry } from "../db/checklists.ts";
 import { deleteProjectRowsWithin, type PurgeBudget } from "../db/trash.ts";
 import { findProject, insertMember } from "../db/projects.ts";
@@ -629,35 +629,66 @@ export interface ImportOptions {
 const pause = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
 /**
- * Runs `steps` (each writes a few rows and yields how many) in transactions of at most
- * `pacing.rows` rows or `IMPORT_BATCH_MS`, awaiting `pacing.between` after each commit;
- * returns the steps' result. When anything fails, the steps are closed (their files too).
+ * Queries that go to the transaction of the batch under way (`use`), and fail between two
+ * batches: steps that span many transactions write through it.
+ */
+function batchQueries(): { q: Queries; use: (tx: Queries | null) => void } {
+  let current: Queries | null = null;
+  const tx = (): Queries => {
+    if (!current) throw new Error("Cannot write an import step: no batch transaction is open");
+    return current;
+  };
+  return {
+    q: {
+      get: <T = Row>(text: string, params?: SqlValue[]) => tx().get<T>(text, params),
+      all: <T = Row>(text: string, params?: SqlValue[]) => tx().all<T>(text, params),
+      run: (text: string, params?: SqlValue[]) => tx().run(text, params),
+    },
+    use: (queries) => current = queries,
+  };
+}
+
+/**
+ * Runs the steps `start` makes (each writes a few rows through the queries it is given and
+ * yields how many) in transactions of at most `pacing.rows` rows or `IMPORT_BATCH_MS`, one
+ * `db.transaction` each, awaiting `pacing.between` after each commit; returns the steps'
+ * result. When anything fails, the steps are closed (their files too). The steps must await
+ * only their queries: they run inside the transactions.
  */
 async function inBatches<T>(
   ctx: DomainContext,
-  steps: Generator<number, T>,
+  start: (q: Queries) => AsyncGenerator<number, T>,
   pacing: { between: (committed: number) => Promise<void>; rows: number },
 ): Promise<T> {
+  const batch = batchQueries();
+  const steps = start(batch.q);
   let committed = 0;
   try {
     for (;;) {
-      const start = ctx.clock.now().getTime();
-      const batch = txWithoutSync(ctx.db, (): { done: true; value: T } | { done: false } => {
-        let rows = 0;
-        while (rows < pacing.rows) {
-          if (rows > 0 && ctx.clock.now().getTime() - start >= IMPORT_BATCH_MS) break;
-          const step = steps.next();
-          if (step.done) return { done: true, value: step.value };
-          rows += step.value;
-        }
-        return { done: false };
-      });
+      const began = ctx.clock.now().getTime();
+      const result = await ctx.db.transaction(
+        async (tx): Promise<{ done: true; value: T } | { done: false }> => {
+          batch.use(tx);
+          try {
+            let rows = 0;
+            while (rows < pacing.rows) {
+              if (rows > 0 && ctx.clock.now().getTime() - began >= IMPORT_BATCH_MS) break;
+              const step = await steps.next();
+              if (step.done) return { done: true, value: step.value };
+              rows += step.value;
+            }
+            return { done: false };
+          } finally {
+            batch.use(null);
+          }
+        },
+      );
       committed++;
-      if (batch.done) return batch.value;
+      if (result.done) return result.value;
       await pacing.between(committed);
     }
   } finally {
-    steps.return(undefined as T);
+    await steps.return(undefined as T);
   }
 }
 
@@ -667,20 +698,20 @@ async function inBatches<T>(
  * (indexed for search) oldest first, then each file's bytes moved into place. Yields the rows
  * each step wrote; returns the counts written.
  */
-function* writeSteps(
+async function* writeSteps(
   ctx: DomainContext,
   plan: Plan,
   projectId: number,
-): Generator<number, KindCounts> {
-  const { db } = ctx;
+  q: Queries,
+): AsyncGenerator<number, KindCounts> {
   const { actor, head, users, at } = plan;
   const members = new Set<number>([actor.id]);
-  insertMember(db, { projectId, userId: actor.id, role: "owner", at });
+  await insertMember(q, { projectId, userId: actor.id, role: "owner", at });
   yield 1;
   for (const m of head.members) {
     const userId = users.get(m.email);
     if (userId === undefined || members.has(userId)) continue;
-    insertMember(db, { projectId, userId, role: m.role, at });
+    await insertMember(q, { projectId, userId, role: m.role, at });
     members.add(userId);
     yield 1;
   }
@@ -697,18 +728,18 @@ function* writeSteps(
   const moves: Array<[string, string]> = [];
   const subjects: Array<[number, { type: string; id: number }]> = [];
   const attach = (type: string, subjectId: number, attachments: Array<{ id: number }>) =>
-    insertImportedAttachments(db, {
+    insertImportedAttachments(q, {
       projectId,
       subjectType: type,
       subjectId,
       fileIds: attachments.map((a) => newId("files", a.id)),
       at,
     });
-  const write: { [K in ArchiveKind]: (e: Element<K>) => number } = {
-    files: (e) => {
+  const write: { [K in ArchiveKind]: (e: Element<K>) => Promise<number> } = {
+    files: async (e) => {
       const file = plan.files.get(e.id)!;
       const storedName = ctx.files.newStoredName(projectId, file.ext);
-      const id = insertImportedFile(db, {
+      const id = await insertImportedFile(q, {
         projectId,
         uploaderId: userOf(e.uploader),
         name: file.name,
@@ -722,16 +753,16 @@ function* writeSteps(
       if (e.source === "attachment" && e.uploadedTo) subjects.push([id, e.uploadedTo]);
       return id;
     },
-    columns: (e) => insertImportedColumn(db, { projectId, ...e }),
+    columns: (e) => insertImportedColumn(q, { projectId, ...e }),
     milestones: (e) =>
-      insertImportedMilestone(db, { projectId, creatorId: userOf(e.creator), ...e }),
-    threads: (e) => {
-      const id = insertImportedThread(db, { projectId, authorId: userOf(e.author), ...e });
-      attach("thread", id, e.attachments);
+      insertImportedMilestone(q, { projectId, creatorId: userOf(e.creator), ...e }),
+    threads: async (e) => {
+      const id = await insertImportedThread(q, { projectId, authorId: userOf(e.author), ...e });
+      await attach("thread", id, e.attachments);
       return id;
     },
-    comments: (e) => {
-      const id = insertImportedComment(db, {
+    comments: async (e) => {
+      const id = await insertImportedComment(q, {
         projectId,
         threadId: newId("threads", e.threadId),
         authorId: userOf(e.author),
@@ -739,18 +770,18 @@ function* writeSteps(
         createdAt: e.createdAt,
         updatedAt: e.updatedAt,
       });
-      attach("comment", id, e.attachments);
+      await attach("comment", id, e.attachments);
       return id;
     },
-    notes: (e) => insertImportedNote(db, { projectId, authorId: userOf(e.author), ...e }),
-    chat: (e) => {
-      const id = insertImportedMessage(db, { projectId, authorId: userOf(e.author), ...e });
-      attach("message", id, e.attachments);
+    notes: (e) => insertImportedNote(q, { projectId, authorId: userOf(e.author), ...e }),
+    chat: async (e) => {
+      const id = await insertImportedMessage(q, { projectId, authorId: userOf(e.author), ...e });
+      await attach("message", id, e.attachments);
       return id;
     },
-    items: (e) => {
+    items: async (e) => {
       const assigneeId = e.assignee === null ? null : users.get(e.assignee) ?? null;
-      const id = insertImportedItem(db, {
+      const id = await insertImportedItem(q, {
         ...e,
         projectId,
         columnId: newId("columns", e.columnId),
@@ -758,15 +789,15 @@ function* writeSteps(
         assigneeId,
         milestoneId: e.milestoneId === null ? null : newId("milestones", e.milestoneId),
       });
-      attach("item", id, e.attachments);
-      e.checklistEntries.forEach((entry, position) =>
-        insertEntry(db, { ...entry, projectId, itemId: id, position })
-      );
+      await attach("item", id, e.attachments);
+      for (const [position, entry] of e.checklistEntries.entries()) {
+        await insertEntry(q, { ...entry, projectId, itemId: id, position });
+      }
       return id;
     },
-    events: (e) => insertImportedEvent(db, { projectId, creatorId: userOf(e.creator), ...e }),
+    events: (e) => insertImportedEvent(q, { projectId, creatorId: userOf(e.creator), ...e }),
     meetings: (e) =>
-      insertImportedMeeting(db, {
+      insertImportedMeeting(q, {
         ...e,
         projectId,
         creatorId: userOf(e.creator),
@@ -774,8 +805,8 @@ function* writeSteps(
         inviteeIds: e.invitees.map((email) => users.get(email))
           .filter((id): id is number => id !== undefined && members.has(id)),
       }),
-    activity: (e) => {
-      insertImportedActivity(db, {
+    activity: async (e) => {
+      await insertImportedActivity(q, {
         projectId,
         kind: e.kind,
         actorId: userOf(e.actor),
@@ -791,20 +822,20 @@ function* writeSteps(
   };
   for (const kind of IMPORT_ORDER) {
     const schema = ELEMENTS[kind] as z.ZodType;
-    const writeOne = write[kind] as (e: unknown) => number;
+    const writeOne = write[kind] as (e: unknown) => Promise<number>;
     for (const line of linesOf(linesPath(plan.work, kind))) {
       const e = schema.parse(JSON.parse(line)) as { id: number };
-      ids.get(kind)!.set(e.id, writeOne(e));
+      ids.get(kind)!.set(e.id, await writeOne(e));
       counts[kind]++;
       yield 1;
     }
   }
   for (const [fileId, to] of subjects) {
     const kind = SUBJECT_KINDS[to.type as keyof typeof SUBJECT_KINDS];
-    setUploadedTo(db, fileId, { type: to.type, id: newId(kind, to.id) });
+    await setUploadedTo(q, fileId, { type: to.type, id: newId(kind, to.id) });
     yield 1;
   }
-  for (let shown; (shown = showImported(db, projectId, SHOW_STEP)) > 0;) yield shown;
+  for (let shown; (shown = await showImported(q, projectId, SHOW_STEP)) > 0;) yield shown;
   // Last: the bytes go into place only when every row is written.
   for (const [path, storedName] of moves) {
     ctx.files.moveIntoPlaceSync(path, storedName);
@@ -842,16 +873,16 @@ export function createProjectImport(
    */
   async function removeUnfinished(projectId: number): Promise<void> {
     for (;;) {
-      const rowsLeft = txWithoutSync(
-        db,
-        () => isImporting(db, projectId) && deleteProjectRowsWithin(db, projectId, budget()),
+      const rowsLeft = await db.transaction(async (tx) =>
+        await isImporting(tx, projectId) &&
+        await deleteProjectRowsWithin(tx, projectId, budget())
       );
       if (!rowsLeft) break;
       await pause();
     }
-    if (!isImporting(db, projectId)) return;
+    if (!await isImporting(db, projectId)) return;
     await ctx.files.removeProject(projectId);
-    db.tx(() => deleteImportingProject(db, projectId));
+    await db.transaction((tx) => deleteImportingProject(tx, projectId));
   }
 
   /**
@@ -862,8 +893,8 @@ export function createProjectImport(
    */
   async function writeAll(plan: Plan): Promise<{ projectId: number; counts: KindCounts }> {
     const { head, actor, at } = plan;
-    const projectId = db.tx(() =>
-      insertImportedProject(db, {
+    const projectId = await db.transaction((tx) =>
+      insertImportedProject(tx, {
         name: head.project.name,
         description: head.project.description ?? "",
         archivedAt: head.project.archivedAt ?? null,
@@ -873,9 +904,13 @@ export function createProjectImport(
     );
     running.add(projectId);
     try {
-      const counts = await inBatches(ctx, writeSteps(ctx, plan, projectId), pacing);
+      const counts = await inBatches(
+        ctx,
+        (q) => writeSteps(ctx, plan, projectId, q),
+        pacing,
+      );
       // The one moment the project appears, whole: one short statement.
-      if (!db.tx(() => finishImportedProject(db, projectId))) {
+      if (!await db.transaction((tx) => finishImportedProject(tx, projectId))) {
         throw new Error(`Cannot import: project ${projectId} was removed while being imported`);
       }
       return { projectId, counts };
@@ -932,7 +967,7 @@ export function createProjectImport(
         }
         for (const m of head.members) checked.emails.add(m.email);
         const emails = [...checked.emails];
-        const users = userIdsByEmail(ctx.db, emails);
+        const users = await userIdsByEmail(db, emails);
         const { projectId, counts } = await writeAll({
           actor,
           work,
@@ -941,7 +976,7 @@ export function createProjectImport(
           users,
           at: ctx.clock.now().toISOString(),
         });
-        const project = findProject(ctx.db, projectId)!;
+        const project = (await findProject(db, projectId))!;
         return {
           project: toProject(project, "owner"),
           report: { counts, unmatchedEmails: emails.filter((e) => !users.has(e)).sort() },
@@ -959,7 +994,7 @@ export function createProjectImport(
      */
     async removeLeftovers(): Promise<number> {
       let removed = 0;
-      for (const projectId of importingProjectIds(db)) {
+      for (const projectId of await importingProjectIds(db)) {
         if (running.has(projectId)) continue;
         await removeUnfinished(projectId);
         removed++;

@@ -15,7 +15,7 @@ import {
   updateMemberRole,
   updateProject,
 } from "../db/projects.ts";
-import type { Database } from "../db/sqlite.ts";
+import type { Engine, Queries } from "../db/engine.ts";
 import type { UserEventRow } from "../db/user_events.ts";
 import { findUserByEmail } from "../db/users.ts";
 import { type ProjectAccess, projectAccess, requireOwner } from "./access.ts";
@@ -63,54 +63,62 @@ function cleanName(name: string): string {
 
 /** The project and member operations. */
 export function createProjects(deps: {
-  db: Database;
+  db: Engine;
   clock: Clock;
   /** Called after a commit that took `userId` (or everybody) out of a project. */
-  onAccessLost?: (projectId: number, userId?: number) => void;
+  onAccessLost?: (projectId: number, userId?: number) => void | Promise<void>;
   /** Publishes users' own stream events after the commit that wrote them. */
   onUserEvents?: (events: UserEventRow[]) => void;
 }) {
   const { db, clock } = deps;
   const now = () => clock.now().toISOString();
-  const access = (actor: Actor, projectId: number) => projectAccess(db, actor, projectId);
   const view = (a: ProjectAccess, p: ProjectRow = a.project) => toProject(p, a.memberRole);
 
   /** Throws unless the change keeps at least one owner. */
-  function keepAnOwner(projectId: number, member: MemberRow, newRole: ProjectRole | null): void {
-    if (member.role === "owner" && newRole !== "owner" && countOwners(db, projectId) <= 1) {
+  async function keepAnOwner(
+    tx: Queries,
+    projectId: number,
+    member: MemberRow,
+    newRole: ProjectRole | null,
+  ): Promise<void> {
+    if (member.role === "owner" && newRole !== "owner" && await countOwners(tx, projectId) <= 1) {
       throw new DomainError("conflict", "A project must keep at least one owner");
     }
   }
 
   return {
     /** Projects the caller belongs to; archived ones only when asked. */
-    list(actor: Actor, options: { archived: boolean }): Project[] {
-      return listProjectsOfUser(db, actor.id, options.archived).map((p) => toProject(p, p.role));
+    async list(actor: Actor, options: { archived: boolean }): Promise<Project[]> {
+      return (await listProjectsOfUser(db, actor.id, options.archived))
+        .map((p) => toProject(p, p.role));
     },
 
     /** Creates a project with the caller as its owner. */
     create(
       actor: Actor,
       input: { name: string; description?: string | null | undefined },
-    ): Project {
+    ): Promise<Project> {
       const name = cleanName(input.name);
-      return db.tx(() => {
+      return db.transaction(async (tx) => {
         const at = now();
-        const project = insertProject(db, {
+        const project = await insertProject(tx, {
           name,
           description: input.description?.trim() ?? "",
           createdBy: actor.id,
           at,
         });
-        insertMember(db, { projectId: project.id, userId: actor.id, role: "owner", at });
+        await insertMember(tx, { projectId: project.id, userId: actor.id, role: "owner", at });
         return toProject(project, "owner");
       });
     },
 
     /** A project with its members. */
-    get(actor: Actor, projectId: number): { project: Project; members: MemberRow[] } {
-      const a = access(actor, projectId);
-      return { project: view(a), members: listMembers(db, projectId) };
+    async get(
+      actor: Actor,
+      projectId: number,
+    ): Promise<{ project: Project; members: MemberRow[] }> {
+      const a = await projectAccess(db, actor, projectId);
+      return { project: view(a), members: await listMembers(db, projectId) };
     },
 
     /** Renames or re-describes a project (owner). */
@@ -118,14 +126,14 @@ export function createProjects(deps: {
       actor: Actor,
       projectId: number,
       changes: { name?: string | undefined; description?: string | null | undefined },
-    ): Project {
-      return db.tx(() => {
-        const a = access(actor, projectId);
+    ): Promise<Project> {
+      return db.transaction(async (tx) => {
+        const a = await projectAccess(tx, actor, projectId);
         requireOwner(a);
         const name = changes.name === undefined ? undefined : cleanName(changes.name);
         return view(
           a,
-          updateProject(db, projectId, {
+          await updateProject(tx, projectId, {
             ...(name !== undefined ? { name } : {}),
             // The description is never absent: `null` clears it to "".
             ...(changes.description !== undefined
@@ -137,48 +145,48 @@ export function createProjects(deps: {
     },
 
     /** Archives (read-only) or unarchives a project (owner). */
-    setArchived(actor: Actor, projectId: number, archived: boolean): Project {
-      return db.tx(() => {
-        const a = access(actor, projectId);
+    setArchived(actor: Actor, projectId: number, archived: boolean): Promise<Project> {
+      return db.transaction(async (tx) => {
+        const a = await projectAccess(tx, actor, projectId);
         requireOwner(a, { evenArchived: !archived });
         if ((a.project.archivedAt !== null) === archived) return view(a);
         const at = now();
-        return view(a, setProjectArchived(db, projectId, archived ? at : null, at));
+        return view(a, await setProjectArchived(tx, projectId, archived ? at : null, at));
       });
     },
 
     /** Deletes a project (owner; works on archived projects too). */
-    remove(actor: Actor, projectId: number): void {
-      db.tx(() => {
-        const a = access(actor, projectId);
+    async remove(actor: Actor, projectId: number): Promise<void> {
+      await db.transaction(async (tx) => {
+        const a = await projectAccess(tx, actor, projectId);
         requireOwner(a, { evenArchived: true });
-        deleteProject(db, projectId, { at: now(), by: actor.id });
+        await deleteProject(tx, projectId, { at: now(), by: actor.id });
       });
-      deps.onAccessLost?.(projectId);
+      await deps.onAccessLost?.(projectId);
     },
 
     /** The members of a project. */
-    members(actor: Actor, projectId: number): MemberRow[] {
-      access(actor, projectId);
-      return listMembers(db, projectId);
+    async members(actor: Actor, projectId: number): Promise<MemberRow[]> {
+      await projectAccess(db, actor, projectId);
+      return await listMembers(db, projectId);
     },
 
     /** Adds a user by email (owner); they are notified. */
-    addMember(
+    async addMember(
       actor: Actor,
       projectId: number,
       input: { email: string; role: ProjectRole },
-    ): MemberRow {
+    ): Promise<MemberRow> {
       const events: UserEventRow[] = [];
-      const added = db.tx(() => {
-        const a = access(actor, projectId);
+      const added = await db.transaction(async (tx) => {
+        const a = await projectAccess(tx, actor, projectId);
         requireOwner(a);
-        const user = findUserByEmail(db, normaliseEmail(input.email));
+        const user = await findUserByEmail(tx, normaliseEmail(input.email));
         if (!user) throw new DomainError("not_found", "No user has this email");
-        if (!insertMember(db, { projectId, userId: user.id, role: input.role, at: now() })) {
+        if (!await insertMember(tx, { projectId, userId: user.id, role: input.role, at: now() })) {
           throw new DomainError("conflict", "This user is already a member");
         }
-        notify(db, clock, {
+        await notify(tx, clock, {
           kind: "member_added",
           projectId,
           actorId: actor.id,
@@ -187,7 +195,7 @@ export function createProjects(deps: {
           text: a.project.name,
           recipients: [user.id],
         }, (e) => events.push(e));
-        return findMember(db, projectId, user.id)!;
+        return (await findMember(tx, projectId, user.id))!;
       });
       deps.onUserEvents?.(events);
       return added;
@@ -198,21 +206,21 @@ export function createProjects(deps: {
       actor: Actor,
       projectId: number,
       input: { userId: number; role: ProjectRole },
-    ): MemberRow {
-      return db.tx(() => {
-        requireOwner(access(actor, projectId));
-        const member = findMember(db, projectId, input.userId);
+    ): Promise<MemberRow> {
+      return db.transaction(async (tx) => {
+        requireOwner(await projectAccess(tx, actor, projectId));
+        const member = await findMember(tx, projectId, input.userId);
         if (!member) throw new DomainError("not_found", "No such member");
-        keepAnOwner(projectId, member, input.role);
-        updateMemberRole(db, projectId, input.userId, input.role);
-        return findMember(db, projectId, input.userId)!;
+        await keepAnOwner(tx, projectId, member, input.role);
+        await updateMemberRole(tx, projectId, input.userId, input.role);
+        return (await findMember(tx, projectId, input.userId))!;
       });
     },
 
     /** Removes a member (owner, or members leaving themselves); never the last owner. */
-    removeMember(actor: Actor, projectId: number, userId: number): void {
-      db.tx(() => {
-        const a = access(actor, projectId);
+    async removeMember(actor: Actor, projectId: number, userId: number): Promise<void> {
+      await db.transaction(async (tx) => {
+        const a = await projectAccess(tx, actor, projectId);
         if (userId === actor.id && a.memberRole !== null) {
           if (a.project.archivedAt !== null) {
             throw new DomainError("forbidden", "The project is archived and read-only");
@@ -220,12 +228,12 @@ export function createProjects(deps: {
         } else {
           requireOwner(a);
         }
-        const member = findMember(db, projectId, userId);
+        const member = await findMember(tx, projectId, userId);
         if (!member) throw new DomainError("not_found", "No such member");
-        keepAnOwner(projectId, member, null);
-        deleteMember(db, projectId, userId);
+        await keepAnOwner(tx, projectId, member, null);
+        await deleteMember(tx, projectId, userId);
       });
-      deps.onAccessLost?.(projectId, userId);
+      await deps.onAccessLost?.(projectId, userId);
     },
   };
 }

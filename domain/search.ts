@@ -6,8 +6,7 @@
  */
 import { listMembers, listProjectsOfUser } from "../db/projects.ts";
 import { searchProjects, type SearchRow } from "../db/search.ts";
-import type { Database } from "../db/sqlite.ts";
-import type { Engine } from "../db/engine.ts";
+import type { Engine, Queries } from "../db/engine.ts";
 import { projectAccess } from "./access.ts";
 import type { Actor } from "./accounts.ts";
 import { invalid } from "./errors.ts";
@@ -174,11 +173,14 @@ function hitOf(
 }
 
 /** The members of each project of `rows`, for their mentions. */
-function mentionContexts(db: Database, rows: SearchRow[]): Map<number, MentionContext> {
+async function mentionContexts(
+  db: Queries,
+  rows: SearchRow[],
+): Promise<Map<number, MentionContext>> {
   const contexts = new Map<number, MentionContext>();
   for (const r of rows) {
     if (!contexts.has(r.projectId)) {
-      contexts.set(r.projectId, { members: listMembers(db, r.projectId) });
+      contexts.set(r.projectId, { members: await listMembers(db, r.projectId) });
     }
   }
   return contexts;
@@ -186,12 +188,12 @@ function mentionContexts(db: Database, rows: SearchRow[]): Map<number, MentionCo
 
 /** Searches a project; a blank query or an unknown type is a validation error. */
 export async function searchProjectItems(
-  db: Database,
+  db: Queries,
   engine: Engine,
   actor: Actor,
   input: { projectId: number; q: string; type: string | null; page: PageRequest },
 ): Promise<Page<SearchHit>> {
-  projectAccess(db, actor, input.projectId);
+  await projectAccess(db, actor, input.projectId);
   const terms = parseQuery(input.q, input.type);
   const { items, total } = await searchProjects(engine, {
     projectIds: [input.projectId],
@@ -200,7 +202,7 @@ export async function searchProjectItems(
     limit: input.page.pageSize,
     offset: offsetOf(input.page),
   });
-  const contexts = mentionContexts(db, items);
+  const contexts = await mentionContexts(db, items);
   return pageOf(
     items.map((r) => hitOf(r, terms, contexts.get(r.projectId)!)),
     total,
@@ -213,13 +215,15 @@ export async function searchProjectItems(
  * the rules of a project's search; each hit names its project.
  */
 export async function searchEverywhere(
-  db: Database,
+  db: Queries,
   engine: Engine,
   actor: Actor,
   input: { q: string; type: string | null; page: PageRequest },
 ): Promise<Page<ProjectSearchHit>> {
   const terms = parseQuery(input.q, input.type);
-  const projects = new Map(listProjectsOfUser(db, actor.id, true).map((p) => [p.id, p.name]));
+  const projects = new Map(
+    (await listProjectsOfUser(db, actor.id, true)).map((p) => [p.id, p.name]),
+  );
   const { items, total } = await searchProjects(engine, {
     projectIds: [...projects.keys()],
     type: input.type,
@@ -227,7 +231,7 @@ export async function searchEverywhere(
     limit: input.page.pageSize,
     offset: offsetOf(input.page),
   });
-  const contexts = mentionContexts(db, items);
+  const contexts = await mentionContexts(db, items);
   return pageOf(
     items.map((r) => ({
       ...hitOf(r, terms, contexts.get(r.projectId)!),
@@ -240,10 +244,10 @@ export async function searchEverywhere(
 }
 
 /**
- * Search, for routes (which never hold the database). The index is queried through the
- * storage interface (`engine`), the rest still through `db`.
+ * Search, for routes (which never hold the database). Access, members and the index all go
+ * through `db`, unless `engine` gives the index another engine (a benchmark's PostgreSQL).
  */
-export function createSearch(db: Database, engine: Engine) {
+export function createSearch(db: Engine, engine: Engine = db) {
   return {
     /** Searches a project (see `searchProjectItems`). */
     project: (

@@ -1,6 +1,7 @@
 /** Wires every domain service from the app's dependencies; nothing global. */
 import { FileStore } from "../db/file_store.ts";
-import { findMember } from "../db/projects.ts";
+import { openSnapshot } from "../db/project_archive.ts";
+import { listProjectsOfUser } from "../db/projects.ts";
 import { findUserById } from "../db/users.ts";
 import type { Database } from "../db/sqlite.ts";
 import type { Engine } from "../db/engine.ts";
@@ -47,8 +48,8 @@ import { dnsResolver } from "./webhook_targets.ts";
 export interface ServiceDeps {
   db: Database;
   /**
-   * The storage interface of the services moved onto it (the search's reads so far); by
-   * default the SQLite engine over `db`, sharing its writer and group commit.
+   * The storage interface every service reads and writes through; by default the SQLite
+   * engine over `db` (its writer, group commit and read-only connection).
    */
   engine?: Engine;
   clock: Clock;
@@ -67,8 +68,10 @@ export interface ServiceDeps {
 
 /** Builds the services. */
 export function createServices(deps: ServiceDeps) {
-  const { db, clock, config } = deps;
-  const engine = deps.engine ?? sqliteEngine(db);
+  const { clock, config } = deps;
+  const engine = deps.engine ?? sqliteEngine(deps.db);
+  // Every service below reads and writes through the engine.
+  const db = engine;
   const sessions = new Sessions(db, clock, {
     secret: deps.sessionSecret,
     ttlHours: config.sessionTtlHours,
@@ -110,10 +113,10 @@ export function createServices(deps: ServiceDeps) {
      * Records that a write failed on a full disk; true the first time since writes last
      * succeeded (so the cause is logged once, not per failed request).
      */
-    noteStorageFull: () => db.noteStorageFull(),
+    noteStorageFull: () => deps.db.noteStorageFull(),
     activity: createActivity(db),
-    search: createSearch(db, engine),
-    admin: createAdmin(db),
+    search: createSearch(db),
+    admin: createAdmin(deps.db),
     files,
     /** Files opened for the pages' inline image previews. */
     filePreviews: createFilePreviews(ctx),
@@ -139,17 +142,23 @@ export function createServices(deps: ServiceDeps) {
       onSessionsEnded: (userId) => hub.closeUser(userId),
       onSessionEnded: (idHash) => hub.closeSession(idHash),
       // A former admin keeps only the streams of projects they are a member of.
-      onAdminRightsLost: (userId) =>
-        hub.closeUser(userId, (projectId) => findMember(db, projectId, userId) === null),
+      onAdminRightsLost: async (userId) => {
+        const memberOf = new Set(
+          (await listProjectsOfUser(db, userId, true)).map((project) => project.id),
+        );
+        hub.closeUser(userId, (projectId) => !memberOf.has(projectId));
+      },
     }),
     projects: createProjects({
       db,
       clock,
       // Streams end with access: a deleted project's all, a removed member's own (an admin
       // still sees every project, so theirs stay).
-      onAccessLost: (projectId, userId) => {
+      onAccessLost: async (projectId, userId) => {
         if (userId === undefined) return hub.closeProject(projectId);
-        if (findUserById(db, userId)?.role !== "admin") hub.closeProject(projectId, userId);
+        if ((await findUserById(db, userId))?.role !== "admin") {
+          hub.closeProject(projectId, userId);
+        }
       },
       onUserEvents: (events) => events.forEach((e) => hub.publishToUser(e)),
     }),
@@ -180,7 +189,7 @@ export function createServices(deps: ServiceDeps) {
         for (const idHash of sessionIdHashes) hub.closeSession(idHash);
       },
     }),
-    projectExport: createProjectExport(ctx),
+    projectExport: createProjectExport(ctx, { openSnapshot: () => openSnapshot(deps.db) }),
     projectImport: createProjectImport(ctx, {
       maxImportBytes: config.maxImportMb * 1024 * 1024,
       ...deps.imports,

@@ -6,7 +6,7 @@
  */
 import { createHash } from "node:crypto";
 import { deleteSession, findSession, insertSession, touchSession } from "../db/sessions.ts";
-import type { Database } from "../db/sqlite.ts";
+import type { Engine } from "../db/engine.ts";
 import { findUserById, type UserRow } from "../db/users.ts";
 import type { Clock } from "./clock.ts";
 
@@ -43,12 +43,12 @@ function hashId(id: string): string {
 
 /** Issues, resolves and revokes sessions. */
 export class Sessions {
-  readonly #db: Database;
+  readonly #db: Engine;
   readonly #clock: Clock;
   readonly #ttlMs: number;
   readonly #key: Promise<CryptoKey>;
 
-  constructor(db: Database, clock: Clock, options: { secret: string; ttlHours: number }) {
+  constructor(db: Engine, clock: Clock, options: { secret: string; ttlHours: number }) {
     this.#db = db;
     this.#clock = clock;
     this.#ttlMs = options.ttlHours * 3_600_000;
@@ -73,8 +73,8 @@ export class Sessions {
       await crypto.subtle.sign("HMAC", await this.#key, new TextEncoder().encode(id)),
     );
     const now = this.#clock.now();
-    this.#db.tx(() =>
-      insertSession(this.#db, {
+    await this.#db.transaction((tx) =>
+      insertSession(tx, {
         idHash: hashId(id),
         userId,
         issuedAt: now.toISOString(),
@@ -101,23 +101,23 @@ export class Sessions {
     );
     if (!valid) return null;
     const idHash = hashId(id);
-    const session = findSession(this.#db, idHash);
+    const session = await findSession(this.#db, idHash);
     if (!session) return null;
     const now = this.#clock.now();
     if (Date.parse(session.expiresAt) <= now.getTime()) {
-      this.#db.tx(() => deleteSession(this.#db, idHash));
+      await this.#db.transaction((tx) => deleteSession(tx, idHash));
       return null;
     }
-    const user = findUserById(this.#db, session.userId);
+    const user = await findUserById(this.#db, session.userId);
     if (!user || user.status !== "active") return null;
     if (now.getTime() - Date.parse(session.lastUsedAt) > TOUCH_INTERVAL_MS) {
-      this.#db.tx(() => touchSession(this.#db, idHash, now.toISOString()));
+      await this.#db.transaction((tx) => touchSession(tx, idHash, now.toISOString()));
     }
     return { idHash, user, expiresAt: session.expiresAt };
   }
 
   /** Ends one session. */
-  revoke(idHash: string): void {
-    this.#db.tx(() => deleteSession(this.#db, idHash));
+  async revoke(idHash: string): Promise<void> {
+    await this.#db.transaction((tx) => deleteSession(tx, idHash));
   }
 }

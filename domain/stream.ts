@@ -1,6 +1,6 @@
 /**
- * Opening an event stream, a project's (members only) or the caller's own: the events missed
- * since `Last-Event-ID` are read and the live subscription is made in one synchronous step,
+ * Opening an event stream, a project's (members only) or the caller's own: the live
+ * subscription is made first and the events missed since `Last-Event-ID` are read after it,
  * so nothing falls between replay and live delivery.
  */
 import { type EventRow, EVENTS_KEPT, eventsAfter } from "../db/events.ts";
@@ -13,65 +13,100 @@ import type { Subscriber } from "./event_hub.ts";
 /** An opened stream: what to replay first, and how to leave. */
 export interface OpenedStream {
   replay: Array<EventRow | UserEventRow>;
+  /**
+   * Starts live delivery: call once the replay is written. Events published since the
+   * subscription were held back until now, and those already in the replay are dropped.
+   */
+  release: () => void;
   unsubscribe: () => void;
 }
 
-/** Opens `projectId`'s stream for `actor` (404 for non-members, 429 over the limits). */
-export function openStream(
+type StreamInput = {
+  lastEventId: number | null;
+  sessionIdHash: string | null;
+  /** When the session expires (epoch ms), or null. */
+  expiresAt: number | null;
+  sink: Pick<Subscriber, "write" | "close">;
+};
+
+/**
+ * Subscribes first, holding live events back, and reads the replay after: an event committed
+ * meanwhile is in the replay, held back, or both (then it is sent once), never lost.
+ */
+async function subscribeThenReplay(
   ctx: DomainContext,
   actor: Actor,
-  input: {
-    projectId: number;
-    lastEventId: number | null;
-    sessionIdHash: string | null;
-    /** When the session expires (epoch ms), or null. */
-    expiresAt: number | null;
-    sink: Pick<Subscriber, "write" | "close">;
-  },
-): OpenedStream {
-  projectAccess(ctx.db, actor, input.projectId);
-  const replay = input.lastEventId === null
-    ? []
-    : eventsAfter(ctx.db, input.projectId, input.lastEventId, EVENTS_KEPT);
+  projectId: number | null,
+  input: StreamInput,
+  read: (afterId: number) => Promise<Array<EventRow | UserEventRow>>,
+): Promise<OpenedStream> {
+  const held: Array<{ bytes: Uint8Array; id: number | undefined }> = [];
+  let holding = true;
   const unsubscribe = ctx.hub.subscribe({
-    projectId: input.projectId,
+    projectId,
     userId: actor.id,
     sessionIdHash: input.sessionIdHash,
     expiresAt: input.expiresAt,
-    write: input.sink.write,
+    write: (bytes, id) => holding ? held.push({ bytes, id }) : input.sink.write(bytes, id),
     close: input.sink.close,
   });
-  return { replay, unsubscribe };
+  let replay: Array<EventRow | UserEventRow>;
+  try {
+    replay = input.lastEventId === null ? [] : await read(input.lastEventId);
+  } catch (error) {
+    unsubscribe();
+    throw error;
+  }
+  const replayed = replay.at(-1)?.id ?? input.lastEventId ?? 0;
+  const release = () => {
+    if (!holding) return;
+    holding = false;
+    for (const { bytes, id } of held.splice(0)) {
+      if (id === undefined || id > replayed) input.sink.write(bytes, id);
+    }
+  };
+  return { replay, release, unsubscribe };
+}
+
+/** Opens `projectId`'s stream for `actor` (404 for non-members, 429 over the limits). */
+export async function openStream(
+  ctx: DomainContext,
+  actor: Actor,
+  input: StreamInput & { projectId: number },
+): Promise<OpenedStream> {
+  await projectAccess(ctx.db, actor, input.projectId);
+  return await subscribeThenReplay(
+    ctx,
+    actor,
+    input.projectId,
+    input,
+    (afterId) => eventsAfter(ctx.db, input.projectId, afterId, EVENTS_KEPT),
+  );
 }
 
 /** Opens the caller's own stream (their notifications), replaying after `lastEventId`. */
 export function openUserStream(
   ctx: DomainContext,
   actor: Actor,
-  input: Omit<Parameters<typeof openStream>[2], "projectId">,
-): OpenedStream {
-  const replay = input.lastEventId === null
-    ? []
-    : userEventsAfter(ctx.db, actor.id, input.lastEventId, USER_EVENTS_KEPT);
-  const unsubscribe = ctx.hub.subscribe({
-    projectId: null,
-    userId: actor.id,
-    sessionIdHash: input.sessionIdHash,
-    expiresAt: input.expiresAt,
-    write: input.sink.write,
-    close: input.sink.close,
-  });
-  return { replay, unsubscribe };
+  input: StreamInput,
+): Promise<OpenedStream> {
+  return subscribeThenReplay(
+    ctx,
+    actor,
+    null,
+    input,
+    (afterId) => userEventsAfter(ctx.db, actor.id, afterId, USER_EVENTS_KEPT),
+  );
 }
 
 /** The event streams, for routes (which never hold the domain context). */
 export function createStreams(ctx: DomainContext) {
   return {
     /** Opens a project's stream (see `openStream`). */
-    open: (actor: Actor, input: Parameters<typeof openStream>[2]): OpenedStream =>
+    open: (actor: Actor, input: Parameters<typeof openStream>[2]): Promise<OpenedStream> =>
       openStream(ctx, actor, input),
     /** Opens the caller's own stream (see `openUserStream`). */
-    openOwn: (actor: Actor, input: Parameters<typeof openUserStream>[2]): OpenedStream =>
+    openOwn: (actor: Actor, input: StreamInput): Promise<OpenedStream> =>
       openUserStream(ctx, actor, input),
   };
 }

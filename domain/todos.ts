@@ -27,7 +27,7 @@ import {
   setCompleted,
   updateItem,
 } from "../db/todos.ts";
-import type { Database } from "../db/sqlite.ts";
+import type { Queries } from "../db/engine.ts";
 import { projectAccess, requireWrite } from "./access.ts";
 import type { Actor } from "./accounts.ts";
 import { type DomainContext, type Effects, runAction } from "./actions.ts";
@@ -68,13 +68,13 @@ export function checkDate(field: string, value: string | null): string | null {
 }
 
 /** Creates the standard columns of a project when it has none yet. */
-function ensureColumns(db: Database, projectId: number, at: string): ColumnRow[] {
-  const existing = listColumns(db, projectId);
+async function ensureColumns(q: Queries, projectId: number, at: string): Promise<ColumnRow[]> {
+  const existing = await listColumns(q, projectId);
   if (existing.length > 0) return existing;
-  STANDARD.forEach(([key, name], position) =>
-    insertColumn(db, { projectId, name, key, position, at })
-  );
-  return listColumns(db, projectId);
+  for (const [position, [key, name]] of STANDARD.entries()) {
+    await insertColumn(q, { projectId, name, key, position, at });
+  }
+  return await listColumns(q, projectId);
 }
 
 /** What a to-do create or update may set. */
@@ -93,29 +93,29 @@ export interface ItemInput {
 export function createTodos(ctx: DomainContext, attachments: Attachments) {
   const { db } = ctx;
 
-  const withFiles = (rows: ItemRow[]): Item[] => {
+  const withFiles = async (q: Queries, rows: ItemRow[]): Promise<Item[]> => {
     const ids = rows.map((r) => r.id);
-    const files = attachments.of("item", ids);
-    const checklist = checklistSummaries(db, ids);
+    const files = await attachments.of(q, "item", ids);
+    const checklist = await checklistSummaries(q, ids);
     return rows.map((r) => ({
       ...r,
       attachments: files.get(r.id) ?? [],
       checklist: checklist(r.id),
     }));
   };
-  const item = (projectId: number, id: number): ItemRow => {
-    const row = findItem(db, projectId, id);
+  const item = async (q: Queries, projectId: number, id: number): Promise<ItemRow> => {
+    const row = await findItem(q, projectId, id);
     if (!row) throw new DomainError("not_found", "No such to-do item");
     return row;
   };
-  const column = (projectId: number, id: number): ColumnRow => {
-    const row = findColumn(db, projectId, id);
+  const column = async (q: Queries, projectId: number, id: number): Promise<ColumnRow> => {
+    const row = await findColumn(q, projectId, id);
     if (!row) throw new DomainError("not_found", "No such column");
     return row;
   };
 
   /** Validates the settable fields of `input` into changes (absent stays absent). */
-  function changesOf(projectId: number, input: ItemInput): ItemChanges {
+  async function changesOf(q: Queries, projectId: number, input: ItemInput): Promise<ItemChanges> {
     const changes: ItemChanges = {};
     if (input.title !== undefined) {
       if (!input.title.trim()) throw invalid("title", "Cannot be blank");
@@ -127,16 +127,19 @@ export function createTodos(ctx: DomainContext, attachments: Attachments) {
     if (input.dueDate !== undefined) changes.dueDate = checkDate("dueDate", input.dueDate);
     if (input.tags !== undefined) changes.tags = cleanTags(input.tags ?? []);
     if (input.assigneeId !== undefined) {
-      if (input.assigneeId !== null && memberRole(db, projectId, input.assigneeId) === null) {
+      if (
+        input.assigneeId !== null && await memberRole(q, projectId, input.assigneeId) === null
+      ) {
         throw invalid("assigneeId", "The assignee must be a member of the project");
       }
       changes.assigneeId = input.assigneeId;
     }
     if (input.milestoneId !== undefined) {
       if (input.milestoneId !== null) {
-        const found = db.sql.prepare(
+        const found = await q.get(
           "SELECT 1 FROM milestones WHERE id = ? AND project_id = ? AND deleted_at IS NULL",
-        ).get(input.milestoneId, projectId);
+          [input.milestoneId, projectId],
+        );
         if (!found) throw invalid("milestoneId", "The milestone must belong to the project");
       }
       changes.milestoneId = input.milestoneId;
@@ -192,9 +195,9 @@ export function createTodos(ctx: DomainContext, attachments: Attachments) {
 
   attachments.register(
     "item",
-    (projectId, id) => (findItem(db, projectId, id) ? { authorId: null } : null),
-    (fx, subject) => {
-      const row = item(subject.projectId, subject.id);
+    async (q, projectId, id) => (await findItem(q, projectId, id) ? { authorId: null } : null),
+    async (tx, fx, subject) => {
+      const row = await item(tx, subject.projectId, subject.id);
       announce(fx, {
         projectId: row.projectId,
         itemIds: [row.id],
@@ -206,21 +209,29 @@ export function createTodos(ctx: DomainContext, attachments: Attachments) {
 
   const operations = {
     /** The columns by position; the standard three are created on first use. */
-    columns(actor: Actor, projectId: number): ColumnRow[] {
-      projectAccess(db, actor, projectId);
-      if (listColumns(db, projectId).length > 0) return listColumns(db, projectId);
-      return db.tx(() => ensureColumns(db, projectId, ctx.clock.now().toISOString()));
+    async columns(actor: Actor, projectId: number): Promise<ColumnRow[]> {
+      await projectAccess(db, actor, projectId);
+      const existing = await listColumns(db, projectId);
+      if (existing.length > 0) return existing;
+      const at = ctx.clock.now().toISOString();
+      return await db.transaction((tx) => ensureColumns(tx, projectId, at));
     },
 
     /** Appends a custom column (key null). */
-    addColumn(actor: Actor, projectId: number, input: { name: string }): ColumnRow {
-      return runAction(ctx, (fx) => {
-        requireWrite(projectAccess(db, actor, projectId));
+    addColumn(actor: Actor, projectId: number, input: { name: string }): Promise<ColumnRow> {
+      return runAction(ctx, async (tx, fx) => {
+        requireWrite(await projectAccess(tx, actor, projectId));
         const name = input.name.trim();
         if (!name) throw invalid("name", "Cannot be blank");
-        const existing = ensureColumns(db, projectId, fx.now);
-        insertColumn(db, { projectId, name, key: null, position: existing.length, at: fx.now });
-        return listColumns(db, projectId).at(-1)!;
+        const existing = await ensureColumns(tx, projectId, fx.now);
+        await insertColumn(tx, {
+          projectId,
+          name,
+          key: null,
+          position: existing.length,
+          at: fx.now,
+        });
+        return (await listColumns(tx, projectId)).at(-1)!;
       });
     },
 
@@ -229,58 +240,58 @@ export function createTodos(ctx: DomainContext, attachments: Attachments) {
       actor: Actor,
       projectId: number,
       input: { columnId: number; name: string },
-    ): ColumnRow {
-      return runAction(ctx, (fx) => {
-        requireWrite(projectAccess(db, actor, projectId));
-        const row = column(projectId, input.columnId);
+    ): Promise<ColumnRow> {
+      return runAction(ctx, async (tx, fx) => {
+        requireWrite(await projectAccess(tx, actor, projectId));
+        const row = await column(tx, projectId, input.columnId);
         const name = input.name.trim();
         if (!name) throw invalid("name", "Cannot be blank");
-        renameColumn(db, row.id, name, fx.now);
-        return column(projectId, row.id);
+        await renameColumn(tx, row.id, name, fx.now);
+        return await column(tx, projectId, row.id);
       });
     },
 
     /** Deletes an empty column (409 while it holds items, or when it is the last one). */
-    removeColumn(actor: Actor, projectId: number, columnId: number): void {
-      runAction(ctx, () => {
-        requireWrite(projectAccess(db, actor, projectId));
-        const row = column(projectId, columnId);
-        if (countColumnItems(db, row.id, { live: true }) > 0) {
+    async removeColumn(actor: Actor, projectId: number, columnId: number): Promise<void> {
+      await runAction(ctx, async (tx) => {
+        requireWrite(await projectAccess(tx, actor, projectId));
+        const row = await column(tx, projectId, columnId);
+        if (await countColumnItems(tx, row.id, { live: true }) > 0) {
           throw new DomainError("conflict", "The column still holds items");
         }
-        const others = listColumns(db, projectId).filter((c) => c.id !== row.id);
+        const others = (await listColumns(tx, projectId)).filter((c) => c.id !== row.id);
         if (others.length === 0) {
           throw new DomainError("conflict", "A board keeps at least one column");
         }
-        rehomeDeletedItems(db, row.id, others[0]!.id);
-        deleteColumn(db, projectId, row.id);
+        await rehomeDeletedItems(tx, row.id, others[0]!.id);
+        await deleteColumn(tx, projectId, row.id);
       });
     },
 
     /** The whole board: each column with its items, and where each card's arrows move it. */
-    board(actor: Actor, projectId: number): BoardLane<Item>[] {
-      const items = operations.list(actor, projectId, {
+    async board(actor: Actor, projectId: number): Promise<BoardLane<Item>[]> {
+      const items = await operations.list(actor, projectId, {
         columnId: null,
         assigneeId: null,
         milestoneId: null,
       });
-      return boardOf(operations.columns(actor, projectId), items);
+      return boardOf(await operations.columns(actor, projectId), items);
     },
 
     /** Items by column position then order, optionally filtered. */
-    list(
+    async list(
       actor: Actor,
       projectId: number,
       filters: { columnId: number | null; assigneeId: number | null; milestoneId: number | null },
-    ): Item[] {
-      projectAccess(db, actor, projectId);
-      return withFiles(listItems(db, projectId, filters));
+    ): Promise<Item[]> {
+      await projectAccess(db, actor, projectId);
+      return await withFiles(db, await listItems(db, projectId, filters));
     },
 
     /** One item. */
-    get(actor: Actor, projectId: number, itemId: number): Item {
-      projectAccess(db, actor, projectId);
-      return withFiles([item(projectId, itemId)])[0]!;
+    async get(actor: Actor, projectId: number, itemId: number): Promise<Item> {
+      await projectAccess(db, actor, projectId);
+      return (await withFiles(db, [await item(db, projectId, itemId)]))[0]!;
     },
 
     /** Creates an item, placed last in its column (the first column by default). */
@@ -292,14 +303,14 @@ export function createTodos(ctx: DomainContext, attachments: Attachments) {
         columnId?: number | undefined;
         fileIds?: number[] | undefined;
       },
-    ): Item {
-      return runAction(ctx, (fx) => {
-        requireWrite(projectAccess(db, actor, projectId));
-        const columns = ensureColumns(db, projectId, fx.now);
+    ): Promise<Item> {
+      return runAction(ctx, async (tx, fx) => {
+        requireWrite(await projectAccess(tx, actor, projectId));
+        const columns = await ensureColumns(tx, projectId, fx.now);
         const target = input.columnId === undefined
           ? columns[0]!
-          : column(projectId, input.columnId);
-        const changes = changesOf(projectId, input);
+          : await column(tx, projectId, input.columnId);
+        const changes = await changesOf(tx, projectId, input);
         const fields = {
           title: changes.title!,
           description: changes.description ?? null,
@@ -311,38 +322,47 @@ export function createTodos(ctx: DomainContext, attachments: Attachments) {
           milestoneId: changes.milestoneId ?? null,
         };
         checkSpan(fields);
-        const id = insertItem(db, {
+        const id = await insertItem(tx, {
           projectId,
           columnId: target.id,
           creatorId: actor.id,
           ...fields,
-          orderIndex: columnItemIds(db, target.id).length,
+          orderIndex: (await columnItemIds(tx, target.id)).length,
           createdAt: fx.now,
         });
-        attachments.link(fx, { projectId, type: "item", id, fileIds: input.fileIds ?? [] });
-        const row = item(projectId, id);
+        await attachments.link(tx, fx, {
+          projectId,
+          type: "item",
+          id,
+          fileIds: input.fileIds ?? [],
+        });
+        const row = await item(tx, projectId, id);
         activity(fx, actor, row, "todo_created");
         assigned(fx, actor, row);
         announce(fx, { projectId, itemIds: [id], columnId: target.id, action: "created" });
-        return withFiles([row])[0]!;
+        return (await withFiles(tx, [row]))[0]!;
       });
     },
 
     /** Changes an item: an absent field stays, an explicit null clears. */
-    update(actor: Actor, projectId: number, input: ItemInput & { itemId: number }): Item {
-      return runAction(ctx, (fx) => {
-        requireWrite(projectAccess(db, actor, projectId));
-        const before = item(projectId, input.itemId);
-        const changes = changesOf(projectId, input);
+    update(
+      actor: Actor,
+      projectId: number,
+      input: ItemInput & { itemId: number },
+    ): Promise<Item> {
+      return runAction(ctx, async (tx, fx) => {
+        requireWrite(await projectAccess(tx, actor, projectId));
+        const before = await item(tx, projectId, input.itemId);
+        const changes = await changesOf(tx, projectId, input);
         checkSpan({ ...before, ...changes });
-        if (Object.keys(changes).length > 0) updateItem(db, before.id, changes, fx.now);
-        const row = item(projectId, before.id);
+        if (Object.keys(changes).length > 0) await updateItem(tx, before.id, changes, fx.now);
+        const row = await item(tx, projectId, before.id);
         activity(fx, actor, row, "todo_updated");
         if (changes.assigneeId !== undefined && row.assigneeId !== before.assigneeId) {
           assigned(fx, actor, row);
         }
         announce(fx, { projectId, itemIds: [row.id], columnId: row.columnId, action: "updated" });
-        return withFiles([row])[0]!;
+        return (await withFiles(tx, [row]))[0]!;
       });
     },
 
@@ -351,26 +371,26 @@ export function createTodos(ctx: DomainContext, attachments: Attachments) {
      * renumbered (the item keeps its old index, where a restore puts it back). Returns the
      * trash entry.
      */
-    remove(actor: Actor, projectId: number, itemId: number): TrashRef {
-      return runAction(ctx, (fx) => {
-        requireWrite(projectAccess(db, actor, projectId));
-        const row = item(projectId, itemId);
+    remove(actor: Actor, projectId: number, itemId: number): Promise<TrashRef> {
+      return runAction(ctx, async (tx, fx) => {
+        requireWrite(await projectAccess(tx, actor, projectId));
+        const row = await item(tx, projectId, itemId);
         const deletion = { at: fx.now, by: actor.id };
-        deleteItem(db, row.id, deletion);
-        attachments.trashWith(deletion, [{ type: "item", id: row.id }]);
-        placeItems(db, row.columnId, columnItemIds(db, row.columnId), fx.now);
+        await deleteItem(tx, row.id, deletion);
+        await attachments.trashWith(tx, deletion, [{ type: "item", id: row.id }]);
+        await placeItems(tx, row.columnId, await columnItemIds(tx, row.columnId), fx.now);
         announce(fx, { projectId, itemIds: [row.id], columnId: row.columnId, action: "deleted" });
         return { type: "item", id: row.id };
       });
     },
 
     /** Completes or reopens an item; completing writes `todo_completed`. */
-    toggleComplete(actor: Actor, projectId: number, itemId: number): Item {
-      return runAction(ctx, (fx) => {
-        requireWrite(projectAccess(db, actor, projectId));
-        const before = item(projectId, itemId);
-        setCompleted(db, before.id, before.completed ? null : fx.now, fx.now);
-        const row = item(projectId, before.id);
+    toggleComplete(actor: Actor, projectId: number, itemId: number): Promise<Item> {
+      return runAction(ctx, async (tx, fx) => {
+        requireWrite(await projectAccess(tx, actor, projectId));
+        const before = await item(tx, projectId, itemId);
+        await setCompleted(tx, before.id, before.completed ? null : fx.now, fx.now);
+        const row = await item(tx, projectId, before.id);
         activity(fx, actor, row, row.completed ? "todo_completed" : "todo_updated");
         announce(fx, {
           projectId,
@@ -378,7 +398,7 @@ export function createTodos(ctx: DomainContext, attachments: Attachments) {
           columnId: row.columnId,
           action: row.completed ? "completed" : "reopened",
         });
-        return withFiles([row])[0]!;
+        return (await withFiles(tx, [row]))[0]!;
       });
     },
 
@@ -387,21 +407,21 @@ export function createTodos(ctx: DomainContext, attachments: Attachments) {
       actor: Actor,
       projectId: number,
       input: { itemId: number; columnId: number; orderIndex: number },
-    ): Item {
-      return runAction(ctx, (fx) => {
-        requireWrite(projectAccess(db, actor, projectId));
-        const row = item(projectId, input.itemId);
-        const target = column(projectId, input.columnId);
-        const ids = columnItemIds(db, target.id).filter((id) => id !== row.id);
+    ): Promise<Item> {
+      return runAction(ctx, async (tx, fx) => {
+        requireWrite(await projectAccess(tx, actor, projectId));
+        const row = await item(tx, projectId, input.itemId);
+        const target = await column(tx, projectId, input.columnId);
+        const ids = (await columnItemIds(tx, target.id)).filter((id) => id !== row.id);
         ids.splice(Math.min(Math.max(0, input.orderIndex), ids.length), 0, row.id);
-        placeItems(db, target.id, ids, fx.now);
+        await placeItems(tx, target.id, ids, fx.now);
         if (row.columnId !== target.id) {
-          placeItems(db, row.columnId, columnItemIds(db, row.columnId), fx.now);
+          await placeItems(tx, row.columnId, await columnItemIds(tx, row.columnId), fx.now);
         }
-        const moved = item(projectId, row.id);
+        const moved = await item(tx, projectId, row.id);
         activity(fx, actor, moved, "todo_updated");
         announce(fx, { projectId, itemIds: [row.id], columnId: target.id, action: "moved" });
-        return withFiles([moved])[0]!;
+        return (await withFiles(tx, [moved]))[0]!;
       });
     },
 
@@ -414,26 +434,28 @@ export function createTodos(ctx: DomainContext, attachments: Attachments) {
       actor: Actor,
       projectId: number,
       input: { bodyProjectId: number; columnId: number; itemIds: number[] },
-    ): Item[] {
-      return runAction(ctx, (fx) => {
-        requireWrite(projectAccess(db, actor, projectId));
+    ): Promise<Item[]> {
+      return runAction(ctx, async (tx, fx) => {
+        requireWrite(await projectAccess(tx, actor, projectId));
         if (input.bodyProjectId !== projectId) {
           throw invalid("projectId", "Must be the project of the path");
         }
         const ids = input.itemIds;
         if (new Set(ids).size !== ids.length) throw invalid("itemIds", "Each item may appear once");
-        const target = findColumn(db, projectId, input.columnId);
+        const target = await findColumn(tx, projectId, input.columnId);
         if (!target) throw invalid("columnId", "Must be a column of this project");
         if (ids.length === 0) return [];
-        const found = findItems(db, projectId, ids);
+        const found = await findItems(tx, projectId, ids);
         if (found.length !== ids.length) {
           throw invalid("itemIds", "Every item must belong to this project");
         }
         const sources = new Set(found.map((i) => i.columnId).filter((c) => c !== target.id));
-        const rest = columnItemIds(db, target.id).filter((id) => !ids.includes(id));
-        placeItems(db, target.id, [...ids, ...rest], fx.now);
-        for (const source of sources) placeItems(db, source, columnItemIds(db, source), fx.now);
-        const first = item(projectId, ids[0]!);
+        const rest = (await columnItemIds(tx, target.id)).filter((id) => !ids.includes(id));
+        await placeItems(tx, target.id, [...ids, ...rest], fx.now);
+        for (const source of sources) {
+          await placeItems(tx, source, await columnItemIds(tx, source), fx.now);
+        }
+        const first = await item(tx, projectId, ids[0]!);
         fx.activity({
           projectId,
           kind: "todo_updated",
@@ -443,7 +465,7 @@ export function createTodos(ctx: DomainContext, attachments: Attachments) {
           summary: first.title,
         });
         announce(fx, { projectId, itemIds: ids, columnId: target.id, action: "reordered" });
-        return withFiles(findItems(db, projectId, ids)).sort((a, b) =>
+        return (await withFiles(tx, await findItems(tx, projectId, ids))).sort((a, b) =>
           ids.indexOf(a.id) - ids.indexOf(b.id)
         );
       });

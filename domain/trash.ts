@@ -116,19 +116,20 @@ export function createTrash(ctx: DomainContext, options: { trashDays: number }) 
     const cutoff = new Date(now.getTime() - options.trashDays * DAY_MS).toISOString();
     const result: SweepResult = { items: 0, projects: 0, transactions: 0 };
     while (!signal?.aborted) {
-      const batch = db.tx(() => purgeExpired(db, cutoff, budget()));
+      // Each batch its own transaction; its budget's clock starts when it runs.
+      const batch = await db.transaction((tx) => purgeExpired(tx, cutoff, budget()));
       result.transactions++;
       result.items += batch.purged;
       for (const storedName of batch.storedNames) await ctx.files.remove(storedName);
       if (batch.purged === 0) break;
       await pause();
     }
-    for (const projectId of expiredProjectIds(db, cutoff)) {
+    for (const projectId of await expiredProjectIds(db, cutoff)) {
       let step: { rowsLeft: boolean } | null = { rowsLeft: true };
       while (step?.rowsLeft) {
         if (signal?.aborted) return result;
-        step = db.tx(() =>
-          purgeProjectRows(db, projectId, { cutoff, at: now.toISOString(), budget: budget() })
+        step = await db.transaction((tx) =>
+          purgeProjectRows(tx, projectId, { cutoff, at: now.toISOString(), budget: budget() })
         );
         result.transactions++;
         await pause();
@@ -136,7 +137,7 @@ export function createTrash(ctx: DomainContext, options: { trashDays: number }) 
       // Restored before its purge began: nothing of it was touched.
       if (step === null) continue;
       await ctx.files.removeProject(projectId);
-      db.tx(() => deleteProjectRow(db, projectId));
+      await db.transaction((tx) => deleteProjectRow(tx, projectId));
       result.transactions++;
       result.projects++;
     }
@@ -150,12 +151,12 @@ export function createTrash(ctx: DomainContext, options: { trashDays: number }) 
   }
 
   /** A page of the project's trash rows with the caller's access (members, not viewers). */
-  function entries(actor: Actor, projectId: number, page: PageRequest) {
-    const access = projectAccess(db, actor, projectId);
+  async function entries(actor: Actor, projectId: number, page: PageRequest) {
+    const access = await projectAccess(db, actor, projectId);
     if (access.role === "viewer") {
       throw new DomainError("forbidden", "Viewers cannot see the trash");
     }
-    const { items, total } = listTrash(db, projectId, {
+    const { items, total } = await listTrash(db, projectId, {
       limit: page.pageSize,
       offset: offsetOf(page),
     });
@@ -175,8 +176,8 @@ export function createTrash(ctx: DomainContext, options: { trashDays: number }) 
 
   return {
     /** A page of the project's trash, most recently deleted first (members, not viewers). */
-    list(actor: Actor, projectId: number, page: PageRequest): Page<TrashEntry> {
-      const { items, total } = entries(actor, projectId, page);
+    async list(actor: Actor, projectId: number, page: PageRequest): Promise<Page<TrashEntry>> {
+      const { items, total } = await entries(actor, projectId, page);
       return pageOf(items.map(({ row }) => entryOf(row)), total, page);
     },
 
@@ -184,12 +185,12 @@ export function createTrash(ctx: DomainContext, options: { trashDays: number }) 
      * `list` with whether the caller may restore each entry (the rule `restore` applies), so
      * a page offers Restore only where it would succeed.
      */
-    listWithRights(
+    async listWithRights(
       actor: Actor,
       projectId: number,
       page: PageRequest,
-    ): Page<TrashEntry & { mayRestore: boolean }> {
-      const { items, total } = entries(actor, projectId, page);
+    ): Promise<Page<TrashEntry & { mayRestore: boolean }>> {
+      const { items, total } = await entries(actor, projectId, page);
       return pageOf(
         items.map(({ row, access }) => ({ ...entryOf(row), mayRestore: mayRestore(access, row) })),
         total,
@@ -203,11 +204,11 @@ export function createTrash(ctx: DomainContext, options: { trashDays: number }) 
      * an admin of an open project; a comment whose thread is still deleted is a conflict.
      * Writes `item_restored` and sends `item.restored`.
      */
-    restore(actor: Actor, projectId: number, ref: TrashRef): TrashRef {
-      return runAction(ctx, (fx) => {
-        const access = projectAccess(db, actor, projectId);
+    restore(actor: Actor, projectId: number, ref: TrashRef): Promise<TrashRef> {
+      return runAction(ctx, async (tx, fx) => {
+        const access = await projectAccess(tx, actor, projectId);
         requireWrite(access);
-        const row = findTrashed(db, projectId, ref);
+        const row = await findTrashed(tx, projectId, ref);
         if (!row) throw new DomainError("not_found", `No such ${ref.type} in the trash`);
         if (!mayRestore(access, row)) {
           throw new DomainError(
@@ -217,35 +218,35 @@ export function createTrash(ctx: DomainContext, options: { trashDays: number }) 
         }
         switch (row.type) {
           case "comment":
-            if (threadOfCommentDeleted(db, row.id)) {
+            if (await threadOfCommentDeleted(tx, row.id)) {
               throw new DomainError(
                 "conflict",
                 "Cannot restore the comment: its thread is deleted (restore the thread)",
               );
             }
-            restoreRow(db, row);
-            restoreLinkedFiles(db, [{ type: "comment", id: row.id }]);
+            await restoreRow(tx, row);
+            await restoreLinkedFiles(tx, [{ type: "comment", id: row.id }]);
             break;
           case "thread": {
-            restoreRow(db, row);
-            const comments = restoreThreadComments(db, row.id);
-            restoreLinkedFiles(db, [
+            await restoreRow(tx, row);
+            const comments = await restoreThreadComments(tx, row.id);
+            await restoreLinkedFiles(tx, [
               { type: "thread", id: row.id },
               ...comments.map((id) => ({ type: "comment" as const, id })),
             ]);
             break;
           }
           case "item":
-            restoreRow(db, row);
-            restoreItemPlace(db, row.id, fx.now);
-            restoreLinkedFiles(db, [{ type: "item", id: row.id }]);
+            await restoreRow(tx, row);
+            await restoreItemPlace(tx, row.id, fx.now);
+            await restoreLinkedFiles(tx, [{ type: "item", id: row.id }]);
             break;
           case "message":
-            restoreRow(db, row);
-            restoreLinkedFiles(db, [{ type: "message", id: row.id }]);
+            await restoreRow(tx, row);
+            await restoreLinkedFiles(tx, [{ type: "message", id: row.id }]);
             break;
           default:
-            restoreRow(db, row);
+            await restoreRow(tx, row);
         }
         fx.activity({
           projectId,
@@ -264,21 +265,21 @@ export function createTrash(ctx: DomainContext, options: { trashDays: number }) 
      * Removes a file and its stored bytes at once, live or in the trash (owner or admin): for
      * a secret uploaded by mistake. Its attachment links, activity and notifications go too.
      */
-    purgeFile(actor: Actor, projectId: number, fileId: number): void {
-      runAction(ctx, (fx) => {
-        const access = projectAccess(db, actor, projectId);
-        const file = findAnyFile(db, projectId, fileId);
+    async purgeFile(actor: Actor, projectId: number, fileId: number): Promise<void> {
+      await runAction(ctx, async (tx, fx) => {
+        const access = await projectAccess(tx, actor, projectId);
+        const file = await findAnyFile(tx, projectId, fileId);
         if (!file) throw new DomainError("not_found", "No such file");
         requireOwner(access);
-        purgeItem(db, "file", file.id);
+        await purgeItem(tx, "file", file.id);
         fx.removeBytesAfterCommit(file.storedName);
       });
     },
 
     /** A page of deleted projects, most recently deleted first (system admins). */
-    deletedProjects(actor: Actor, page: PageRequest): Page<DeletedProject> {
+    async deletedProjects(actor: Actor, page: PageRequest): Promise<Page<DeletedProject>> {
       requireAdmin(actor);
-      const { items, total } = listDeletedProjects(db, {
+      const { items, total } = await listDeletedProjects(db, {
         limit: page.pageSize,
         offset: offsetOf(page),
       });
@@ -286,13 +287,13 @@ export function createTrash(ctx: DomainContext, options: { trashDays: number }) 
     },
 
     /** Restores a deleted project not yet being purged (system admins); writes `item_restored`. */
-    restoreProject(actor: Actor, projectId: number): Project {
+    async restoreProject(actor: Actor, projectId: number): Promise<Project> {
       requireAdmin(actor);
-      return db.tx(() => {
-        const row = findDeletedProject(db, projectId);
+      return await db.transaction(async (tx) => {
+        const row = await findDeletedProject(tx, projectId);
         if (!row) throw new DomainError("not_found", "No such project in the trash");
-        restoreProjectRow(db, row.id);
-        insertActivity(db, {
+        await restoreProjectRow(tx, row.id);
+        await insertActivity(tx, {
           projectId: row.id,
           kind: "item_restored",
           actorId: actor.id,
@@ -301,8 +302,8 @@ export function createTrash(ctx: DomainContext, options: { trashDays: number }) 
           summary: row.name,
           createdAt: ctx.clock.now().toISOString(),
         });
-        const access = projectAccess(db, actor, row.id);
-        return toProject(access.project, memberRole(db, row.id, actor.id));
+        const access = await projectAccess(tx, actor, row.id);
+        return toProject(access.project, await memberRole(tx, row.id, actor.id));
       });
     },
 
@@ -321,6 +322,8 @@ export function createTrash(ctx: DomainContext, options: { trashDays: number }) 
     ): SweepSchedule {
       const controller = new AbortController();
       const run = () => {
+        // A tick while a sweep still runs would only join it and report it twice.
+        if (running) return;
         sweep({ signal: controller.signal }).then(
           (result) => schedule.onSwept?.(result),
           (error) => schedule.onError?.(error),

@@ -4,10 +4,10 @@
  * in the transaction of the change that caused it (one outbox row, however many webhooks);
  * the sender fans it out into a delivery per subscribed webhook (`fanOutQueued`).
  */
+import type { Engine, Queries } from "../db/engine.ts";
 import type { EventRow } from "../db/events.ts";
 import { insertNotifications } from "../db/notifications.ts";
 import { listMembers } from "../db/projects.ts";
-import type { Database } from "../db/sqlite.ts";
 import {
   type DeliveryRow,
   enqueueDeliveries,
@@ -55,8 +55,12 @@ export function deliveryBody(event: EventRow, occurredAt: string): string {
  * Queues a just-appended stream event for the webhooks of its project subscribed to it (one
  * outbox row). Call inside the transaction that appended the event; returns 1 when queued.
  */
-export function queueDeliveries(db: Database, event: EventRow, occurredAt: string): number {
-  return enqueueDeliveries(db, {
+export function queueDeliveries(
+  q: Queries,
+  event: EventRow,
+  occurredAt: string,
+): Promise<number> {
+  return enqueueDeliveries(q, {
     projectId: event.projectId,
     eventId: event.id,
     event: event.name,
@@ -78,24 +82,26 @@ export const FAN_OUT_LOOP_BATCH = 50;
  * `FAN_OUT_BATCH` events; returns how many events. For `WebhookSender.runOnce`; the sender's
  * loop uses `fanOutQueued`, the delivery log `fanOutProject`.
  */
-export function fanOutAll(db: Database): number {
+export async function fanOutAll(db: Engine): Promise<number> {
   let events = 0;
-  while (hasQueuedEvents(db)) events += db.tx(() => fanOutDeliveries(db, FAN_OUT_BATCH));
+  while (await hasQueuedEvents(db)) {
+    events += await db.transaction((tx) => fanOutDeliveries(tx, FAN_OUT_BATCH));
+  }
   return events;
 }
 
 /**
- * Like `fanOutAll`, but each batch joins the requests' group commit, so that the server's
- * thread is never held for more than one batch.
+ * Like `fanOutAll`, but in smaller batches (each a transaction sharing the requests' group
+ * commit), so that the server's thread is never held for more than one batch.
  */
-export async function fanOutQueued(db: Database, stop: () => boolean): Promise<number> {
+export async function fanOutQueued(db: Engine, stop: () => boolean): Promise<number> {
   // Only what is queued now: events that keep arriving meanwhile wait for the next wake-up,
   // so that a steady stream of them never keeps the sender from its attempts.
-  const upTo = lastQueuedEvent(db);
+  const upTo = await lastQueuedEvent(db);
   let events = 0;
   // An empty outbox (most wake-ups) costs one read, no write transaction.
   while (upTo > 0 && !stop()) {
-    const taken = await db.commit(() => fanOutDeliveries(db, FAN_OUT_LOOP_BATCH, upTo));
+    const taken = await db.transaction((tx) => fanOutDeliveries(tx, FAN_OUT_LOOP_BATCH, upTo));
     events += taken;
     if (taken < FAN_OUT_LOOP_BATCH) break;
   }
@@ -106,9 +112,9 @@ export async function fanOutQueued(db: Database, stop: () => boolean): Promise<n
  * Turns one project's queued events into deliveries now (one transaction): what the project's
  * delivery log needs, without taking on every other project's backlog.
  */
-export function fanOutProject(db: Database, projectId: number): number {
-  if (!hasQueuedEvents(db, projectId)) return 0;
-  return db.tx(() => fanOutProjectDeliveries(db, projectId));
+export async function fanOutProject(db: Engine, projectId: number): Promise<number> {
+  if (!(await hasQueuedEvents(db, projectId))) return 0;
+  return await db.transaction((tx) => fanOutProjectDeliveries(tx, projectId));
 }
 
 const encoder = new TextEncoder();
@@ -154,57 +160,56 @@ export type AttemptOutcome =
  * counting it): success ends it and clears the webhook's failing state; a failure schedules the next
  * attempt or, after the last, marks it `failed`, and sets the webhook inactive (notifying
  * the project's owners with `webhook_disabled`) once it has been failing for 3 days.
- * Returns the webhook when this attempt disabled it.
+ * Returns the webhook when this attempt disabled it. Call inside a transaction (`q` its
+ * queries): the sender records the attempts that ended together in one.
  */
-export function recordAttempt(
-  db: Database,
+export async function recordAttempt(
+  q: Queries,
   clock: Clock,
   attempt: { delivery: DeliveryRow; webhook: WebhookRow; outcome: AttemptOutcome },
-): WebhookRow | null {
+): Promise<WebhookRow | null> {
   const { delivery, webhook, outcome } = attempt;
   if (outcome.kind === "abandoned") return null;
   const now = clock.now();
   const at = now.toISOString();
-  return db.tx(() => {
-    const attempts = delivery.attempts + 1;
-    if (outcome.kind === "succeeded") {
-      finishAttempt(db, delivery.id, {
-        attempts,
-        status: "succeeded",
-        statusCode: outcome.statusCode,
-        error: null,
-        nextAttemptAt: null,
-        deliveredAt: at,
-      });
-      noteWebhookSuccess(db, webhook.id);
-      return null;
-    }
-    const last = outcome.final === true || attempts >= MAX_ATTEMPTS;
-    const delay = RETRY_DELAYS_MS[Math.min(attempts, MAX_ATTEMPTS - 1) - 1] ?? 0;
-    finishAttempt(db, delivery.id, {
+  const attempts = delivery.attempts + 1;
+  if (outcome.kind === "succeeded") {
+    await finishAttempt(q, delivery.id, {
       attempts,
-      status: last ? "failed" : "pending",
+      status: "succeeded",
       statusCode: outcome.statusCode,
-      error: outcome.error,
-      nextAttemptAt: last ? null : new Date(now.getTime() + delay).toISOString(),
-      deliveredAt: null,
+      error: null,
+      nextAttemptAt: null,
+      deliveredAt: at,
     });
-    const disabled = noteWebhookFailure(db, webhook.id, {
-      at,
-      disableBefore: new Date(now.getTime() - DISABLE_AFTER_MS).toISOString(),
-    });
-    if (disabled) {
-      const owners = listMembers(db, disabled.projectId).filter((m) => m.role === "owner");
-      insertNotifications(db, owners.map((m) => m.userId), {
-        kind: "webhook_disabled",
-        projectId: disabled.projectId,
-        actorId: null,
-        subjectType: "project",
-        subjectId: disabled.projectId,
-        text: disabled.url,
-        createdAt: at,
-      });
-    }
-    return disabled;
+    await noteWebhookSuccess(q, webhook.id);
+    return null;
+  }
+  const last = outcome.final === true || attempts >= MAX_ATTEMPTS;
+  const delay = RETRY_DELAYS_MS[Math.min(attempts, MAX_ATTEMPTS - 1) - 1] ?? 0;
+  await finishAttempt(q, delivery.id, {
+    attempts,
+    status: last ? "failed" : "pending",
+    statusCode: outcome.statusCode,
+    error: outcome.error,
+    nextAttemptAt: last ? null : new Date(now.getTime() + delay).toISOString(),
+    deliveredAt: null,
   });
+  const disabled = await noteWebhookFailure(q, webhook.id, {
+    at,
+    disableBefore: new Date(now.getTime() - DISABLE_AFTER_MS).toISOString(),
+  });
+  if (disabled) {
+    const owners = (await listMembers(q, disabled.projectId)).filter((m) => m.role === "owner");
+    await insertNotifications(q, owners.map((m) => m.userId), {
+      kind: "webhook_disabled",
+      projectId: disabled.projectId,
+      actorId: null,
+      subjectType: "project",
+      subjectId: disabled.projectId,
+      text: disabled.url,
+      createdAt: at,
+    });
+  }
+  return disabled;
 }

@@ -20,7 +20,7 @@
  * The HTTP side of an attempt is a `Poster` (`webhook_poster.ts`): on this thread by default,
  * on a worker thread of its own in the server (`main.ts`).
  */
-import type { Database } from "../db/sqlite.ts";
+import type { Engine } from "../db/engine.ts";
 import {
   type DeliveryRow,
   dueDeliveries,
@@ -64,7 +64,7 @@ export interface WebhookSenderOptions {
 
 /** What the sender is built from. */
 export interface WebhookSenderDeps {
-  db: Database;
+  db: Engine;
   clock: Clock;
   allow: AllowList;
 }
@@ -109,7 +109,7 @@ const MAX_UNRECORDED = 256;
 
 /** Sends queued webhook deliveries. */
 export class WebhookSender {
-  readonly #db: Database;
+  readonly #db: Engine;
   readonly #clock: Clock;
   readonly #allow: AllowList;
   readonly #options: Required<Omit<WebhookSenderOptions, "poster">>;
@@ -122,6 +122,8 @@ export class WebhookSender {
   readonly #unrecorded = new Set<number>();
   #recording: Promise<void> | null = null;
   #fanning: Promise<void> | null = null;
+  /** The look in the database under way (one at a time), see `#pick`. */
+  #picking: Promise<void> | null = null;
   /** Deliveries picked and not yet started, per webhook, oldest due first. */
   readonly #picked = new Map<number, { webhook: WebhookRow; items: DeliveryRow[] }>();
   #pickedCount = 0;
@@ -194,18 +196,14 @@ export class WebhookSender {
     if (!this.#started || this.#stopping || this.#wakeTimer !== undefined) return;
     this.#wakeTimer = setTimeout(() => {
       this.#wakeTimer = undefined;
-      this.#fanOut().then(() => {
+      this.#fanOut().then(async () => {
         if (this.#yielding() > 0) {
-          this.#record();
+          void this.#record();
           this.#wakeSoon();
           return;
         }
-        try {
-          this.#fill();
-        } catch (error) {
-          this.#options.onError(error);
-        }
-        this.#record();
+        await this.#fill().catch(this.#options.onError);
+        void this.#record();
       });
     }, Math.max(WAKE_DELAY_MS, this.#yielding()));
   }
@@ -238,9 +236,9 @@ export class WebhookSender {
    */
   async runOnce(): Promise<number> {
     await this.#fanning;
-    fanOutAll(this.#db);
+    await fanOutAll(this.#db);
     this.#look = true;
-    const started = this.#fill();
+    const started = await this.#fill();
     await this.#drain();
     return started;
   }
@@ -260,6 +258,8 @@ export class WebhookSender {
       clearTimeout(timer);
     }
     await this.#fanning;
+    // A look under way would fill the batches cleared below again.
+    await this.#picking?.catch(() => {});
     this.#poster.abortAll();
     await this.#drain();
     this.#poster.close();
@@ -280,14 +280,33 @@ export class WebhookSender {
     }
   }
 
-  /** Starts attempts for due deliveries in the free slots; returns how many. */
-  #fill(): number {
-    if (this.#stopping) return 0;
-    const free = this.#options.maxInFlight - this.#sending.size;
-    if (free <= 0 || this.#unrecorded.size >= MAX_UNRECORDED) return 0;
+  /**
+   * Starts attempts for due deliveries in the free slots, after a look in the database when
+   * one is due; returns how many.
+   */
+  async #fill(): Promise<number> {
+    if (!this.#hasRoom()) return 0;
     // Picked batches are checked against the database at least every `RECHECK_MS`, so a
     // project deleted meanwhile loses its attempts within that time.
-    if (this.#look || this.#options.monotonic() - this.#lookedAt >= RECHECK_MS) this.#pick();
+    if (this.#look || this.#options.monotonic() - this.#lookedAt >= RECHECK_MS) {
+      await this.#pick();
+      // A webhook changed while the look read (`wake`): its batch may be stale, so nothing
+      // starts from the batches until the next wake-up has looked again.
+      if (this.#look) return 0;
+    }
+    return this.#start();
+  }
+
+  /** Whether an attempt may start now. */
+  #hasRoom(): boolean {
+    return !this.#stopping && this.#sending.size < this.#options.maxInFlight &&
+      this.#unrecorded.size < MAX_UNRECORDED;
+  }
+
+  /** Starts attempts from the picked batches in the free slots; returns how many. */
+  #start(): number {
+    if (!this.#hasRoom()) return 0;
+    const free = this.#options.maxInFlight - this.#sending.size;
     // Oldest due first, over the webhooks.
     const queues = [...this.#picked.values()].sort((x, y) => {
       const a = x.items[0]!;
@@ -323,31 +342,44 @@ export class WebhookSender {
   /**
    * Looks in the database: the active webhooks (of live projects) with due deliveries not in
    * flight. Picked batches of webhooks no longer among them are dropped, the others get the
-   * webhook as it is now, and webhooks without a batch get one, within `MAX_PICKED`.
+   * webhook as it is now, and webhooks without a batch get one, within `MAX_PICKED`. One
+   * look at a time (a fill meanwhile waits for the one under way): two would pick the same
+   * deliveries.
    */
-  #pick(): void {
+  #pick(): Promise<void> {
+    this.#picking ??= this.#lookInDatabase().finally(() => this.#picking = null);
+    return this.#picking;
+  }
+
+  async #lookInDatabase(): Promise<void> {
     this.#look = false;
     this.#lookedAt = this.#options.monotonic();
     const at = this.#clock.now().toISOString();
-    const exclude = [...this.#sending.keys(), ...this.#unrecorded];
-    const due = webhooksWithDueDeliveries(this.#db, at, exclude);
+    // Taken afresh before each read: attempts start and end while the reads are awaited.
+    const exclude = () => [...this.#sending.keys(), ...this.#unrecorded];
+    const due = await webhooksWithDueDeliveries(this.#db, at, exclude());
     const active = new Set(due.map((d) => d.webhookId));
     for (const id of [...this.#picked.keys()]) if (!active.has(id)) this.#drop(id);
     for (const { webhookId } of due) {
-      const webhook = findWebhookById(this.#db, webhookId);
-      const queue = this.#picked.get(webhookId);
+      const webhook = await findWebhookById(this.#db, webhookId);
       if (!webhook?.active) {
         this.#drop(webhookId);
         continue;
       }
+      const queue = this.#picked.get(webhookId);
       if (queue) {
         queue.webhook = webhook;
         continue;
       }
       const limit = Math.min(PICK_BATCH, MAX_PICKED - this.#pickedCount);
       if (limit <= 0) continue;
-      const items = dueDeliveries(this.#db, webhookId, { now: at, exclude, limit });
-      if (items.length === 0) continue;
+      // No attempt of this webhook can start while this reads: it has no batch to start from.
+      const items = await dueDeliveries(this.#db, webhookId, {
+        now: at,
+        exclude: exclude(),
+        limit,
+      });
+      if (items.length === 0 || this.#picked.has(webhookId)) continue;
       this.#picked.set(webhookId, { webhook, items });
       this.#pickedCount += items.length;
     }
@@ -376,7 +408,9 @@ export class WebhookSender {
       }
       // The slot goes to the next picked delivery at once (no database read unless the
       // batches are due a check); looking for more, and recording, wait for the wake-up.
-      if (this.#started && !this.#stopping && !this.#look && this.#yielding() === 0) this.#fill();
+      if (this.#started && !this.#stopping && !this.#look && this.#yielding() === 0) {
+        this.#fill().catch(this.#options.onError);
+      }
       this.#wakeSoon();
     });
     this.#sending.set(id, attempt);
@@ -394,11 +428,19 @@ export class WebhookSender {
         const batch = this.#settled;
         this.#settled = [];
         try {
-          const disabled = await this.#db.commit(() =>
-            batch.map((s) => recordAttempt(this.#db, this.#clock, s)).filter((w) => w !== null)
-          );
-          // A webhook its failures just turned off gets no attempt from its picked batch.
+          // The transaction awaits only its own writes: the attempts have ended.
+          const disabled = await this.#db.transaction(async (tx) => {
+            const off: WebhookRow[] = [];
+            for (const s of batch) {
+              const webhook = await recordAttempt(tx, this.#clock, s);
+              if (webhook) off.push(webhook);
+            }
+            return off;
+          });
+          // A webhook its failures just turned off gets no attempt from its picked batch (nor
+          // from one a look under way picks: the batches are checked again first).
           for (const webhook of disabled) this.#drop(webhook.id);
+          if (disabled.length > 0) this.#look = true;
         } catch (error) {
           // Nothing was written: the deliveries are still due and are sent again.
           this.#options.onError(error);
@@ -432,6 +474,6 @@ export class WebhookSender {
     if (now - this.#lastPrune < HOUR_MS) return;
     this.#lastPrune = now;
     const before = new Date(now - this.#options.keepDays * 24 * HOUR_MS).toISOString();
-    await this.#db.commit(() => pruneDeliveries(this.#db, before));
+    await this.#db.transaction((tx) => pruneDeliveries(tx, before));
   }
 }

@@ -3,7 +3,7 @@
  * once), list, change, delete, the delivery log and redelivery. Sending lives in
  * `webhook_sender.ts`, queuing in `webhook_outbox.ts`.
  */
-import type { Database } from "../db/sqlite.ts";
+import type { Engine, Queries } from "../db/engine.ts";
 import {
   deleteWebhook,
   type DeliveryRow,
@@ -158,7 +158,7 @@ function cleanEvents(events: string[]): string[] {
 
 /** What webhooks are built with. */
 export interface WebhookDeps {
-  db: Database;
+  db: Engine;
   clock: Clock;
   allow: AllowList;
   resolve: Resolver;
@@ -174,13 +174,13 @@ export function createWebhooks(deps: WebhookDeps) {
   const { db, clock } = deps;
 
   /** The caller's owner access (reads are allowed in an archived project). */
-  const ownerAccess = (actor: Actor, projectId: number, read = false) => {
-    const access = projectAccess(db, actor, projectId);
+  const ownerAccess = async (q: Queries, actor: Actor, projectId: number, read = false) => {
+    const access = await projectAccess(q, actor, projectId);
     requireOwner(access, { evenArchived: read });
     return access;
   };
-  const webhookOf = (projectId: number, id: number): WebhookRow => {
-    const row = findWebhook(db, projectId, id);
+  const webhookOf = async (q: Queries, projectId: number, id: number): Promise<WebhookRow> => {
+    const row = await findWebhook(q, projectId, id);
     if (!row) throw new DomainError("not_found", "No such webhook");
     return row;
   };
@@ -222,9 +222,9 @@ export function createWebhooks(deps: WebhookDeps) {
 
   return {
     /** The project's webhooks, oldest first. */
-    list(actor: Actor, projectId: number): Webhook[] {
-      ownerAccess(actor, projectId, true);
-      return listWebhooks(db, projectId).map(toWebhook);
+    async list(actor: Actor, projectId: number): Promise<Webhook[]> {
+      await ownerAccess(db, actor, projectId, true);
+      return (await listWebhooks(db, projectId)).map(toWebhook);
     },
 
     /** Creates an active webhook; its secret is returned here only. */
@@ -233,14 +233,15 @@ export function createWebhooks(deps: WebhookDeps) {
       projectId: number,
       input: { url: string; events: string[]; description?: string | null | undefined },
     ): Promise<{ webhook: Webhook; secret: string }> {
-      ownerAccess(actor, projectId);
+      await ownerAccess(db, actor, projectId);
       const events = cleanEvents(input.events);
+      // Resolved before the transaction: it must not wait on the network.
       const url = await checkUrl(input.url);
       const secret = newSecret();
       // Checked again after the lookup: the project may have changed meanwhile.
-      return db.tx(() => {
-        ownerAccess(actor, projectId);
-        const id = insertWebhook(db, {
+      return await db.transaction(async (tx) => {
+        await ownerAccess(tx, actor, projectId);
+        const id = await insertWebhook(tx, {
           projectId,
           url,
           events,
@@ -249,14 +250,14 @@ export function createWebhooks(deps: WebhookDeps) {
           createdBy: actor.id,
           createdAt: clock.now().toISOString(),
         });
-        return { webhook: toWebhook(webhookOf(projectId, id)), secret };
+        return { webhook: toWebhook(await webhookOf(tx, projectId, id)), secret };
       });
     },
 
     /** One webhook. */
-    get(actor: Actor, projectId: number, id: number): Webhook {
-      ownerAccess(actor, projectId, true);
-      return toWebhook(webhookOf(projectId, id));
+    async get(actor: Actor, projectId: number, id: number): Promise<Webhook> {
+      await ownerAccess(db, actor, projectId, true);
+      return toWebhook(await webhookOf(db, projectId, id));
     },
 
     /**
@@ -274,60 +275,73 @@ export function createWebhooks(deps: WebhookDeps) {
         active?: boolean | undefined;
       },
     ): Promise<Webhook> {
-      ownerAccess(actor, projectId);
-      webhookOf(projectId, id);
+      await ownerAccess(db, actor, projectId);
+      await webhookOf(db, projectId, id);
       const events = patch.events === undefined ? undefined : cleanEvents(patch.events);
+      // Resolved before the transaction: it must not wait on the network.
       const url = patch.url === undefined ? undefined : await checkUrl(patch.url);
-      const updated = db.tx(() => {
-        ownerAccess(actor, projectId);
-        const before = webhookOf(projectId, id);
+      const updated = await db.transaction(async (tx) => {
+        await ownerAccess(tx, actor, projectId);
+        const before = await webhookOf(tx, projectId, id);
         const reactivated = patch.active === true && !before.active;
-        return toWebhook(updateWebhook(db, id, {
-          ...(url !== undefined ? { url } : {}),
-          ...(events !== undefined ? { events } : {}),
-          ...(patch.description !== undefined
-            ? { description: patch.description?.trim() ?? "" }
-            : {}),
-          ...(patch.active !== undefined ? { active: patch.active } : {}),
-          ...(reactivated ? { failingSince: null } : {}),
-          updatedAt: clock.now().toISOString(),
-        }));
+        return toWebhook(
+          await updateWebhook(tx, id, {
+            ...(url !== undefined ? { url } : {}),
+            ...(events !== undefined ? { events } : {}),
+            ...(patch.description !== undefined
+              ? { description: patch.description?.trim() ?? "" }
+              : {}),
+            ...(patch.active !== undefined ? { active: patch.active } : {}),
+            ...(reactivated ? { failingSince: null } : {}),
+            updatedAt: clock.now().toISOString(),
+          }),
+        );
       });
       deps.onQueued();
       return updated;
     },
 
     /** Deletes a webhook with its delivery log; deliveries not yet sent are dropped. */
-    remove(actor: Actor, projectId: number, id: number): void {
-      db.tx(() => {
-        ownerAccess(actor, projectId);
-        webhookOf(projectId, id);
-        deleteWebhook(db, id);
+    async remove(actor: Actor, projectId: number, id: number): Promise<void> {
+      await db.transaction(async (tx) => {
+        await ownerAccess(tx, actor, projectId);
+        await webhookOf(tx, projectId, id);
+        await deleteWebhook(tx, id);
       });
       deps.onQueued();
     },
 
     /** A page of a webhook's deliveries, newest first. */
-    deliveries(actor: Actor, projectId: number, id: number, page: PageRequest): Page<Delivery> {
-      ownerAccess(actor, projectId, true);
-      webhookOf(projectId, id);
+    async deliveries(
+      actor: Actor,
+      projectId: number,
+      id: number,
+      page: PageRequest,
+    ): Promise<Page<Delivery>> {
+      await ownerAccess(db, actor, projectId, true);
+      await webhookOf(db, projectId, id);
       // The project's events still in the outbox have deliveries the log must show (pending).
-      fanOutProject(db, projectId);
-      const { items, total } = listDeliveries(db, id, page.pageSize, offsetOf(page));
+      await fanOutProject(db, projectId);
+      const { items, total } = await listDeliveries(db, id, page.pageSize, offsetOf(page));
       return pageOf(items.map(toDelivery), total, page);
     },
 
     /** Queues a new delivery of the event an earlier delivery carried; the webhook must be active. */
-    redeliver(actor: Actor, projectId: number, webhookId: number, deliveryId: number): Delivery {
-      const delivery = db.tx(() => {
-        ownerAccess(actor, projectId);
-        const webhook = webhookOf(projectId, webhookId);
-        const earlier = findDelivery(db, webhookId, deliveryId);
+    async redeliver(
+      actor: Actor,
+      projectId: number,
+      webhookId: number,
+      deliveryId: number,
+    ): Promise<Delivery> {
+      const delivery = await db.transaction(async (tx) => {
+        await ownerAccess(tx, actor, projectId);
+        const webhook = await webhookOf(tx, projectId, webhookId);
+        const earlier = await findDelivery(tx, webhookId, deliveryId);
         if (!earlier) throw new DomainError("not_found", "No such delivery");
         if (!webhook.active) {
           throw new DomainError("conflict", "Cannot redeliver: the webhook is inactive");
         }
-        return insertRedelivery(db, earlier, clock.now().toISOString());
+        return await insertRedelivery(tx, earlier, clock.now().toISOString());
       });
       deps.onQueued();
       return toDelivery(delivery);

@@ -122,7 +122,7 @@ export function createApp(deps: AppDeps): App {
   app.route("/", api(services, apiOptions));
   app.route("/", pages(services, { baseUrl, gate: [checkCsrf, resolveSession], failures }));
 
-  app.notFound((c) => notFound(c, pageCtx(c, services)));
+  app.notFound(async (c) => notFound(c, await pageCtx(c, services)));
   app.onError(handleFailure(failures, (error, c) => {
     failures.report(error);
     return c.html(SERVER_ERROR_PAGE, 500);

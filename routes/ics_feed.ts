@@ -30,8 +30,8 @@ export function icsFeedRoutes(feeds: CalendarFeeds) {
     c.text("Not found: this calendar feed does not exist (or was reset)", 404, {
       "cache-control": "no-store",
     });
-  const serve = (c: Context, projectId: number | null) => {
-    const feed = feeds.render(c.req.param("token") ?? "", projectId);
+  const serve = async (c: Context, projectId: number | null) => {
+    const feed = await feeds.render(c.req.param("token") ?? "", projectId);
     if (!feed) return notFound(c);
     const headers = {
       etag: feed.etag,

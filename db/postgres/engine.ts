@@ -22,9 +22,9 @@ function queriesOf(sql: postgres.Sql | postgres.TransactionSql): Queries {
   const query = (text: string, params: SqlValue[]) =>
     sql.unsafe(rewrite(text), params as postgres.ParameterOrJSON<never>[], { prepare: true });
   return {
-    get: async <T extends Row>(text: string, params: SqlValue[] = []) =>
+    get: async <T = Row>(text: string, params: SqlValue[] = []) =>
       (await query(text, params))[0] as T | undefined,
-    all: async <T extends Row>(text: string, params: SqlValue[] = []) =>
+    all: async <T = Row>(text: string, params: SqlValue[] = []) =>
       [...await query(text, params)] as unknown as T[],
     run: async (text: string, params: SqlValue[] = []) => ({
       changes: (await query(text, params)).count,

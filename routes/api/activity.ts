@@ -19,9 +19,9 @@ const list = createRoute({
 
 /** The activity routes. */
 export function activityRoutes(services: Services) {
-  return apiApp().openapi(list, (c) =>
+  return apiApp().openapi(list, async (c) =>
     c.json(
-      services.activity.list(actorOf(c), {
+      await services.activity.list(actorOf(c), {
         projectId: c.req.valid("param").projectId,
         page: pageRequest(c.req.valid("query")),
       }),

@@ -82,17 +82,23 @@ const backup = createRoute({
 /** The admin routes. */
 export function adminRoutes(services: Services) {
   return apiApp()
-    .openapi(listUsers, (c) => c.json({ items: services.accounts.listUsers(actorOf(c)) }, 200))
-    .openapi(updateUser, (c) => {
+    .openapi(
+      listUsers,
+      async (c) => c.json({ items: await services.accounts.listUsers(actorOf(c)) }, 200),
+    )
+    .openapi(updateUser, async (c) => {
       const { userId } = c.req.valid("param");
       const body = c.req.valid("json");
-      const user = services.accounts.adminUpdate(actorOf(c), userId, {
+      const user = await services.accounts.adminUpdate(actorOf(c), userId, {
         ...(body.role ? { role: body.role } : {}),
         ...(body.status ? { status: body.status } : {}),
       });
       return c.json({ user }, 200);
     })
-    .openapi(migrations, (c) => c.json({ items: services.admin.migrations(actorOf(c)) }, 200))
+    .openapi(
+      migrations,
+      async (c) => c.json({ items: await services.admin.migrations(actorOf(c)) }, 200),
+    )
     .openapi(backup, async (c) => {
       const { fileName, stream } = await services.backups.download(actorOf(c));
       return new Response(stream, {

@@ -88,14 +88,14 @@ export function authRoutes(services: Services, options: { baseUrl: string | null
       setPreferenceCookies(c, user, { secure });
       return c.json({ user }, 200);
     })
-    .openapi(logout, (c) => {
-      services.accounts.logout(c.get("session")!.idHash);
+    .openapi(logout, async (c) => {
+      await services.accounts.logout(c.get("session")!.idHash);
       clearSessionCookie(c, { secure: isHttps(c, options.baseUrl) });
       return c.body(null, 204);
     })
-    .openapi(me, (c) => c.json({ user: services.accounts.me(actorOf(c)) }, 200))
-    .openapi(updateMe, (c) => {
-      const user = services.accounts.updateMe(actorOf(c), c.req.valid("json"));
+    .openapi(me, async (c) => c.json({ user: await services.accounts.me(actorOf(c)) }, 200))
+    .openapi(updateMe, async (c) => {
+      const user = await services.accounts.updateMe(actorOf(c), c.req.valid("json"));
       setPreferenceCookies(c, user, { secure: isHttps(c, options.baseUrl) });
       return c.json({ user }, 200);
     });

@@ -183,49 +183,59 @@ const removeComment = createRoute({
 export function boardRoutes(services: Services) {
   const { board } = services;
   return apiApp()
-    .openapi(list, (c) => {
+    .openapi(list, async (c) => {
       const query = c.req.valid("query");
-      const page = board.list(actorOf(c), c.req.valid("param").projectId, {
+      const page = await board.list(actorOf(c), c.req.valid("param").projectId, {
         category: query.category ?? null,
         page: pageRequest(query),
       });
       return c.json(page, 200);
     })
-    .openapi(create, (c) => {
-      const thread = board.create(actorOf(c), c.req.valid("param").projectId, c.req.valid("json"));
+    .openapi(create, async (c) => {
+      const thread = await board.create(
+        actorOf(c),
+        c.req.valid("param").projectId,
+        c.req.valid("json"),
+      );
       return c.json({ thread, attachments: thread.attachments }, 201);
     })
-    .openapi(get, (c) => {
+    .openapi(get, async (c) => {
       const { projectId, threadId } = c.req.valid("param");
-      const { thread, comments } = board.get(actorOf(c), projectId, threadId);
+      const { thread, comments } = await board.get(actorOf(c), projectId, threadId);
       return c.json({ thread, comments, attachments: thread.attachments }, 200);
     })
-    .openapi(update, (c) => {
+    .openapi(update, async (c) => {
       const { projectId, threadId } = c.req.valid("param");
-      const thread = board.update(actorOf(c), projectId, { threadId, ...c.req.valid("json") });
+      const thread = await board.update(actorOf(c), projectId, {
+        threadId,
+        ...c.req.valid("json"),
+      });
       return c.json({ thread, attachments: thread.attachments }, 200);
     })
-    .openapi(remove, (c) => {
+    .openapi(remove, async (c) => {
       const { projectId, threadId } = c.req.valid("param");
-      board.remove(actorOf(c), projectId, threadId);
+      await board.remove(actorOf(c), projectId, threadId);
       return c.body(null, 204);
     })
-    .openapi(comment, (c) => {
+    .openapi(comment, async (c) => {
       const { projectId, threadId } = c.req.valid("param");
-      const created = board.comment(actorOf(c), projectId, { threadId, ...c.req.valid("json") });
+      const created = await board.comment(actorOf(c), projectId, {
+        threadId,
+        ...c.req.valid("json"),
+      });
       return c.json({ comment: created, attachments: created.attachments }, 201);
     })
-    .openapi(updateComment, (c) => {
+    .openapi(updateComment, async (c) => {
       const { projectId, commentId } = c.req.valid("param");
-      const updated = board.updateComment(actorOf(c), projectId, {
+      const updated = await board.updateComment(actorOf(c), projectId, {
         commentId,
         body: c.req.valid("json").body,
       });
       return c.json({ comment: updated, attachments: updated.attachments }, 200);
     })
-    .openapi(removeComment, (c) => {
+    .openapi(removeComment, async (c) => {
       const { projectId, commentId } = c.req.valid("param");
-      board.removeComment(actorOf(c), projectId, commentId);
+      await board.removeComment(actorOf(c), projectId, commentId);
       return c.body(null, 204);
     });
 }

@@ -46,6 +46,12 @@ export function calendarFeedRoutes(services: Services, options: { baseUrl: strin
     urls: feedUrls(c, options.baseUrl, access),
   });
   return apiApp()
-    .openapi(get, (c) => c.json(urls(c, services.calendarFeeds.access(actorOf(c))), 200))
-    .openapi(reset, (c) => c.json(urls(c, services.calendarFeeds.reset(actorOf(c))), 200));
+    .openapi(
+      get,
+      async (c) => c.json(urls(c, await services.calendarFeeds.access(actorOf(c))), 200),
+    )
+    .openapi(
+      reset,
+      async (c) => c.json(urls(c, await services.calendarFeeds.reset(actorOf(c))), 200),
+    );
 }

@@ -103,31 +103,35 @@ function limitOf(raw: string | undefined): number {
 export function chatRoutes(services: Services) {
   const { chat } = services;
   return apiApp()
-    .openapi(history, (c) => {
+    .openapi(history, async (c) => {
       const query = c.req.valid("query");
       return c.json(
-        chat.history(actorOf(c), c.req.valid("param").projectId, {
+        await chat.history(actorOf(c), c.req.valid("param").projectId, {
           before: beforeOf(query.before),
           limit: limitOf(query.limit),
         }),
         200,
       );
     })
-    .openapi(send, (c) => {
-      const message = chat.send(actorOf(c), c.req.valid("param").projectId, c.req.valid("json"));
+    .openapi(send, async (c) => {
+      const message = await chat.send(
+        actorOf(c),
+        c.req.valid("param").projectId,
+        c.req.valid("json"),
+      );
       return c.json({ message, attachments: message.attachments }, 201);
     })
-    .openapi(edit, (c) => {
+    .openapi(edit, async (c) => {
       const { projectId, messageId } = c.req.valid("param");
-      const message = chat.edit(actorOf(c), projectId, {
+      const message = await chat.edit(actorOf(c), projectId, {
         messageId,
         text: c.req.valid("json").text,
       });
       return c.json({ message, attachments: message.attachments }, 200);
     })
-    .openapi(remove, (c) => {
+    .openapi(remove, async (c) => {
       const { projectId, messageId } = c.req.valid("param");
-      chat.remove(actorOf(c), projectId, messageId);
+      await chat.remove(actorOf(c), projectId, messageId);
       return c.body(null, 204);
     });
 }

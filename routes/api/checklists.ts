@@ -82,28 +82,35 @@ const remove = createRoute({
 export function checklistRoutes(services: Services) {
   const { checklists } = services;
   return apiApp()
-    .openapi(list, (c) => {
+    .openapi(list, async (c) => {
       const { projectId, itemId } = c.req.valid("param");
-      return c.json({ items: checklists.list(actorOf(c), projectId, itemId) }, 200);
+      return c.json({ items: await checklists.list(actorOf(c), projectId, itemId) }, 200);
     })
-    .openapi(add, (c) => {
+    .openapi(add, async (c) => {
       const { projectId, itemId } = c.req.valid("param");
-      const entry = checklists.add(actorOf(c), projectId, itemId, c.req.valid("json"));
+      const entry = await checklists.add(actorOf(c), projectId, itemId, c.req.valid("json"));
       return c.json({ entry }, 201);
     })
-    .openapi(reorder, (c) => {
+    .openapi(reorder, async (c) => {
       const { projectId, itemId } = c.req.valid("param");
       const { entryIds } = c.req.valid("json");
-      return c.json({ items: checklists.reorder(actorOf(c), projectId, itemId, entryIds) }, 200);
+      const items = await checklists.reorder(actorOf(c), projectId, itemId, entryIds);
+      return c.json({ items }, 200);
     })
-    .openapi(update, (c) => {
+    .openapi(update, async (c) => {
       const { projectId, itemId, entryId } = c.req.valid("param");
-      const entry = checklists.update(actorOf(c), projectId, itemId, entryId, c.req.valid("json"));
+      const entry = await checklists.update(
+        actorOf(c),
+        projectId,
+        itemId,
+        entryId,
+        c.req.valid("json"),
+      );
       return c.json({ entry }, 200);
     })
-    .openapi(remove, (c) => {
+    .openapi(remove, async (c) => {
       const { projectId, itemId, entryId } = c.req.valid("param");
-      checklists.remove(actorOf(c), projectId, itemId, entryId);
+      await checklists.remove(actorOf(c), projectId, itemId, entryId);
       return c.body(null, 204);
     });
 }

@@ -65,7 +65,8 @@ export function dashboardRoutes(services: Services) {
   return apiApp()
     .openapi(
       project,
-      (c) => c.json(services.dashboards.project(actorOf(c), c.req.valid("param").projectId), 200),
+      async (c) =>
+        c.json(await services.dashboards.project(actorOf(c), c.req.valid("param").projectId), 200),
     )
-    .openapi(personal, (c) => c.json(services.dashboards.personal(actorOf(c)), 200));
+    .openapi(personal, async (c) => c.json(await services.dashboards.personal(actorOf(c)), 200));
 }

@@ -194,22 +194,22 @@ export function fileRoutes(services: Services, options: { maxUploadMb: number })
       );
       return c.json({ file: stored }, 201);
     })
-    .openapi(list, (c) => {
+    .openapi(list, async (c) => {
       const query = c.req.valid("query");
       return c.json(
-        services.files.list(actorOf(c), c.req.valid("param").projectId, {
+        await services.files.list(actorOf(c), c.req.valid("param").projectId, {
           source: query.source ?? null,
           page: pageRequest(query),
         }),
         200,
       );
     })
-    .openapi(remove, (c) => {
+    .openapi(remove, async (c) => {
       const { projectId, fileId } = c.req.valid("param");
       if (c.req.valid("query").purge === "true") {
-        services.trash.purgeFile(actorOf(c), projectId, fileId);
+        await services.trash.purgeFile(actorOf(c), projectId, fileId);
       } else {
-        services.files.remove(actorOf(c), projectId, fileId);
+        await services.files.remove(actorOf(c), projectId, fileId);
       }
       return c.body(null, 204);
     })

@@ -33,13 +33,13 @@ const preview = createRoute({
 
 /** The preview route. */
 export function markdownRoutes(services: Services) {
-  return apiApp().openapi(preview, (c) => {
+  return apiApp().openapi(preview, async (c) => {
     const actor = actorOf(c);
     const { text, projectId } = c.req.valid("json");
     // A project the caller cannot see is a 404, as everywhere; its members name the mentions.
     const mentions: MentionContext | undefined = projectId == null
       ? undefined
-      : { members: services.projects.get(actor, projectId).members, viewerId: actor.id };
+      : { members: (await services.projects.get(actor, projectId)).members, viewerId: actor.id };
     return c.json({ html: renderMarkdown(text, mentions) }, 200);
   });
 }

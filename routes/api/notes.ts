@@ -91,33 +91,37 @@ const remove = createRoute({
 export function noteRoutes(services: Services) {
   const { notes } = services;
   return apiApp()
-    .openapi(list, (c) => {
+    .openapi(list, async (c) => {
       const query = c.req.valid("query");
       return c.json(
-        notes.list(actorOf(c), c.req.valid("param").projectId, {
+        await notes.list(actorOf(c), c.req.valid("param").projectId, {
           tag: query.tag ?? null,
           page: pageRequest(query),
         }),
         200,
       );
     })
-    .openapi(create, (c) => {
-      const note = notes.create(actorOf(c), c.req.valid("param").projectId, c.req.valid("json"));
+    .openapi(create, async (c) => {
+      const note = await notes.create(
+        actorOf(c),
+        c.req.valid("param").projectId,
+        c.req.valid("json"),
+      );
       return c.json({ note }, 201);
     })
-    .openapi(get, (c) => {
+    .openapi(get, async (c) => {
       const { projectId, noteId } = c.req.valid("param");
-      return c.json({ note: notes.get(actorOf(c), projectId, noteId) }, 200);
+      return c.json({ note: await notes.get(actorOf(c), projectId, noteId) }, 200);
     })
-    .openapi(update, (c) => {
+    .openapi(update, async (c) => {
       const { projectId, noteId } = c.req.valid("param");
       return c.json({
-        note: notes.update(actorOf(c), projectId, { noteId, ...c.req.valid("json") }),
+        note: await notes.update(actorOf(c), projectId, { noteId, ...c.req.valid("json") }),
       }, 200);
     })
-    .openapi(remove, (c) => {
+    .openapi(remove, async (c) => {
       const { projectId, noteId } = c.req.valid("param");
-      notes.remove(actorOf(c), projectId, noteId);
+      await notes.remove(actorOf(c), projectId, noteId);
       return c.body(null, 204);
     });
 }

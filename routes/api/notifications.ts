@@ -80,17 +80,23 @@ const setLevel = createRoute({
 /** The notification routes. */
 export function notificationRoutes(services: Services) {
   return apiApp()
-    .openapi(list, (c) => {
+    .openapi(list, async (c) => {
       const page = pageRequest(c.req.valid("query"));
-      return c.json(services.notifications.listUnread(actorOf(c), page), 200);
+      return c.json(await services.notifications.listUnread(actorOf(c), page), 200);
     })
-    .openapi(markRead, (c) => {
-      const notification = services.notifications.markRead(actorOf(c), c.req.valid("param").id);
+    .openapi(markRead, async (c) => {
+      const notification = await services.notifications.markRead(
+        actorOf(c),
+        c.req.valid("param").id,
+      );
       return c.json({ notification }, 200);
     })
-    .openapi(readAll, (c) => c.json(services.notifications.markAllRead(actorOf(c)), 200))
-    .openapi(setLevel, (c) => {
-      const level = services.notifications.setLevel(
+    .openapi(
+      readAll,
+      async (c) => c.json(await services.notifications.markAllRead(actorOf(c)), 200),
+    )
+    .openapi(setLevel, async (c) => {
+      const level = await services.notifications.setLevel(
         actorOf(c),
         c.req.valid("param").projectId,
         c.req.valid("json").level,

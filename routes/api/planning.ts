@@ -394,63 +394,74 @@ function idList(raw: string | undefined): number[] {
 export function planningRoutes(services: Services) {
   const { milestones, calendar: cal, meetings } = services;
   return apiApp()
-    .openapi(listMilestones, (c) => {
-      const items = milestones.list(actorOf(c), c.req.valid("param").projectId);
+    .openapi(listMilestones, async (c) => {
+      const items = await milestones.list(actorOf(c), c.req.valid("param").projectId);
       return c.json({ items }, 200);
     })
-    .openapi(createMilestone, (c) => {
+    .openapi(createMilestone, async (c) => {
       const { projectId } = c.req.valid("param");
-      const milestone = milestones.create(actorOf(c), projectId, c.req.valid("json"));
+      const milestone = await milestones.create(actorOf(c), projectId, c.req.valid("json"));
       return c.json({ milestone }, 201);
     })
-    .openapi(getMilestone, (c) => {
+    .openapi(getMilestone, async (c) => {
       const { projectId, milestoneId } = c.req.valid("param");
-      return c.json({ milestone: milestones.get(actorOf(c), projectId, milestoneId) }, 200);
+      return c.json({ milestone: await milestones.get(actorOf(c), projectId, milestoneId) }, 200);
     })
-    .openapi(updateMilestone, (c) => {
+    .openapi(updateMilestone, async (c) => {
       const { projectId, milestoneId } = c.req.valid("param");
-      const milestone = milestones.update(actorOf(c), projectId, {
+      const milestone = await milestones.update(actorOf(c), projectId, {
         milestoneId,
         ...c.req.valid("json"),
       });
       return c.json({ milestone }, 200);
     })
-    .openapi(calendar, (c) => {
-      const items = cal.range(actorOf(c), c.req.valid("param").projectId, c.req.valid("query"));
+    .openapi(calendar, async (c) => {
+      const items = await cal.range(
+        actorOf(c),
+        c.req.valid("param").projectId,
+        c.req.valid("query"),
+      );
       return c.json({ items }, 200);
     })
-    .openapi(listEvents, (c) => {
-      return c.json({ items: cal.list(actorOf(c), c.req.valid("param").projectId) }, 200);
+    .openapi(listEvents, async (c) => {
+      return c.json({ items: await cal.list(actorOf(c), c.req.valid("param").projectId) }, 200);
     })
-    .openapi(createEvent, (c) => {
-      const event = cal.create(actorOf(c), c.req.valid("param").projectId, c.req.valid("json"));
+    .openapi(createEvent, async (c) => {
+      const event = await cal.create(
+        actorOf(c),
+        c.req.valid("param").projectId,
+        c.req.valid("json"),
+      );
       return c.json({ event }, 201);
     })
-    .openapi(getEvent, (c) => {
+    .openapi(getEvent, async (c) => {
       const { projectId, eventId } = c.req.valid("param");
-      return c.json({ event: cal.get(actorOf(c), projectId, eventId) }, 200);
+      return c.json({ event: await cal.get(actorOf(c), projectId, eventId) }, 200);
     })
-    .openapi(updateEvent, (c) => {
+    .openapi(updateEvent, async (c) => {
       const { projectId, eventId } = c.req.valid("param");
-      const event = cal.update(actorOf(c), projectId, { eventId, ...c.req.valid("json") });
+      const event = await cal.update(actorOf(c), projectId, { eventId, ...c.req.valid("json") });
       return c.json({ event }, 200);
     })
-    .openapi(removeEvent, (c) => {
+    .openapi(removeEvent, async (c) => {
       const { projectId, eventId } = c.req.valid("param");
-      cal.remove(actorOf(c), projectId, eventId);
+      await cal.remove(actorOf(c), projectId, eventId);
       return c.body(null, 204);
     })
-    .openapi(listMeetings, (c) => {
-      return c.json({ items: meetings.list(actorOf(c), c.req.valid("param").projectId) }, 200);
+    .openapi(listMeetings, async (c) => {
+      return c.json(
+        { items: await meetings.list(actorOf(c), c.req.valid("param").projectId) },
+        200,
+      );
     })
-    .openapi(createMeeting, (c) => {
+    .openapi(createMeeting, async (c) => {
       const { projectId } = c.req.valid("param");
-      return c.json(meetings.create(actorOf(c), projectId, c.req.valid("json")), 201);
+      return c.json(await meetings.create(actorOf(c), projectId, c.req.valid("json")), 201);
     })
     // Before `/meetings/{meetingId}`, which would otherwise take `check` for an id.
-    .openapi(checkMeeting, (c) => {
+    .openapi(checkMeeting, async (c) => {
       const query = c.req.valid("query");
-      const conflicts = meetings.check(actorOf(c), c.req.valid("param").projectId, {
+      const conflicts = await meetings.check(actorOf(c), c.req.valid("param").projectId, {
         startAt: query.startAt,
         endAt: query.endAt,
         inviteeIds: idList(query.inviteeIds),
@@ -458,20 +469,20 @@ export function planningRoutes(services: Services) {
       });
       return c.json({ conflicts }, 200);
     })
-    .openapi(getMeeting, (c) => {
+    .openapi(getMeeting, async (c) => {
       const { projectId, meetingId } = c.req.valid("param");
-      return c.json({ meeting: meetings.get(actorOf(c), projectId, meetingId) }, 200);
+      return c.json({ meeting: await meetings.get(actorOf(c), projectId, meetingId) }, 200);
     })
-    .openapi(updateMeeting, (c) => {
+    .openapi(updateMeeting, async (c) => {
       const { projectId, meetingId } = c.req.valid("param");
       return c.json(
-        meetings.update(actorOf(c), projectId, { meetingId, ...c.req.valid("json") }),
+        await meetings.update(actorOf(c), projectId, { meetingId, ...c.req.valid("json") }),
         200,
       );
     })
-    .openapi(removeMeeting, (c) => {
+    .openapi(removeMeeting, async (c) => {
       const { projectId, meetingId } = c.req.valid("param");
-      meetings.remove(actorOf(c), projectId, meetingId);
+      await meetings.remove(actorOf(c), projectId, meetingId);
       return c.body(null, 204);
     });
 }

@@ -135,57 +135,63 @@ const removeMember = createRoute({
 export function projectRoutes(services: Services) {
   const { projects } = services;
   return apiApp()
-    .openapi(list, (c) => {
+    .openapi(list, async (c) => {
       const archived = c.req.valid("query").archived === "true";
-      return c.json({ items: projects.list(actorOf(c), { archived }) }, 200);
+      return c.json({ items: await projects.list(actorOf(c), { archived }) }, 200);
     })
     .openapi(
       create,
-      (c) => c.json({ project: projects.create(actorOf(c), c.req.valid("json")) }, 201),
+      async (c) => c.json({ project: await projects.create(actorOf(c), c.req.valid("json")) }, 201),
     )
-    .openapi(get, (c) => c.json(projects.get(actorOf(c), c.req.valid("param").projectId), 200))
-    .openapi(update, (c) => {
-      const project = projects.update(
+    .openapi(
+      get,
+      async (c) => c.json(await projects.get(actorOf(c), c.req.valid("param").projectId), 200),
+    )
+    .openapi(update, async (c) => {
+      const project = await projects.update(
         actorOf(c),
         c.req.valid("param").projectId,
         c.req.valid("json"),
       );
       return c.json({ project }, 200);
     })
-    .openapi(archiveRoute("archive"), (c) => {
-      const project = projects.setArchived(actorOf(c), c.req.valid("param").projectId, true);
+    .openapi(archiveRoute("archive"), async (c) => {
+      const project = await projects.setArchived(actorOf(c), c.req.valid("param").projectId, true);
       return c.json({ project }, 200);
     })
-    .openapi(archiveRoute("unarchive"), (c) => {
-      const project = projects.setArchived(actorOf(c), c.req.valid("param").projectId, false);
+    .openapi(archiveRoute("unarchive"), async (c) => {
+      const project = await projects.setArchived(actorOf(c), c.req.valid("param").projectId, false);
       return c.json({ project }, 200);
     })
-    .openapi(remove, (c) => {
-      projects.remove(actorOf(c), c.req.valid("param").projectId);
+    .openapi(remove, async (c) => {
+      await projects.remove(actorOf(c), c.req.valid("param").projectId);
       return c.body(null, 204);
     })
-    .openapi(members, (c) => {
-      return c.json({ items: projects.members(actorOf(c), c.req.valid("param").projectId) }, 200);
+    .openapi(members, async (c) => {
+      return c.json(
+        { items: await projects.members(actorOf(c), c.req.valid("param").projectId) },
+        200,
+      );
     })
-    .openapi(addMember, (c) => {
-      const member = projects.addMember(
+    .openapi(addMember, async (c) => {
+      const member = await projects.addMember(
         actorOf(c),
         c.req.valid("param").projectId,
         c.req.valid("json"),
       );
       return c.json({ member }, 201);
     })
-    .openapi(changeRole, (c) => {
+    .openapi(changeRole, async (c) => {
       const { projectId, userId } = c.req.valid("param");
-      const member = projects.changeRole(actorOf(c), projectId, {
+      const member = await projects.changeRole(actorOf(c), projectId, {
         userId,
         role: c.req.valid("json").role,
       });
       return c.json({ member }, 200);
     })
-    .openapi(removeMember, (c) => {
+    .openapi(removeMember, async (c) => {
       const { projectId, userId } = c.req.valid("param");
-      projects.removeMember(actorOf(c), projectId, userId);
+      await projects.removeMember(actorOf(c), projectId, userId);
       return c.body(null, 204);
     });
 }

@@ -81,14 +81,14 @@ type Open = (input: {
   sessionIdHash: string | null;
   expiresAt: number | null;
   sink: { write: (bytes: Uint8Array) => void; close: () => void };
-}) => OpenedStream;
+}) => Promise<OpenedStream>;
 
 /** Answers a request with an event stream: its replay after `Last-Event-ID`, then live events. */
-function streamResponse(
+async function streamResponse(
   c: Context<AppEnv>,
   lastEventId: number | null,
   open: Open,
-): Response {
+): Promise<Response> {
   // One ReadableStream per client is the response body. Events arrive encoded once for
   // every subscriber and are enqueued synchronously (no promise per write); a client too far
   // behind is disconnected. Not Hono's streamSSE: its TransformStream and second
@@ -122,7 +122,7 @@ function streamResponse(
   const token = c.get("apiToken");
   // A stream ends with the session or token it was opened with.
   const expiresAt = session?.expiresAt ?? token?.expiresAt ?? null;
-  const opened = open({
+  const opened = await open({
     lastEventId,
     sessionIdHash: session?.idHash ?? (token ? tokenStreamKey(token.tokenId) : null),
     expiresAt: expiresAt === null ? null : Date.parse(expiresAt),
@@ -133,6 +133,7 @@ function streamResponse(
   limit += 1 + opened.replay.length;
   write(RETRY);
   for (const event of opened.replay) write(encodeEvent(event));
+  opened.release();
   return c.body(body, 200, SSE_HEADERS) as unknown as Response;
 }
 

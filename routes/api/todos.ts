@@ -213,79 +213,82 @@ export function todoRoutes(services: Services) {
   return apiApp()
     .openapi(
       columns,
-      (c) => c.json({ items: todos.columns(actorOf(c), c.req.valid("param").projectId) }, 200),
+      async (c) =>
+        c.json({ items: await todos.columns(actorOf(c), c.req.valid("param").projectId) }, 200),
     )
-    .openapi(addColumn, (c) => {
-      const column = todos.addColumn(
+    .openapi(addColumn, async (c) => {
+      const column = await todos.addColumn(
         actorOf(c),
         c.req.valid("param").projectId,
         c.req.valid("json"),
       );
       return c.json({ column }, 201);
     })
-    .openapi(renameColumn, (c) => {
+    .openapi(renameColumn, async (c) => {
       const { projectId, columnId } = c.req.valid("param");
-      const column = todos.renameColumn(actorOf(c), projectId, {
+      const column = await todos.renameColumn(actorOf(c), projectId, {
         columnId,
         name: c.req.valid("json").name,
       });
       return c.json({ column }, 200);
     })
-    .openapi(removeColumn, (c) => {
+    .openapi(removeColumn, async (c) => {
       const { projectId, columnId } = c.req.valid("param");
-      todos.removeColumn(actorOf(c), projectId, columnId);
+      await todos.removeColumn(actorOf(c), projectId, columnId);
       return c.body(null, 204);
     })
-    .openapi(reorder, (c) => {
+    .openapi(reorder, async (c) => {
       const input = c.req.valid("json");
-      const items = todos.reorder(actorOf(c), c.req.valid("param").projectId, {
+      const items = await todos.reorder(actorOf(c), c.req.valid("param").projectId, {
         bodyProjectId: input.projectId,
         columnId: input.columnId,
         itemIds: input.itemIds,
       });
       return c.json({ items }, 200);
     })
-    .openapi(list, (c) => {
+    .openapi(list, async (c) => {
       const query = c.req.valid("query");
-      const items = todos.list(actorOf(c), c.req.valid("param").projectId, {
+      const items = await todos.list(actorOf(c), c.req.valid("param").projectId, {
         columnId: num(query.columnId),
         assigneeId: num(query.assigneeId),
         milestoneId: num(query.milestoneId),
       });
       return c.json({ items }, 200);
     })
-    .openapi(create, (c) => {
-      const item = todos.create(actorOf(c), c.req.valid("param").projectId, c.req.valid("json"));
+    .openapi(create, async (c) => {
+      const item = await todos.create(
+        actorOf(c),
+        c.req.valid("param").projectId,
+        c.req.valid("json"),
+      );
       return c.json(body(item), 201);
     })
-    .openapi(get, (c) => {
+    .openapi(get, async (c) => {
       const { projectId, itemId } = c.req.valid("param");
-      const item = todos.get(actorOf(c), projectId, itemId);
+      const item = await todos.get(actorOf(c), projectId, itemId);
+      const checklist = await checklists.list(actorOf(c), projectId, itemId);
+      return c.json({ ...body(item), checklist }, 200);
+    })
+    .openapi(update, async (c) => {
+      const { projectId, itemId } = c.req.valid("param");
       return c.json(
-        { ...body(item), checklist: checklists.list(actorOf(c), projectId, itemId) },
+        body(await todos.update(actorOf(c), projectId, { itemId, ...c.req.valid("json") })),
         200,
       );
     })
-    .openapi(update, (c) => {
+    .openapi(remove, async (c) => {
       const { projectId, itemId } = c.req.valid("param");
-      return c.json(
-        body(todos.update(actorOf(c), projectId, { itemId, ...c.req.valid("json") })),
-        200,
-      );
-    })
-    .openapi(remove, (c) => {
-      const { projectId, itemId } = c.req.valid("param");
-      todos.remove(actorOf(c), projectId, itemId);
+      await todos.remove(actorOf(c), projectId, itemId);
       return c.body(null, 204);
     })
-    .openapi(toggle, (c) => {
+    .openapi(toggle, async (c) => {
       const { projectId, itemId } = c.req.valid("param");
-      return c.json(body(todos.toggleComplete(actorOf(c), projectId, itemId)), 200);
+      return c.json(body(await todos.toggleComplete(actorOf(c), projectId, itemId)), 200);
     })
-    .openapi(move, (c) => {
+    .openapi(move, async (c) => {
       const { projectId, itemId } = c.req.valid("param");
       return c.json(
-        body(todos.move(actorOf(c), projectId, { itemId, ...c.req.valid("json") })),
+        body(await todos.move(actorOf(c), projectId, { itemId, ...c.req.valid("json") })),
         200,
       );
     });

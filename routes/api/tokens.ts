@@ -77,10 +77,13 @@ const revoke = createRoute({
 export function tokenRoutes(services: Services) {
   const { apiTokens } = services;
   return apiApp()
-    .openapi(create, (c) => c.json(apiTokens.create(actorOf(c), c.req.valid("json")), 201))
-    .openapi(list, (c) => c.json({ items: apiTokens.list(actorOf(c)) }, 200))
-    .openapi(revoke, (c) => {
-      apiTokens.revoke(actorOf(c), c.req.valid("param").tokenId);
+    .openapi(
+      create,
+      async (c) => c.json(await apiTokens.create(actorOf(c), c.req.valid("json")), 201),
+    )
+    .openapi(list, async (c) => c.json({ items: await apiTokens.list(actorOf(c)) }, 200))
+    .openapi(revoke, async (c) => {
+      await apiTokens.revoke(actorOf(c), c.req.valid("param").tokenId);
       return c.body(null, 204);
     });
 }

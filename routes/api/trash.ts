@@ -96,26 +96,29 @@ const restoreProject = createRoute({
 /** The trash routes. */
 export function trashRoutes(services: Services) {
   return apiApp()
-    .openapi(list, (c) =>
+    .openapi(list, async (c) =>
       c.json(
-        services.trash.list(
+        await services.trash.list(
           actorOf(c),
           c.req.valid("param").projectId,
           pageRequest(c.req.valid("query")),
         ),
         200,
       ))
-    .openapi(restore, (c) => {
+    .openapi(restore, async (c) => {
       const { projectId, type, id } = c.req.valid("param");
-      return c.json(services.trash.restore(actorOf(c), projectId, { type, id }), 200);
+      return c.json(await services.trash.restore(actorOf(c), projectId, { type, id }), 200);
     })
-    .openapi(deletedProjects, (c) =>
+    .openapi(deletedProjects, async (c) =>
       c.json(
-        services.trash.deletedProjects(actorOf(c), pageRequest(c.req.valid("query"))),
+        await services.trash.deletedProjects(actorOf(c), pageRequest(c.req.valid("query"))),
         200,
       ))
-    .openapi(restoreProject, (c) => {
-      const project = services.trash.restoreProject(actorOf(c), c.req.valid("param").projectId);
+    .openapi(restoreProject, async (c) => {
+      const project = await services.trash.restoreProject(
+        actorOf(c),
+        c.req.valid("param").projectId,
+      );
       return c.json({ project }, 200);
     });
 }

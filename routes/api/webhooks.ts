@@ -156,36 +156,36 @@ const redeliver = createRoute({
 export function webhookRoutes(services: Services) {
   const { webhooks } = services;
   return apiApp()
-    .openapi(list, (c) => {
+    .openapi(list, async (c) => {
       const { projectId } = c.req.valid("param");
-      return c.json({ items: webhooks.list(actorOf(c), projectId) }, 200);
+      return c.json({ items: await webhooks.list(actorOf(c), projectId) }, 200);
     })
     .openapi(create, async (c) => {
       const { projectId } = c.req.valid("param");
       return c.json(await webhooks.create(actorOf(c), projectId, c.req.valid("json")), 201);
     })
-    .openapi(get, (c) => {
+    .openapi(get, async (c) => {
       const { projectId, webhookId } = c.req.valid("param");
-      return c.json({ webhook: webhooks.get(actorOf(c), projectId, webhookId) }, 200);
+      return c.json({ webhook: await webhooks.get(actorOf(c), projectId, webhookId) }, 200);
     })
     .openapi(update, async (c) => {
       const { projectId, webhookId } = c.req.valid("param");
       const webhook = await webhooks.update(actorOf(c), projectId, webhookId, c.req.valid("json"));
       return c.json({ webhook }, 200);
     })
-    .openapi(remove, (c) => {
+    .openapi(remove, async (c) => {
       const { projectId, webhookId } = c.req.valid("param");
-      webhooks.remove(actorOf(c), projectId, webhookId);
+      await webhooks.remove(actorOf(c), projectId, webhookId);
       return c.body(null, 204);
     })
-    .openapi(deliveries, (c) => {
+    .openapi(deliveries, async (c) => {
       const { projectId, webhookId } = c.req.valid("param");
       const page = pageRequest(c.req.valid("query"));
-      return c.json(webhooks.deliveries(actorOf(c), projectId, webhookId, page), 200);
+      return c.json(await webhooks.deliveries(actorOf(c), projectId, webhookId, page), 200);
     })
-    .openapi(redeliver, (c) => {
+    .openapi(redeliver, async (c) => {
       const { projectId, webhookId, deliveryId } = c.req.valid("param");
-      const delivery = webhooks.redeliver(actorOf(c), projectId, webhookId, deliveryId);
+      const delivery = await webhooks.redeliver(actorOf(c), projectId, webhookId, deliveryId);
       return c.json({ delivery }, 202);
     });
 }

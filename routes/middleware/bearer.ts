@@ -50,7 +50,7 @@ export function bearerCredentials(c: Context): string | null {
  */
 export function bearerAuth(tokens: ApiTokens): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const auth = tokens.authenticate(bearerCredentials(c) ?? "");
+    const auth = await tokens.authenticate(bearerCredentials(c) ?? "");
     if (!auth) {
       return c.json(
         errorBody(

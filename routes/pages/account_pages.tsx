@@ -221,13 +221,13 @@ export function accountPages(services: Services, options: { baseUrl: string | nu
   const maxAge = services.sessions.maxAgeSeconds;
   const secure = (c: Context) => isHttps(c, options.baseUrl);
 
-  const showLogin = (c: Context<AppEnv>, next: string, shown: Shown = {}) => {
-    const ctx = pageCtx(c, services);
+  const showLogin = async (c: Context<AppEnv>, next: string, shown: Shown = {}) => {
+    const ctx = await pageCtx(c, services);
     const body = <LoginForm ctx={ctx} next={next} shown={shown} />;
     return renderPage(c, ctx, { title: ctx.t("login.title"), status: shown.status ?? 200, body });
   };
-  const showRegister = (c: Context<AppEnv>, shown: Shown = {}) => {
-    const ctx = pageCtx(c, services);
+  const showRegister = async (c: Context<AppEnv>, shown: Shown = {}) => {
+    const ctx = await pageCtx(c, services);
     const body = <RegisterForm ctx={ctx} shown={shown} />;
     return renderPage(c, ctx, {
       title: ctx.t("register.title"),
@@ -235,8 +235,8 @@ export function accountPages(services: Services, options: { baseUrl: string | nu
       body,
     });
   };
-  const showSettings = (c: Context<AppEnv>, shown: Shown = {}) => {
-    const ctx = pageCtx(c, services);
+  const showSettings = async (c: Context<AppEnv>, shown: Shown = {}) => {
+    const ctx = await pageCtx(c, services);
     const saved = c.req.query("saved") === "1" && shown.status === undefined;
     const body = <SettingsPage ctx={ctx} saved={saved} shown={shown} />;
     return renderPage(c, ctx, {
@@ -280,16 +280,16 @@ export function accountPages(services: Services, options: { baseUrl: string | nu
       // Keep the language and theme chosen before registering.
       const prefs = { theme: ctx.theme, locale: ctx.locale };
       if (prefs.theme !== user.theme || prefs.locale !== user.locale) {
-        accounts.updateMe({ id: user.id, role: user.role }, prefs);
+        await accounts.updateMe({ id: user.id, role: user.role }, prefs);
       }
       setPreferenceCookies(c, prefs, { secure: secure(c) });
       return "/";
     },
   });
 
-  app.post("/logout", (c) => {
+  app.post("/logout", async (c) => {
     const session = c.get("session");
-    if (session) accounts.logout(session.idHash);
+    if (session) await accounts.logout(session.idHash);
     clearSessionCookie(c, { secure: secure(c) });
     return c.redirect("/login", 303);
   });
@@ -301,12 +301,12 @@ export function accountPages(services: Services, options: { baseUrl: string | nu
     schema: ProfileSchema,
     fields: { timeZone: "settings.timeZoneUnknown" },
     show: (shown, { c }) => showSettings(c, shown),
-    change: (changes, { c, ctx }) => {
+    change: async (changes, { c, ctx }) => {
       // Saving the form with the zone as shown to a person who never chose one (UTC) is no
       // choice: the browser's zone may still be proposed.
       const { timeZone, ...rest } = changes;
       const chosen = !ctx.proposeZone || timeZone !== ctx.timeZone;
-      const user = accounts.updateMe(ctx.actor!, chosen ? changes : rest);
+      const user = await accounts.updateMe(ctx.actor!, chosen ? changes : rest);
       setPreferenceCookies(c, user, { secure: secure(c) });
       return "/settings?saved=1";
     },

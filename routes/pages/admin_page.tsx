@@ -137,21 +137,25 @@ export function adminPages(services: Services) {
   const app = new Hono<AppEnv>();
   const form = pageForms(app, services);
 
-  const show = (c: Context<AppEnv>, shown: Shown = {}) => {
-    const ctx = pageCtx(c, services);
+  const show = async (c: Context<AppEnv>, shown: Shown = {}) => {
+    const ctx = await pageCtx(c, services);
     if (ctx.user?.role !== "admin") return notFound(c, ctx);
+    // Components cannot await: the data is loaded first.
+    const users = await services.accounts.listUsers(ctx.actor!);
+    const migrations = await services.admin.migrations(ctx.actor!);
+    const deleted = await services.trash.deletedProjects(
+      ctx.actor!,
+      pageRequest({ page: c.req.query("page") }, { clampPage: true }),
+    );
     return renderPage(c, ctx, {
       title: ctx.t("admin.title"),
       status: shown.status ?? 200,
       body: (
         <AdminPage
           ctx={ctx}
-          users={services.accounts.listUsers(ctx.actor!)}
-          migrations={services.admin.migrations(ctx.actor!)}
-          deleted={services.trash.deletedProjects(
-            ctx.actor!,
-            pageRequest({ page: c.req.query("page") }, { clampPage: true }),
-          )}
+          users={users}
+          migrations={migrations}
+          deleted={deleted}
           notices={noticesOf(c.req.url)}
           message={shown.message ?? null}
         />
@@ -167,8 +171,8 @@ export function adminPages(services: Services) {
     read: (fields) => ({ role: fields.role || undefined, status: fields.status || undefined }),
     codes: { conflict: "admin.lastAdmin" },
     show: (shown, { c }) => show(c, shown),
-    change: ({ role, status }, { c, ctx }) => {
-      services.accounts.adminUpdate(ctx.actor!, paramId(c, "userId"), {
+    change: async ({ role, status }, { c, ctx }) => {
+      await services.accounts.adminUpdate(ctx.actor!, paramId(c, "userId"), {
         ...(role ? { role } : {}),
         ...(status ? { status } : {}),
       });
@@ -184,8 +188,8 @@ export function adminPages(services: Services) {
       if (ctx.user?.role !== "admin") throw new DomainError("not_found", "No such page");
     },
     show: (shown, { c }) => show(c, shown),
-    change: (_, { c, ctx }) => {
-      const project = services.trash.restoreProject(ctx.actor!, paramId(c, "projectId"));
+    change: async (_, { c, ctx }) => {
+      const project = await services.trash.restoreProject(ctx.actor!, paramId(c, "projectId"));
       return afterRestore("/admin", { type: "project", id: project.id });
     },
   });

@@ -111,14 +111,14 @@ interface Threads {
 
 const boardPage: AreaPage<Threads> = {
   area: "board",
-  load: (c, { services, ctx, project, canWrite }) => {
+  load: async (c, { services, ctx, project, canWrite }) => {
     const raw = c.req.query("category") as Category;
     const category = services.board.categories.includes(raw) ? raw : null;
     const page = pageRequest({ page: c.req.query("page") }, { clampPage: true });
     return {
       category,
-      threads: services.board.list(ctx.actor!, project.id, { category, page }),
-      pickable: canWrite ? pickableFiles(services, ctx.actor!, project.id) : [],
+      threads: await services.board.list(ctx.actor!, project.id, { category, page }),
+      pickable: canWrite ? await pickableFiles(services, ctx.actor!, project.id) : [],
     };
   },
   title: (_, t) => t("board.title"),
@@ -238,9 +238,9 @@ function EditedAt(props: { frame: ProjectFrame; iso: string }) {
 
 const threadPage: AreaPage<{ thread: Thread; comments: Comment[]; pickable: FileInfo[] }> = {
   area: "board",
-  load: (c, { services, ctx, project, canWrite }) => ({
-    ...services.board.get(ctx.actor!, project.id, paramId(c, "threadId")),
-    pickable: canWrite ? pickableFiles(services, ctx.actor!, project.id) : [],
+  load: async (c, { services, ctx, project, canWrite }) => ({
+    ...(await services.board.get(ctx.actor!, project.id, paramId(c, "threadId"))),
+    pickable: canWrite ? await pickableFiles(services, ctx.actor!, project.id) : [],
   }),
   title: ({ thread }) => thread.title,
   view: ({ frame, data: { thread, comments, pickable }, shown }) => {
@@ -409,20 +409,20 @@ export function boardPages(services: Services) {
           file ? { upload: file, fileIds } : { fileIds },
         );
       }
-      board.update(actor, projectId, { threadId, title, body, category });
+      await board.update(actor, projectId, { threadId, title, body, category });
       return afterSave(threadUrl(projectId, threadId), { type: "thread", id: threadId });
     },
   });
   area.form(`${T}/pin`, threadPage, {
-    change: ({ c, actor, projectId, fields }) => {
+    change: async ({ c, actor, projectId, fields }) => {
       const threadId = paramId(c, "threadId");
-      board.update(actor, projectId, { threadId, pinned: fields.pinned === "true" });
+      await board.update(actor, projectId, { threadId, pinned: fields.pinned === "true" });
       return threadUrl(projectId, threadId);
     },
   });
   area.form(`${T}/delete`, threadPage, {
-    change: ({ c, actor, projectId }) => {
-      const removed = board.remove(actor, projectId, paramId(c, "threadId"));
+    change: async ({ c, actor, projectId }) => {
+      const removed = await board.remove(actor, projectId, paramId(c, "threadId"));
       return afterDelete(`/projects/${projectId}/board`, removed);
     },
   });
@@ -451,15 +451,15 @@ export function boardPages(services: Services) {
   area.form(C, threadPage, {
     form: (c) => `comment-${paramId(c, "commentId")}`,
     schema: CommentPatch,
-    change: ({ c, actor, projectId, input: { body } }) => {
+    change: async ({ c, actor, projectId, input: { body } }) => {
       const commentId = paramId(c, "commentId");
-      board.updateComment(actor, projectId, { commentId, body });
+      await board.updateComment(actor, projectId, { commentId, body });
       return `${threadUrl(projectId, paramId(c, "threadId"))}#comment-${commentId}`;
     },
   });
   area.form(`${C}/delete`, threadPage, {
-    change: ({ c, actor, projectId }) => {
-      const removed = board.removeComment(actor, projectId, paramId(c, "commentId"));
+    change: async ({ c, actor, projectId }) => {
+      const removed = await board.removeComment(actor, projectId, paramId(c, "commentId"));
       return afterDelete(threadUrl(projectId, paramId(c, "threadId")), removed);
     },
   });

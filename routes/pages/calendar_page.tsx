@@ -322,7 +322,7 @@ function readEvent(fields: Fields, frame: ProjectFrame) {
 
 const calendarPage: AreaPage<CalendarView> = {
   area: "calendar",
-  load: (c, frame) => viewOf(c, frame),
+  load: async (c, frame) => await viewOf(c, frame),
   title: (_, t) => t("calendar.title"),
   view: ({ frame, data: view, shown }) => {
     const { t } = frame.ctx;
@@ -364,23 +364,24 @@ const calendarPage: AreaPage<CalendarView> = {
  * The month or week the query asks for; a malformed month or week shows the current one, as
  * an old or hand-made link may carry one.
  */
-function viewOf(c: Ctx, { services, ctx, project }: ProjectFrame): CalendarView {
+async function viewOf(c: Ctx, { services, ctx, project }: ProjectFrame): Promise<CalendarView> {
   const query: ViewQuery = c.req.query("view") === "week"
     ? { view: "week", date: c.req.query("week") }
     : { view: "month", month: c.req.query("month") };
   const view = (q: ViewQuery) => services.calendar.view(ctx.actor!, project.id, q);
   try {
-    return view(query);
+    // Awaited here, so that a refused month or week is caught below.
+    return await view(query);
   } catch (error) {
     if (!(error instanceof DomainError && error.code === "validation")) throw error;
-    return view({ view: query.view });
+    return await view({ view: query.view });
   }
 }
 
 const eventPage: AreaPage<CalendarEvent> = {
   area: "calendar",
-  load: (c, { services, ctx, project }) =>
-    services.calendar.get(ctx.actor!, project.id, paramId(c, "eventId")),
+  load: async (c, { services, ctx, project }) =>
+    await services.calendar.get(ctx.actor!, project.id, paramId(c, "eventId")),
   title: (event) => event.title,
   view: ({ frame, data: event, shown }) => {
     const { t, locale, timeZone } = frame.ctx;
@@ -464,23 +465,23 @@ export function calendarPages(services: Services) {
     item: [E, eventPage],
     createAt: `${P}/events`,
     form: { schema: CalendarEventInput, read: readEvent, fields: FIELDS },
-    create: ({ frame, actor, projectId, input }) => {
-      const event = calendar.create(actor, projectId, input);
+    create: async ({ frame, actor, projectId, input }) => {
+      const event = await calendar.create(actor, projectId, input);
       return afterCreate(monthPage(frame, event), { type: "event", id: event.id });
     },
-    update: ({ c, actor, projectId, input }) => {
+    update: async ({ c, actor, projectId, input }) => {
       const eventId = paramId(c, "eventId");
-      calendar.update(actor, projectId, { eventId, ...input });
+      await calendar.update(actor, projectId, { eventId, ...input });
       return afterSave(`/projects/${projectId}/calendar/events/${eventId}`, {
         type: "event",
         id: eventId,
       });
     },
-    remove: ({ c, frame, actor, projectId }) => {
-      const event = calendar.get(actor, projectId, paramId(c, "eventId"));
+    remove: async ({ c, frame, actor, projectId }) => {
+      const event = await calendar.get(actor, projectId, paramId(c, "eventId"));
       return afterDelete(
         monthPage(frame, event),
-        calendar.remove(actor, projectId, event.id),
+        await calendar.remove(actor, projectId, event.id),
       );
     },
   });

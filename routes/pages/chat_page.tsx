@@ -257,18 +257,18 @@ function positive(raw: string | undefined): number | null {
 }
 
 /** A page of messages: the latest, or those before `?before=`. */
-function historyOf(c: Context, { services, ctx, project }: ProjectFrame) {
+async function historyOf(c: Context, { services, ctx, project }: ProjectFrame) {
   const before = positive(c.req.query("before"));
   const options = { before, limit: HISTORY_DEFAULT };
-  return { before, history: services.chat.history(ctx.actor!, project.id, options) };
+  return { before, history: await services.chat.history(ctx.actor!, project.id, options) };
 }
 
 const chatPage: AreaPage<ChatData> = {
   area: "chat",
-  load: (c, frame) => ({
-    ...historyOf(c, frame),
+  load: async (c, frame) => ({
+    ...(await historyOf(c, frame)),
     pickable: frame.canWrite
-      ? pickableFiles(frame.services, frame.ctx.actor!, frame.project.id)
+      ? await pickableFiles(frame.services, frame.ctx.actor!, frame.project.id)
       : [],
   }),
   title: (_, t) => t("chat.title"),
@@ -285,17 +285,19 @@ export function chatPages(services: Services) {
   area.page(P, chatPage);
   // Older messages (`?before=`) or the latest page, as list items.
   area.app.get(`${P}/fragment`, (c) =>
-    area.run(c, (frame) => {
-      const { history } = historyOf(c, frame);
+    area.run(c, async (frame) => {
+      const { history } = await historyOf(c, frame);
       c.header("x-has-more", history.hasMore ? "true" : "false");
       return renderFragment(c, <ChatItems frame={frame} history={history} />);
     }));
   // One message as a list item; 404 (empty) once it is deleted.
   area.app.get(`${P}/fragment/:messageId{[0-9]+}`, (c) =>
-    area.run(c, (frame) => {
+    area.run(c, async (frame) => {
       const id = paramId(c, "messageId");
-      const found = chat.history(frame.ctx.actor!, frame.project.id, { before: id + 1, limit: 1 })
-        .items.find((m) => m.id === id);
+      const found = (await chat.history(frame.ctx.actor!, frame.project.id, {
+        before: id + 1,
+        limit: 1,
+      })).items.find((m) => m.id === id);
       if (!found) return c.body(null, 404);
       return renderFragment(c, <ChatMessage frame={frame} message={found} />);
     }));
@@ -324,15 +326,15 @@ export function chatPages(services: Services) {
   area.form(M, chatPage, {
     form: (c) => `edit-${paramId(c, "messageId")}`,
     schema: MessagePatch,
-    change: ({ c, actor, projectId, input: { text } }) => {
+    change: async ({ c, actor, projectId, input: { text } }) => {
       const messageId = paramId(c, "messageId");
-      chat.edit(actor, projectId, { messageId, text });
+      await chat.edit(actor, projectId, { messageId, text });
       return `/projects/${projectId}/chat#message-${messageId}`;
     },
   });
   area.form(`${M}/delete`, chatPage, {
-    change: ({ c, actor, projectId }) => {
-      const removed = chat.remove(actor, projectId, paramId(c, "messageId"));
+    change: async ({ c, actor, projectId }) => {
+      const removed = await chat.remove(actor, projectId, paramId(c, "messageId"));
       return afterDelete(`/projects/${projectId}/chat`, removed);
     },
   });

@@ -200,9 +200,9 @@ export function connectPages(services: Services, options: { baseUrl: string | nu
   const { apiTokens, calendarFeeds } = services;
   const secrets = onceSecrets(() => services.clock.now().getTime());
 
-  const showTokens = (c: Context<AppEnv>, shown: Shown = {}) => {
-    const ctx = pageCtx(c, services);
-    const tokens = apiTokens.list(ctx.actor!);
+  const showTokens = async (c: Context<AppEnv>, shown: Shown = {}) => {
+    const ctx = await pageCtx(c, services);
+    const tokens = await apiTokens.list(ctx.actor!);
     const now = services.clock.now().toISOString();
     const secret = secrets.take(c, TOKENS);
     return renderPage(c, ctx, {
@@ -212,11 +212,11 @@ export function connectPages(services: Services, options: { baseUrl: string | nu
     });
   };
 
-  const showCalendar = (c: Context<AppEnv>, shown: Shown = {}) => {
-    const ctx = pageCtx(c, services);
-    const urls = feedUrls(c, options.baseUrl, calendarFeeds.access(ctx.actor!));
+  const showCalendar = async (c: Context<AppEnv>, shown: Shown = {}) => {
+    const ctx = await pageCtx(c, services);
+    const urls = feedUrls(c, options.baseUrl, await calendarFeeds.access(ctx.actor!));
     const names = new Map(
-      services.projects.list(ctx.actor!, { archived: true }).map((p) => [p.id, p.name]),
+      (await services.projects.list(ctx.actor!, { archived: true })).map((p) => [p.id, p.name]),
     );
     const links = {
       all: urls.all,
@@ -242,8 +242,8 @@ export function connectPages(services: Services, options: { baseUrl: string | nu
     fields: FIELDS,
     codes: { conflict: "tokens.tooMany" },
     show: (shown, { c }) => showTokens(c, shown),
-    change: (input, { c, ctx }) => {
-      secrets.put(c, TOKENS, apiTokens.create(ctx.actor!, input).secret);
+    change: async (input, { c, ctx }) => {
+      secrets.put(c, TOKENS, (await apiTokens.create(ctx.actor!, input)).secret);
       return TOKENS;
     },
   });
@@ -251,8 +251,8 @@ export function connectPages(services: Services, options: { baseUrl: string | nu
   form(`${TOKENS}/:tokenId{[0-9]+}/revoke`, {
     form: "revoke",
     show: (shown, { c }) => showTokens(c, shown),
-    change: (_, { c, ctx }) => {
-      apiTokens.revoke(ctx.actor!, paramId(c, "tokenId"));
+    change: async (_, { c, ctx }) => {
+      await apiTokens.revoke(ctx.actor!, paramId(c, "tokenId"));
       return TOKENS;
     },
   });
@@ -262,8 +262,8 @@ export function connectPages(services: Services, options: { baseUrl: string | nu
   form(`${CALENDAR}/reset`, {
     form: "reset",
     show: (shown, { c }) => showCalendar(c, shown),
-    change: (_, { ctx }) => {
-      calendarFeeds.reset(ctx.actor!);
+    change: async (_, { ctx }) => {
+      await calendarFeeds.reset(ctx.actor!);
       return `${CALENDAR}?reset=1`;
     },
   });

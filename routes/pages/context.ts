@@ -29,10 +29,10 @@ export interface PageCtx {
 }
 
 /** Builds the page context: the user's theme and locale, else the cookies, else defaults. */
-export function pageCtx(c: Context<AppEnv>, services: Services): PageCtx {
+export async function pageCtx(c: Context<AppEnv>, services: Services): Promise<PageCtx> {
   const session = c.get("session");
   const viewer = session
-    ? services.accounts.viewer({ id: session.user.id, role: session.user.role })
+    ? await services.accounts.viewer({ id: session.user.id, role: session.user.role })
     : null;
   const user = viewer?.user ?? null;
   const cookies = preferenceCookies(c);
@@ -48,7 +48,7 @@ export function pageCtx(c: Context<AppEnv>, services: Services): PageCtx {
     proposeZone: viewer !== null && !viewer.timeZoneChosen,
     now: services.clock.now(),
     path: c.req.path,
-    unread: actor ? services.notifications.unreadCount(actor) : 0,
+    unread: actor ? await services.notifications.unreadCount(actor) : 0,
   };
 }
 

@@ -117,11 +117,11 @@ function FilesPage(props: { frame: ProjectFrame; data: Files; shown: Shown }) {
 
 const filesPage: AreaPage<Files> = {
   area: "files",
-  load: (c, { services, ctx, project }) => {
+  load: async (c, { services, ctx, project }) => {
     const raw = c.req.query("source") as Source;
     const source = SOURCES.includes(raw) ? raw : null;
     const page = pageRequest({ page: c.req.query("page") }, { clampPage: true });
-    return { source, files: services.files.list(ctx.actor!, project.id, { source, page }) };
+    return { source, files: await services.files.list(ctx.actor!, project.id, { source, page }) };
   },
   title: (_, t) => t("files.title"),
   view: (props) => <FilesPage {...props} />,
@@ -167,8 +167,8 @@ export function filesPages(services: Services) {
       return new Response(preview.bytes, { headers });
     }));
   area.form(`${P}/:fileId{[0-9]+}/delete`, filesPage, {
-    change: ({ c, actor, projectId }) => {
-      const removed = files.remove(actor, projectId, paramId(c, "fileId"));
+    change: async ({ c, actor, projectId }) => {
+      const removed = await files.remove(actor, projectId, paramId(c, "fileId"));
       return afterDelete(`/projects/${projectId}/files`, removed);
     },
   });

@@ -225,7 +225,8 @@ function readMeeting(fields: Fields, frame: ProjectFrame) {
 
 const meetingsPage: AreaPage<{ upcoming: Meeting[]; past: Meeting[] }> = {
   area: "meetings",
-  load: (_, { services, ctx, project }) => services.meetings.agenda(ctx.actor!, project.id),
+  load: async (_, { services, ctx, project }) =>
+    await services.meetings.agenda(ctx.actor!, project.id),
   title: (_, t) => t("meetings.title"),
   view: ({ frame, data: { upcoming, past }, shown }) => {
     const { t, user } = frame.ctx;
@@ -277,10 +278,10 @@ interface MeetingData {
 
 const meetingPage: AreaPage<MeetingData> = {
   area: "meetings",
-  load: (c, { services, ctx, project }) => {
-    const meeting = services.meetings.get(ctx.actor!, project.id, paramId(c, "meetingId"));
+  load: async (c, { services, ctx, project }) => {
+    const meeting = await services.meetings.get(ctx.actor!, project.id, paramId(c, "meetingId"));
     const saved = c.req.method === "GET" && c.req.query("saved") === "1";
-    const conflicts = services.meetings.warnings(ctx.actor!, project.id, meeting.id);
+    const conflicts = await services.meetings.warnings(ctx.actor!, project.id, meeting.id);
     return { meeting, conflicts, saved };
   },
   title: ({ meeting }) => meeting.title,
@@ -385,17 +386,17 @@ export function meetingsPages(services: Services) {
     list: [P, meetingsPage],
     item: [M, meetingPage],
     form: { schema: MeetingInput, read: readMeeting, fields: FIELDS, lists: ["inviteeIds"] },
-    create: ({ actor, projectId, input }) => {
-      const { meeting } = meetings.create(actor, projectId, input);
+    create: async ({ actor, projectId, input }) => {
+      const { meeting } = await meetings.create(actor, projectId, input);
       return `/projects/${projectId}/meetings/${meeting.id}?saved=1`;
     },
-    update: ({ c, actor, projectId, input }) => {
+    update: async ({ c, actor, projectId, input }) => {
       const meetingId = paramId(c, "meetingId");
-      meetings.update(actor, projectId, { meetingId, ...input });
+      await meetings.update(actor, projectId, { meetingId, ...input });
       return `/projects/${projectId}/meetings/${meetingId}?saved=1`;
     },
-    remove: ({ c, actor, projectId }) => {
-      const removed = meetings.remove(actor, projectId, paramId(c, "meetingId"));
+    remove: async ({ c, actor, projectId }) => {
+      const removed = await meetings.remove(actor, projectId, paramId(c, "meetingId"));
       return afterDelete(`/projects/${projectId}/meetings`, removed);
     },
   });

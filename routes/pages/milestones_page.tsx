@@ -110,9 +110,9 @@ interface Milestones {
 
 const milestonesPage: AreaPage<Milestones> = {
   area: "milestones",
-  load: (_, { services, ctx, project }) => ({
-    milestones: services.milestones.list(ctx.actor!, project.id),
-    counts: services.milestones.todoCounts(ctx.actor!, project.id),
+  load: async (_, { services, ctx, project }) => ({
+    milestones: await services.milestones.list(ctx.actor!, project.id),
+    counts: await services.milestones.todoCounts(ctx.actor!, project.id),
     today: todayOf(services, ctx.timeZone),
   }),
   title: (_, t) => t("milestones.title"),
@@ -165,8 +165,8 @@ export function milestonesPages(services: Services) {
     schema: MilestoneInput,
     read: readMilestone,
     fields: FIELDS,
-    change: ({ actor, projectId, input }) => {
-      const { id } = milestones.create(actor, projectId, input);
+    change: async ({ actor, projectId, input }) => {
+      const { id } = await milestones.create(actor, projectId, input);
       return afterCreate(`/projects/${projectId}/milestones#milestone-${id}`, {
         type: "milestone",
         id,
@@ -176,14 +176,14 @@ export function milestonesPages(services: Services) {
   area.form(`${P}/:milestoneId{[0-9]+}`, milestonesPage, {
     form: (c) => `edit-${paramId(c, "milestoneId")}`,
     // An unknown milestone is the 404 page, before any field is judged.
-    subject: (c, { ctx, project }) =>
-      milestones.get(ctx.actor!, project.id, paramId(c, "milestoneId")),
+    subject: async (c, { ctx, project }) =>
+      await milestones.get(ctx.actor!, project.id, paramId(c, "milestoneId")),
     schema: MilestoneInput,
     read: readMilestone,
     fields: FIELDS,
-    change: ({ c, actor, projectId, input }) => {
+    change: async ({ c, actor, projectId, input }) => {
       const milestoneId = paramId(c, "milestoneId");
-      milestones.update(actor, projectId, { milestoneId, ...input });
+      await milestones.update(actor, projectId, { milestoneId, ...input });
       return afterSave(`/projects/${projectId}/milestones#milestone-${milestoneId}`, {
         type: "milestone",
         id: milestoneId,

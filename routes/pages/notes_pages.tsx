@@ -82,12 +82,12 @@ interface NoteList {
 
 const notesPage: AreaPage<NoteList> = {
   area: "notes",
-  load: (c, frame) => {
+  load: async (c, frame) => {
     const tag = c.req.query("tag")?.trim() || null;
     const page = pageRequest({ page: c.req.query("page") }, { clampPage: true });
     return {
       tag,
-      notes: frame.services.notes.list(frame.ctx.actor!, frame.project.id, { tag, page }),
+      notes: await frame.services.notes.list(frame.ctx.actor!, frame.project.id, { tag, page }),
     };
   },
   title: (_, t) => t("notes.title"),
@@ -200,16 +200,16 @@ export function notesPages(services: Services) {
     list: [P, notesPage],
     item: [N, notePage],
     form: { schema: NoteInput, read: readNote, fields: FIELDS },
-    create: ({ actor, projectId, input }) => {
-      const { id } = notes.create(actor, projectId, input);
+    create: async ({ actor, projectId, input }) => {
+      const { id } = await notes.create(actor, projectId, input);
       return afterCreate(`/projects/${projectId}/notes/${id}`, { type: "note", id });
     },
-    update: ({ c, actor, projectId, input }) => {
-      const note = notes.update(actor, projectId, { noteId: paramId(c, "noteId"), ...input });
+    update: async ({ c, actor, projectId, input }) => {
+      const note = await notes.update(actor, projectId, { noteId: paramId(c, "noteId"), ...input });
       return afterSave(`/projects/${projectId}/notes/${note.id}`, { type: "note", id: note.id });
     },
-    remove: ({ c, actor, projectId }) => {
-      const removed = notes.remove(actor, projectId, paramId(c, "noteId"));
+    remove: async ({ c, actor, projectId }) => {
+      const removed = await notes.remove(actor, projectId, paramId(c, "noteId"));
       return afterDelete(`/projects/${projectId}/notes`, removed);
     },
   });

@@ -71,9 +71,9 @@ function NotificationsPage(props: { ctx: PageCtx; items: Notification[]; total: 
 /** The notification pages. */
 export function notificationPages(services: Services) {
   const app = new Hono<AppEnv>();
-  app.get("/notifications", (c) => {
-    const ctx = pageCtx(c, services);
-    const page = services.notifications.listUnread(
+  app.get("/notifications", async (c) => {
+    const ctx = await pageCtx(c, services);
+    const page = await services.notifications.listUnread(
       ctx.actor!,
       pageRequest({ page: c.req.query("page"), pageSize: "50" }, { clampPage: true }),
     );
@@ -82,14 +82,14 @@ export function notificationPages(services: Services) {
       body: <NotificationsPage ctx={ctx} items={page.items} total={page.total} />,
     });
   });
-  app.post("/notifications/read-all", (c) => {
-    services.notifications.markAllRead(pageCtx(c, services).actor!);
+  app.post("/notifications/read-all", async (c) => {
+    await services.notifications.markAllRead((await pageCtx(c, services)).actor!);
     return c.redirect("/notifications", 303);
   });
-  app.post("/notifications/:id{[0-9]+}/read", (c) => {
-    const ctx = pageCtx(c, services);
+  app.post("/notifications/:id{[0-9]+}/read", async (c) => {
+    const ctx = await pageCtx(c, services);
     try {
-      services.notifications.markRead(ctx.actor!, Number(c.req.param("id")));
+      await services.notifications.markRead(ctx.actor!, Number(c.req.param("id")));
     } catch {
       // Someone else's or unknown: nothing to mark; show the list again.
     }

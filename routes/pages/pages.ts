@@ -91,15 +91,15 @@ export function pages(services: Services, options: PagesOptions) {
   app.route("/", connectPages(services, options));
   app.route("/", webhookPages(services));
 
-  app.all("*", (c) => notFound(c, pageCtx(c, services)));
-  app.onError(handleFailure(options.failures, (error, c) => {
+  app.all("*", async (c) => notFound(c, await pageCtx(c, services)));
+  app.onError(handleFailure(options.failures, async (error, c) => {
     // Something unknown or hidden from the caller, as the API answers 404.
     if (error instanceof DomainError && error.code === "not_found") {
-      return notFound(c, pageCtx(c, services));
+      return notFound(c, await pageCtx(c, services));
     }
     // A page the caller may know of but not open (a member at a project's settings).
     if (error instanceof DomainError && error.code === "forbidden") {
-      return forbiddenPage(c, pageCtx(c, services));
+      return forbiddenPage(c, await pageCtx(c, services));
     }
     // A form the client got wrong (or a probe), not the server's fault: no error log line.
     const formError = formErrorPage(c, error, services);

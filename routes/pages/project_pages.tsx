@@ -408,10 +408,13 @@ export function projectPages(services: Services) {
   const P = "/projects/:projectId{[0-9]+}";
 
   /** The project page (or, for `?fragment=1`, its dashboard), with what a refusal left. */
-  const showProject = (c: Context<AppEnv>, shown: Shown = {}) => {
-    const frame = loadFrame(c, services, paramId(c, "projectId"));
+  const showProject = async (c: Context<AppEnv>, shown: Shown = {}) => {
+    const frame = await loadFrame(c, services, paramId(c, "projectId"));
     const { ctx, project, members } = frame;
-    const data = services.dashboards.project(ctx.actor!, project.id);
+    const data = await services.dashboards.project(ctx.actor!, project.id);
+    const level = project.myRole
+      ? await services.notifications.level(ctx.actor!, project.id)
+      : null;
     const dashboard = (
       <ProjectDashboardView
         frame={frame}
@@ -431,16 +434,16 @@ export function projectPages(services: Services) {
           shown={shown}
           dashboard={dashboard}
           notices={c.req.method === "GET" ? noticesOf(c.req.url) : null}
-          level={project.myRole ? services.notifications.level(ctx.actor!, project.id) : null}
+          level={level}
         />
       ),
     });
   };
 
-  const showList = (c: Context<AppEnv>, shown: Shown = {}) => {
-    const ctx = pageCtx(c, services);
+  const showList = async (c: Context<AppEnv>, shown: Shown = {}) => {
+    const ctx = await pageCtx(c, services);
     const archived = c.req.query("archived") === "true";
-    const list = projects.list(ctx.actor!, { archived });
+    const list = await projects.list(ctx.actor!, { archived });
     return renderPage(c, ctx, {
       title: ctx.t("projects.title"),
       status: shown.status ?? 200,
@@ -462,9 +465,9 @@ export function projectPages(services: Services) {
   };
 
   /** The personal dashboard of the caller. */
-  const personal = (ctx: PageCtx) => {
-    const data = services.dashboards.personal(ctx.actor!);
-    const names = services.dashboards.personalNames(ctx.actor!, data);
+  const personal = async (ctx: PageCtx) => {
+    const data = await services.dashboards.personal(ctx.actor!);
+    const names = await services.dashboards.personalNames(ctx.actor!, data);
     return (
       <PersonalDashboardView
         ctx={ctx}
@@ -487,9 +490,9 @@ export function projectPages(services: Services) {
       // The project first: one the caller cannot see is the 404 page, whatever the form says.
       subject: ({ c, ctx }) => projects.get(ctx.actor!, paramId(c, "projectId")),
       show: (shown, { c }) => showProject(c, shown),
-      change: (input, { c, ctx }) => {
+      change: async (input, { c, ctx }) => {
         const projectId = paramId(c, "projectId");
-        const result = action.change(ctx.actor!, projectId, input, c);
+        const result = await action.change(ctx.actor!, projectId, input, c);
         const { after } = action;
         return typeof after === "function"
           ? after(result, projectId)
@@ -497,9 +500,9 @@ export function projectPages(services: Services) {
       },
     });
 
-  app.get("/", (c) => {
-    const ctx = pageCtx(c, services);
-    const dashboard = personal(ctx);
+  app.get("/", async (c) => {
+    const ctx = await pageCtx(c, services);
+    const dashboard = await personal(ctx);
     if (c.req.query("fragment") === "1") return renderFragment(c, dashboard);
     return renderPage(c, ctx, {
       title: ctx.t("dashboard.title"),
@@ -513,8 +516,8 @@ export function projectPages(services: Services) {
     form: "create",
     schema: ProjectInputSchema,
     show: (shown, { c }) => showList(c, shown),
-    change: (input, { ctx }) => {
-      const { id } = projects.create(ctx.actor!, input);
+    change: async (input, { ctx }) => {
+      const { id } = await projects.create(ctx.actor!, input);
       return afterCreate(`/projects/${id}`, { type: "project", id });
     },
   });

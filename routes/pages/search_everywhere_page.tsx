@@ -55,7 +55,7 @@ function Results(props: { ctx: PageCtx; page: Page<ProjectSearchHit>; q: string;
 export function searchEverywherePage(services: Services) {
   const app = new Hono<AppEnv>();
   app.get("/search", async (c) => {
-    const ctx = pageCtx(c, services);
+    const ctx = await pageCtx(c, services);
     const { t } = ctx;
     const { q, type, shownType, page, message } = await readSearch(
       c,

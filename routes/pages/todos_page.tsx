@@ -514,10 +514,10 @@ const todosPage: AreaPage<BoardData> = {
 };
 
 /** What the board needs to draw itself. */
-function boardData({ services, ctx, project }: ProjectFrame): BoardData {
+async function boardData({ services, ctx, project }: ProjectFrame): Promise<BoardData> {
   return {
-    lanes: services.todos.board(ctx.actor!, project.id),
-    milestones: services.milestones.list(ctx.actor!, project.id),
+    lanes: await services.todos.board(ctx.actor!, project.id),
+    milestones: await services.milestones.list(ctx.actor!, project.id),
     today: todayOf(services, ctx.timeZone),
   };
 }
@@ -526,17 +526,21 @@ const itemPage: AreaPage<
   { item: Item; board: BoardData; pickable: FileInfo[]; checklist: ChecklistEntry[] }
 > = {
   area: "todos",
-  load: (c, frame) => {
-    const item = frame.services.todos.get(
+  load: async (c, frame) => {
+    const item = await frame.services.todos.get(
       frame.ctx.actor!,
       frame.project.id,
       paramId(c, "itemId"),
     );
     const pickable = frame.canWrite
-      ? pickableFiles(frame.services, frame.ctx.actor!, frame.project.id, item.attachments)
+      ? await pickableFiles(frame.services, frame.ctx.actor!, frame.project.id, item.attachments)
       : [];
-    const checklist = frame.services.checklists.list(frame.ctx.actor!, frame.project.id, item.id);
-    return { item, board: boardData(frame), pickable, checklist };
+    const checklist = await frame.services.checklists.list(
+      frame.ctx.actor!,
+      frame.project.id,
+      item.id,
+    );
+    return { item, board: await boardData(frame), pickable, checklist };
   },
   title: ({ item }) => item.title,
   view: ({ frame, data: { item, board, pickable, checklist }, shown }) => {
@@ -706,17 +710,23 @@ export function todoPages(services: Services) {
     list: [P, todosPage],
     item: [I, itemPage],
     form: { schema: TodoInput, read: readItem, fields: FIELDS },
-    create: ({ actor, projectId, input }) => {
-      const { id } = todos.create(actor, projectId, input);
+    create: async ({ actor, projectId, input }) => {
+      const { id } = await todos.create(actor, projectId, input);
       return afterCreate(boardUrl(projectId, id), { type: "item", id });
     },
-    update: ({ c, actor, projectId, input }) => {
+    update: async ({ c, actor, projectId, input }) => {
       const { columnId: _, ...changes } = input;
-      const item = todos.update(actor, projectId, { itemId: paramId(c, "itemId"), ...changes });
+      const item = await todos.update(actor, projectId, {
+        itemId: paramId(c, "itemId"),
+        ...changes,
+      });
       return afterSave(itemUrl(projectId, item.id), { type: "item", id: item.id });
     },
-    remove: ({ c, actor, projectId }) => {
-      return afterDelete(boardUrl(projectId), todos.remove(actor, projectId, paramId(c, "itemId")));
+    remove: async ({ c, actor, projectId }) => {
+      return afterDelete(
+        boardUrl(projectId),
+        await todos.remove(actor, projectId, paramId(c, "itemId")),
+      );
     },
   });
   area.form(`${I}/move`, todosPage, {
@@ -726,9 +736,9 @@ export function todoPages(services: Services) {
       columnId: Number(fields.columnId),
       orderIndex: Number(fields.orderIndex),
     }),
-    change: ({ c, actor, projectId, input }) => {
+    change: async ({ c, actor, projectId, input }) => {
       const itemId = paramId(c, "itemId");
-      todos.move(actor, projectId, { itemId, ...input });
+      await todos.move(actor, projectId, { itemId, ...input });
       return boardUrl(projectId, itemId);
     },
   });
@@ -746,8 +756,8 @@ export function todoPages(services: Services) {
         form: "toggle",
         values: fields,
         input: { ok: true, data: paramId(c, "itemId") },
-        change: (itemId) => {
-          todos.toggleComplete(actor!, projectId, itemId);
+        change: async (itemId) => {
+          await todos.toggleComplete(actor!, projectId, itemId);
           return toItem ? itemUrl(projectId, itemId) : boardUrl(projectId, itemId);
         },
       });
@@ -789,9 +799,9 @@ function checklistForms(
     form: "checklist",
     schema: ChecklistEntryInput,
     codes: CHECKLIST_CODES,
-    change: ({ c, actor, projectId, input }) => {
+    change: async ({ c, actor, projectId, input }) => {
       const itemId = paramId(c, "itemId");
-      checklists.add(actor, projectId, itemId, input);
+      await checklists.add(actor, projectId, itemId, input);
       return back(projectId, itemId);
     },
   });
@@ -799,9 +809,9 @@ function checklistForms(
     form: (c) => `checklist-${c.req.param("entryId")}`,
     schema: ChecklistEntryPatch,
     read: (fields) => ({ text: fields.text ?? "" }),
-    change: ({ c, actor, projectId, input }) => {
+    change: async ({ c, actor, projectId, input }) => {
       const itemId = paramId(c, "itemId");
-      checklists.update(actor, projectId, itemId, paramId(c, "entryId"), input);
+      await checklists.update(actor, projectId, itemId, paramId(c, "entryId"), input);
       return back(projectId, itemId);
     },
   });
@@ -809,27 +819,27 @@ function checklistForms(
     form: "checklist-entry",
     schema: ChecklistEntryPatch,
     read: (fields) => ({ done: fields.done === "true" }),
-    change: ({ c, actor, projectId, input }) => {
+    change: async ({ c, actor, projectId, input }) => {
       const itemId = paramId(c, "itemId");
-      checklists.update(actor, projectId, itemId, paramId(c, "entryId"), input);
+      await checklists.update(actor, projectId, itemId, paramId(c, "entryId"), input);
       return back(projectId, itemId);
     },
   });
   area.form(`${E}/move`, itemPage, {
     form: "checklist-entry",
-    change: ({ c, actor, projectId, fields }) => {
+    change: async ({ c, actor, projectId, fields }) => {
       const itemId = paramId(c, "itemId");
       if (fields.by !== "-1" && fields.by !== "1") throw invalid("by", "Use -1 (up) or 1 (down)");
       const by = fields.by === "-1" ? -1 : 1;
-      checklists.move(actor, projectId, itemId, paramId(c, "entryId"), by);
+      await checklists.move(actor, projectId, itemId, paramId(c, "entryId"), by);
       return back(projectId, itemId);
     },
   });
   area.form(`${E}/delete`, itemPage, {
     form: "checklist-entry",
-    change: ({ c, actor, projectId }) => {
+    change: async ({ c, actor, projectId }) => {
       const itemId = paramId(c, "itemId");
-      checklists.remove(actor, projectId, itemId, paramId(c, "entryId"));
+      await checklists.remove(actor, projectId, itemId, paramId(c, "entryId"));
       return back(projectId, itemId);
     },
   });

@@ -65,10 +65,11 @@ function TrashRow(props: { frame: ProjectFrame; entry: TrashEntry & { mayRestore
 
 const trashPage: AreaPage<TrashData> = {
   area: "trash",
-  load: (c, { services, ctx, project }) => {
+  load: async (c, { services, ctx, project }) => {
     const page = pageRequest({ page: c.req.query("page"), pageSize: "50" }, { clampPage: true });
     try {
-      return { entries: services.trash.listWithRights(ctx.actor!, project.id, page) };
+      // Awaited inside the try, so that a refusal is caught here.
+      return { entries: await services.trash.listWithRights(ctx.actor!, project.id, page) };
     } catch (error) {
       // A viewer is told why, on the page, as the API answers 403.
       if (error instanceof DomainError && error.code === "forbidden") {
@@ -130,10 +131,13 @@ export function trashPages(services: Services) {
   area.form(`${P}/:type{[a-z]+}/:id{[0-9]+}/restore`, trashPage, {
     form: "restore",
     ...WORDS,
-    change: ({ c, actor, projectId, fields }) => {
+    change: async ({ c, actor, projectId, fields }) => {
       const type = c.req.param("type") ?? "";
       if (!isTrashType(type)) throw new DomainError("not_found", "No such kind of trash item");
-      const restored = services.trash.restore(actor, projectId, { type, id: paramId(c, "id") });
+      const restored = await services.trash.restore(actor, projectId, {
+        type,
+        id: paramId(c, "id"),
+      });
       return afterRestore(restoreBack(projectId, fields.back), restored);
     },
   });

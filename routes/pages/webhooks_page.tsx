@@ -203,17 +203,19 @@ function WebhookCard(props: { frame: ProjectFrame; view: WebhookView; base: stri
 const webhooksPage = (secrets: OnceSecrets): AreaPage<WebhooksData> => ({
   area: "dashboard",
   // The domain decides who may see them: a member is refused (the 403 page).
-  load: (c, frame) => {
+  load: async (c, frame) => {
     const { webhooks } = frame.services;
     const actor = frame.ctx.actor!;
     const projectId = frame.project.id;
-    const views = webhooks.list(actor, projectId).map((webhook) => ({
-      webhook,
-      deliveries: webhooks.deliveries(actor, projectId, webhook.id, {
+    const views: WebhookView[] = [];
+    // One after another: each reads (and may fan out) through the one engine, in order.
+    for (const webhook of await webhooks.list(actor, projectId)) {
+      const recent = await webhooks.deliveries(actor, projectId, webhook.id, {
         page: 1,
         pageSize: RECENT,
-      }).items,
-    }));
+      });
+      views.push({ webhook, deliveries: recent.items });
+    }
     return { views, secret: secrets.take(c, pathOf(projectId)) };
   },
   title: (_, t) => t("webhooks.title"),
@@ -291,17 +293,17 @@ export function webhookPages(services: Services) {
   }
   area.form(`${W}/delete`, page, {
     form: "webhook",
-    change: ({ c, actor, projectId }) => {
-      webhooks.remove(actor, projectId, paramId(c, "webhookId"));
+    change: async ({ c, actor, projectId }) => {
+      await webhooks.remove(actor, projectId, paramId(c, "webhookId"));
       return `/projects/${projectId}/webhooks`;
     },
   });
   area.form(`${W}/deliveries/:deliveryId{[0-9]+}/redeliver`, page, {
     form: "webhook",
     codes: { conflict: "webhooks.redeliverInactive" },
-    change: ({ c, actor, projectId }) => {
+    change: async ({ c, actor, projectId }) => {
       const id = paramId(c, "webhookId");
-      webhooks.redeliver(actor, projectId, id, paramId(c, "deliveryId"));
+      await webhooks.redeliver(actor, projectId, id, paramId(c, "deliveryId"));
       return back(projectId, id);
     },
   });

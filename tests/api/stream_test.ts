@@ -423,16 +423,19 @@ Deno.test("A replay longer than the queue limit is delivered whole, and live eve
   try {
     const owner = await signUp(t, "owner@example.com");
     const project = await createProject(t, owner.cookie, "Long replay");
-    const ids: number[] = [];
-    for (let i = 1; i <= 2500; i++) {
-      const row = appendEvent(t.db, {
-        projectId: project.id,
-        name: "ping",
-        data: `${i}`,
-        createdAt: "2026-11-22T08:30:00.000Z",
-      });
-      ids.push(row.id);
-    }
+    const ids = await t.engine.transaction(async (tx) => {
+      const ids: number[] = [];
+      for (let i = 1; i <= 2500; i++) {
+        const row = await appendEvent(tx, {
+          projectId: project.id,
+          name: "ping",
+          data: `${i}`,
+          createdAt: "2026-11-22T08:30:00.000Z",
+        });
+        ids.push(row.id);
+      }
+      return ids;
+    });
     const res = await t.app.request(`/api/projects/${project.id}/chat/stream`, {
       headers: { cookie: owner.cookie, "last-event-id": "0" },
     });

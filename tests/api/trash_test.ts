@@ -771,17 +771,18 @@ Deno.test("Each delete tells its caller the trash entry it made, which a restore
     const item = await createTodo(t, alice.cookie, p);
     const file = await uploadFile(t, alice.cookie, p, "a.txt", "a");
     const times = { startAt: "2026-12-01T10:00:00Z", endAt: "2026-12-01T11:00:00Z" };
-    const event = s.calendar.create(actor, p, { title: "E", ...times });
-    const meeting = s.meetings.create(actor, p, { title: "M", ...times, inviteeIds: [] }).meeting;
+    const event = await s.calendar.create(actor, p, { title: "E", ...times });
+    const meeting = (await s.meetings.create(actor, p, { title: "M", ...times, inviteeIds: [] }))
+      .meeting;
     const refsMade = [
-      s.board.removeComment(actor, p, comment.id),
-      s.board.remove(actor, p, thread.id),
-      s.notes.remove(actor, p, note.id),
-      s.chat.remove(actor, p, message.id),
-      s.todos.remove(actor, p, item.id),
-      s.files.remove(actor, p, file.id),
-      s.calendar.remove(actor, p, event.id),
-      s.meetings.remove(actor, p, meeting.id),
+      await s.board.removeComment(actor, p, comment.id),
+      await s.board.remove(actor, p, thread.id),
+      await s.notes.remove(actor, p, note.id),
+      await s.chat.remove(actor, p, message.id),
+      await s.todos.remove(actor, p, item.id),
+      await s.files.remove(actor, p, file.id),
+      await s.calendar.remove(actor, p, event.id),
+      await s.meetings.remove(actor, p, meeting.id),
     ];
     assert.deepEqual(refsMade, [
       { type: "comment", id: comment.id },
@@ -795,7 +796,7 @@ Deno.test("Each delete tells its caller the trash entry it made, which a restore
     ]);
     // Undo in reverse order: the thread before its comment.
     for (const ref of refsMade.toReversed()) {
-      assert.deepEqual(s.trash.restore(actor, p, ref), ref);
+      assert.deepEqual(await s.trash.restore(actor, p, ref), ref);
     }
     assert.equal((await trashOf(t, alice.cookie, p)).total, 0);
     assert.deepEqual((await threadOf(t, alice.cookie, p, thread.id)).comments.length, 1);

@@ -1,9 +1,10 @@
 /**
  * The export's page queries walk each table by id, never reading and sorting a whole project;
- * the import's steps read only the next rows, and its batches skip the fsync but nothing else.
+ * the import's steps read only the next rows.
  */
 import assert from "node:assert/strict";
-import { pagePlan, showImportedPlan, txWithoutSync } from "../../db/project_archive.ts";
+import { pagePlan, showImportedPlan } from "../../db/project_archive.ts";
+import { sqliteEngine } from "../../db/sqlite_engine.ts";
 import { ARCHIVE_KINDS } from "../../domain/project_archive.ts";
 import { testApp } from "../helpers/app.ts";
 
@@ -11,7 +12,7 @@ Deno.test("each page of an export is a range of ids: no sort of the project's ro
   const t = await testApp();
   try {
     for (const kind of ARCHIVE_KINDS) {
-      const plan = pagePlan(t.db, kind);
+      const plan = await pagePlan(sqliteEngine(t.db), kind);
       const outer = plan[0]!;
       assert.match(outer, /USING INTEGER PRIMARY KEY \(rowid>\?\)/, `${kind}: ${plan.join("; ")}`);
       assert.ok(!plan.some((step) => /TEMP B-TREE/.test(step)), `${kind}: ${plan.join("; ")}`);
@@ -24,7 +25,7 @@ Deno.test("each page of an export is a range of ids: no sort of the project's ro
 Deno.test("each step showing an import's hidden rows reads each kind's next rows from its partial index", async () => {
   const t = await testApp();
   try {
-    const plan = showImportedPlan(t.db);
+    const plan = await showImportedPlan(sqliteEngine(t.db));
     for (
       const table of [
         "threads",
@@ -45,26 +46,6 @@ Deno.test("each step showing an import's hidden rows reads each kind's next rows
       );
       assert.ok(!plan.some((step) => step.startsWith(`SCAN ${table}`)), plan.join("; "));
     }
-  } finally {
-    await t.close();
-  }
-});
-
-Deno.test("an import batch commits without waiting for the disk, and the connection's level comes back, even on failure", async () => {
-  const t = await testApp();
-  try {
-    const level = () =>
-      (t.db.sql.prepare("PRAGMA synchronous").get() as { synchronous: number }).synchronous;
-    assert.equal(level(), 2, "FULL");
-    const inside = txWithoutSync(t.db, () => level());
-    assert.equal(inside, 1, "NORMAL");
-    assert.equal(level(), 2);
-    assert.throws(() =>
-      txWithoutSync(t.db, () => {
-        t.db.sql.exec("INSERT INTO users (id) VALUES (NULL)");
-      })
-    );
-    assert.equal(level(), 2);
   } finally {
     await t.close();
   }

@@ -1,6 +1,8 @@
 /** Test helpers: a fresh app over a temporary database, and a real server on a free port. */
 import { join } from "node:path";
+import type { Engine } from "../../db/engine.ts";
 import { migrate, MIGRATIONS_DIR } from "../../db/migrate.ts";
+import { sqliteEngine } from "../../db/sqlite_engine.ts";
 import { type Database, openDatabase } from "../../db/sqlite.ts";
 import { FixedClock } from "../../domain/clock.ts";
 import { type Config, parseConfig } from "../../domain/config.ts";
@@ -15,6 +17,8 @@ import { isDocumentedArea, sharedValidator } from "./openapi_validator.ts";
 export interface TestApp {
   app: ReturnType<typeof createApp>;
   db: Database;
+  /** The engine the services use, over `db`. */
+  engine: Engine;
   clock: FixedClock;
   config: Config;
   dataDir: string;
@@ -84,6 +88,7 @@ export async function testApp(options: TestAppOptions = {}): Promise<TestApp> {
   const dataDir = await Deno.makeTempDir({ prefix: "collab-test-" });
   const config = parseConfig({ DATA_DIR: dataDir, PORT: "0", ...options.env });
   const db = openDatabase(join(dataDir, "collab.db"));
+  const engine = sqliteEngine(db);
   const clock = new FixedClock(options.now ?? "2026-11-22T08:30:00.000Z");
   migrate(db, MIGRATIONS_DIR, () => clock.now());
   const logs: string[] = [];
@@ -92,6 +97,7 @@ export async function testApp(options: TestAppOptions = {}): Promise<TestApp> {
   const app = checkedApp(
     createApp({
       db,
+      engine,
       config,
       clock,
       lifecycle,
@@ -108,6 +114,7 @@ export async function testApp(options: TestAppOptions = {}): Promise<TestApp> {
   return {
     app,
     db,
+    engine,
     clock,
     config,
     dataDir,

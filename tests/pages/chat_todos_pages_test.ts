@@ -428,7 +428,7 @@ Deno.test("the board fragment is the board alone; viewers get no buttons and can
 
 Deno.test("the item page edits every field and uploads attachments with download links", async () => {
   await withTeam(async (t, { alice, bob, owner, project }) => {
-    const milestone = t.app.services.milestones.create(
+    const milestone = await t.app.services.milestones.create(
       { id: alice.user.id, role: "member" },
       project.id,
       { title: "Beta" },

@@ -80,9 +80,13 @@ export interface ProjectFrame {
 }
 
 /** Loads the project for the caller; throws the domain's `not_found` when they cannot see it. */
-export function loadFrame(c: Ctx, services: Services, projectId: number): ProjectFrame {
-  const ctx = pageCtx(c, services);
-  const { project, members } = services.projects.get(ctx.actor!, projectId);
+export async function loadFrame(
+  c: Ctx,
+  services: Services,
+  projectId: number,
+): Promise<ProjectFrame> {
+  const ctx = await pageCtx(c, services);
+  const { project, members } = await services.projects.get(ctx.actor!, projectId);
   const isAdmin = ctx.user?.role === "admin";
   const isOwner = isAdmin || project.myRole === "owner";
   const canWrite = !project.archived && (isOwner || project.myRole === "member");
@@ -156,7 +160,7 @@ export function renderArea(
 /** One page of an area: what it loads, its title, and its view. */
 export interface AreaPage<D> {
   area: ProjectArea;
-  load(c: Ctx, frame: ProjectFrame): D;
+  load(c: Ctx, frame: ProjectFrame): D | Promise<D>;
   title(data: D, t: Translate): string;
   /** The page's status when what it loaded says so (default 200). */
   status?(data: D): number | undefined;
@@ -204,11 +208,13 @@ export function areaRoutes(services: Services) {
    * Loads the frame and runs `handler`. A project (or a thing in it) the caller cannot see is
    * the domain's `not_found`: the 404 page (see `pages.ts`), as the API answers 404.
    */
-  const run = (c: Ctx, handler: (frame: ProjectFrame) => Response | Promise<Response>) =>
-    handler(loadFrame(c, services, paramId(c, "projectId")));
+  const run = async (
+    c: Ctx,
+    handler: (frame: ProjectFrame) => Response | Promise<Response>,
+  ): Promise<Response> => await handler(await loadFrame(c, services, paramId(c, "projectId")));
 
-  const render = <D,>(c: Ctx, frame: ProjectFrame, page: AreaPage<D>, shown: Shown = {}) => {
-    const data = page.load(c, frame);
+  const render = async <D,>(c: Ctx, frame: ProjectFrame, page: AreaPage<D>, shown: Shown = {}) => {
+    const data = await page.load(c, frame);
     return renderArea(c, frame, {
       area: page.area,
       title: page.title(data, frame.ctx.t),
@@ -224,10 +230,10 @@ export function areaRoutes(services: Services) {
       (c) =>
         run(
           c,
-          (frame) =>
+          async (frame) =>
             areaPage.fragment && c.req.query("fragment") === "1"
-              ? renderFragment(c, areaPage.fragment({ frame, data: areaPage.load(c, frame) }))
-              : render(c, frame, areaPage),
+              ? renderFragment(c, areaPage.fragment({ frame, data: await areaPage.load(c, frame) }))
+              : await render(c, frame, areaPage),
         ),
     );
   };
@@ -236,7 +242,7 @@ export function areaRoutes(services: Services) {
   const form = <D, I = undefined>(path: string, on: AreaPage<D>, taken: AreaForm<I>): void => {
     app.post(path, (c) =>
       run(c, async (frame) => {
-        taken.subject?.(c, frame);
+        await taken.subject?.(c, frame);
         const { fields, file } = await readForm(c, { lists: taken.lists ?? [] });
         const { t, actor } = frame.ctx;
         const input = taken.schema

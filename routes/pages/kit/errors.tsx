@@ -131,15 +131,7 @@ export function formErrorPage(
   error: unknown,
   services: Services,
 ): Response | Promise<Response> | null {
-  if (error instanceof FormTooLarge) {
-    const ctx = pageCtx(c, services);
-    if (isImportForm(c.req.path)) {
-      const title = ctx.t("import.tooLarge", { mb: importLimitMb(services) });
-      return stopPage(c, ctx, { status: 413, title, back: "/projects" });
-    }
-    const title = ctx.t("files.tooLarge", { mb: uploadLimitMb(services) });
-    return stopPage(c, ctx, { status: 413, title, back: c.req.path.replace(/\/comments$/, "") });
-  }
+  if (error instanceof FormTooLarge) return tooLargePage(c, services);
   if (!(error instanceof UnreadableForm)) return null;
   const field = error.field === undefined
     ? ""
@@ -150,8 +142,27 @@ export function formErrorPage(
   );
 }
 
+/** The 413 page for a form over the upload (or import) limit. */
+async function tooLargePage(c: Context<AppEnv>, services: Services): Promise<Response> {
+  const ctx = await pageCtx(c, services);
+  if (isImportForm(c.req.path)) {
+    const title = ctx.t("import.tooLarge", { mb: importLimitMb(services) });
+    return await stopPage(c, ctx, { status: 413, title, back: "/projects" });
+  }
+  const title = ctx.t("files.tooLarge", { mb: uploadLimitMb(services) });
+  return await stopPage(c, ctx, {
+    status: 413,
+    title,
+    back: c.req.path.replace(/\/comments$/, ""),
+  });
+}
+
 /** The page answered (507) when a change failed because the server's disk is full. */
-export function storageFullPage(c: Context<AppEnv>, services: Services) {
-  const ctx = pageCtx(c, services);
-  return stopPage(c, ctx, { status: 507, title: ctx.t("error.storageFullTitle"), back: "/" });
+export async function storageFullPage(c: Context<AppEnv>, services: Services): Promise<Response> {
+  const ctx = await pageCtx(c, services);
+  return await stopPage(c, ctx, {
+    status: 507,
+    title: ctx.t("error.storageFullTitle"),
+    back: "/",
+  });
 }

@@ -15,13 +15,13 @@ import { FieldError } from "./layout.tsx";
 export const PICKER_FILES = 100;
 
 /** The files a picker offers: the project's newest, less those in `except` (already attached). */
-export function pickableFiles(
+export async function pickableFiles(
   services: Services,
   actor: Actor,
   projectId: number,
   except: FileInfo[] = [],
-): FileInfo[] {
-  const page = services.files.list(actor, projectId, {
+): Promise<FileInfo[]> {
+  const page = await services.files.list(actor, projectId, {
     source: null,
     page: { page: 1, pageSize: PICKER_FILES },
   });

@@ -124,9 +124,9 @@ export function pageForms(app: Hono<AppEnv>, services: Services) {
 /** Reads, checks and submits one form of `pageForms`. */
 async function take<I>(c: Context<AppEnv>, services: Services, form: PageForm<I>) {
   const { fields, file } = await readForm(c);
-  const ctx = pageCtx(c, services);
+  const ctx = await pageCtx(c, services);
   const page = { c, ctx, fields, file };
-  form.subject?.(page);
+  await form.subject?.(page);
   return await submit(c, (shown) => form.show(shown, page), {
     ...form,
     t: ctx.t,

@@ -75,7 +75,7 @@ export interface AccountDeps {
   /** Called after one session ended (logout). */
   onSessionEnded?: (sessionIdHash: string) => void;
   /** Called after a user stopped being an admin (they see only their own projects now). */
-  onAdminRightsLost?: (userId: number) => void;
+  onAdminRightsLost?: (userId: number) => void | Promise<void>;
 }
 
 /** A user together with a new session's cookie value. */
@@ -245,7 +245,7 @@ export function createAccounts(deps: AccountDeps) {
         return updated;
       });
       if (changes.status === "disabled") deps.onSessionsEnded?.(userId);
-      else if (changes.role === "member") deps.onAdminRightsLost?.(userId);
+      else if (changes.role === "member") await deps.onAdminRightsLost?.(userId);
       return publicUser(user);
     },
   };

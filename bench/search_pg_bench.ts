@@ -128,6 +128,7 @@ async function main(): Promise<boolean> {
       for (const { c } of slowest) {
         const seen: Array<{ text: string; params: unknown[] }> = [];
         const tracing = (q: Queries): Queries => ({
+          kind: q.kind,
           run: (text, params = []) => q.run(text, params),
           get: (text, params = []) => (seen.push({ text, params }), q.get(text, params)),
           all: (text, params = []) => (seen.push({ text, params }), q.all(text, params)),

@@ -21,6 +21,8 @@ export type Row = Record<string, unknown>;
  * what the SQL selects (as a cast is): name the columns as the SQL does.
  */
 export interface Queries {
+  /** The engine the queries run on: where SQL must differ, the `db/` module asks this. */
+  readonly kind: "sqlite" | "postgres";
   /** The first row, or undefined. */
   get<T = Row>(text: string, params?: SqlValue[]): Promise<T | undefined>;
   /** Every row. */
@@ -35,7 +37,6 @@ export interface Queries {
  * (`RETURNING`) goes in a `transaction`.
  */
 export interface Engine extends Queries {
-  readonly kind: "sqlite" | "postgres";
   /**
    * Runs `fn` in a transaction: committed once it resolves (and the commit is durable), rolled
    * back when it throws, and then the promise rejects with that error. Nothing outside the

@@ -23,6 +23,7 @@ export interface Snapshot extends Queries {
 /** The queries of one connection, read-only (a snapshot writes nothing). */
 function readQueries(sql: DatabaseSync): Queries {
   return {
+    kind: "sqlite",
     get: <T = Row>(text: string, params: SqlValue[] = []) =>
       Promise.resolve(sql.prepare(text).get(...params) as T | undefined),
     all: <T = Row>(text: string, params: SqlValue[] = []) =>

@@ -15,6 +15,7 @@ import { type Database, openDatabase } from "./sqlite.ts";
 /** The queries of one connection (its `prepare` keeps statements: `keepStatements`). */
 function queriesOf(connection: () => DatabaseSync): Queries {
   return {
+    kind: "sqlite",
     get: <T = Row>(text: string, params: SqlValue[] = []) =>
       Promise.resolve(connection().prepare(text).get(...params) as T | undefined),
     all: <T = Row>(text: string, params: SqlValue[] = []) =>

@@ -632,7 +632,7 @@ const pause = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
  * Queries that go to the transaction of the batch under way (`use`), and fail between two
  * batches: steps that span many transactions write through it.
  */
-function batchQueries(): { q: Queries; use: (tx: Queries | null) => void } {
+function batchQueries(kind: Queries["kind"]): { q: Queries; use: (tx: Queries | null) => void } {
   let current: Queries | null = null;
   const tx = (): Queries => {
     if (!current) throw new Error("Cannot write an import step: no batch transaction is open");
@@ -640,6 +640,7 @@ function batchQueries(): { q: Queries; use: (tx: Queries | null) => void } {
   };
   return {
     q: {
+      kind,
       get: <T = Row>(text: string, params?: SqlValue[]) => tx().get<T>(text, params),
       all: <T = Row>(text: string, params?: SqlValue[]) => tx().all<T>(text, params),
       run: (text: string, params?: SqlValue[]) => tx().run(text, params),
@@ -660,7 +661,7 @@ async function inBatches<T>(
   start: (q: Queries) => AsyncGenerator<number, T>,
   pacing: { between: (committed: number) => Promise<void>; rows: number },
 ): Promise<T> {
-  const batch = batchQueries();
+  const batch = batchQueries(ctx.db.kind);
   const steps = start(batch.q);
   let committed = 0;
   try {

@@ -22,6 +22,7 @@ function queriesOf(sql: postgres.Sql | postgres.TransactionSql): Queries {
   const query = (text: string, params: SqlValue[]) =>
     sql.unsafe(rewrite(text), params as postgres.ParameterOrJSON<never>[], { prepare: true });
   return {
+    kind: "postgres",
     get: async <T = Row>(text: string, params: SqlValue[] = []) =>
       (await query(text, params))[0] as T | undefined,
     all: async <T = Row>(text: string, params: SqlValue[] = []) =>
@@ -47,7 +48,6 @@ export function openPostgresEngine(url: string, options: { max?: number } = {}):
     },
   });
   return {
-    kind: "postgres",
     ...queriesOf(sql),
     async transaction<T>(fn: (tx: Queries) => Promise<T>): Promise<T> {
       return await sql.begin((tx) => fn(queriesOf(tx))) as T;

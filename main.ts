@@ -9,9 +9,17 @@ import { runCommand } from "./cli/commands.ts";
 import { removeLeftoverParts } from "./db/file_store.ts";
 import { migrate, MigrationError, MIGRATIONS_DIR } from "./db/migrate.ts";
 import { loadOrCreateSecret, SecretError } from "./db/secret.ts";
+import type { Engine } from "./db/engine.ts";
+import { openPostgresEngine } from "./db/postgres/engine.ts";
+import {
+  migratePostgresAt,
+  POSTGRES_MIGRATIONS_DIR,
+  PostgresUnreachableError,
+} from "./db/postgres/migrate.ts";
 import { type Database, isDamaged, openDatabase, quickCheck } from "./db/sqlite.ts";
+import { sqliteEngine } from "./db/sqlite_engine.ts";
 import { removeLeftoverBackupWork } from "./domain/backup.ts";
-import { ConfigError, parseConfig } from "./domain/config.ts";
+import { type Config, ConfigError, parseConfig } from "./domain/config.ts";
 import { WorkerPoster } from "./domain/webhook_poster.ts";
 import { createApp, type Lifecycle } from "./routes/app.ts";
 import { drain } from "./routes/drain.ts";
@@ -32,7 +40,7 @@ function fail(message: string): never {
 
 const reason = (error: unknown) => error instanceof Error ? error.message : String(error);
 
-let config;
+let config: Config;
 try {
   config = parseConfig(env);
 } catch (error) {
@@ -69,38 +77,82 @@ try {
   throw error;
 }
 
-const dbPath = join(config.dataDir, "collab.db");
-const damaged = `Cannot start: database is damaged: restore from a backup (${dbPath})`;
-let db: Database;
-try {
-  db = openDatabase(dbPath);
-} catch (error) {
-  if (isDamaged(error)) fail(damaged);
-  fail(`Cannot start: cannot open the database in ${config.dataDir}: ${reason(error)}`);
+/** The storage the server runs on, and how it is closed at shutdown. */
+interface Storage {
+  engine: Engine;
+  /** The SQLite database, when the server runs on SQLite. */
+  db?: Database;
+  close(): Promise<void>;
 }
-// A damaged database is neither served nor written to. It is not closed either: closing
-// checkpoints, which would copy a leftover WAL into the damaged file.
-let problems: string[];
-try {
-  problems = quickCheck(db);
-} catch (error) {
-  fail(`Cannot start: cannot check the database ${dbPath}: ${reason(error)}`);
+
+/** SQLite in `DATA_DIR`: opened, checked and migrated, or start-up stops. */
+async function openSqlite(): Promise<Storage> {
+  const dbPath = join(config.dataDir, "collab.db");
+  const damaged = `Cannot start: database is damaged: restore from a backup (${dbPath})`;
+  let db: Database;
+  try {
+    db = openDatabase(dbPath);
+  } catch (error) {
+    if (isDamaged(error)) fail(damaged);
+    fail(`Cannot start: cannot open the database in ${config.dataDir}: ${reason(error)}`);
+  }
+  // A damaged database is neither served nor written to. It is not closed either: closing
+  // checkpoints, which would copy a leftover WAL into the damaged file.
+  let problems: string[];
+  try {
+    problems = quickCheck(db);
+  } catch (error) {
+    fail(`Cannot start: cannot check the database ${dbPath}: ${reason(error)}`);
+  }
+  if (problems.length > 0) fail(`${damaged}: ${problems[0]}`);
+  try {
+    const applied = migrate(db, MIGRATIONS_DIR, clock.now);
+    if (applied.length > 0) console.log(`migrations applied: ${applied.join(", ")}`);
+  } catch (error) {
+    await db.close();
+    if (error instanceof MigrationError) fail(error.message);
+    throw error;
+  }
+  return {
+    engine: sqliteEngine(db),
+    db,
+    async close() {
+      const { checkpointError } = await db.close();
+      if (checkpointError) {
+        // Not data loss: every committed write is in the WAL, replayed at the next start.
+        console.error(
+          `cannot checkpoint the database (${checkpointError.message}): ` +
+            "nothing is lost, the write-ahead log keeps every write for the next start",
+        );
+      }
+    },
+  };
 }
-if (problems.length > 0) fail(`${damaged}: ${problems[0]}`);
-try {
-  const applied = migrate(db, MIGRATIONS_DIR, clock.now);
-  if (applied.length > 0) console.log(`migrations applied: ${applied.join(", ")}`);
-} catch (error) {
-  await db.close();
-  if (error instanceof MigrationError) fail(error.message);
-  throw error;
+
+/** PostgreSQL at `DATABASE_URL`: reached and migrated (under an advisory lock), or start-up stops. */
+async function openPostgres(url: string): Promise<Storage> {
+  try {
+    const applied = await migratePostgresAt(url, POSTGRES_MIGRATIONS_DIR, clock.now);
+    if (applied.length > 0) console.log(`migrations applied: ${applied.join(", ")}`);
+  } catch (error) {
+    if (error instanceof PostgresUnreachableError) {
+      fail(`Cannot start: DATABASE_URL cannot be reached: ${error.message}`);
+    }
+    if (error instanceof MigrationError) fail(error.message);
+    throw error;
+  }
+  const engine = openPostgresEngine(url);
+  return { engine, close: () => engine.close() };
 }
+
+const storage = config.databaseUrl ? await openPostgres(config.databaseUrl) : await openSqlite();
 await removeLeftoverParts(config.filesDir); // uploads a crash cut short
 await removeLeftoverBackupWork(config.dataDir); // backup downloads a crash cut short
 
 const lifecycle: Lifecycle = { shuttingDown: false };
 const app = createApp({
-  db,
+  engine: storage.engine,
+  ...(storage.db ? { db: storage.db } : {}),
   config,
   clock,
   lifecycle,
@@ -145,14 +197,7 @@ async function shutdown(signal: string): Promise<void> {
     clearTimeout(timer);
     await sweeps.stop(); // a sweep in progress stops at its next batch
     await senderStopped;
-    const { checkpointError } = await db.close();
-    if (checkpointError) {
-      // Not data loss: every committed write is in the WAL, replayed at the next start.
-      console.error(
-        `cannot checkpoint the database (${checkpointError.message}): ` +
-          "nothing is lost, the write-ahead log keeps every write for the next start",
-      );
-    }
+    await storage.close();
   } catch (error) {
     console.error(`Cannot shut down cleanly: ${reason(error)}`);
     code = 1;

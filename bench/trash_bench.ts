@@ -25,6 +25,7 @@
 import { join } from "node:path";
 import process from "node:process";
 import { migrate, MIGRATIONS_DIR } from "../db/migrate.ts";
+import { sqliteEngine } from "../db/sqlite_engine.ts";
 import { openDatabase } from "../db/sqlite.ts";
 import { parseConfig } from "../domain/config.ts";
 import { scryptHasher } from "../domain/passwords.ts";
@@ -55,6 +56,7 @@ async function main(): Promise<number> {
   migrate(db, MIGRATIONS_DIR, clock.now);
   const app = createApp({
     db,
+    engine: sqliteEngine(db),
     config,
     clock,
     sessionSecret: "bench-secret-0123456789abcdef0123456789abcdef",

@@ -822,7 +822,15 @@ export async function removeLeftoverBackupWork(dataDir: string): Promise<void> {
 }
 
 /** Backups as the API offers them (system admins only). */
-export function createBackups(deps: { dataDir: string; filesDir: string; clock: Clock }) {
+export function createBackups(
+  deps: {
+    dataDir: string;
+    filesDir: string;
+    clock: Clock;
+    /** The engine the server runs on: only SQLite's database is the server's to back up. */
+    engine?: "sqlite" | "postgres";
+  },
+) {
   return {
     /**
      * A backup of the running server as a stream, with a file name for it. The snapshot is
@@ -832,6 +840,13 @@ export function createBackups(deps: { dataDir: string; filesDir: string; clock: 
       actor: Actor,
     ): Promise<{ fileName: string; stream: ReadableStream<Uint8Array> }> {
       if (actor.role !== "admin") throw new DomainError("forbidden", "Administrators only");
+      if (deps.engine === "postgres") {
+        throw new DomainError(
+          "conflict",
+          "Cannot back up from the server on PostgreSQL: back up the database with pg_dump and " +
+            "copy FILES_DIR",
+        );
+      }
       const now = deps.clock.now();
       const workDir = await Deno.makeTempDir({ dir: deps.dataDir, prefix: WORK_PREFIX });
       const cleanup = () => Deno.remove(workDir, { recursive: true }).catch(() => {});

@@ -32,6 +32,8 @@ export interface Config {
   webhookAllowHosts: AllowList;
   /** The largest project archive accepted by an import, and its largest inflated total (MiB). */
   maxImportMb: number;
+  /** `DATABASE_URL`: a PostgreSQL connection address, or null for SQLite in `dataDir`. */
+  databaseUrl: string | null;
 }
 
 /** The configuration variables, their defaults and meanings (the README lists them). */
@@ -39,6 +41,11 @@ export const CONFIG_VARIABLES = [
   ["PORT", "8000", "listening port"],
   ["HOST", "0.0.0.0", "listening address"],
   ["DATA_DIR", "./data", "SQLite database and uploaded files"],
+  [
+    "DATABASE_URL",
+    "unset",
+    "`postgres://…` selects PostgreSQL instead of SQLite in DATA_DIR",
+  ],
   [
     "FILES_DIR",
     "DATA_DIR/files",
@@ -152,12 +159,24 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   }
   const maxImportMb = integer("MAX_IMPORT_MB", 1024, 1, 1_048_576);
 
+  const databaseUrl = value("DATABASE_URL") ?? null;
+  if (databaseUrl !== null) {
+    const url = URL.canParse(databaseUrl) ? new URL(databaseUrl) : null;
+    if (!url || (url.protocol !== "postgres:" && url.protocol !== "postgresql:")) {
+      // The address may hold a password: never repeat it.
+      problems.push(
+        "DATABASE_URL: expected a PostgreSQL address like postgres://user:password@host:5432/db",
+      );
+    }
+  }
+
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     port,
     host,
     dataDir,
     filesDir,
+    databaseUrl,
     baseUrl,
     soapNamespace,
     sessionSecret,

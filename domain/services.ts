@@ -5,7 +5,6 @@ import { listProjectsOfUser } from "../db/projects.ts";
 import { findUserById } from "../db/users.ts";
 import type { Database } from "../db/sqlite.ts";
 import type { Engine } from "../db/engine.ts";
-import { sqliteEngine } from "../db/sqlite_engine.ts";
 import { createAccounts } from "./accounts.ts";
 import { createApiTokens, tokenStreamKey } from "./api_tokens.ts";
 import type { DomainContext } from "./actions.ts";
@@ -22,6 +21,7 @@ import { createDashboards } from "./dashboards.ts";
 import { EventHub } from "./event_hub.ts";
 import { createFilePreviews } from "./file_previews.ts";
 import { createFiles } from "./files.ts";
+import { createHealth } from "./health.ts";
 import { createMeetings } from "./meetings.ts";
 import { createMilestones } from "./milestones.ts";
 import { createNotes } from "./notes.ts";
@@ -46,12 +46,13 @@ import { dnsResolver } from "./webhook_targets.ts";
 
 /** What the services are built from. */
 export interface ServiceDeps {
-  db: Database;
+  /** The storage every service reads and writes through (SQLite's or PostgreSQL's). */
+  engine: Engine;
   /**
-   * The storage interface every service reads and writes through; by default the SQLite
-   * engine over `db` (its writer, group commit and read-only connection).
+   * The SQLite database under `engine`, when the server runs on SQLite: what only SQLite has
+   * (the full-disk notice, the server's own backups) comes from it.
    */
-  engine?: Engine;
+  db?: Database;
   clock: Clock;
   config: Config;
   /** The session-cookie signing key. */
@@ -69,9 +70,8 @@ export interface ServiceDeps {
 /** Builds the services. */
 export function createServices(deps: ServiceDeps) {
   const { clock, config } = deps;
-  const engine = deps.engine ?? sqliteEngine(deps.db);
   // Every service below reads and writes through the engine.
-  const db = engine;
+  const db = deps.engine;
   const sessions = new Sessions(db, clock, {
     secret: deps.sessionSecret,
     ttlHours: config.sessionTtlHours,
@@ -113,10 +113,12 @@ export function createServices(deps: ServiceDeps) {
      * Records that a write failed on a full disk; true the first time since writes last
      * succeeded (so the cause is logged once, not per failed request).
      */
-    noteStorageFull: () => deps.db.noteStorageFull(),
+    noteStorageFull: () => deps.db?.noteStorageFull() ?? false,
     activity: createActivity(db),
+    /** Readiness: whether the database answers (`/healthz`). */
+    health: createHealth(db),
     search: createSearch(db),
-    admin: createAdmin(deps.db),
+    admin: createAdmin(db),
     files,
     /** Files opened for the pages' inline image previews. */
     filePreviews: createFilePreviews(ctx),
@@ -189,13 +191,23 @@ export function createServices(deps: ServiceDeps) {
         for (const idHash of sessionIdHashes) hub.closeSession(idHash);
       },
     }),
-    projectExport: createProjectExport(ctx, { openSnapshot: () => openSnapshot(deps.db) }),
+    projectExport: createProjectExport(ctx, {
+      openSnapshot: () => {
+        if (!deps.db) throw new Error("Cannot export: the snapshot needs the SQLite database");
+        return openSnapshot(deps.db);
+      },
+    }),
     projectImport: createProjectImport(ctx, {
       maxImportBytes: config.maxImportMb * 1024 * 1024,
       ...deps.imports,
     }),
     loan: createLoanService(db, { clock, creditScore: deps.creditScore ?? fixedCreditScore }),
-    backups: createBackups({ dataDir: config.dataDir, filesDir: config.filesDir, clock }),
+    backups: createBackups({
+      dataDir: config.dataDir,
+      filesDir: config.filesDir,
+      clock,
+      engine: db.kind,
+    }),
   };
 }
 

@@ -90,11 +90,15 @@ export function createApp(deps: AppDeps): App {
   app.use(headWithoutBody());
 
   // SOAP clients and probes: no session, no CSRF check.
-  app.get(
-    "/healthz",
-    (c) =>
-      lifecycle.shuttingDown ? c.json({ status: "shutting_down" }, 503) : c.json({ status: "ok" }),
-  );
+  // Ready when not shutting down and the database answers; a load balancer then sends
+  // requests to the other instances until this one's database is back.
+  app.get("/healthz", async (c) => {
+    if (lifecycle.shuttingDown) return c.json({ status: "shutting_down" }, 503);
+    if (!await services.health.databaseReachable()) {
+      return c.json({ status: "database_unreachable" }, 503);
+    }
+    return c.json({ status: "ok" });
+  });
   app.all("/healthz", (c) => c.notFound());
   app.all("/hello", (c) => soap.hello(c.req.raw));
   app.all("/loan", (c) => soap.loan(c.req.raw));

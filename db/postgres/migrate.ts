@@ -7,7 +7,7 @@
  * pending file, each in a savepoint.
  */
 import { join } from "node:path";
-import type postgres from "postgres";
+import postgres from "postgres";
 import {
   type AppliedMigration,
   cannotApply,
@@ -82,4 +82,34 @@ export async function migratePostgres(
     }
     return pending.map((f) => f.version);
   });
+}
+
+/** The database at `DATABASE_URL` could not be reached (or refused the connection). */
+export class PostgresUnreachableError extends Error {
+  override name = "PostgresUnreachableError";
+}
+
+/**
+ * Connects to `url` on a connection of its own, applies the pending migrations of `dir`, and
+ * disconnects; returns the versions applied now. Fails with `PostgresUnreachableError` when
+ * the database cannot be reached, and with the runner's `MigrationError` otherwise.
+ */
+export async function migratePostgresAt(
+  url: string,
+  dir: string,
+  now: () => Date,
+): Promise<number[]> {
+  const sql = postgres(url, { max: 1, onnotice: () => {}, connect_timeout: 10 });
+  try {
+    try {
+      await sql`SELECT 1`;
+    } catch (error) {
+      throw new PostgresUnreachableError(error instanceof Error ? error.message : String(error), {
+        cause: error,
+      });
+    }
+    return await migratePostgres(sql, dir, now);
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
 }

@@ -75,7 +75,7 @@ const backup = createRoute({
       headers: { "Content-Disposition": header("`attachment` with the backup's file name") },
       content: { "application/gzip": { schema: { type: "string", format: "binary" } } },
     },
-    ...errors(401, 403),
+    ...errors(401, 403, 409),
   },
 });
 

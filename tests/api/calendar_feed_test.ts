@@ -543,6 +543,7 @@ Deno.test("After the server secret changes, a feed URL works until its owner ask
     // again, since the rotation also ended her session.
     const rotated = createApp({
       db: t.db,
+      engine: t.engine,
       config: t.config,
       clock: t.clock,
       sessionSecret: "another-secret-0123456789abcdef0123456789",

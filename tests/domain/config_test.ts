@@ -121,3 +121,24 @@ Deno.test("MAX_IMPORT_MB defaults to 1024, is read from the environment and chec
     );
   }
 });
+
+Deno.test("DATABASE_URL selects PostgreSQL; unset means SQLite; another scheme is refused without echoing it", () => {
+  assert.equal(parseConfig({}).databaseUrl, null);
+  assert.equal(parseConfig({ DATABASE_URL: "" }).databaseUrl, null, "empty: unset");
+  const url = "postgres://collab:pw@db.internal:5432/collab";
+  assert.equal(parseConfig({ DATABASE_URL: url }).databaseUrl, url);
+  assert.equal(
+    parseConfig({ DATABASE_URL: "postgresql://db/collab" }).databaseUrl,
+    "postgresql://db/collab",
+  );
+  for (const bad of ["mysql://root:hunter2@db/collab", "hunter2", "file:///data/collab.db"]) {
+    assert.throws(
+      () => parseConfig({ DATABASE_URL: bad }),
+      (error: unknown) =>
+        error instanceof ConfigError && error.problems.length === 1 &&
+        error.problems[0]!.startsWith("DATABASE_URL: expected a PostgreSQL address") &&
+        !error.message.includes("hunter2"),
+      bad,
+    );
+  }
+});

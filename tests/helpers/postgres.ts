@@ -15,6 +15,10 @@ export interface Postgres {
   port: number;
   /** Stops the server (fast shutdown) and removes its directory. */
   stop(): Promise<void>;
+  /** Stops the server but keeps its data (a database outage), until `restart`. */
+  halt(): Promise<void>;
+  /** Starts the halted server again, on the same port and data. */
+  restart(): Promise<void>;
 }
 
 /** Where `initdb` and `pg_ctl` are, or null when PostgreSQL is not installed. */
@@ -39,7 +43,8 @@ export function postgresBin(): string | null {
   return null;
 }
 
-function freePort(): number {
+/** A loopback port nothing listens on (free when asked). */
+export function freePort(): number {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const { port } = listener.addr as Deno.NetAddr;
   listener.close();
@@ -92,17 +97,21 @@ export async function startPostgres(
     ...options.settings,
   };
   const serverOptions = Object.entries(settings).map(([k, v]) => `-c ${k}=${v}`).join(" ");
-  await run([
-    join(bin, "pg_ctl"),
-    "--pgdata",
-    data,
-    "--log",
-    join(dir, "server.log"),
-    "--options",
-    serverOptions,
-    "--wait",
-    "start",
-  ], asUser);
+  const start = () =>
+    run([
+      join(bin, "pg_ctl"),
+      "--pgdata",
+      data,
+      "--log",
+      join(dir, "server.log"),
+      "--options",
+      serverOptions,
+      "--wait",
+      "start",
+    ], asUser);
+  const halt = () =>
+    run([join(bin, "pg_ctl"), "--pgdata", data, "--mode", "fast", "--wait", "stop"], asUser);
+  await start();
   const database = options.database ?? "collab";
   await run([join(bin, "createdb"), "-h", dir, "-p", String(port), "-U", user, database], asUser);
   let stopped = false;
@@ -112,10 +121,11 @@ export async function startPostgres(
     async stop() {
       if (stopped) return;
       stopped = true;
-      await run([join(bin, "pg_ctl"), "--pgdata", data, "--mode", "fast", "--wait", "stop"], asUser)
-        .catch(() => {});
+      await halt().catch(() => {});
       await Deno.remove(dir, { recursive: true });
     },
+    halt,
+    restart: start,
   };
 }
 

@@ -161,6 +161,12 @@ const app = createApp({
   // of deliveries does not take turns with the requests (bench/README.md, webhooks).
   webhooks: { poster: (options) => new WorkerPoster(options) },
 });
+// On PostgreSQL, events committed through any instance reach this one's streams.
+try {
+  await app.services.relay.start();
+} catch (error) {
+  fail(`Cannot start: cannot listen for the other instances' events: ${reason(error)}`);
+}
 const requests = drain(app.fetch, lifecycle);
 // The trash is purged now and hourly, in short batches between requests (domain/trash.ts).
 const sweeps = app.services.trash.startSweeps({
@@ -197,6 +203,7 @@ async function shutdown(signal: string): Promise<void> {
     clearTimeout(timer);
     await sweeps.stop(); // a sweep in progress stops at its next batch
     await senderStopped;
+    await app.services.relay.stop();
     await storage.close();
   } catch (error) {
     console.error(`Cannot shut down cleanly: ${reason(error)}`);

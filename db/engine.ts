@@ -46,7 +46,24 @@ export interface Engine extends Queries {
    * transaction (or an engine-level `run`) from inside waits for itself forever.
    */
   transaction<T>(fn: (tx: Queries) => Promise<T>): Promise<T>;
+  /**
+   * PostgreSQL only: hears the notifications sent on `channel` (`pg_notify`, by any instance)
+   * on a connection of its own, reconnecting when it is lost. Notifications sent while it was
+   * lost are gone: `onListening`, called each time listening (re)starts, is when to catch up.
+   */
+  listen?(channel: string, handlers: ListenHandlers): Promise<Listening>;
   /** Waits for the transactions under way and closes. */
+  close(): Promise<void>;
+}
+
+/** What a `listen` calls. */
+export interface ListenHandlers {
+  onPayload(payload: string): void;
+  onListening(): void;
+}
+
+/** A `listen` under way. */
+export interface Listening {
   close(): Promise<void>;
 }
 

@@ -11,6 +11,7 @@ import type { Engine, Queries } from "../db/engine.ts";
 import type { UserEventRow } from "../db/user_events.ts";
 import type { Clock } from "./clock.ts";
 import type { EventHub } from "./event_hub.ts";
+import type { EventRelay } from "./event_relay.ts";
 import { notify, type NotifyInput, type SubjectType } from "./notifications.ts";
 import { queueDeliveries } from "./webhook_outbox.ts";
 
@@ -45,6 +46,8 @@ export interface DomainContext {
   hub: EventHub;
   files: FileStore;
   maxUploadBytes: number;
+  /** Where committed stream events go (this instance's streams, and the others'). */
+  relay: EventRelay;
   /** Called after a commit that queued webhook deliveries (wakes the sender). */
   onDeliveriesQueued?: () => void;
 }
@@ -109,10 +112,10 @@ export async function runAction<T>(
       events.push(event);
       queued += await queueDeliveries(tx, event, now);
     }
+    await ctx.relay.announce(tx, events, userEvents);
     return value;
   });
-  for (const event of events) ctx.hub.publish(event);
-  for (const event of userEvents) ctx.hub.publishToUser(event);
+  ctx.relay.committed(events, userEvents);
   for (const storedName of bytes) ctx.files.removeSync(storedName);
   if (queued > 0) ctx.onDeliveriesQueued?.();
   return result;

@@ -21,7 +21,7 @@ import { projectAccess } from "./access.ts";
 import type { Actor } from "./accounts.ts";
 import type { Clock } from "./clock.ts";
 import { DomainError } from "./errors.ts";
-import type { EventHub } from "./event_hub.ts";
+import type { EventRelay } from "./event_relay.ts";
 import { offsetOf, type Page, pageOf, type PageRequest } from "./paging.ts";
 
 /** The notification kinds. */
@@ -161,13 +161,17 @@ export async function notify(
 }
 
 /** The notification operations of one user. */
-export function createNotifications(deps: { db: Engine; clock: Clock; hub: EventHub }) {
-  const { db, clock, hub } = deps;
+export function createNotifications(deps: { db: Engine; clock: Clock; relay: EventRelay }) {
+  const { db, clock, relay } = deps;
   /** Runs a write that may tell the caller's stream; publishes after the commit. */
   const withEvents = async <T>(fn: (tx: Queries, sink: UserEventSink) => Promise<T>) => {
     const events: UserEventRow[] = [];
-    const result = await db.transaction((tx) => fn(tx, (e) => events.push(e)));
-    for (const event of events) hub.publishToUser(event);
+    const result = await db.transaction(async (tx) => {
+      const value = await fn(tx, (e) => events.push(e));
+      await relay.announce(tx, [], events);
+      return value;
+    });
+    relay.committed([], events);
     return result;
   };
   /** Tells the caller's own streams which notifications were read, and how many are left. */

@@ -22,6 +22,7 @@ import { type ProjectAccess, projectAccess, requireOwner } from "./access.ts";
 import { type Actor, normaliseEmail } from "./accounts.ts";
 import type { Clock } from "./clock.ts";
 import { DomainError, invalid } from "./errors.ts";
+import type { EventRelay } from "./event_relay.ts";
 import { notify } from "./notifications.ts";
 
 export type { MemberRow as Member, ProjectRole };
@@ -67,8 +68,8 @@ export function createProjects(deps: {
   clock: Clock;
   /** Called after a commit that took `userId` (or everybody) out of a project. */
   onAccessLost?: (projectId: number, userId?: number) => void | Promise<void>;
-  /** Publishes users' own stream events after the commit that wrote them. */
-  onUserEvents?: (events: UserEventRow[]) => void;
+  /** Where users' own stream events go. */
+  relay: EventRelay;
 }) {
   const { db, clock } = deps;
   const now = () => clock.now().toISOString();
@@ -195,9 +196,10 @@ export function createProjects(deps: {
           text: a.project.name,
           recipients: [user.id],
         }, (e) => events.push(e));
+        await deps.relay.announce(tx, [], events);
         return (await findMember(tx, projectId, user.id))!;
       });
-      deps.onUserEvents?.(events);
+      deps.relay.committed([], events);
       return added;
     },
 

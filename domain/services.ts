@@ -19,6 +19,7 @@ import { createChat } from "./chat.ts";
 import { createChecklists } from "./checklists.ts";
 import { createDashboards } from "./dashboards.ts";
 import { EventHub } from "./event_hub.ts";
+import { createEventRelay } from "./event_relay.ts";
 import { createFilePreviews } from "./file_previews.ts";
 import { createFiles } from "./files.ts";
 import { createHealth } from "./health.ts";
@@ -65,6 +66,8 @@ export interface ServiceDeps {
   webhooks?: WebhookSenderOptions;
   /** How project imports run their batches (tests hold an import between two). */
   imports?: ImportOptions;
+  /** Where background work reports what went wrong (the app's error log). */
+  reportError?: (error: unknown) => void;
 }
 
 /** Builds the services. */
@@ -86,10 +89,16 @@ export function createServices(deps: ServiceDeps) {
     { db, clock, allow: config.webhookAllowHosts },
     deps.webhooks,
   );
+  const relay = createEventRelay({
+    db,
+    hub,
+    onError: deps.reportError ?? (() => {}),
+  });
   const ctx: DomainContext = {
     db,
     clock,
     hub,
+    relay,
     files: new FileStore(config.filesDir),
     maxUploadBytes: config.maxUploadMb * 1024 * 1024,
     onDeliveriesQueued: () => webhookSender.wake(),
@@ -102,6 +111,8 @@ export function createServices(deps: ServiceDeps) {
     clock,
     sessions,
     hub,
+    /** Committed events to the streams; `main.ts` starts and stops it (PostgreSQL listens). */
+    relay,
     streams: createStreams(ctx),
     /** Where uploads are spooled while a request is read (an `UploadSpool`). */
     fileStore: ctx.files,
@@ -162,9 +173,9 @@ export function createServices(deps: ServiceDeps) {
           hub.closeProject(projectId, userId);
         }
       },
-      onUserEvents: (events) => events.forEach((e) => hub.publishToUser(e)),
+      relay,
     }),
-    notifications: createNotifications({ db, clock, hub }),
+    notifications: createNotifications({ db, clock, relay }),
     webhooks: createWebhooks({
       db,
       clock,

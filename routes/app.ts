@@ -56,6 +56,7 @@ export function createApp(deps: AppDeps): App {
   const log = deps.log ?? stdout!.write;
   const lifecycle = deps.lifecycle ?? { shuttingDown: false };
   const services = createServices({
+    reportError: (error: unknown) => log(`error: ${describe(error)}`),
     ...deps,
     webhooks: {
       onError: (error: unknown) => log(`error: webhook sender: ${describe(error)}`),

@@ -447,6 +447,7 @@ Deno.test("a change that rolls back queues no delivery", async () => {
         hub: t.app.services.hub,
         files: t.app.services.fileStore,
         maxUploadBytes: t.app.services.maxUploadBytes,
+        relay: t.app.services.relay,
       }, (_tx, fx) => {
         fx.event(project.id, "todo.updated", { projectId: project.id, itemIds: [], action: "x" });
         return Promise.reject(new Error("the change failed"));

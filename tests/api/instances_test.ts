@@ -1,0 +1,145 @@
+/**
+ * Several instances on one PostgreSQL database (ignored without PostgreSQL): two apps, each
+ * with its own engine (its own connections), as two processes behind one address would be.
+ */
+import assert from "node:assert/strict";
+import { openPostgresEngine } from "../../db/postgres/engine.ts";
+import { migratePostgres, POSTGRES_MIGRATIONS_DIR } from "../../db/postgres/migrate.ts";
+import { FixedClock } from "../../domain/clock.ts";
+import { parseConfig } from "../../domain/config.ts";
+import { scryptHasher } from "../../domain/passwords.ts";
+import { type App, createApp } from "../../routes/app.ts";
+import type { TestApp } from "../helpers/app.ts";
+import { createProject, nextNamedEvent, signUp, SseReader } from "../helpers/api.ts";
+import { postgresTest } from "../helpers/postgres.ts";
+
+/** An instance: its app, and how it ends. */
+interface Instance {
+  t: TestApp;
+  close(): Promise<void>;
+}
+
+/** Starts an instance on the database at `url`, sharing `filesDir` and the secret. */
+async function instance(url: string, filesDir: string): Promise<Instance> {
+  const dataDir = await Deno.makeTempDir({ prefix: "collab-instance-" });
+  const engine = openPostgresEngine(url, { max: 4 });
+  const clock = new FixedClock("2026-11-25T09:00:00.000Z");
+  const config = parseConfig({ DATA_DIR: dataDir, FILES_DIR: filesDir, PORT: "0" });
+  const app: App = createApp({
+    engine,
+    config,
+    clock,
+    sessionSecret: "instances-secret-0123456789abcdef0123456789",
+    hasher: scryptHasher({ N: 1024, r: 8, p: 1 }),
+    log: (line) => line.startsWith("error") && console.error(line),
+  });
+  await app.services.relay.start();
+  const t = { app, engine, clock, config, dataDir } as unknown as TestApp;
+  return {
+    t,
+    async close() {
+      app.services.hub.closeAll();
+      await app.services.webhookSender.stop();
+      await app.services.relay.stop();
+      await engine.close();
+      await Deno.remove(dataDir, { recursive: true });
+    },
+  };
+}
+
+/** Opens a project's event stream on `t` after `lastEventId` (or from now). */
+async function openStream(
+  t: TestApp,
+  cookie: string,
+  projectId: number,
+  lastEventId?: number,
+): Promise<SseReader> {
+  const headers: Record<string, string> = { cookie };
+  if (lastEventId !== undefined) headers["last-event-id"] = String(lastEventId);
+  const res = await t.app.request(`/api/projects/${projectId}/chat/stream`, { headers });
+  if (res.status !== 200) assert.fail(`stream: ${res.status} ${await res.text()}`);
+  return new SseReader(res.body!);
+}
+
+/** Posts a chat message through `t`; answers its id. */
+async function post(t: TestApp, cookie: string, projectId: number, text: string) {
+  const res = await t.app.request(`/api/projects/${projectId}/chat/messages`, {
+    method: "POST",
+    headers: { cookie, "content-type": "application/json" },
+    body: JSON.stringify({ text }),
+  });
+  assert.equal(res.status, 201, await res.text());
+  return (await res.json()).message.id as number;
+}
+
+Deno.test(postgresTest(
+  "a chat message posted through one instance reaches a stream on the other within a second",
+  async (pg, sql) => {
+    await migratePostgres(sql, POSTGRES_MIGRATIONS_DIR, () => new Date());
+    const filesDir = await Deno.makeTempDir({ prefix: "collab-shared-files-" });
+    const a = await instance(pg.url, filesDir);
+    const b = await instance(pg.url, filesDir);
+    try {
+      const owner = await signUp(a.t, "owner@example.com");
+      const project = await createProject(a.t, owner.cookie, "Two instances");
+      const onB = await openStream(b.t, owner.cookie, project.id);
+      try {
+        await onB.next(); // retry: 3000
+        const started = performance.now();
+        const id = await post(a.t, owner.cookie, project.id, "hello from A");
+        const frame = await nextNamedEvent(onB, 1000);
+        assert.equal(frame.event, "chat.message.created");
+        assert.equal(JSON.parse(frame.data!).message.id, id);
+        assert.ok(performance.now() - started < 1000);
+      } finally {
+        await onB.cancel();
+      }
+    } finally {
+      await a.close();
+      await b.close();
+      await Deno.remove(filesDir, { recursive: true });
+    }
+  },
+));
+
+Deno.test(postgresTest(
+  "a client reconnecting from one instance to the other with Last-Event-ID misses nothing",
+  async (pg, sql) => {
+    await migratePostgres(sql, POSTGRES_MIGRATIONS_DIR, () => new Date());
+    const filesDir = await Deno.makeTempDir({ prefix: "collab-shared-files-" });
+    const a = await instance(pg.url, filesDir);
+    const b = await instance(pg.url, filesDir);
+    try {
+      const owner = await signUp(a.t, "owner@example.com");
+      const project = await createProject(a.t, owner.cookie, "Reconnect");
+      const onA = await openStream(a.t, owner.cookie, project.id);
+      await onA.next();
+      await post(b.t, owner.cookie, project.id, "one");
+      const first = await nextNamedEvent(onA, 1000);
+      await onA.cancel();
+      // Written while the client is away, through both instances.
+      const missed = [
+        await post(a.t, owner.cookie, project.id, "two"),
+        await post(b.t, owner.cookie, project.id, "three"),
+      ];
+      const onB = await openStream(b.t, owner.cookie, project.id, Number(first.id));
+      try {
+        await onB.next();
+        const replayed = [];
+        for (const _ of missed) {
+          replayed.push(JSON.parse((await nextNamedEvent(onB, 1000)).data!).message.id);
+        }
+        assert.deepEqual(replayed, missed);
+        // And live after the replay.
+        const live = await post(a.t, owner.cookie, project.id, "four");
+        assert.equal(JSON.parse((await nextNamedEvent(onB, 1000)).data!).message.id, live);
+      } finally {
+        await onB.cancel();
+      }
+    } finally {
+      await a.close();
+      await b.close();
+      await Deno.remove(filesDir, { recursive: true });
+    }
+  },
+));

@@ -82,6 +82,18 @@ export async function findMilestone(
   return r ? toMilestone(r) : null;
 }
 
+/** Whether a project has this live milestone (a cheap check, without the progress). */
+export async function milestoneInProject(
+  q: Queries,
+  projectId: number,
+  id: number,
+): Promise<boolean> {
+  return await q.get(
+    "SELECT 1 FROM milestones WHERE id = ? AND project_id = ? AND deleted_at IS NULL",
+    [id, projectId],
+  ) !== undefined;
+}
+
 /** A project's live milestones with their progress, oldest first. */
 export async function listMilestones(q: Queries, projectId: number): Promise<MilestoneRow[]> {
   return (await q.all<RawMilestone>(

@@ -602,6 +602,10 @@ const CASES: Record<string, Case[]> = {
         createdAt: T,
       })],
     ["findMilestone", (q) => milestones.findMilestone(q, 1, 1)],
+    ["milestoneInProject", async (q) => [
+      await milestones.milestoneInProject(q, 1, 1),
+      await milestones.milestoneInProject(q, 3, 1),
+    ]],
     ["listMilestones", (q) => milestones.listMilestones(q, 1)],
     ["updateMilestone", (q) =>
       withRows(

@@ -128,7 +128,8 @@ export async function listThreads(
   projectId: number,
   options: { category: string | null; limit: number; offset: number },
 ): Promise<{ items: ThreadRow[]; total: number }> {
-  const where = "t.project_id = ? AND t.deleted_at IS NULL AND (? IS NULL OR t.category = ?)";
+  const where =
+    "t.project_id = ? AND t.deleted_at IS NULL AND (CAST(? AS text) IS NULL OR t.category = ?)";
   const args = [projectId, options.category, options.category];
   const items = (await q.all<RawThread>(
     `${THREAD_SELECT} WHERE ${where} ORDER BY t.pinned DESC, t.created_at DESC, t.id DESC LIMIT ? OFFSET ?`,
@@ -198,10 +199,11 @@ export async function listComments(q: Queries, threadId: number): Promise<Commen
   )).map(toComment);
 }
 
-/** The distinct authors of a thread's live comments. */
+/** The distinct authors of a thread's live comments, ascending. */
 export async function commenterIds(q: Queries, threadId: number): Promise<number[]> {
   return (await q.all<{ author_id: number }>(
-    "SELECT DISTINCT author_id FROM comments WHERE thread_id = ? AND deleted_at IS NULL",
+    "SELECT DISTINCT author_id FROM comments WHERE thread_id = ? AND deleted_at IS NULL " +
+      "ORDER BY author_id",
     [threadId],
   )).map((r) => r.author_id);
 }

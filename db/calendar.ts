@@ -205,11 +205,13 @@ export async function calendarRange(
   projectId: number,
   range: { from: string; to: string; firstDay: string; lastDay: string; meetings?: boolean },
 ): Promise<CalendarRow[]> {
-  // ?1 project, ?2 from, ?3 to, ?4 first day, ?5 last day, ?6 meetings (1 or 0).
+  // ?1 project, ?2 from, ?3 to, ?4 first day, ?5 last day, ?6 meetings (1 or 0). The first
+  // branch types the columns the others fill (PostgreSQL takes a bare NULL there for text).
   const rows = await q.all<RawCalendar>(
     `SELECT * FROM (
       SELECT 'event' AS type, e.id, e.title, e.start_at AS start, e.end_at AS end,
-        e.all_day, NULL AS completed, NULL AS priority, NULL AS assignee_id, NULL AS location,
+        e.all_day, CAST(NULL AS bigint) AS completed, CAST(NULL AS text) AS priority,
+        CAST(NULL AS bigint) AS assignee_id, CAST(NULL AS text) AS location,
         e.start_at AS sort_key
       FROM calendar_events e
       WHERE e.project_id = ?1 AND e.deleted_at IS NULL AND e.start_at < ?3
@@ -234,7 +236,7 @@ export async function calendarRange(
       FROM meetings mt
       WHERE ?6 = 1 AND mt.project_id = ?1 AND mt.deleted_at IS NULL
         AND mt.start_at < ?3 AND (mt.end_at > ?2 OR mt.start_at >= ?2)
-    ) ORDER BY sort_key, type, id`,
+    ) AS x ORDER BY sort_key, type, id`,
     [projectId, range.from, range.to, range.firstDay, range.lastDay, range.meetings ? 1 : 0],
   );
   return rows.map((r): CalendarRow => {

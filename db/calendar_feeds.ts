@@ -2,6 +2,7 @@
  * Storage of calendar feed tokens (a salt and the token's SHA-256, never the token), and the
  * feed's queries: every dated item of a set of projects, and their meetings with people.
  */
+import { dialect, type PerEngine, pgJsonArray } from "./dialect.ts";
 import type { Queries } from "./engine.ts";
 
 /** A user's feed: the salt its token is derived from, and the token's hash. */
@@ -86,26 +87,28 @@ type RawFeedItem = {
 /** Every live dated event, milestone and to-do of `projectIds`, by start, type and id. */
 export async function feedItems(q: Queries, projectIds: number[]): Promise<FeedItemRow[]> {
   const projects = JSON.stringify(projectIds);
+  const d = dialect(q);
+  // `end` is a reserved word on PostgreSQL: quoted where it names a column.
   const rows = await q.all<RawFeedItem>(
-    `SELECT type, id, title, description, start, end, all_day, updated_at FROM (
+    `SELECT type, id, title, description, start, "end", all_day, updated_at FROM (
       SELECT 'event' AS type, e.id, e.title, e.description, e.start_at AS start,
         e.end_at AS end, e.all_day, e.updated_at, e.start_at AS sort_key
       FROM calendar_events e
-      WHERE e.project_id IN (SELECT value FROM json_each(?1)) AND e.deleted_at IS NULL
+      WHERE e.project_id IN (${d.intsOf("?1")}) AND e.deleted_at IS NULL
       UNION ALL
       SELECT 'milestone', m.id, m.title, m.description, m.due_date, m.due_date, 1,
         m.updated_at, m.due_date || 'T00:00:00.000Z'
       FROM milestones m
-      WHERE m.project_id IN (SELECT value FROM json_each(?1)) AND m.deleted_at IS NULL
+      WHERE m.project_id IN (${d.intsOf("?1")}) AND m.deleted_at IS NULL
         AND m.due_date IS NOT NULL
       UNION ALL
       SELECT 'todo', i.id, i.title, i.description, coalesce(i.start_date, i.due_date),
         coalesce(i.due_date, i.start_date), 1, i.updated_at,
         coalesce(i.start_date, i.due_date) || 'T00:00:00.000Z'
       FROM todo_items i
-      WHERE i.project_id IN (SELECT value FROM json_each(?1)) AND i.deleted_at IS NULL
+      WHERE i.project_id IN (${d.intsOf("?1")}) AND i.deleted_at IS NULL
         AND coalesce(i.start_date, i.due_date) IS NOT NULL
-    ) ORDER BY sort_key, type, id`,
+    ) AS x ORDER BY sort_key, type, id`,
     [projects],
   );
   return rows.map((r) => ({
@@ -154,6 +157,15 @@ type RawFeedMeeting = {
   updated_at: string;
 };
 
+/** A meeting's invitees as a JSON array (text) of `[id, display name, email]`, by user id. */
+const INVITEES: PerEngine = {
+  sqlite: `(SELECT json_group_array(json_array(id, display_name, email)) FROM (
+          SELECT u.id, u.display_name, u.email FROM meeting_invitees i
+          JOIN users u ON u.id = i.user_id WHERE i.meeting_id = m.id ORDER BY u.id))`,
+  postgres: `(SELECT ${pgJsonArray("json_build_array(u.id, u.display_name, u.email)", "u.id")}
+          FROM meeting_invitees i JOIN users u ON u.id = i.user_id WHERE i.meeting_id = m.id)`,
+};
+
 /** Every live meeting of `projectIds`, by start and id, in one statement. */
 export async function feedMeetings(
   q: Queries,
@@ -162,12 +174,10 @@ export async function feedMeetings(
   const rows = await q.all<RawFeedMeeting>(
     `SELECT m.id, m.project_id, m.title, m.start_at, m.end_at, m.location,
        o.id AS organizer_id, o.display_name AS organizer_name, o.email AS organizer_email,
-       (SELECT json_group_array(json_array(id, display_name, email)) FROM (
-          SELECT u.id, u.display_name, u.email FROM meeting_invitees i
-          JOIN users u ON u.id = i.user_id WHERE i.meeting_id = m.id ORDER BY u.id)) AS invitees,
+       ${INVITEES[q.kind]} AS invitees,
        m.updated_at
      FROM meetings m JOIN users o ON o.id = m.creator_id
-     WHERE m.project_id IN (SELECT value FROM json_each(?)) AND m.deleted_at IS NULL
+     WHERE m.project_id IN (${dialect(q).intsOf("?")}) AND m.deleted_at IS NULL
      ORDER BY m.start_at, m.id`,
     [JSON.stringify(projectIds)],
   );

@@ -71,8 +71,8 @@ export async function messageHistory(
   options: { before: number | null; limit: number },
 ): Promise<{ items: MessageRow[]; hasMore: boolean }> {
   const rows = await q.all<RawMessage>(
-    `${SELECT} WHERE m.project_id = ? AND m.deleted_at IS NULL AND (? IS NULL OR m.id < ?)
-     ORDER BY m.id DESC LIMIT ?`,
+    `${SELECT} WHERE m.project_id = ? AND m.deleted_at IS NULL
+     AND (CAST(? AS bigint) IS NULL OR m.id < ?) ORDER BY m.id DESC LIMIT ?`,
     [projectId, options.before, options.before, options.limit + 1],
   );
   const hasMore = rows.length > options.limit;

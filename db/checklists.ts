@@ -1,4 +1,5 @@
 /** Storage of to-do checklists: each item's ordered entries (migration 016). */
+import { dialect } from "./dialect.ts";
 import type { Queries } from "./engine.ts";
 
 /** A checklist entry. */
@@ -57,7 +58,7 @@ export async function entriesOfItems(
   const found = new Map<number, ChecklistEntryRow[]>();
   if (itemIds.length === 0) return found;
   const rows = await q.all<RawEntry>(
-    `${SELECT} WHERE item_id IN (SELECT value FROM json_each(?)) ORDER BY item_id, position, id`,
+    `${SELECT} WHERE item_id IN (${dialect(q).intsOf("?")}) ORDER BY item_id, position, id`,
     [JSON.stringify(itemIds)],
   );
   for (const r of rows) {
@@ -94,8 +95,8 @@ export async function summariesOf(
   const found = new Map<number, ChecklistSummary>();
   if (itemIds.length === 0) return found;
   const rows = await q.all<{ item_id: number; done: number; total: number }>(
-    `SELECT item_id, sum(done) AS done, count(*) AS total FROM todo_checklist_entries
-     WHERE item_id IN (SELECT value FROM json_each(?)) GROUP BY item_id`,
+    `SELECT item_id, CAST(sum(done) AS bigint) AS done, count(*) AS total
+     FROM todo_checklist_entries WHERE item_id IN (${dialect(q).intsOf("?")}) GROUP BY item_id`,
     [JSON.stringify(itemIds)],
   );
   for (const r of rows) found.set(r.item_id, { done: r.done, total: r.total });

@@ -51,7 +51,7 @@ export async function assignedItems(
     `${ITEM_SELECT} JOIN projects p ON p.id = i.project_id AND p.deleted_at IS NULL
      JOIN project_members pm ON pm.project_id = i.project_id AND pm.user_id = i.assignee_id
      WHERE i.assignee_id = ? AND i.deleted_at IS NULL AND i.completed = 0
-     AND (? IS NULL OR i.due_date < ?)
+     AND (CAST(? AS text) IS NULL OR i.due_date < ?)
      ORDER BY i.due_date IS NULL, i.due_date, i.id LIMIT ?`,
     [userId, options.dueBefore, options.dueBefore, options.limit],
   )).map(toItem);
@@ -83,11 +83,11 @@ export async function newestNoteIds(
   )).map((r) => r.id);
 }
 
-/** The ids of the live projects a user belongs to. */
+/** The ids of the live projects a user belongs to, ascending. */
 export async function userProjectIds(q: Queries, userId: number): Promise<number[]> {
   return (await q.all<{ project_id: number }>(
     `SELECT m.project_id FROM project_members m JOIN projects p ON p.id = m.project_id
-     WHERE m.user_id = ? AND p.deleted_at IS NULL`,
+     WHERE m.user_id = ? AND p.deleted_at IS NULL ORDER BY m.project_id`,
     [userId],
   )).map((r) => r.project_id);
 }

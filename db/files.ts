@@ -85,7 +85,7 @@ export async function findFile(q: Queries, id: number): Promise<FileRow | null> 
   return r ? toFile(r) : null;
 }
 
-/** Live files of a project among `ids`. */
+/** Live files of a project among `ids`, by id. */
 export async function findProjectFiles(
   q: Queries,
   projectId: number,
@@ -94,7 +94,7 @@ export async function findProjectFiles(
   if (ids.length === 0) return [];
   return (await q.all<RawFile>(
     `SELECT ${COLUMNS} FROM files f WHERE f.project_id = ? AND f.deleted_at IS NULL
-     AND f.id IN (${ids.map(() => "?").join(",")})`,
+     AND f.id IN (${ids.map(() => "?").join(",")}) ORDER BY f.id`,
     [projectId, ...ids],
   )).map(toFile);
 }
@@ -105,7 +105,8 @@ export async function listFiles(
   projectId: number,
   options: { source: string | null; limit: number; offset: number },
 ): Promise<{ items: FileRow[]; total: number }> {
-  const where = "f.project_id = ? AND f.deleted_at IS NULL AND (? IS NULL OR f.source = ?)";
+  const where =
+    "f.project_id = ? AND f.deleted_at IS NULL AND (CAST(? AS text) IS NULL OR f.source = ?)";
   const args = [projectId, options.source, options.source];
   const items = (await q.all<RawFile>(
     `SELECT ${COLUMNS} FROM files f WHERE ${where} ORDER BY f.created_at DESC, f.id DESC LIMIT ? OFFSET ?`,
@@ -212,7 +213,8 @@ export async function trashUploads(
     const rows = await q.all<RawFile>(
       `SELECT ${COLUMNS} FROM files f WHERE f.source = 'attachment' AND f.deleted_at IS NULL
        AND ((f.uploaded_to_type = ? AND f.uploaded_to_id = ?)
-         OR f.id IN (SELECT a.file_id FROM attachments a WHERE a.subject_type = ? AND a.subject_id = ?))`,
+         OR f.id IN (SELECT a.file_id FROM attachments a WHERE a.subject_type = ? AND a.subject_id = ?))
+       ORDER BY f.id`,
       [s.type, s.id, s.type, s.id],
     );
     for (const r of rows) candidates.set(r.id, toFile(r));
@@ -230,11 +232,11 @@ export async function trashUploads(
       f.uploadedTo?.type === s.type && f.uploadedTo.id === s.id
     );
     if (!uploadedHere) {
-      const upload = await q.get<{ alive: number }>(
-        `SELECT ${subjectAlive("f", "uploaded_to")} AS alive FROM files f WHERE f.id = ?`,
+      const uploadedToLive = await q.get(
+        `SELECT 1 FROM files f WHERE f.id = ? AND ${subjectAlive("f", "uploaded_to")}`,
         [f.id],
       );
-      if (upload!.alive) continue;
+      if (uploadedToLive) continue;
     }
     await q.run(
       "UPDATE files SET deleted_at = ?, deleted_by = ?, deleted_with_subject = 1 WHERE id = ?",

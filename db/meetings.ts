@@ -1,4 +1,5 @@
 /** Storage of meetings and their invitees, and the schedule queries behind conflict checks. */
+import { dialect, type PerEngine, perEngine, pgJsonArray } from "./dialect.ts";
 import type { Queries } from "./engine.ts";
 import type { Deletion } from "./subjects.ts";
 
@@ -31,11 +32,20 @@ type RawMeeting = {
   updated_at: string;
 };
 
+/** A meeting's invitees as a JSON array (text) of ascending user ids. */
+const INVITEE_IDS: PerEngine = {
+  sqlite: `(SELECT json_group_array(user_id) FROM (SELECT i.user_id
+    FROM meeting_invitees i WHERE i.meeting_id = m.id ORDER BY i.user_id))`,
+  postgres: `(SELECT ${pgJsonArray("i.user_id", "i.user_id")}
+    FROM meeting_invitees i WHERE i.meeting_id = m.id)`,
+};
+
 /** The invitees come along as a JSON array, so a list is still one statement. */
-const SELECT = `SELECT m.id, m.project_id, m.creator_id, m.title, m.start_at, m.end_at,
-  m.location, m.minutes, (SELECT json_group_array(user_id) FROM (SELECT i.user_id
-    FROM meeting_invitees i WHERE i.meeting_id = m.id ORDER BY i.user_id)) AS invitee_ids,
-  m.created_at, m.updated_at FROM meetings m`;
+const SELECT = perEngine((d) =>
+  `SELECT m.id, m.project_id, m.creator_id, m.title, m.start_at, m.end_at,
+  m.location, m.minutes, ${INVITEE_IDS[d.kind]} AS invitee_ids,
+  m.created_at, m.updated_at FROM meetings m`
+);
 
 function toMeeting(r: RawMeeting): MeetingRow {
   return {
@@ -82,9 +92,10 @@ export async function setInvitees(
   userIds: number[],
 ): Promise<void> {
   await q.run("DELETE FROM meeting_invitees WHERE meeting_id = ?", [meetingId]);
+  // `WHERE true`: without a WHERE, SQLite would read ON CONFLICT as a join's ON.
   await q.run(
     `INSERT INTO meeting_invitees (meeting_id, user_id)
-     SELECT ?, value FROM json_each(?) WHERE true ON CONFLICT DO NOTHING`,
+     SELECT ?, v.value FROM (${dialect(q).intsOf("?")}) AS v WHERE true ON CONFLICT DO NOTHING`,
     [meetingId, JSON.stringify(userIds)],
   );
 }
@@ -96,7 +107,7 @@ export async function findMeeting(
   id: number,
 ): Promise<MeetingRow | null> {
   const r = await q.get<RawMeeting>(
-    `${SELECT} WHERE m.id = ? AND m.project_id = ? AND m.deleted_at IS NULL`,
+    `${SELECT[q.kind]} WHERE m.id = ? AND m.project_id = ? AND m.deleted_at IS NULL`,
     [id, projectId],
   );
   return r ? toMeeting(r) : null;
@@ -105,7 +116,7 @@ export async function findMeeting(
 /** A project's live meetings, oldest first. */
 export async function listMeetings(q: Queries, projectId: number): Promise<MeetingRow[]> {
   return (await q.all<RawMeeting>(
-    `${SELECT} WHERE m.project_id = ? AND m.deleted_at IS NULL ORDER BY m.created_at, m.id`,
+    `${SELECT[q.kind]} WHERE m.project_id = ? AND m.deleted_at IS NULL ORDER BY m.created_at, m.id`,
     [projectId],
   )).map(toMeeting);
 }
@@ -144,7 +155,7 @@ export async function membersAmong(
   return new Set(
     (await q.all<{ user_id: number }>(
       `SELECT user_id FROM project_members
-       WHERE project_id = ? AND user_id IN (SELECT value FROM json_each(?))`,
+       WHERE project_id = ? AND user_id IN (${dialect(q).intsOf("?")})`,
       [projectId, JSON.stringify(userIds)],
     )).map((r) => r.user_id),
   );
@@ -173,6 +184,7 @@ export async function busyMeetings(
   if (of.userIds.length === 0) return [];
   // Both arms use an index: meetings_creator and meeting_invitees_user.
   // ?1 users (JSON), ?2 start, ?3 end, ?4 excluded ids (JSON).
+  const d = dialect(q);
   return (await q.all<{
     id: number;
     project_id: number;
@@ -181,7 +193,7 @@ export async function busyMeetings(
     end_at: string;
     user_id: number;
   }>(
-    `WITH who(id) AS (SELECT value FROM json_each(?1)),
+    `WITH who(id) AS (${d.intsOf("?1")}),
      pairs(meeting_id, user_id) AS (
        SELECT m.id, m.creator_id FROM meetings m
        WHERE m.creator_id IN (SELECT id FROM who) AND m.deleted_at IS NULL
@@ -193,7 +205,7 @@ export async function busyMeetings(
      FROM pairs JOIN meetings m ON m.id = pairs.meeting_id
      JOIN projects p ON p.id = m.project_id AND p.deleted_at IS NULL
      WHERE m.deleted_at IS NULL AND m.start_at < ?3 AND m.end_at > ?2
-       AND m.id NOT IN (SELECT value FROM json_each(?4))
+       AND m.id NOT IN (${d.intsOf("?4")})
      ORDER BY m.start_at, m.id, pairs.user_id`,
     [JSON.stringify(of.userIds), of.startAt, of.endAt, JSON.stringify(of.excludeIds)],
   )).map((r) => ({
@@ -235,7 +247,7 @@ export async function pressingTodos(
   }>(
     `SELECT i.id, i.project_id, i.title, i.start_date, i.due_date, i.assignee_id
      FROM todo_items i JOIN projects p ON p.id = i.project_id AND p.deleted_at IS NULL
-     WHERE i.assignee_id IN (SELECT value FROM json_each(?)) AND i.completed = 0
+     WHERE i.assignee_id IN (${dialect(q).intsOf("?")}) AND i.completed = 0
        AND i.deleted_at IS NULL AND i.priority = 'high'
        AND i.due_date >= ? AND i.due_date <= ?
      ORDER BY i.due_date, i.id`,
@@ -254,7 +266,7 @@ export async function pressingTodos(
 export async function meetingsByIds(q: Queries, ids: number[]): Promise<MeetingRow[]> {
   if (ids.length === 0) return [];
   const rows = (await q.all<RawMeeting>(
-    `${SELECT} WHERE m.deleted_at IS NULL AND m.id IN (${ids.map(() => "?").join(",")})`,
+    `${SELECT[q.kind]} WHERE m.deleted_at IS NULL AND m.id IN (${ids.map(() => "?").join(",")})`,
     ids,
   )).map(toMeeting);
   return rows.sort((a, b) => ids.indexOf(a.id) - ids.indexOf(b.id));

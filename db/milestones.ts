@@ -29,9 +29,12 @@ type RawMilestone = {
 /**
  * One statement for any number of milestones: the linked live items of the project are
  * counted in one grouped pass and joined, so a list costs no query per milestone.
- * Integer division floors (the counts are never negative).
+ * Integer division floors (the counts are never negative). The cast keeps the sum an integer
+ * on PostgreSQL, whose `sum` of bigints is a numeric (a string to the client, and `/` on it
+ * divides exactly).
  */
-const COUNTS = `SELECT milestone_id, count(*) AS total, sum(completed) AS done FROM todo_items
+const COUNTS = `SELECT milestone_id, count(*) AS total, CAST(sum(completed) AS bigint) AS done
+    FROM todo_items
     WHERE project_id = ? AND milestone_id IS NOT NULL AND deleted_at IS NULL
     GROUP BY milestone_id`;
 const SELECT = `SELECT m.id, m.project_id, m.creator_id, m.title, m.description, m.due_date,
@@ -77,6 +80,18 @@ export async function findMilestone(
     [projectId, id, projectId],
   );
   return r ? toMilestone(r) : null;
+}
+
+/** Whether a project has this live milestone (a cheap check, without the progress). */
+export async function milestoneInProject(
+  q: Queries,
+  projectId: number,
+  id: number,
+): Promise<boolean> {
+  return await q.get(
+    "SELECT 1 FROM milestones WHERE id = ? AND project_id = ? AND deleted_at IS NULL",
+    [id, projectId],
+  ) !== undefined;
 }
 
 /** A project's live milestones with their progress, oldest first. */

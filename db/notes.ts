@@ -1,4 +1,5 @@
 /** Storage of notes. */
+import { dialect } from "./dialect.ts";
 import type { Queries } from "./engine.ts";
 import type { Deletion } from "./subjects.ts";
 
@@ -84,8 +85,8 @@ export async function listNotes(
   projectId: number,
   options: { tag: string | null; limit: number; offset: number },
 ): Promise<{ items: NoteRow[]; total: number }> {
-  const where = `n.project_id = ? AND n.deleted_at IS NULL AND (? IS NULL OR EXISTS
-    (SELECT 1 FROM json_each(n.tags) WHERE value = ?))`;
+  const where = `n.project_id = ? AND n.deleted_at IS NULL AND (CAST(? AS text) IS NULL OR EXISTS
+    (SELECT 1 FROM ${dialect(q).elementsOf("n.tags")} WHERE value = ?))`;
   const args = [projectId, options.tag, options.tag];
   const items = (await q.all<RawNote>(
     `${SELECT} WHERE ${where} ORDER BY n.pinned DESC, n.updated_at DESC, n.id DESC LIMIT ? OFFSET ?`,

@@ -7,6 +7,7 @@
  * shows it in one last short one.
  */
 import { DatabaseSync } from "node:sqlite";
+import { dialect, type Kind, perEngine, pgJsonArray } from "./dialect.ts";
 import type { Queries, Row } from "./engine.ts";
 import type { Database, SqlValue } from "./sqlite.ts";
 import { keepStatements } from "./statement_cache.ts";
@@ -113,11 +114,14 @@ export interface ArchiveMemberRow {
   role: "owner" | "member" | "viewer";
 }
 
-/** The members of a project, by email (an order that survives a round trip). */
+/**
+ * The members of a project, by email in code-point order (an order that survives a round trip,
+ * whatever the database's collation).
+ */
 export async function readMembers(q: Queries, projectId: number): Promise<ArchiveMemberRow[]> {
   return (await q.all<{ email: string; display_name: string; role: ArchiveMemberRow["role"] }>(
     `SELECT u.email, u.display_name, m.role FROM project_members m JOIN users u ON u.id = m.user_id
-     WHERE m.project_id = ? ORDER BY u.email`,
+     WHERE m.project_id = ? ORDER BY ${dialect(q).byteOrder("u.email")}`,
     [projectId],
   )).map((m) => ({ email: m.email, displayName: m.display_name, role: m.role }));
 }
@@ -159,32 +163,48 @@ function toFile(row: RawRow): ArchiveFileRow {
   };
 }
 
+/** A meeting's invitees as a JSON array (text) of their emails in code-point order. */
+const INVITEE_EMAILS = perEngine((d) =>
+  d.kind === "sqlite"
+    ? `(SELECT json_group_array(email) FROM (SELECT iu.email
+      FROM meeting_invitees mi JOIN users iu ON iu.id = mi.user_id WHERE mi.meeting_id = m.id
+      ORDER BY iu.email))`
+    : `(SELECT ${pgJsonArray("iu.email", d.byteOrder("iu.email"))}
+      FROM meeting_invitees mi JOIN users iu ON iu.id = mi.user_id WHERE mi.meeting_id = m.id)`
+);
+
+/** Refuses to explain a query on PostgreSQL: the plans tests read are SQLite's. */
+function sqlitePlanOnly(q: Queries): void {
+  if (q.kind !== "sqlite") throw new Error("Cannot show the query plan: only SQLite's is read");
+}
+
 /**
  * The paged reads, one per kind: live rows of a project with ids above `afterId`, by id,
  * at most `limit`. Emails of the users a row names come as `*_email` columns. The `+` before
  * `project_id` keeps SQLite off the project indexes: with them it would read and sort every
  * row of the project for each page; without, it walks the table by id from `afterId`.
  */
-const PAGES = {
-  threads: `SELECT t.id, t.project_id, u.email AS author_email, t.title, t.body, t.category,
+function pages(kind: Kind) {
+  return {
+    threads: `SELECT t.id, t.project_id, u.email AS author_email, t.title, t.body, t.category,
     t.pinned, (SELECT count(*) FROM comments c WHERE c.thread_id = t.id AND c.deleted_at IS NULL)
     AS comment_count, t.created_at, t.updated_at
     FROM threads t JOIN users u ON u.id = t.author_id
     WHERE +t.project_id = ? AND t.deleted_at IS NULL AND t.id > ? ORDER BY t.id LIMIT ?`,
-  comments: `SELECT c.id, c.project_id, c.thread_id, u.email AS author_email, c.body,
+    comments: `SELECT c.id, c.project_id, c.thread_id, u.email AS author_email, c.body,
     c.created_at, c.updated_at
     FROM comments c JOIN users u ON u.id = c.author_id
     JOIN threads th ON th.id = c.thread_id AND th.deleted_at IS NULL
     WHERE +c.project_id = ? AND c.deleted_at IS NULL AND c.id > ? ORDER BY c.id LIMIT ?`,
-  notes: `SELECT n.id, n.project_id, u.email AS author_email, n.title, n.body, n.tags, n.pinned,
+    notes: `SELECT n.id, n.project_id, u.email AS author_email, n.title, n.body, n.tags, n.pinned,
     n.created_at, n.updated_at FROM notes n JOIN users u ON u.id = n.author_id
     WHERE +n.project_id = ? AND n.deleted_at IS NULL AND n.id > ? ORDER BY n.id LIMIT ?`,
-  chat: `SELECT m.id, m.project_id, u.email AS author_email, m.text, m.created_at, m.updated_at
+    chat: `SELECT m.id, m.project_id, u.email AS author_email, m.text, m.created_at, m.updated_at
     FROM chat_messages m JOIN users u ON u.id = m.author_id
     WHERE +m.project_id = ? AND m.deleted_at IS NULL AND m.id > ? ORDER BY m.id LIMIT ?`,
-  columns: `SELECT c.id, c.project_id, c.name, c.key, c.position, c.created_at, c.updated_at
+    columns: `SELECT c.id, c.project_id, c.name, c.key, c.position, c.created_at, c.updated_at
     FROM todo_columns c WHERE +c.project_id = ? AND c.id > ? ORDER BY c.id LIMIT ?`,
-  items: `SELECT i.id, i.project_id, i.column_id, uc.email AS creator_email, i.title,
+    items: `SELECT i.id, i.project_id, i.column_id, uc.email AS creator_email, i.title,
     i.description, ua.email AS assignee_email, i.priority, i.start_date, i.due_date, i.tags,
     i.order_index, i.completed, i.completed_at,
     (SELECT ms.id FROM milestones ms WHERE ms.id = i.milestone_id AND ms.deleted_at IS NULL)
@@ -192,30 +212,32 @@ const PAGES = {
     FROM todo_items i JOIN users uc ON uc.id = i.creator_id
     LEFT JOIN users ua ON ua.id = i.assignee_id
     WHERE +i.project_id = ? AND i.deleted_at IS NULL AND i.id > ? ORDER BY i.id LIMIT ?`,
-  milestones: `SELECT m.id, m.project_id, u.email AS creator_email, m.title, m.description,
-    m.due_date, (SELECT CASE WHEN count(*) = 0 THEN 0 ELSE (100 * sum(i.completed)) / count(*) END
+    milestones: `SELECT m.id, m.project_id, u.email AS creator_email, m.title, m.description,
+    m.due_date, (SELECT CASE WHEN count(*) = 0 THEN 0
+        ELSE (100 * CAST(sum(i.completed) AS bigint)) / count(*) END
       FROM todo_items i WHERE i.milestone_id = m.id AND i.deleted_at IS NULL) AS progress,
     m.created_at, m.updated_at FROM milestones m JOIN users u ON u.id = m.creator_id
     WHERE +m.project_id = ? AND m.deleted_at IS NULL AND m.id > ? ORDER BY m.id LIMIT ?`,
-  events: `SELECT e.id, e.project_id, u.email AS creator_email, e.title, e.description,
+    events: `SELECT e.id, e.project_id, u.email AS creator_email, e.title, e.description,
     e.start_at, e.end_at, e.all_day, e.created_at, e.updated_at
     FROM calendar_events e JOIN users u ON u.id = e.creator_id
     WHERE +e.project_id = ? AND e.deleted_at IS NULL AND e.id > ? ORDER BY e.id LIMIT ?`,
-  meetings: `SELECT m.id, m.project_id, u.email AS creator_email, m.title, m.start_at, m.end_at,
-    m.location, m.minutes, (SELECT json_group_array(email) FROM (SELECT iu.email
-      FROM meeting_invitees mi JOIN users iu ON iu.id = mi.user_id WHERE mi.meeting_id = m.id
-      ORDER BY iu.email)) AS invitee_emails, m.created_at, m.updated_at
+    meetings: `SELECT m.id, m.project_id, u.email AS creator_email, m.title, m.start_at, m.end_at,
+    m.location, m.minutes, ${INVITEE_EMAILS[kind]} AS invitee_emails, m.created_at, m.updated_at
     FROM meetings m JOIN users u ON u.id = m.creator_id
     WHERE +m.project_id = ? AND m.deleted_at IS NULL AND m.id > ? ORDER BY m.id LIMIT ?`,
-  files: `SELECT ${FILE_COLUMNS} FROM files f JOIN users uf ON uf.id = f.uploader_id
+    files: `SELECT ${FILE_COLUMNS} FROM files f JOIN users uf ON uf.id = f.uploader_id
     WHERE +f.project_id = ? AND f.deleted_at IS NULL AND f.id > ? ORDER BY f.id LIMIT ?`,
-  activity: `SELECT a.id, a.project_id, a.kind, u.email AS actor_email, a.subject_type,
+    activity: `SELECT a.id, a.project_id, a.kind, u.email AS actor_email, a.subject_type,
     a.subject_id, a.summary, a.created_at FROM activity a JOIN users u ON u.id = a.actor_id
     WHERE +a.project_id = ? AND ${subjectAlive("a")} AND a.id > ? ORDER BY a.id LIMIT ?`,
-} as const;
+  } as const;
+}
+
+const PAGES = { sqlite: pages("sqlite"), postgres: pages("postgres") };
 
 /** The kinds read in pages. */
-export type PagedKind = keyof typeof PAGES;
+export type PagedKind = keyof ReturnType<typeof pages>;
 
 /** One page of a kind's live rows (raw; files mapped by `fileFromRow`). */
 export async function readPage(
@@ -223,13 +245,14 @@ export async function readPage(
   kind: PagedKind,
   page: { projectId: number; afterId: number; limit: number },
 ): Promise<RawRow[]> {
-  return await q.all<RawRow>(PAGES[kind], [page.projectId, page.afterId, page.limit]);
+  return await q.all<RawRow>(PAGES[q.kind][kind], [page.projectId, page.afterId, page.limit]);
 }
 
 /** How SQLite runs a kind's page query: the top-level steps of its plan, for tests. */
 export async function pagePlan(q: Queries, kind: PagedKind): Promise<string[]> {
+  sqlitePlanOnly(q);
   return (await q.all<{ parent: number; detail: string }>(
-    `EXPLAIN QUERY PLAN ${PAGES[kind]}`,
+    `EXPLAIN QUERY PLAN ${PAGES.sqlite[kind]}`,
     [0, 0, 1],
   )).filter((row) => row.parent === 0).map((row) => row.detail);
 }
@@ -263,7 +286,7 @@ export async function readAttachments(
   const rows = await q.all<RawRow>(
     `SELECT a.subject_id, ${FILE_COLUMNS} FROM attachments a JOIN files f ON f.id = a.file_id
      JOIN users uf ON uf.id = f.uploader_id
-     WHERE a.subject_type = ? AND a.subject_id IN (SELECT value FROM json_each(?))
+     WHERE a.subject_type = ? AND a.subject_id IN (${dialect(q).intsOf("?")})
      AND f.deleted_at IS NULL ORDER BY a.id`,
     [subjectType, JSON.stringify(subjectIds)],
   );
@@ -280,7 +303,7 @@ export async function readChecklists(
   if (itemIds.length === 0) return result;
   const rows = await q.all<RawRow>(
     `SELECT item_id, text, done, created_at, updated_at FROM todo_checklist_entries
-     WHERE item_id IN (SELECT value FROM json_each(?)) ORDER BY item_id, position, id`,
+     WHERE item_id IN (${dialect(q).intsOf("?")}) ORDER BY item_id, position, id`,
     [JSON.stringify(itemIds)],
   );
   for (const row of rows) result.get(row.item_id as number)?.push(row);
@@ -296,7 +319,7 @@ export async function userIdsByEmail(
   emails: string[],
 ): Promise<Map<string, number>> {
   const rows = await q.all<{ id: number; email: string }>(
-    "SELECT id, email FROM users WHERE email IN (SELECT value FROM json_each(?))",
+    `SELECT id, email FROM users WHERE email IN (${dialect(q).textsOf("?")})`,
     [JSON.stringify(emails)],
   );
   return new Map(rows.map((r) => [r.email, r.id]));
@@ -325,12 +348,13 @@ const INDEXED: Array<[string, number]> = [
 const NEXT_HIDDEN = `${
   INDEXED.map(([table, code]) =>
     `SELECT * FROM (SELECT '${table}' AS t, ${code} AS code, id, created_at FROM ${table}
-     WHERE project_id = ? AND deleted_at = '${HIDDEN}' ORDER BY created_at, id LIMIT ?)`
+     WHERE project_id = ? AND deleted_at = '${HIDDEN}' ORDER BY created_at, id LIMIT ?) AS h${code}`
   ).join(" UNION ALL ")
 } ORDER BY created_at, code, id LIMIT ?`;
 
 /** How SQLite finds the next hidden rows: every step of its plan, for tests. */
 export async function showImportedPlan(q: Queries): Promise<string[]> {
+  sqlitePlanOnly(q);
   return (await q.all<{ detail: string }>(
     `EXPLAIN QUERY PLAN ${NEXT_HIDDEN}`,
     [...INDEXED.flatMap(() => [0, 1]), 1],

@@ -83,7 +83,7 @@ export async function listProjectsOfUser(
   const rows = await q.all<RawProject & { role: ProjectRole }>(
     `SELECT ${PROJECT_COLUMNS}, m.role FROM projects p
      JOIN project_members m ON m.project_id = p.id AND m.user_id = ?
-     WHERE p.deleted_at IS NULL AND (? OR p.archived_at IS NULL)
+     WHERE p.deleted_at IS NULL AND (? = 1 OR p.archived_at IS NULL)
      ORDER BY p.created_at, p.id`,
     [userId, includeArchived ? 1 : 0],
   );
@@ -224,10 +224,10 @@ export async function countOwners(q: Queries, projectId: number): Promise<number
   ))!).n;
 }
 
-/** The user ids of a project's members. */
+/** The user ids of a project's members, ascending. */
 export async function memberIds(q: Queries, projectId: number): Promise<number[]> {
   return (await q.all<{ user_id: number }>(
-    "SELECT user_id FROM project_members WHERE project_id = ?",
+    "SELECT user_id FROM project_members WHERE project_id = ? ORDER BY user_id",
     [projectId],
   )).map((r) => r.user_id);
 }

@@ -5,7 +5,8 @@
 
 /**
  * An SQL condition true when the subject of row `alias` (`<prefix>_type`, `<prefix>_id`,
- * by default subject_type and subject_id) is live.
+ * by default subject_type and subject_id) is live. A condition, not a number: on PostgreSQL
+ * it is a boolean (every branch must be one), on SQLite 1 or 0.
  */
 export function subjectAlive(alias: string, prefix = "subject"): string {
   const id = `${alias}.${prefix}_id`;
@@ -24,7 +25,7 @@ export function subjectAlive(alias: string, prefix = "subject"): string {
     WHEN 'milestone' THEN ${live("milestones")}
     WHEN 'meeting' THEN ${live("meetings")}
     WHEN 'project' THEN ${live("projects")}
-    ELSE 1 END)`;
+    ELSE true END)`;
 }
 
 /** Who moved an item to the trash, and when. */

@@ -231,7 +231,7 @@ export async function findItem(
   return r ? toItem(r) : null;
 }
 
-/** Live items of a project among `ids`. */
+/** Live items of a project among `ids`, by id. */
 export async function findItems(
   q: Queries,
   projectId: number,
@@ -241,7 +241,7 @@ export async function findItems(
   return (await q.all<RawItem>(
     `${ITEM_SELECT} WHERE i.project_id = ? AND i.deleted_at IS NULL AND i.id IN (${
       ids.map(() => "?").join(",")
-    })`,
+    }) ORDER BY i.id`,
     [projectId, ...ids],
   )).map(toItem);
 }
@@ -255,7 +255,9 @@ export async function listItems(
   return (await q.all<RawItem>(
     `${ITEM_SELECT} JOIN todo_columns c ON c.id = i.column_id
      WHERE i.project_id = ? AND i.deleted_at IS NULL
-     AND (? IS NULL OR i.column_id = ?) AND (? IS NULL OR i.assignee_id = ?) AND (? IS NULL OR i.milestone_id = ?)
+     AND (CAST(? AS bigint) IS NULL OR i.column_id = ?)
+     AND (CAST(? AS bigint) IS NULL OR i.assignee_id = ?)
+     AND (CAST(? AS bigint) IS NULL OR i.milestone_id = ?)
      ORDER BY c.position, i.order_index, i.id`,
     [
       projectId,

@@ -5,6 +5,7 @@
  * the caller commits one at a time. Deleted projects are listed, restored, and purged table by
  * table in the same bounded way.
  */
+import type { PerEngine } from "./dialect.ts";
 import type { Queries } from "./engine.ts";
 import type { AttachableType } from "./files.ts";
 
@@ -37,13 +38,16 @@ interface Kind {
   title: string;
   /** The author, creator or uploader column. */
   owner: string;
-  /** When a deleted row is a trash entry of its own (not gone with another item). */
-  listed: string;
+  /**
+   * When a deleted row is a trash entry of its own (not gone with another item), for kinds
+   * where that is not always so.
+   */
+  listed?: string;
   attachable: boolean;
 }
 
 const KINDS: Record<TrashType, Kind> = {
-  thread: { table: "threads", title: "t.title", owner: "author_id", listed: "1", attachable: true },
+  thread: { table: "threads", title: "t.title", owner: "author_id", attachable: true },
   comment: {
     table: "comments",
     title: "substr(t.body, 1, 80)",
@@ -51,19 +55,17 @@ const KINDS: Record<TrashType, Kind> = {
     listed: "t.deleted_with_thread = 0",
     attachable: true,
   },
-  note: { table: "notes", title: "t.title", owner: "author_id", listed: "1", attachable: false },
+  note: { table: "notes", title: "t.title", owner: "author_id", attachable: false },
   message: {
     table: "chat_messages",
     title: "substr(t.text, 1, 80)",
     owner: "author_id",
-    listed: "1",
     attachable: true,
   },
   item: {
     table: "todo_items",
     title: "t.title",
     owner: "creator_id",
-    listed: "1",
     attachable: true,
   },
   file: {
@@ -77,14 +79,12 @@ const KINDS: Record<TrashType, Kind> = {
     table: "calendar_events",
     title: "t.title",
     owner: "creator_id",
-    listed: "1",
     attachable: false,
   },
   meeting: {
     table: "meetings",
     title: "t.title",
     owner: "creator_id",
-    listed: "1",
     attachable: false,
   },
 };
@@ -129,7 +129,7 @@ function entriesOf(type: TrashType): string {
   const k = KINDS[type];
   return `SELECT '${type}' AS type, t.id, t.project_id, ${k.title} AS title, t.deleted_at,
     t.deleted_by, t.${k.owner} AS owner_id FROM ${k.table} t
-    WHERE t.deleted_at IS NOT NULL AND ${k.listed}`;
+    WHERE t.deleted_at IS NOT NULL${k.listed ? ` AND ${k.listed}` : ""}`;
 }
 
 /** A page of a project's trash, most recently deleted first (then id, descending). */
@@ -142,10 +142,12 @@ export async function listTrash(
   const all = TRASH_TYPES.map((type) => `${entriesOf(type)} AND t.project_id = ?1`)
     .join(" UNION ALL ");
   const items = (await q.all<RawTrash>(
-    `SELECT * FROM (${all}) ORDER BY deleted_at DESC, id DESC, type DESC LIMIT ?2 OFFSET ?3`,
+    `SELECT * FROM (${all}) AS x ORDER BY deleted_at DESC, id DESC, type DESC LIMIT ?2 OFFSET ?3`,
     [projectId, page.limit, page.offset],
   )).map(toTrash);
-  const { n } = (await q.get<{ n: number }>(`SELECT count(*) AS n FROM (${all})`, [projectId]))!;
+  const { n } = (await q.get<{ n: number }>(`SELECT count(*) AS n FROM (${all}) AS x`, [
+    projectId,
+  ]))!;
   return { items, total: n };
 }
 
@@ -260,7 +262,7 @@ const SUBJECT_EXISTS = `(CASE a.subject_type
   WHEN 'comment' THEN EXISTS (SELECT 1 FROM comments s WHERE s.id = a.subject_id)
   WHEN 'message' THEN EXISTS (SELECT 1 FROM chat_messages s WHERE s.id = a.subject_id)
   WHEN 'item' THEN EXISTS (SELECT 1 FROM todo_items s WHERE s.id = a.subject_id)
-  ELSE 0 END)`;
+  ELSE false END)`;
 
 /**
  * The order in which one sweep purges: a file gone with a subject waits until no item,
@@ -417,7 +419,9 @@ export async function listDeletedProjects(
     `${DELETED_PROJECTS} ORDER BY p.deleted_at DESC, p.id DESC LIMIT ? OFFSET ?`,
     [page.limit, page.offset],
   )).map(toDeletedProject);
-  const { n } = (await q.get<{ n: number }>(`SELECT count(*) AS n FROM (${DELETED_PROJECTS})`))!;
+  const { n } = (await q.get<{ n: number }>(
+    `SELECT count(*) AS n FROM (${DELETED_PROJECTS}) AS x`,
+  ))!;
   return { items, total: n };
 }
 
@@ -477,19 +481,45 @@ interface ProjectTable {
 }
 
 /**
- * Every rowid table with a foreign key to `projects`: the known ones in their order, then any
- * other (a table added later is purged in batches too, instead of in one cascade at the end).
+ * The tables with a foreign key to `projects` (the referencing column), by name, read from
+ * each engine's catalog. `project_members` is left out: it has no rowid on SQLite (the
+ * `WITHOUT ROWID` tables, `l.wr = 1`) and goes with the project's own row (`deleteProjectRow`).
  */
-async function projectTables(q: Queries): Promise<ProjectTable[]> {
-  const found = (await q.all<{ name: string; column: string }>(
-    `SELECT m.name AS name, f."from" AS column FROM sqlite_schema m
+const PROJECT_TABLES: PerEngine = {
+  sqlite: `SELECT m.name AS name, f."from" AS column FROM sqlite_schema m
      JOIN pragma_foreign_key_list(m.name) f ON f."table" = 'projects'
      JOIN pragma_table_list(m.name) l ON l.wr = 0
      WHERE m.type = 'table' ORDER BY m.name`,
-  )).map((r) => ({
-    table: r.name,
-    column: r.column,
-  }));
+  postgres: `SELECT t.relname::text AS name, a.attname::text AS column FROM pg_constraint c
+     JOIN pg_class t ON t.oid = c.conrelid
+     JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = c.conkey[1]
+     WHERE c.contype = 'f' AND c.confrelid = 'projects'::regclass
+       AND t.relname <> 'project_members' ORDER BY t.relname`,
+};
+
+/**
+ * Deletes up to `?2` rows of a table whose column equals `?1`, found by their row address (the
+ * rowid on SQLite, the ctid on PostgreSQL): any table, whatever its key.
+ */
+function deleteChunk(kind: Queries["kind"], table: string, column: string): string {
+  return kind === "postgres"
+    ? `DELETE FROM "${table}" WHERE ctid = ANY(ARRAY(
+         SELECT ctid FROM "${table}" WHERE "${column}" = ? LIMIT ?))`
+    : `DELETE FROM "${table}" WHERE rowid IN
+         (SELECT rowid FROM "${table}" WHERE "${column}" = ? LIMIT ?)`;
+}
+
+/**
+ * Every table (but `project_members`) with a foreign key to `projects`: the known ones in their
+ * order, then any other (a table added later is purged in batches too, instead of in one cascade
+ * at the end).
+ */
+async function projectTables(q: Queries): Promise<ProjectTable[]> {
+  const found = (await q.all<{ name: string; column: string }>(PROJECT_TABLES[q.kind]))
+    .map((r) => ({
+      table: r.name,
+      column: r.column,
+    }));
   const rank = (t: ProjectTable) => {
     const i = KNOWN_PROJECT_TABLES.indexOf(t.table);
     return i < 0 ? KNOWN_PROJECT_TABLES.length : i;
@@ -533,11 +563,7 @@ export async function deleteProjectRowsWithin(
     while (true) {
       if (deleted >= limit || (deleted > 0 && !budget.more())) return true;
       const chunk = Math.min(PROJECT_CHUNK, limit - deleted);
-      const { changes } = await q.run(
-        `DELETE FROM "${table}" WHERE rowid IN
-         (SELECT rowid FROM "${table}" WHERE "${column}" = ? LIMIT ?)`,
-        [projectId, chunk],
-      );
+      const { changes } = await q.run(deleteChunk(q.kind, table, column), [projectId, chunk]);
       deleted += changes;
       if (changes < chunk) break;
     }

@@ -1,4 +1,5 @@
 /** Storage of webhooks and their delivery outbox. */
+import { dialect } from "./dialect.ts";
 import type { Queries } from "./engine.ts";
 
 /** A stored webhook (with its secret: only domain code that signs reads it). */
@@ -201,11 +202,12 @@ export async function enqueueDeliveries(
   q: Queries,
   e: { projectId: number; eventId: number; event: string; body: string; at: string },
 ): Promise<number> {
+  const events = dialect(q).elementsOf("w.events", "j");
   const result = await q.run(
     `INSERT INTO webhook_outbox (project_id, event_id, event, body, created_at)
      SELECT ?1, ?2, ?3, ?4, ?5 WHERE EXISTS (SELECT 1 FROM webhooks w
        WHERE w.project_id = ?1 AND w.active = 1
-         AND EXISTS (SELECT 1 FROM json_each(w.events) j WHERE j.value IN (?3, '*')))`,
+         AND EXISTS (SELECT 1 FROM ${events} WHERE j.value IN (?3, '*')))`,
     [e.projectId, e.eventId, e.event, e.body, e.at],
   );
   return result.changes;
@@ -336,11 +338,12 @@ export async function webhooksWithDueDeliveries(
   exclude: Iterable<number>,
 ): Promise<Array<{ webhookId: number; due: string }>> {
   // Driven by the (few) active webhooks, not by the projects; filtered and sorted here so
-  // that each webhook's probe runs once.
+  // that each webhook's probe runs once. A pending delivery without a time is never due (nor
+  // first: the engines sort NULL at opposite ends).
   const rows = await q.all<{ id: number; due: string | null }>(
     `SELECT w.id AS id, (SELECT d.next_attempt_at FROM webhook_deliveries d
-       WHERE d.webhook_id = w.id AND d.status = 'pending'
-         AND d.id NOT IN (SELECT value FROM json_each(?))
+       WHERE d.webhook_id = w.id AND d.status = 'pending' AND d.next_attempt_at IS NOT NULL
+         AND d.id NOT IN (${dialect(q).intsOf("?")})
        ORDER BY d.next_attempt_at, d.id LIMIT 1) AS due
      FROM webhooks w
      WHERE w.active = 1
@@ -362,7 +365,7 @@ export async function dueDeliveries(
   return (await q.all<RawDelivery>(
     `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries
      WHERE webhook_id = ?1 AND status = 'pending' AND next_attempt_at <= ?2
-       AND id NOT IN (SELECT value FROM json_each(?3))
+       AND id NOT IN (${dialect(q).intsOf("?3")})
      ORDER BY next_attempt_at, id LIMIT ?4`,
     [webhookId, options.now, JSON.stringify([...options.exclude]), options.limit],
   )).map(toDelivery);

@@ -3,6 +3,7 @@
  * shared work any member may change. Every change writes activity and one `todo.updated`
  * stream event; assigning someone notifies them.
  */
+import { milestoneInProject } from "../db/milestones.ts";
 import { memberRole } from "../db/projects.ts";
 import {
   columnItemIds,
@@ -136,11 +137,9 @@ export function createTodos(ctx: DomainContext, attachments: Attachments) {
     }
     if (input.milestoneId !== undefined) {
       if (input.milestoneId !== null) {
-        const found = await q.get(
-          "SELECT 1 FROM milestones WHERE id = ? AND project_id = ? AND deleted_at IS NULL",
-          [input.milestoneId, projectId],
-        );
-        if (!found) throw invalid("milestoneId", "The milestone must belong to the project");
+        if (!await milestoneInProject(q, projectId, input.milestoneId)) {
+          throw invalid("milestoneId", "The milestone must belong to the project");
+        }
       }
       changes.milestoneId = input.milestoneId;
     }

@@ -2,8 +2,8 @@
  * The PostgreSQL engine of the asynchronous storage interface (`../engine.ts`), on the
  * `postgres` client (docs/decisions/0006-postgresql-client.md). Each transaction holds a
  * connection of the pool, and so does each snapshot until it is closed; queries outside one
- * take any. `bigint` values come back as numbers
- * (ids and counts stay far below 2^53), as SQLite's integers do.
+ * take any. `bigint` values come back as numbers (ids and counts stay far below 2^53), as
+ * SQLite's integers do.
  */
 import postgres from "postgres";
 import {

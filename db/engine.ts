@@ -1,14 +1,16 @@
 /**
  * The asynchronous storage interface, with its two implementations: SQLite (`sqlite_engine.ts`)
  * and PostgreSQL (`postgres/engine.ts`). Every `db/` module that the services use takes its
- * `Queries`: the engine outside a transaction, the transaction's inside one. Only the
- * start-up (migrations, checks) and the SQLite-only snapshots use the synchronous `Database`.
+ * `Queries`: the engine outside a transaction, the transaction's inside one (or a snapshot's,
+ * for a long read). Only the start-up (migrations, checks) and the SQLite-only tools (backup,
+ * admin) use the synchronous `Database`.
  *
  * One SQL text serves both engines: parameters are written `?` (in order) or `?N` (by number),
  * as SQLite takes them, and the PostgreSQL engine rewrites them to `$N` (`toPostgresParams`).
  * Rows come back alike: integers (SQLite `INTEGER`, PostgreSQL `bigint`) as numbers, text as
  * strings.
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 import type { SqlValue } from "./sqlite.ts";
 
 export type { SqlValue };
@@ -32,6 +34,17 @@ export interface Queries {
 }
 
 /**
+ * A consistent read-only view of the database, as queries: for its whole life it sees what
+ * was committed when it was taken and nothing committed after. Unlike a transaction it may
+ * stay open across any wait (a download's), as it holds no writer; it does hold a connection
+ * of its own until `close`.
+ */
+export interface Snapshot extends Queries {
+  /** Ends the view and gives its connection back; never rejects, and a second call does nothing. */
+  close(): Promise<void>;
+}
+
+/**
  * A storage engine. Outside a transaction, `get` and `all` are for reads only and see only
  * committed data, and `run` is a write that commits on its own; a write that returns rows
  * (`RETURNING`) goes in a `transaction`.
@@ -52,6 +65,12 @@ export interface Engine extends Queries {
    * lost are gone: `onListening`, called each time listening (re)starts, is when to catch up.
    */
   listen?(channel: string, handlers: ListenHandlers): Promise<Listening>;
+  /**
+   * Takes a snapshot (for an export, read page by page while the client downloads): on SQLite a
+   * read transaction on a second read-only connection, on PostgreSQL a `REPEATABLE READ READ
+   * ONLY` transaction on a connection taken from the pool. Close every snapshot taken.
+   */
+  snapshot(): Promise<Snapshot>;
   /** Waits for the transactions under way and closes. */
   close(): Promise<void>;
 }
@@ -65,6 +84,44 @@ export interface ListenHandlers {
 /** A `listen` under way. */
 export interface Listening {
   close(): Promise<void>;
+}
+
+/** The transactions the running code is inside (through any awaits), innermost first. */
+interface Inside {
+  owner: object;
+  outer: Inside | undefined;
+}
+const inside = new AsyncLocalStorage<Inside>();
+
+/**
+ * An engine's refusal of its own calls made inside one of its transactions (the code `within`
+ * runs and whatever that awaits): there such a call is a mistake the engine cannot serve. On
+ * SQLite a read would not see the transaction's writes, and a write or a transaction would wait
+ * for the transaction it is part of, forever; on PostgreSQL it would run on another connection
+ * of the pool, outside the transaction, unseen by it and committed apart from it. `owner`
+ * stands for the database: engines over the same one share it.
+ */
+export function transactionGuard(owner: object): {
+  within<T>(fn: () => T): T;
+  outside(): void;
+} {
+  return {
+    within: (fn) => inside.run({ owner, outer: inside.getStore() }, fn),
+    outside() {
+      for (let at = inside.getStore(); at; at = at.outer) {
+        if (at.owner === owner) {
+          throw new Error(
+            "Cannot use the engine inside one of its transactions: use the transaction's queries",
+          );
+        }
+      }
+    },
+  };
+}
+
+/** A snapshot's `run`: it writes nothing. */
+export function refuseWrite(): Promise<never> {
+  return Promise.reject(new Error("Cannot write through a snapshot: it is read-only"));
 }
 
 /**

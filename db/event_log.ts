@@ -20,6 +20,18 @@ type Log = { table: "project_events"; owner: "project_id" } | {
   owner: "user_id";
 };
 
+/**
+ * The PostgreSQL advisory lock (two keys; the first as the migrations' lock) an append to each
+ * log holds until its transaction ends. PostgreSQL takes an identity value at the insert, not
+ * at the commit: two transactions appending at once may commit ids 6 then 5, and a client that
+ * saw 6 and replays `id > 6` after reconnecting (`Last-Event-ID`) never gets 5. Under the lock,
+ * the next append waits for the previous one's commit, so ids commit in order, as they do on
+ * SQLite with its one writer. The lock stays until the commit, so a transaction appending to
+ * both logs must take them in one order: user events first (`runAction` writes notifications
+ * before its project events); the other order, at once with this one, would deadlock.
+ */
+const APPEND_LOCKS = { user_events: [0x636f6c6c, 2], project_events: [0x636f6c6c, 3] } as const;
+
 /** Appends and reads the events of `log`. */
 export function eventLog(log: Log, kept: number) {
   const { table, owner } = log;
@@ -29,6 +41,9 @@ export function eventLog(log: Log, kept: number) {
       q: Queries,
       e: { ownerId: number; name: string; data: string; createdAt: string },
     ): Promise<LogRow> {
+      if (q.kind === "postgres") {
+        await q.run("SELECT pg_advisory_xact_lock(?, ?)", [...APPEND_LOCKS[table]]);
+      }
       const { id } = (await q.get<{ id: number }>(
         `INSERT INTO ${table} (${owner}, name, data, created_at) VALUES (?, ?, ?, ?) RETURNING id`,
         [e.ownerId, e.name, e.data, e.createdAt],

@@ -1,72 +1,14 @@
 /**
  * Storage side of project export and import. Export reads every live row of a project in
- * pages (keyset on id) from a snapshot: a second, read-only connection holding one read
- * transaction, so the archive is consistent however long the download takes while writers
- * carry on (WAL). Import writes rows with every field given (timestamps, order, states) into a
+ * pages (keyset on id) from an engine snapshot (`Engine.snapshot`), so the archive is
+ * consistent however long the download takes while writers carry on. Import writes rows with every field given (timestamps, order, states) into a
  * hidden project over many short transactions, indexes it for search in creation order, then
  * shows it in one last short one.
  */
-import { DatabaseSync } from "node:sqlite";
 import { dialect, type Kind, perEngine, pgJsonArray } from "./dialect.ts";
-import type { Queries, Row } from "./engine.ts";
-import type { Database, SqlValue } from "./sqlite.ts";
-import { keepStatements } from "./statement_cache.ts";
+import type { Queries } from "./engine.ts";
+import type { SqlValue } from "./sqlite.ts";
 import { subjectAlive } from "./subjects.ts";
-
-/**
- * A consistent read-only view of the database, as queries; `close` ends it. Unlike an
- * engine transaction it may stay open across any wait (a download's), as it holds no writer.
- */
-export interface Snapshot extends Queries {
-  close(): void;
-}
-
-/** The queries of one connection, read-only (a snapshot writes nothing). */
-function readQueries(sql: DatabaseSync): Queries {
-  return {
-    kind: "sqlite",
-    get: <T = Row>(text: string, params: SqlValue[] = []) =>
-      Promise.resolve(sql.prepare(text).get(...params) as T | undefined),
-    all: <T = Row>(text: string, params: SqlValue[] = []) =>
-      Promise.resolve(sql.prepare(text).all(...params) as T[]),
-    run: () => Promise.reject(new Error("Cannot write through a snapshot: it is read-only")),
-  };
-}
-
-/**
- * Opens a snapshot (SQLite only: a second connection of the database's file). A database
- * without a file (in memory) has no second connection: its snapshot reads the live
- * connection, without isolation.
- */
-export function openSnapshot(db: Database): Snapshot {
-  const path = db.sql.location();
-  if (path === null) return { ...readQueries(db.sql), close: () => {} };
-  const sql = new DatabaseSync(path, { readOnly: true });
-  try {
-    sql.exec("PRAGMA busy_timeout = 5000");
-    // An export runs the same few page queries thousands of times.
-    keepStatements(sql);
-    sql.exec("BEGIN");
-    // A WAL read transaction takes its snapshot at its first read.
-    sql.prepare("SELECT count(*) FROM sqlite_schema").get();
-  } catch (error) {
-    sql.close();
-    throw error;
-  }
-  let open = true;
-  return {
-    ...readQueries(sql),
-    close() {
-      if (!open) return;
-      open = false;
-      try {
-        if (sql.isTransaction) sql.exec("ROLLBACK");
-      } finally {
-        sql.close();
-      }
-    },
-  };
-}
 
 // ---------------------------------------------------------------------------------------
 // Reading (export). Every row type carries the emails of the users it names.

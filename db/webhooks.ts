@@ -1,6 +1,6 @@
 /** Storage of webhooks and their delivery outbox. */
 import { dialect } from "./dialect.ts";
-import type { Queries } from "./engine.ts";
+import type { Queries, SqlValue } from "./engine.ts";
 
 /** A stored webhook (with its secret: only domain code that signs reads it). */
 export interface WebhookRow {
@@ -233,11 +233,43 @@ export async function lastQueuedEvent(q: Queries): Promise<number> {
 }
 
 /**
+ * The fan-out on PostgreSQL: takes the outbox rows that `choose` (a fixed condition, order,
+ * limit and lock) selects, deleting them and inserting their deliveries in one statement;
+ * returns how many it took. SQLite's two statements (insert, then delete up to the last id or
+ * the project) would be wrong here: under READ COMMITTED each statement sees the commits made
+ * before it started, so a row committed between the two (with a smaller id than the last, as
+ * ids are not taken in commit order) would be deleted without its deliveries. The rows are
+ * locked as they are chosen, so two fan-outs at once (two instances) never take the same one.
+ */
+async function takeOutbox(q: Queries, choose: string, params: SqlValue[]): Promise<number> {
+  return (await q.get<{ n: number }>(
+    `WITH chosen AS (SELECT id FROM webhook_outbox WHERE ${choose}),
+     taken AS (DELETE FROM webhook_outbox o USING chosen WHERE o.id = chosen.id
+       RETURNING o.id, o.project_id, o.event_id, o.event, o.body, o.created_at),
+     fanned AS (
+       INSERT INTO webhook_deliveries
+         (webhook_id, event_id, event, body, next_attempt_at, created_at)
+       SELECT w.id, o.event_id, o.event, o.body, o.created_at, o.created_at
+       FROM taken o JOIN webhooks w ON w.project_id = o.project_id
+       WHERE w.active = 1 AND w.created_at <= o.created_at
+         AND EXISTS (SELECT 1 FROM json_array_elements_text(w.events::json) AS j(value)
+           WHERE j.value IN (o.event, '*'))
+       ORDER BY o.id, w.id)
+     SELECT count(*) AS n FROM taken`,
+    params,
+  ))!.n;
+}
+
+/**
  * Turns one project's outbox events into deliveries (as `fanOutDeliveries` does, restricted
  * to the project: its webhooks still get its events in order). Call inside a transaction;
  * returns how many events it took.
  */
 export async function fanOutProjectDeliveries(q: Queries, projectId: number): Promise<number> {
+  // Waits for another fan-out holding some of these rows, then leaves those it took.
+  if (q.kind === "postgres") {
+    return await takeOutbox(q, "project_id = ? ORDER BY id FOR UPDATE", [projectId]);
+  }
   await q.run(
     `INSERT INTO webhook_deliveries (webhook_id, event_id, event, body, next_attempt_at, created_at)
      SELECT w.id, o.event_id, o.event, o.body, o.created_at, o.created_at
@@ -261,6 +293,14 @@ export async function fanOutDeliveries(
   limit: number,
   upTo = Number.MAX_SAFE_INTEGER,
 ): Promise<number> {
+  // Rows another fan-out holds (another instance's) are its own to take.
+  if (q.kind === "postgres") {
+    return await takeOutbox(
+      q,
+      "id <= ? ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED",
+      [upTo, limit],
+    );
+  }
   const last = (await q.get<{ id: number | null; n: number }>(
     `SELECT max(id) AS id, count(*) AS n
      FROM (SELECT id FROM webhook_outbox WHERE id <= ? ORDER BY id LIMIT ?)`,

@@ -6,7 +6,7 @@
  *
  * The snapshot is not an engine transaction: those must await only their own queries and hold
  * the writer, while an export waits on its reader between pages for as long as the download
- * takes. It is a read-only view of its own (`openSnapshot`) that holds no writer.
+ * takes. It is a read-only view of its own (`Engine.snapshot`) that holds no writer.
  */
 import {
   type ArchiveFileRow,
@@ -19,9 +19,8 @@ import {
   readPage,
   readProject,
   readThreadComments,
-  type Snapshot,
 } from "../db/project_archive.ts";
-import type { Queries } from "../db/engine.ts";
+import type { Queries, Snapshot } from "../db/engine.ts";
 import { projectAccess, requireOwner } from "./access.ts";
 import type { Actor } from "./accounts.ts";
 import type { DomainContext } from "./actions.ts";
@@ -379,17 +378,11 @@ function textStream(pieces: AsyncIterable<string>): ReadableStream<Uint8Array> {
   }, { highWaterMark: 0 });
 }
 
-/** How an export reads: from a snapshot of the database. */
-export interface ExportOptions {
-  /**
-   * Opens a consistent read-only view of the database, kept open while the archive is read
-   * (on SQLite `openSnapshot` of `db/project_archive.ts`).
-   */
-  openSnapshot: () => Snapshot;
-}
-
-/** The project export operations. */
-export function createProjectExport(ctx: DomainContext, options: ExportOptions) {
+/**
+ * The project export operations. An export reads from a snapshot of the database
+ * (`ctx.db.snapshot()`), kept open while the archive is read.
+ */
+export function createProjectExport(ctx: DomainContext) {
   /** Checks that every live file's bytes are on disk (before a byte is sent). */
   async function checkBytes(r: Queries, projectId: number): Promise<void> {
     for await (const rows of pages(r, "files", projectId)) {
@@ -456,20 +449,20 @@ export function createProjectExport(ctx: DomainContext, options: ExportOptions) 
      */
     async start(actor: Actor, projectId: number): Promise<ProjectExport> {
       requireOwner(await projectAccess(ctx.db, actor, projectId), { evenArchived: true });
-      const snapshot = options.openSnapshot();
+      const snapshot = await ctx.db.snapshot();
       let project;
       try {
         project = await readProject(snapshot, projectId);
         if (!project) throw new DomainError("not_found", "No such project");
         await checkBytes(snapshot, projectId);
       } catch (error) {
-        snapshot.close();
+        await snapshot.close();
         throw error;
       }
       const at = ctx.clock.now();
       const body = zipStream(
         (sink) => produce(sink, snapshot, projectId, at),
-        () => snapshot.close(),
+        () => void snapshot.close(),
       );
       return { fileName: archiveFileName(project.name, at), body };
     },

@@ -1,6 +1,5 @@
 /** Wires every domain service from the app's dependencies; nothing global. */
 import { FileStore } from "../db/file_store.ts";
-import { openSnapshot } from "../db/project_archive.ts";
 import { listProjectsOfUser } from "../db/projects.ts";
 import { findUserById } from "../db/users.ts";
 import type { Database } from "../db/sqlite.ts";
@@ -202,12 +201,7 @@ export function createServices(deps: ServiceDeps) {
         for (const idHash of sessionIdHashes) hub.closeSession(idHash);
       },
     }),
-    projectExport: createProjectExport(ctx, {
-      openSnapshot: () => {
-        if (!deps.db) throw new Error("Cannot export: the snapshot needs the SQLite database");
-        return openSnapshot(deps.db);
-      },
-    }),
+    projectExport: createProjectExport(ctx),
     projectImport: createProjectImport(ctx, {
       maxImportBytes: config.maxImportMb * 1024 * 1024,
       ...deps.imports,

@@ -1,8 +1,9 @@
 /**
  * The PostgreSQL engine of the asynchronous storage interface (`../engine.ts`), on the
  * `postgres` client (docs/decisions/0006-postgresql-client.md). Each transaction holds a
- * connection of the pool; queries outside one take any. `bigint` values come back as numbers
- * (ids and counts stay far below 2^53), as SQLite's integers do.
+ * connection of the pool, and so does each snapshot until it is closed; queries outside one
+ * take any. `bigint` values come back as numbers (ids and counts stay far below 2^53), as
+ * SQLite's integers do.
  */
 import postgres from "postgres";
 import {
@@ -10,9 +11,12 @@ import {
   type ListenHandlers,
   type Listening,
   type Queries,
+  refuseWrite,
   type Row,
+  type Snapshot,
   type SqlValue,
   toPostgresParams,
+  transactionGuard,
 } from "../engine.ts";
 
 /** How long a lost listening connection waits before trying again. */
@@ -85,7 +89,7 @@ function rewrite(text: string): string {
   return out;
 }
 
-function queriesOf(sql: postgres.Sql | postgres.TransactionSql): Queries {
+function queriesOf(sql: postgres.Sql | postgres.TransactionSql | postgres.ReservedSql): Queries {
   const query = (text: string, params: SqlValue[]) =>
     sql.unsafe(rewrite(text), params as postgres.ParameterOrJSON<never>[], { prepare: true });
   return {
@@ -114,10 +118,55 @@ export function openPostgresEngine(url: string, options: { max?: number } = {}):
       },
     },
   });
+  const pool = queriesOf(sql);
+  const { within, outside } = transactionGuard(sql);
   return {
-    ...queriesOf(sql),
+    kind: "postgres",
+    get: <T = Row>(text: string, params: SqlValue[] = []) => {
+      outside();
+      return pool.get<T>(text, params);
+    },
+    all: <T = Row>(text: string, params: SqlValue[] = []) => {
+      outside();
+      return pool.all<T>(text, params);
+    },
+    run: (text: string, params: SqlValue[] = []) => {
+      outside();
+      return pool.run(text, params);
+    },
     async transaction<T>(fn: (tx: Queries) => Promise<T>): Promise<T> {
-      return await sql.begin((tx) => fn(queriesOf(tx))) as T;
+      outside();
+      return await sql.begin((tx) => within(() => fn(queriesOf(tx)))) as T;
+    },
+    async snapshot(): Promise<Snapshot> {
+      outside();
+      const connection = await sql.reserve();
+      try {
+        await connection.unsafe("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+        // The transaction's snapshot is taken at its first statement, not at BEGIN.
+        await connection.unsafe("SELECT 1");
+      } catch (error) {
+        await connection.unsafe("ROLLBACK").catch(() => {});
+        connection.release();
+        throw error;
+      }
+      let open = true;
+      return {
+        ...queriesOf(connection),
+        run: refuseWrite,
+        async close() {
+          if (!open) return;
+          open = false;
+          try {
+            // Back in the pool, the connection must be out of the transaction.
+            await connection.unsafe("ROLLBACK");
+          } catch {
+            // The connection is lost, and its transaction with it.
+          } finally {
+            connection.release();
+          }
+        },
+      };
     },
     listen: (channel, handlers) => listenAt(url, channel, handlers),
     async close() {

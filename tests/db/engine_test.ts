@@ -1,13 +1,15 @@
 /**
  * The asynchronous storage interface (issue 18): the same cases on the SQLite engine and, when
  * PostgreSQL is installed (`.ci/run` installs it), on the PostgreSQL engine: parameters,
- * numbers, commit and rollback, isolation of an open transaction, many at once.
+ * numbers, commit and rollback, isolation of an open transaction, many at once, snapshots, and
+ * the refusal of the engine's own calls inside its transactions.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { type Engine, toPostgresParams } from "../../db/engine.ts";
+import { type Engine, type Queries, toPostgresParams } from "../../db/engine.ts";
 import { openPostgresEngine } from "../../db/postgres/engine.ts";
-import { openSqliteEngine } from "../../db/sqlite_engine.ts";
+import { openDatabase } from "../../db/sqlite.ts";
+import { openSqliteEngine, sqliteEngine } from "../../db/sqlite_engine.ts";
 import { postgresTest } from "../helpers/postgres.ts";
 
 const SCHEMA = {
@@ -17,7 +19,7 @@ const SCHEMA = {
     "name text NOT NULL UNIQUE, n bigint NOT NULL DEFAULT 0)",
 };
 
-async function names(e: Engine): Promise<string[]> {
+async function names(e: Queries): Promise<string[]> {
   return (await e.all<{ name: string }>("SELECT name FROM things ORDER BY name")).map((r) =>
     r.name
   );
@@ -108,6 +110,59 @@ const CASES: Array<[string, (e: Engine) => Promise<void>]> = [
     assert.equal(new Set(ids).size, 100);
     assert.equal((await e.get<{ c: number }>("SELECT count(*) AS c FROM things"))!.c, 100);
   }],
+  [
+    "a snapshot sees what was committed when it was taken and nothing after, until closed",
+    async (e) => {
+      await e.run("INSERT INTO things (name) VALUES (?)", ["before"]);
+      const snapshot = await e.snapshot();
+      try {
+        await e.run("INSERT INTO things (name) VALUES (?)", ["after"]);
+        await e.transaction((tx) => tx.run("UPDATE things SET n = 7 WHERE name = ?", ["before"]));
+        assert.deepEqual(await names(e), ["after", "before"]);
+        assert.deepEqual(await names(snapshot), ["before"]);
+        const before = await snapshot.get<{ n: number }>("SELECT n FROM things WHERE name = ?", [
+          "before",
+        ]);
+        assert.equal(before!.n, 0);
+        await assert.rejects(
+          () => snapshot.run("INSERT INTO things (name) VALUES (?)", ["through"]),
+          /Cannot write through a snapshot: it is read-only/,
+        );
+      } finally {
+        await snapshot.close();
+      }
+      await snapshot.close(); // a second close does nothing
+      const later = await e.snapshot();
+      try {
+        assert.deepEqual(await names(later), ["after", "before"]);
+      } finally {
+        await later.close();
+      }
+    },
+  ],
+  [
+    "inside one of its transactions the engine refuses its own calls; the transaction's are served",
+    async (e) => {
+      const refused =
+        /Cannot use the engine inside one of its transactions: use the transaction's queries/;
+      await e.transaction(async (tx) => {
+        await tx.run("INSERT INTO things (name) VALUES (?)", ["inside"]);
+        await assert.rejects(async () => await e.get("SELECT name FROM things"), refused);
+        await assert.rejects(async () => await e.all("SELECT name FROM things"), refused);
+        await assert.rejects(
+          async () => await e.run("INSERT INTO things (name) VALUES (?)", ["beside"]),
+          refused,
+        );
+        await assert.rejects(
+          async () => await e.transaction((other) => other.run("DELETE FROM things")),
+          refused,
+        );
+        await assert.rejects(async () => await e.snapshot(), refused);
+        assert.deepEqual(await names(tx), ["inside"]);
+      });
+      assert.deepEqual(await names(e), ["inside"]);
+    },
+  ],
 ];
 
 Deno.test("toPostgresParams numbers ? and keeps ?N, leaving strings, names and comments alone", () => {
@@ -172,3 +227,100 @@ Deno.test(postgresTest("PostgreSQL engine: the same cases", async (pg, admin, t)
     });
   }
 }));
+
+Deno.test("SQLite engine: closing a snapshot ends its read transaction, so the WAL can be checkpointed past it", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "engine-test-" });
+  const db = openDatabase(join(dir, "collab.db"));
+  const e = sqliteEngine(db);
+  const checkpoint = () =>
+    db.sql.prepare("PRAGMA wal_checkpoint(PASSIVE)").get() as { log: number; checkpointed: number };
+  try {
+    await e.run(SCHEMA.sqlite);
+    const snapshot = await e.snapshot();
+    await e.run("INSERT INTO things (name) VALUES (?)", ["after"]);
+    // The snapshot's read transaction still needs the database file as it was.
+    const held = checkpoint();
+    assert.ok(held.checkpointed < held.log, JSON.stringify(held));
+    await snapshot.close();
+    const released = checkpoint();
+    assert.equal(released.checkpointed, released.log);
+    await assert.rejects(async () => await snapshot.get("SELECT 1"), /not open/);
+  } finally {
+    await e.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test(
+  postgresTest(
+    "PostgreSQL engine: a snapshot holds a pool connection in a read-only transaction until closed, then gives it back",
+    async (pg, admin) => {
+      const e = openPostgresEngine(pg.url, { max: 1 });
+      const inTransaction = async () =>
+        (await admin<{ n: number }[]>`SELECT count(*)::int AS n FROM pg_stat_activity
+      WHERE datname = current_database() AND state = 'idle in transaction'`)[0]!.n;
+      try {
+        await e.run(SCHEMA.postgres);
+        const snapshot = await e.snapshot();
+        assert.equal(await inTransaction(), 1);
+        await assert.rejects(
+          () => snapshot.get("SELECT 1 FROM things FOR UPDATE"),
+          /read-only transaction/,
+        );
+        await snapshot.close();
+        assert.equal(await inTransaction(), 0);
+        // The pool's only connection is back, out of the read-only transaction.
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const lost = new Promise<never>((_, reject) => {
+          timer = setTimeout(
+            () => reject(new Error("the snapshot's connection was not given back")),
+            10_000,
+          );
+        });
+        try {
+          await Promise.race([e.run("INSERT INTO things (name) VALUES (?)", ["after"]), lost]);
+        } finally {
+          clearTimeout(timer);
+        }
+        assert.deepEqual(await e.get("SHOW transaction_isolation"), {
+          transaction_isolation: "read committed",
+        });
+      } finally {
+        await e.close();
+      }
+    },
+  ),
+);
+
+Deno.test(
+  postgresTest(
+    "PostgreSQL engine: the engine stays refused inside its transaction across waits that are not its queries",
+    async (pg) => {
+      const e = openPostgresEngine(pg.url);
+      try {
+        await e.run(SCHEMA.postgres);
+        await e.transaction(async (tx) => {
+          await tx.run("INSERT INTO things (name) VALUES (?)", ["inside"]);
+          await new Promise((resolve) => setTimeout(resolve, 1));
+          await assert.rejects(
+            async () => await e.run("INSERT INTO things (name) VALUES (?)", ["beside"]),
+            /Cannot use the engine inside one of its transactions/,
+          );
+        });
+        assert.deepEqual(await names(e), ["inside"]);
+        // Another engine's transaction does not count as this one's.
+        const other = openPostgresEngine(pg.url);
+        try {
+          await other.transaction(async () => {
+            await e.run("INSERT INTO things (name) VALUES (?)", ["beside"]);
+          });
+        } finally {
+          await other.close();
+        }
+        assert.deepEqual(await names(e), ["beside", "inside"]);
+      } finally {
+        await e.close();
+      }
+    },
+  ),
+);

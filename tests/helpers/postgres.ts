@@ -155,3 +155,24 @@ export function postgresTest(
     },
   };
 }
+
+/**
+ * Resolves once `work` has settled or some session of the cluster waits for a lock (whichever
+ * comes first), and tells which: how a test sees that a statement of one transaction waits for
+ * another transaction's commit. Polls `pg_locks` through `admin`; gives up after 10 s.
+ */
+export async function settledOrWaiting(
+  admin: postgres.Sql,
+  work: Promise<unknown>,
+): Promise<"settled" | "waiting"> {
+  let settled = false;
+  work.then(() => settled = true, () => settled = true);
+  for (let i = 0; i < 2000; i++) {
+    if (settled) return "settled";
+    const [row] = await admin<{ n: number }[]>`SELECT count(*)::int AS n FROM pg_locks
+      WHERE NOT granted`;
+    if (row!.n > 0) return "waiting";
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  throw new Error("Cannot tell: the work neither settled nor waited for a lock within 10 s");
+}

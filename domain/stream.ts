@@ -42,12 +42,18 @@ async function subscribeThenReplay(
 ): Promise<OpenedStream> {
   const held: Array<{ bytes: Uint8Array; id: number | undefined }> = [];
   let holding = true;
+  // The last event the replay holds: a live event up to it was replayed already (one
+  // published late, as another instance's reaches this one after its commit).
+  let replayed = Number.MAX_SAFE_INTEGER;
+  const live = (bytes: Uint8Array, id: number | undefined) => {
+    if (id === undefined || id > replayed) input.sink.write(bytes, id);
+  };
   const unsubscribe = ctx.hub.subscribe({
     projectId,
     userId: actor.id,
     sessionIdHash: input.sessionIdHash,
     expiresAt: input.expiresAt,
-    write: (bytes, id) => holding ? held.push({ bytes, id }) : input.sink.write(bytes, id),
+    write: (bytes, id) => holding ? held.push({ bytes, id }) : live(bytes, id),
     close: input.sink.close,
   });
   let replay: Array<EventRow | UserEventRow>;
@@ -57,12 +63,12 @@ async function subscribeThenReplay(
     unsubscribe();
     throw error;
   }
-  const replayed = replay.at(-1)?.id ?? input.lastEventId ?? 0;
+  replayed = replay.at(-1)?.id ?? input.lastEventId ?? 0;
   const release = () => {
     if (!holding) return;
     holding = false;
     for (const { bytes, id } of held.splice(0)) {
-      if (id === undefined || id > replayed) input.sink.write(bytes, id);
+      live(bytes, id);
     }
   };
   return { replay, release, unsubscribe };

@@ -106,7 +106,7 @@ export function createAccounts(deps: AccountDeps) {
       const email = normaliseEmail(input.email);
       const displayName = input.displayName.trim();
       if (!displayName) throw invalid("displayName", "Display name cannot be blank");
-      const attempt = deps.registrations.begin(address);
+      const attempt = await deps.registrations.begin(address);
       let user: UserRow | null;
       try {
         if (await findUserByEmail(db, email)) {
@@ -124,21 +124,21 @@ export function createAccounts(deps: AccountDeps) {
           })
         );
       } catch (error) {
-        attempt.abandoned();
+        await attempt.abandoned();
         throw error;
       }
       if (!user) {
-        attempt.abandoned();
+        await attempt.abandoned();
         throw new DomainError("conflict", "An account with this email already exists");
       }
-      attempt.accepted();
+      await attempt.accepted();
       return { user: publicUser(user), cookie: await deps.sessions.issue(user.id) };
     },
 
     /** Checks credentials (throttled before any hashing) and starts a new session. */
     async login(input: { email: string; password: string }, address: string): Promise<LoggedIn> {
       const email = normaliseEmail(input.email);
-      const attempt = deps.throttle.begin(email, address);
+      const attempt = await deps.throttle.begin(email, address);
       let ok = false;
       let user: UserRow | null = null;
       try {
@@ -148,15 +148,15 @@ export function createAccounts(deps: AccountDeps) {
           : (await deps.hasher.burn(input.password), false);
       } catch (error) {
         // A busy hasher checked nothing: the attempt neither failed nor succeeded.
-        if (error instanceof DomainError && error.code === "rate_limited") attempt.abandoned();
-        else attempt.failed();
+        const busy = error instanceof DomainError && error.code === "rate_limited";
+        await (busy ? attempt.abandoned() : attempt.failed());
         throw error;
       }
       if (!user || !ok || user.status !== "active") {
-        attempt.failed();
+        await attempt.failed();
         throw new DomainError("unauthenticated", LOGIN_FAILED);
       }
-      attempt.succeeded();
+      await attempt.succeeded();
       return { user: publicUser(user), cookie: await deps.sessions.issue(user.id) };
     },
 

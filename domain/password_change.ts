@@ -43,7 +43,7 @@ export function createPasswordChange(deps: PasswordChangeDeps) {
       if (!user) throw new DomainError("unauthenticated", "Not logged in");
       let attempt;
       try {
-        attempt = deps.throttle.begin(`user:${user.id}`, address);
+        attempt = await deps.throttle.begin(`user:${user.id}`, address);
       } catch (error) {
         if (error instanceof DomainError && error.code === "rate_limited") {
           throw new DomainError(
@@ -57,17 +57,17 @@ export function createPasswordChange(deps: PasswordChangeDeps) {
       let hash: string;
       try {
         if (!await hasher.verify(input.currentPassword, user.passwordHash)) {
-          attempt.failed();
+          await attempt.failed();
           throw invalid("currentPassword", "Cannot change the password: the current one is wrong");
         }
         hash = await hasher.hash(input.newPassword);
       } catch (error) {
         // A busy hasher checked nothing: the attempt neither failed nor succeeded.
-        if (error instanceof DomainError && error.code === "rate_limited") attempt.abandoned();
-        else attempt.failed();
+        const busy = error instanceof DomainError && error.code === "rate_limited";
+        await (busy ? attempt.abandoned() : attempt.failed());
         throw error;
       }
-      attempt.succeeded();
+      await attempt.succeeded();
       // Both hashes are done: the transaction awaits only its own queries.
       const ended = await db.transaction(async (tx) => {
         await setPasswordHash(tx, user.id, hash, clock.now().toISOString());

@@ -147,8 +147,8 @@ export function createServices(deps: ServiceDeps) {
       db,
       clock,
       hasher,
-      throttle: new LoginThrottle(clock),
-      registrations: new RegistrationThrottle(clock, config.registerLimitPerHour),
+      throttle: new LoginThrottle(db, clock),
+      registrations: new RegistrationThrottle(db, clock, config.registerLimitPerHour),
       sessions,
       // Event streams end with the sessions they were opened with.
       onSessionsEnded: (userId) => hub.closeUser(userId),
@@ -195,7 +195,7 @@ export function createServices(deps: ServiceDeps) {
       db,
       clock,
       hasher,
-      throttle: new LoginThrottle(clock),
+      throttle: new LoginThrottle(db, clock, "password"),
       onChanged: ({ tokenIds, sessionIdHashes }) => {
         for (const id of tokenIds) hub.closeSession(tokenStreamKey(id));
         for (const idHash of sessionIdHashes) hub.closeSession(idHash);

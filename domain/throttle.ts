@@ -1,161 +1,225 @@
 /**
- * Throttles checked before any hashing, kept in memory and bounded in size. Logins: per
- * account (5 failures within 15 minutes lock that email for 15 minutes) and per client address
- * (20 failures within a minute lock that address for a minute). Registrations: per client
- * address, a configured number of accepted registrations within any hour.
+ * Throttles checked before any hashing, kept in the database so that every instance over it
+ * counts together (`db/throttle.ts`, migration 020). Logins: per account (5 failures within 15
+ * minutes lock that email for 15 minutes) and per client address (20 failures within a minute
+ * lock that address for a minute). Registrations: per client address, a configured number of
+ * accepted registrations within any hour.
+ *
+ * An admitted attempt is written first, in a short transaction of its own, and counts against
+ * the limits until it ends (in another short transaction): attempts sent at once, through one
+ * instance or several, cannot pass a limit together, and no transaction is held while a
+ * password is hashed.
  */
+import {
+  deleteThrottleEntries,
+  deleteThrottleSubjectEntries,
+  insertThrottleEntries,
+  listThrottleEntries,
+  lockThrottleSubjects,
+  pruneThrottleEntries,
+  type ThrottleEntry,
+  type ThrottleSubject,
+} from "../db/throttle.ts";
+import type { Engine } from "../db/engine.ts";
 import type { Clock } from "./clock.ts";
 import { DomainError } from "./errors.ts";
 
 interface Rule {
+  /** The rule's name in the database (`throttle_entries.rule`). */
+  name: string;
   limit: number;
   windowMs: number;
-  /** How long reaching the limit locks the key; 0: no lock, a sliding window of `windowMs`. */
+  /** How long reaching the limit locks the subject; 0: no lock, a sliding window of `windowMs`. */
   lockMs: number;
 }
 
-const EMAIL_RULE: Rule = { limit: 5, windowMs: 15 * 60_000, lockMs: 15 * 60_000 };
-const ADDRESS_RULE: Rule = { limit: 20, windowMs: 60_000, lockMs: 60_000 };
-const MAX_TRACKED = 100_000;
-
-interface Entry {
-  /** When the counted events (failed logins, accepted registrations) happened. */
-  failures: number[];
-  lockedUntil: number;
-  /** Attempts being checked right now; they count against the limit until they end. */
-  pending: number;
-}
+const ACCOUNT_RULE = { limit: 5, windowMs: 15 * 60_000, lockMs: 15 * 60_000 };
+const ADDRESS_RULE = { limit: 20, windowMs: 60_000, lockMs: 60_000 };
 
 /** How long a caller waits when the allowance is taken by attempts still being checked. */
 const PENDING_WAIT_MS = 1000;
 
-/** One key space (emails or addresses) under one rule. */
+/**
+ * How long an attempt that never ends (its instance stopped while hashing) keeps its place:
+ * far longer than a hash waits in the hasher's queue (about 5 s at the default limits).
+ */
+const PENDING_MS = 2 * 60_000;
+
+/**
+ * Expired rows are pruned by every `PRUNE_EVERY`-th admission of an instance, at most
+ * `PRUNE_BATCH` at a time: an admission adds at most two rows that outlive it, so the pruning
+ * keeps up, and the table holds about what the windows hold.
+ */
+const PRUNE_EVERY = 64;
+const PRUNE_BATCH = 1000;
+
+/** A rule applied to one subject. */
+interface Check {
+  rule: Rule;
+  subject: string;
+}
+
+const subjectOf = (c: Check): ThrottleSubject => ({ rule: c.rule.name, subject: c.subject });
+
+/** Milliseconds `rule` makes its subject wait, given the subject's live rows; 0: none. */
+function waitFor(rule: Rule, entries: ThrottleEntry[], now: number): number {
+  let lockedUntil = 0;
+  let pending = 0;
+  const counted: number[] = [];
+  for (const e of entries) {
+    if (e.state === "locked") lockedUntil = Math.max(lockedUntil, Date.parse(e.expiresAt));
+    else if (e.state === "pending") pending++;
+    else counted.push(Date.parse(e.createdAt));
+  }
+  if (lockedUntil > now) return lockedUntil - now;
+  counted.sort((a, b) => a - b);
+  // Without a lock, a full window reopens when its oldest counted event leaves it.
+  const full = counted.length - rule.limit;
+  if (full >= 0) return counted[full]! + rule.windowMs - now;
+  if (counted.length + pending >= rule.limit) return PENDING_WAIT_MS;
+  return 0;
+}
+
+/** How an admitted attempt ended. */
+type Outcome = "counted" | "uncounted";
+
+/** Admissions and endings of attempts under some rules, over the database. */
 class Counter {
-  readonly #entries = new Map<string, Entry>();
-  constructor(readonly rule: Rule) {}
+  #admissions = 0;
+  constructor(readonly db: Engine, readonly clock: Clock) {}
 
   /**
-   * Reserves one attempt for `key` and returns 0, or returns the milliseconds to wait when
-   * the key is locked or its failures plus the attempts in flight reach the limit.
+   * Admits one attempt under every check (its rows written and committed) and returns the
+   * rows' ids, or returns the milliseconds to wait when a check refuses (the first one that
+   * does, in order); then nothing is written.
    */
-  reserve(key: string, now: number): number {
-    const entry = this.#entry(key, now);
-    if (entry.lockedUntil > now) return entry.lockedUntil - now;
-    // Without a lock, a full window reopens when its oldest counted event leaves it.
-    const full = entry.failures.length - this.rule.limit;
-    if (full >= 0) return entry.failures[full]! + this.rule.windowMs - now;
-    if (entry.failures.length + entry.pending >= this.rule.limit) return PENDING_WAIT_MS;
-    entry.pending++;
-    return 0;
-  }
-
-  /** Ends a reserved attempt; a counted one may lock the key. */
-  release(key: string, now: number, counted: boolean): void {
-    const entry = this.#entry(key, now);
-    entry.pending = Math.max(0, entry.pending - 1);
-    if (counted) {
-      entry.failures.push(now);
-      if (this.rule.lockMs > 0 && entry.failures.length >= this.rule.limit) {
-        entry.lockedUntil = now + this.rule.lockMs;
-        entry.failures = [];
+  async admit(checks: Check[]): Promise<{ ids: number[] } | { wait: number }> {
+    const now = this.clock.now().getTime();
+    if (++this.#admissions % PRUNE_EVERY === 0) {
+      await pruneThrottleEntries(this.db, new Date(now).toISOString(), PRUNE_BATCH);
+    }
+    const subjects = checks.map(subjectOf);
+    return await this.db.transaction(async (tx) => {
+      await lockThrottleSubjects(tx, subjects);
+      const entries = await listThrottleEntries(tx, subjects, new Date(now).toISOString());
+      for (const c of checks) {
+        const mine = entries.filter((e) => e.rule === c.rule.name && e.subject === c.subject);
+        const wait = waitFor(c.rule, mine, now);
+        if (wait > 0) return { wait };
       }
-    }
-    this.#forgetIfIdle(key, entry, now);
-  }
-
-  /** Forgets `key`'s failures (attempts still in flight keep their reservation). */
-  clear(key: string, now: number): void {
-    const entry = this.#entries.get(key);
-    if (!entry) return;
-    entry.failures = [];
-    entry.lockedUntil = 0;
-    this.#forgetIfIdle(key, entry, now);
-  }
-
-  #entry(key: string, now: number): Entry {
-    let entry = this.#entries.get(key);
-    if (entry) {
-      entry.failures = entry.failures.filter((t) => now - t < this.rule.windowMs);
-      return entry;
-    }
-    if (this.#entries.size >= MAX_TRACKED) this.#makeRoom(now);
-    entry = { failures: [], lockedUntil: 0, pending: 0 };
-    this.#entries.set(key, entry);
-    return entry;
-  }
-
-  #forgetIfIdle(key: string, entry: Entry, now: number): void {
-    if (entry.pending === 0 && entry.failures.length === 0 && entry.lockedUntil <= now) {
-      this.#entries.delete(key);
-    }
+      const ids = await insertThrottleEntries(
+        tx,
+        subjects.map((s) => ({
+          ...s,
+          state: "pending",
+          createdAt: new Date(now).toISOString(),
+          expiresAt: new Date(now + PENDING_MS).toISOString(),
+        })),
+      );
+      return { ids };
+    });
   }
 
   /**
-   * Makes room when the table is full, a tenth of it at a time (so the sweep is paid once per
-   * many new keys): first whatever has expired, then the oldest keys that are neither locked
-   * nor being checked; a lock is dropped only when nothing else is left.
+   * Ends an admitted attempt (its rows `ids`): a counted one becomes an event of every check,
+   * which may lock a subject. `clear`: the subjects whose counted events and lock go too.
    */
-  #makeRoom(now: number): void {
-    const target = MAX_TRACKED - Math.ceil(MAX_TRACKED / 10);
-    for (const [key, entry] of this.#entries) {
-      entry.failures = entry.failures.filter((t) => now - t < this.rule.windowMs);
-      this.#forgetIfIdle(key, entry, now);
+  async end(checks: Check[], ids: number[], outcome: Outcome, clear: Check[] = []): Promise<void> {
+    const now = this.clock.now().getTime();
+    const at = new Date(now).toISOString();
+    if (outcome === "uncounted" && clear.length === 0) {
+      // Only its own rows go: nothing is decided, so no lock is needed.
+      await this.db.transaction((tx) => deleteThrottleEntries(tx, ids));
+      return;
     }
-    for (const [key, entry] of this.#entries) {
-      if (this.#entries.size <= target) return;
-      if (entry.pending === 0 && entry.lockedUntil <= now) this.#entries.delete(key);
-    }
-    for (const key of this.#entries.keys()) {
-      if (this.#entries.size < MAX_TRACKED) return;
-      this.#entries.delete(key);
-    }
+    await this.db.transaction(async (tx) => {
+      await lockThrottleSubjects(tx, checks.map(subjectOf));
+      await deleteThrottleEntries(tx, ids);
+      for (const c of clear) {
+        await deleteThrottleSubjectEntries(tx, subjectOf(c), ["counted", "locked"]);
+      }
+      if (outcome === "uncounted") return;
+      await insertThrottleEntries(
+        tx,
+        checks.map((c) => ({
+          ...subjectOf(c),
+          state: "counted",
+          createdAt: at,
+          expiresAt: new Date(now + c.rule.windowMs).toISOString(),
+        })),
+      );
+      const locking = checks.filter((c) => c.rule.lockMs > 0);
+      const entries = await listThrottleEntries(tx, locking.map(subjectOf), at);
+      for (const c of locking) {
+        const counted = entries.filter((e) =>
+          e.rule === c.rule.name && e.subject === c.subject && e.state === "counted"
+        ).length;
+        if (counted >= c.rule.limit) {
+          // The limit reached: the subject is locked, and its count starts again after.
+          await deleteThrottleSubjectEntries(tx, subjectOf(c), ["counted"]);
+          await insertThrottleEntries(tx, [{
+            ...subjectOf(c),
+            state: "locked",
+            createdAt: at,
+            expiresAt: new Date(now + c.rule.lockMs).toISOString(),
+          }]);
+        }
+      }
+    });
   }
 }
 
-/** An attempt that passed the throttle; say how it ended, once. */
+/** An attempt that passed the throttle; say how it ended, once (later calls do nothing). */
 export interface LoginAttempt {
-  failed(): void;
-  succeeded(): void;
+  failed(): Promise<void>;
+  succeeded(): Promise<void>;
   /** The password was never checked (the server was busy): frees the place, counts nothing. */
-  abandoned(): void;
+  abandoned(): Promise<void>;
 }
 
-/** Tracks failed logins per email and per client address. */
+/**
+ * Tracks failed logins per account and per client address. Its `name` keeps its counts
+ * apart from another throttle's: `login`, or `password` for password changes (whose failures
+ * do not lock the account's login).
+ */
 export class LoginThrottle {
-  readonly #clock: Clock;
-  readonly #emails = new Counter(EMAIL_RULE);
-  readonly #addresses = new Counter(ADDRESS_RULE);
+  readonly #counter: Counter;
+  readonly #account: Rule;
+  readonly #address: Rule;
 
-  constructor(clock: Clock) {
-    this.#clock = clock;
+  constructor(db: Engine, clock: Clock, name = "login") {
+    this.#counter = new Counter(db, clock);
+    this.#account = { name: `${name}_account`, ...ACCOUNT_RULE };
+    this.#address = { name: `${name}_address`, ...ADDRESS_RULE };
   }
 
   /**
-   * Admits one attempt for `email` from `address`, or throws `rate_limited` (with seconds to
-   * wait). Admission and reservation are one synchronous step, so attempts sent at once count
-   * against the limits before any of them is hashed.
+   * Admits one attempt for `account` (an email) from `address`, or throws `rate_limited`
+   * (with seconds to wait). The admission is committed before this resolves, so attempts
+   * sent at once count against the limits before any of them is hashed.
    */
-  begin(email: string, address: string): LoginAttempt {
-    const now = this.#clock.now().getTime();
-    let wait = this.#emails.reserve(email, now);
-    if (wait === 0) {
-      wait = this.#addresses.reserve(address, now);
-      if (wait > 0) this.#emails.release(email, now, false);
-    }
-    if (wait > 0) {
+  async begin(account: string, address: string): Promise<LoginAttempt> {
+    const checks = [
+      { rule: this.#account, subject: account },
+      { rule: this.#address, subject: address },
+    ];
+    const admitted = await this.#counter.admit(checks);
+    if ("wait" in admitted) {
       throw new DomainError("rate_limited", "Too many failed logins; try again later", {
-        retryAfter: Math.ceil(wait / 1000),
+        retryAfter: Math.ceil(admitted.wait / 1000),
       });
     }
     let ended = false;
-    const end = (outcome: "failed" | "succeeded" | "abandoned") => {
+    const end = async (outcome: "failed" | "succeeded" | "abandoned") => {
       if (ended) return;
       ended = true;
-      const at = this.#clock.now().getTime();
-      const failed = outcome === "failed";
-      this.#emails.release(email, at, failed);
-      this.#addresses.release(address, at, failed);
-      if (outcome === "succeeded") this.#emails.clear(email, at);
+      await this.#counter.end(
+        checks,
+        admitted.ids,
+        outcome === "failed" ? "counted" : "uncounted",
+        // A success forgets the account's failures (not the address's).
+        outcome === "succeeded" ? [checks[0]!] : [],
+      );
     };
     return {
       failed: () => end("failed"),
@@ -168,9 +232,9 @@ export class LoginThrottle {
 /** A registration that passed the throttle; say how it ended, once. */
 export interface RegistrationAttempt {
   /** The account was created: the registration counts against the address. */
-  accepted(): void;
+  accepted(): Promise<void>;
   /** Nothing was created (refused, or the server was busy): counts nothing. */
-  abandoned(): void;
+  abandoned(): Promise<void>;
 }
 
 /**
@@ -178,27 +242,33 @@ export interface RegistrationAttempt {
  * hash). Refused registrations do not count; registrations in flight do until they end.
  */
 export class RegistrationThrottle {
-  readonly #clock: Clock;
-  readonly #addresses: Counter;
+  readonly #counter: Counter;
+  readonly #rule: Rule;
 
-  constructor(clock: Clock, limitPerHour: number) {
-    this.#clock = clock;
-    this.#addresses = new Counter({ limit: limitPerHour, windowMs: 3_600_000, lockMs: 0 });
+  constructor(db: Engine, clock: Clock, limitPerHour: number) {
+    this.#counter = new Counter(db, clock);
+    this.#rule = {
+      name: "registration_address",
+      limit: limitPerHour,
+      windowMs: 3_600_000,
+      lockMs: 0,
+    };
   }
 
   /** Admits one registration from `address`, or throws `rate_limited` (with seconds to wait). */
-  begin(address: string): RegistrationAttempt {
-    const wait = this.#addresses.reserve(address, this.#clock.now().getTime());
-    if (wait > 0) {
+  async begin(address: string): Promise<RegistrationAttempt> {
+    const checks = [{ rule: this.#rule, subject: address }];
+    const admitted = await this.#counter.admit(checks);
+    if ("wait" in admitted) {
       throw new DomainError("rate_limited", "Too many registrations; try again later", {
-        retryAfter: Math.ceil(wait / 1000),
+        retryAfter: Math.ceil(admitted.wait / 1000),
       });
     }
     let ended = false;
-    const end = (accepted: boolean) => {
+    const end = async (accepted: boolean) => {
       if (ended) return;
       ended = true;
-      this.#addresses.release(address, this.#clock.now().getTime(), accepted);
+      await this.#counter.end(checks, admitted.ids, accepted ? "counted" : "uncounted");
     };
     return { accepted: () => end(true), abandoned: () => end(false) };
   }

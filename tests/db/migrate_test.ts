@@ -143,6 +143,7 @@ Deno.test("the server's own migrations are numbered from 001 with their fixed me
     "017_user_time_zone.sql",
     "018_theme_system.sql",
     "019_webhook_outbox.sql",
+    "020_throttles.sql",
   ]);
 });
 

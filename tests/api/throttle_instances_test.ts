@@ -1,0 +1,138 @@
+/**
+ * Two instances over one database count logins, password changes and registrations together:
+ * the throttles live in the database, not in either process. Here both instances are apps in
+ * this process, each with its own connections to the same SQLite file (as two processes on one
+ * host would have); `tests/db/throttle_engines_test.ts` does the same on PostgreSQL.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { openDatabase } from "../../db/sqlite.ts";
+import { sqliteEngine } from "../../db/sqlite_engine.ts";
+import { scryptHasher } from "../../domain/passwords.ts";
+import { createApp } from "../../routes/app.ts";
+import { checkedApp, type TestApp, testApp } from "../helpers/app.ts";
+import { api, expectError, expectJson, login, PASSWORD, register } from "../helpers/api.ts";
+
+const SECRET = "test-secret-0123456789abcdef0123456789abcdef";
+
+/**
+ * A second instance beside `t`: another app, with its own connections to `t`'s database file
+ * and the same clock and configuration. Close it before `t`.
+ */
+function secondInstance(t: TestApp): TestApp {
+  const db = openDatabase(join(t.dataDir, "collab.db"));
+  const problems: string[] = [];
+  const app = checkedApp(
+    createApp({
+      db,
+      engine: sqliteEngine(db),
+      config: t.config,
+      clock: t.clock,
+      sessionSecret: SECRET,
+      hasher: scryptHasher({ N: 1024, r: 8, p: 1 }),
+      log: () => {},
+    }),
+    problems,
+  );
+  return {
+    ...t,
+    app,
+    db,
+    engine: sqliteEngine(db),
+    openApiProblems: problems,
+    async close() {
+      await app.services.webhookSender.stop();
+      await db.close();
+      assert.deepEqual(problems, []);
+    },
+  };
+}
+
+/** Runs `fn` with two instances over one new database. */
+async function withTwoInstances(
+  env: Record<string, string>,
+  fn: (a: TestApp, b: TestApp) => Promise<void>,
+): Promise<void> {
+  const a = await testApp({ env });
+  try {
+    const b = secondInstance(a);
+    try {
+      await fn(a, b);
+    } finally {
+      await b.close();
+    }
+  } finally {
+    await a.close();
+  }
+}
+
+const loginVia = (t: TestApp, email: string, password: string) =>
+  api(t, "POST", "/api/auth/login", { body: { email, password } });
+
+Deno.test("two instances: failed logins through A and B together lock the email on both", async () => {
+  await withTwoInstances({}, async (a, b) => {
+    await register(a, "ada@example.com");
+    for (let i = 0; i < 3; i++) {
+      expectError(await loginVia(a, "ada@example.com", "nope"), 401, "unauthenticated");
+    }
+    for (let i = 0; i < 2; i++) {
+      expectError(await loginVia(b, "ada@example.com", "nope"), 401, "unauthenticated");
+    }
+    // Five failures in all: the right password is refused through either instance.
+    for (const t of [b, a]) {
+      const locked = await loginVia(t, "ada@example.com", PASSWORD);
+      expectError(locked, 429, "rate_limited");
+      assert.equal(locked.headers.get("retry-after"), String(15 * 60));
+    }
+    a.clock.advance(15 * 60_000);
+    await login(b, "ada@example.com");
+  });
+});
+
+Deno.test("two instances: wrong passwords sent at once through both hash at most 5 in all", async () => {
+  await withTwoInstances({}, async (a, b) => {
+    await register(a, "ada@example.com");
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => loginVia(i % 2 ? a : b, "ada@example.com", "nope")),
+    );
+    const statuses = answers.map((r) => r.status);
+    assert.equal(statuses.filter((s) => s === 401).length, 5, statuses.join(","));
+    assert.equal(statuses.filter((s) => s === 429).length, 35, statuses.join(","));
+    expectError(await loginVia(a, "ada@example.com", PASSWORD), 429, "rate_limited");
+    expectError(await loginVia(b, "ada@example.com", PASSWORD), 429, "rate_limited");
+  });
+});
+
+Deno.test("two instances: registrations through A and B count against one hourly limit", async () => {
+  await withTwoInstances({ REGISTER_LIMIT_PER_HOUR: "3" }, async (a, b) => {
+    const registerVia = (t: TestApp, email: string) =>
+      api(t, "POST", "/api/auth/register", {
+        body: { email, password: PASSWORD, displayName: "Someone" },
+      });
+    expectJson(await registerVia(a, "a@example.com"), 201);
+    expectJson(await registerVia(b, "b@example.com"), 201);
+    expectJson(await registerVia(a, "c@example.com"), 201);
+    for (const t of [b, a]) {
+      const refused = await registerVia(t, "d@example.com");
+      expectError(refused, 429, "rate_limited");
+      assert.equal(refused.headers.get("retry-after"), "3600");
+    }
+    a.clock.advance(60 * 60_000);
+    expectJson(await registerVia(b, "d@example.com"), 201);
+  });
+});
+
+Deno.test("two instances: wrong current passwords through A and B lock the password change on both", async () => {
+  await withTwoInstances({}, async (a, b) => {
+    const cookie = await register(a, "ada@example.com");
+    const change = (t: TestApp, currentPassword: string) =>
+      api(t, "POST", "/api/auth/password", {
+        cookie,
+        body: { currentPassword, newPassword: "a brand new password" },
+      });
+    for (const t of [a, b, a, b, a]) expectError(await change(t, "nope"), 400, "validation");
+    expectError(await change(b, PASSWORD), 429, "rate_limited");
+    // The login is not locked by it, through either instance.
+    await login(b, "ada@example.com");
+  });
+});

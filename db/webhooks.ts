@@ -411,6 +411,57 @@ export async function dueDeliveries(
   )).map(toDelivery);
 }
 
+/** Which of `ids` are active webhooks of live (not deleted) projects. */
+export async function liveWebhookIds(q: Queries, ids: Iterable<number>): Promise<Set<number>> {
+  const rows = await q.all<{ id: number }>(
+    `SELECT w.id AS id FROM webhooks w
+     WHERE w.id IN (${dialect(q).intsOf("?")}) AND w.active = 1
+       AND EXISTS (SELECT 1 FROM projects p WHERE p.id = w.project_id AND p.deleted_at IS NULL)`,
+    [JSON.stringify([...ids])],
+  );
+  return new Set(rows.map((r) => r.id));
+}
+
+/**
+ * Claims due deliveries of one webhook for an attempt (`dueDeliveries`' choice), call inside a
+ * transaction. On SQLite one instance owns the database and it is `dueDeliveries` itself (the
+ * sender leaves its deliveries in flight out). On PostgreSQL several instances may pick at
+ * once: the webhook's row is locked (`SKIP LOCKED`: another instance claiming for it gets
+ * nothing now), and the chosen deliveries get `next_attempt_at = leaseUntil` in the same
+ * statement (the rows answered keep the time they were due, for the sender's order), so no other instance finds them due until the outcome is recorded or the lease
+ * runs out (an instance that died mid-attempt: another sends it again, at least once).
+ */
+export async function claimDueDeliveries(
+  tx: Queries,
+  webhookId: number,
+  options: { now: string; exclude: Iterable<number>; limit: number; leaseUntil: string },
+): Promise<DeliveryRow[]> {
+  if (tx.kind === "sqlite") return await dueDeliveries(tx, webhookId, options);
+  const rows = await tx.all<RawDelivery>(
+    `WITH hook AS (SELECT id FROM webhooks WHERE id = ?1 FOR UPDATE SKIP LOCKED),
+     chosen AS (
+       SELECT d.id, d.next_attempt_at AS due FROM webhook_deliveries d
+       JOIN hook ON hook.id = d.webhook_id
+       WHERE d.status = 'pending' AND d.next_attempt_at <= ?2
+         AND d.id NOT IN (${dialect(tx).intsOf("?3")})
+       ORDER BY d.next_attempt_at, d.id LIMIT ?4 FOR UPDATE OF d SKIP LOCKED),
+     claimed AS (
+       UPDATE webhook_deliveries w SET next_attempt_at = ?5 FROM chosen WHERE w.id = chosen.id
+       RETURNING w.id, w.webhook_id, w.event_id, w.event, w.body, w.status, w.attempts,
+         w.last_status_code, w.last_error, chosen.due AS next_attempt_at, w.created_at,
+         w.delivered_at)
+     SELECT ${DELIVERY_COLUMNS} FROM claimed ORDER BY next_attempt_at, id`,
+    [
+      webhookId,
+      options.now,
+      JSON.stringify([...options.exclude]),
+      options.limit,
+      options.leaseUntil,
+    ],
+  );
+  return rows.map(toDelivery);
+}
+
 /** Records an attempt's outcome (no row when the delivery was deleted meanwhile). */
 export async function finishAttempt(
   q: Queries,

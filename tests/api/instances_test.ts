@@ -24,6 +24,7 @@ import {
 import { receiver } from "../helpers/receiver.ts";
 import { DAY } from "../helpers/trash.ts";
 import { fanOutAll } from "../../domain/webhook_outbox.ts";
+import { CLAIM_LEASE_MS } from "../../domain/webhook_sender.ts";
 import { postgresTest } from "../helpers/postgres.ts";
 
 /** An instance: its app, and how it ends. */
@@ -250,6 +251,46 @@ Deno.test(postgresTest(
       assert.equal((await b.t.app.services.trash.sweep()).items, 0);
       assert.equal((await a.t.app.services.trash.sweep()).items, 0);
     } finally {
+      await a.close();
+      await b.close();
+      await Deno.remove(filesDir, { recursive: true });
+    }
+  },
+));
+
+Deno.test(postgresTest(
+  "a delivery claimed by an instance that stopped mid-attempt is sent by the other once its lease ran out",
+  async (pg, sql) => {
+    await migratePostgres(sql, POSTGRES_MIGRATIONS_DIR, () => new Date());
+    const filesDir = await Deno.makeTempDir({ prefix: "collab-shared-files-" });
+    const env = { WEBHOOK_ALLOW_HOSTS: "127.0.0.1" };
+    const a = await instance(pg.url, filesDir, env);
+    const b = await instance(pg.url, filesDir, env);
+    const rx = receiver();
+    try {
+      const owner = await signUp(a.t, "owner@example.com");
+      const project = await createProject(a.t, owner.cookie, "Leased");
+      const res = await api(a.t, "POST", `/api/projects/${project.id}/webhooks`, {
+        cookie: owner.cookie,
+        body: { url: rx.url, events: ["chat.message.created"] },
+      });
+      assert.equal(res.status, 201);
+      rx.answer = () => "hang";
+      const senderA = a.t.app.services.webhookSender;
+      senderA.start();
+      await post(a.t, owner.cookie, project.id, "one event");
+      await rx.waitFor(1);
+      // A stops (as if it died) with its attempt cut short: nothing is recorded.
+      await senderA.stop();
+      rx.answer = () => 200;
+      const senderB = b.t.app.services.webhookSender;
+      assert.equal(await senderB.runOnce(), 0, "leased to A");
+      b.t.clock.advance(CLAIM_LEASE_MS);
+      assert.equal(await senderB.runOnce(), 1, "the lease ran out");
+      assert.equal(rx.received.length, 2);
+      assert.equal(rx.received[1]!.body, rx.received[0]!.body);
+    } finally {
+      await rx.close();
       await a.close();
       await b.close();
       await Deno.remove(filesDir, { recursive: true });

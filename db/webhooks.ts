@@ -426,10 +426,14 @@ export async function liveWebhookIds(q: Queries, ids: Iterable<number>): Promise
  * Claims due deliveries of one webhook for an attempt (`dueDeliveries`' choice), call inside a
  * transaction. On SQLite one instance owns the database and it is `dueDeliveries` itself (the
  * sender leaves its deliveries in flight out). On PostgreSQL several instances may pick at
- * once: the webhook's row is locked (`SKIP LOCKED`: another instance claiming for it gets
- * nothing now), and the chosen deliveries get `next_attempt_at = leaseUntil` in the same
- * statement (the rows answered keep the time they were due, for the sender's order), so no other instance finds them due until the outcome is recorded or the lease
- * runs out (an instance that died mid-attempt: another sends it again, at least once).
+ * once, and the claim is per webhook: its row is locked first (`SKIP LOCKED`: another
+ * instance claiming for it now gets nothing), then, unless another instance holds a claim on
+ * its first attempts (a pending delivery never attempted whose time is ahead: a lease, as
+ * fresh deliveries are due when made; those in `exclude` are the caller's own), the chosen
+ * deliveries get `next_attempt_at = leaseUntil`. No other instance finds them due until the
+ * outcome is recorded or the lease runs out (an instance that died mid-attempt: another sends
+ * them again, at least once), nor starts the webhook's next ones meanwhile, so they keep their
+ * order as on one instance. The rows answered keep the time they were due (the sender's order).
  */
 export async function claimDueDeliveries(
   tx: Queries,
@@ -437,13 +441,20 @@ export async function claimDueDeliveries(
   options: { now: string; exclude: Iterable<number>; limit: number; leaseUntil: string },
 ): Promise<DeliveryRow[]> {
   if (tx.kind === "sqlite") return await dueDeliveries(tx, webhookId, options);
+  // A statement of its own: the next one reads what was committed once the lock was had.
+  const hook = await tx.get("SELECT id FROM webhooks WHERE id = ? FOR UPDATE SKIP LOCKED", [
+    webhookId,
+  ]);
+  if (!hook) return [];
+  const exclude = JSON.stringify([...options.exclude]);
   const rows = await tx.all<RawDelivery>(
-    `WITH hook AS (SELECT id FROM webhooks WHERE id = ?1 FOR UPDATE SKIP LOCKED),
-     chosen AS (
+    `WITH chosen AS (
        SELECT d.id, d.next_attempt_at AS due FROM webhook_deliveries d
-       JOIN hook ON hook.id = d.webhook_id
-       WHERE d.status = 'pending' AND d.next_attempt_at <= ?2
+       WHERE d.webhook_id = ?1 AND d.status = 'pending' AND d.next_attempt_at <= ?2
          AND d.id NOT IN (${dialect(tx).intsOf("?3")})
+         AND NOT EXISTS (SELECT 1 FROM webhook_deliveries l
+           WHERE l.webhook_id = ?1 AND l.status = 'pending' AND l.attempts = 0
+             AND l.next_attempt_at > ?2 AND l.id NOT IN (${dialect(tx).intsOf("?3")}))
        ORDER BY d.next_attempt_at, d.id LIMIT ?4 FOR UPDATE OF d SKIP LOCKED),
      claimed AS (
        UPDATE webhook_deliveries w SET next_attempt_at = ?5 FROM chosen WHERE w.id = chosen.id
@@ -451,13 +462,7 @@ export async function claimDueDeliveries(
          w.last_status_code, w.last_error, chosen.due AS next_attempt_at, w.created_at,
          w.delivered_at)
      SELECT ${DELIVERY_COLUMNS} FROM claimed ORDER BY next_attempt_at, id`,
-    [
-      webhookId,
-      options.now,
-      JSON.stringify([...options.exclude]),
-      options.limit,
-      options.leaseUntil,
-    ],
+    [webhookId, options.now, exclude, options.limit, options.leaseUntil],
   );
   return rows.map(toDelivery);
 }

@@ -53,7 +53,7 @@ async function instance(
     sessionSecret: "instances-secret-0123456789abcdef0123456789",
     hasher: scryptHasher({ N: 1024, r: 8, p: 1 }),
     log: (line) => line.startsWith("error") && console.error(line),
-    webhooks: { timeoutMs: 2000 },
+    webhooks: { timeoutMs: 5000 },
   });
   await app.services.relay.start();
   const t = { app, engine, clock, config, dataDir } as unknown as TestApp;
@@ -289,6 +289,45 @@ Deno.test(postgresTest(
       assert.equal(await senderB.runOnce(), 1, "the lease ran out");
       assert.equal(rx.received.length, 2);
       assert.equal(rx.received[1]!.body, rx.received[0]!.body);
+    } finally {
+      await rx.close();
+      await a.close();
+      await b.close();
+      await Deno.remove(filesDir, { recursive: true });
+    }
+  },
+));
+
+Deno.test(postgresTest(
+  "while one instance sends a webhook's delivery the other does not start the webhook's next one",
+  async (pg, sql) => {
+    await migratePostgres(sql, POSTGRES_MIGRATIONS_DIR, () => new Date());
+    const filesDir = await Deno.makeTempDir({ prefix: "collab-shared-files-" });
+    const env = { WEBHOOK_ALLOW_HOSTS: "127.0.0.1" };
+    const a = await instance(pg.url, filesDir, env);
+    const b = await instance(pg.url, filesDir, env);
+    const rx = receiver();
+    try {
+      const owner = await signUp(a.t, "owner@example.com");
+      const project = await createProject(a.t, owner.cookie, "In order");
+      const res = await api(a.t, "POST", `/api/projects/${project.id}/webhooks`, {
+        cookie: owner.cookie,
+        body: { url: rx.url, events: ["chat.message.created"] },
+      });
+      assert.equal(res.status, 201);
+      rx.answer = () => "hang";
+      const first = await post(a.t, owner.cookie, project.id, "first");
+      const onA = a.t.app.services.webhookSender.runOnce();
+      await rx.waitFor(1);
+      const second = await post(b.t, owner.cookie, project.id, "second");
+      const senderB = b.t.app.services.webhookSender;
+      assert.equal(await senderB.runOnce(), 0, "A holds the webhook's claim");
+      rx.release(200);
+      assert.equal(await onA, 1);
+      rx.answer = () => 200;
+      assert.equal(await senderB.runOnce(), 1);
+      const sent = rx.received.map((r) => JSON.parse(r.body).data.id);
+      assert.deepEqual(sent, [first, second]);
     } finally {
       await rx.close();
       await a.close();

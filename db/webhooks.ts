@@ -411,6 +411,62 @@ export async function dueDeliveries(
   )).map(toDelivery);
 }
 
+/** Which of `ids` are active webhooks of live (not deleted) projects. */
+export async function liveWebhookIds(q: Queries, ids: Iterable<number>): Promise<Set<number>> {
+  const rows = await q.all<{ id: number }>(
+    `SELECT w.id AS id FROM webhooks w
+     WHERE w.id IN (${dialect(q).intsOf("?")}) AND w.active = 1
+       AND EXISTS (SELECT 1 FROM projects p WHERE p.id = w.project_id AND p.deleted_at IS NULL)`,
+    [JSON.stringify([...ids])],
+  );
+  return new Set(rows.map((r) => r.id));
+}
+
+/**
+ * Claims due deliveries of one webhook for an attempt (`dueDeliveries`' choice), call inside a
+ * transaction. On SQLite one instance owns the database and it is `dueDeliveries` itself (the
+ * sender leaves its deliveries in flight out). On PostgreSQL several instances may pick at
+ * once, and the claim is per webhook: its row is locked first (`SKIP LOCKED`: another
+ * instance claiming for it now gets nothing), then, unless another instance holds a claim on
+ * its first attempts (a pending delivery never attempted whose time is ahead: a lease, as
+ * fresh deliveries are due when made; those in `exclude` are the caller's own), the chosen
+ * deliveries get `next_attempt_at = leaseUntil`. No other instance finds them due until the
+ * outcome is recorded or the lease runs out (an instance that died mid-attempt: another sends
+ * them again, at least once), nor starts the webhook's next ones meanwhile, so they keep their
+ * order as on one instance. The rows answered keep the time they were due (the sender's order).
+ */
+export async function claimDueDeliveries(
+  tx: Queries,
+  webhookId: number,
+  options: { now: string; exclude: Iterable<number>; limit: number; leaseUntil: string },
+): Promise<DeliveryRow[]> {
+  if (tx.kind === "sqlite") return await dueDeliveries(tx, webhookId, options);
+  // A statement of its own: the next one reads what was committed once the lock was had.
+  const hook = await tx.get("SELECT id FROM webhooks WHERE id = ? FOR UPDATE SKIP LOCKED", [
+    webhookId,
+  ]);
+  if (!hook) return [];
+  const exclude = JSON.stringify([...options.exclude]);
+  const rows = await tx.all<RawDelivery>(
+    `WITH chosen AS (
+       SELECT d.id, d.next_attempt_at AS due FROM webhook_deliveries d
+       WHERE d.webhook_id = ?1 AND d.status = 'pending' AND d.next_attempt_at <= ?2
+         AND d.id NOT IN (${dialect(tx).intsOf("?3")})
+         AND NOT EXISTS (SELECT 1 FROM webhook_deliveries l
+           WHERE l.webhook_id = ?1 AND l.status = 'pending' AND l.attempts = 0
+             AND l.next_attempt_at > ?2 AND l.id NOT IN (${dialect(tx).intsOf("?3")}))
+       ORDER BY d.next_attempt_at, d.id LIMIT ?4 FOR UPDATE OF d SKIP LOCKED),
+     claimed AS (
+       UPDATE webhook_deliveries w SET next_attempt_at = ?5 FROM chosen WHERE w.id = chosen.id
+       RETURNING w.id, w.webhook_id, w.event_id, w.event, w.body, w.status, w.attempts,
+         w.last_status_code, w.last_error, chosen.due AS next_attempt_at, w.created_at,
+         w.delivered_at)
+     SELECT ${DELIVERY_COLUMNS} FROM claimed ORDER BY next_attempt_at, id`,
+    [webhookId, options.now, exclude, options.limit, options.leaseUntil],
+  );
+  return rows.map(toDelivery);
+}
+
 /** Records an attempt's outcome (no row when the delivery was deleted meanwhile). */
 export async function finishAttempt(
   q: Queries,

@@ -29,6 +29,7 @@ import {
   type TrashType,
 } from "../db/trash.ts";
 import { insertActivity } from "../db/activity.ts";
+import { takeSweepTurn } from "../db/sweep_turn.ts";
 import { type ProjectAccess, projectAccess, requireOwner, requireWrite } from "./access.ts";
 import type { Actor } from "./accounts.ts";
 import { type DomainContext, runAction } from "./actions.ts";
@@ -117,7 +118,12 @@ export function createTrash(ctx: DomainContext, options: { trashDays: number }) 
     const result: SweepResult = { items: 0, projects: 0, transactions: 0 };
     while (!signal?.aborted) {
       // Each batch its own transaction; its budget's clock starts when it runs.
-      const batch = await db.transaction((tx) => purgeExpired(tx, cutoff, budget()));
+      // Several instances on one database sweep one at a time (`takeSweepTurn`): one that
+      // finds another sweeping ends its own.
+      const batch = await db.transaction(async (tx) =>
+        await takeSweepTurn(tx, "trash") ? await purgeExpired(tx, cutoff, budget()) : null
+      );
+      if (batch === null) return result;
       result.transactions++;
       result.items += batch.purged;
       for (const storedName of batch.storedNames) await ctx.files.remove(storedName);
@@ -128,16 +134,29 @@ export function createTrash(ctx: DomainContext, options: { trashDays: number }) 
       let step: { rowsLeft: boolean } | null = { rowsLeft: true };
       while (step?.rowsLeft) {
         if (signal?.aborted) return result;
-        step = await db.transaction((tx) =>
-          purgeProjectRows(tx, projectId, { cutoff, at: now.toISOString(), budget: budget() })
+        const turn = await db.transaction(async (tx) =>
+          await takeSweepTurn(tx, "trash")
+            ? {
+              step: await purgeProjectRows(tx, projectId, {
+                cutoff,
+                at: now.toISOString(),
+                budget: budget(),
+              }),
+            }
+            : null
         );
+        if (turn === null) return result;
+        step = turn.step;
         result.transactions++;
         await pause();
       }
       // Restored before its purge began: nothing of it was touched.
       if (step === null) continue;
       await ctx.files.removeProject(projectId);
-      await db.transaction((tx) => deleteProjectRow(tx, projectId));
+      const deleted = await db.transaction(async (tx) =>
+        await takeSweepTurn(tx, "trash") ? (await deleteProjectRow(tx, projectId), true) : false
+      );
+      if (!deleted) return result;
       result.transactions++;
       result.projects++;
     }

@@ -13,18 +13,26 @@
  * `RECHECK_MS` (a project deleted meanwhile). Outcomes are written afterwards, those that ended close together in one
  * commit, so sending never waits for an fsync. A delivery stays `pending` and due until its
  * outcome is written: a server that dies mid-attempt (a crash, a kill -9) sends it again
- * after restart, so it arrives at least once; the cut-short attempt is not counted. (With
- * several servers on one database, as on PostgreSQL, picking would have to take a lease,
- * e.g. `FOR UPDATE SKIP LOCKED`; on SQLite one process owns the database.)
+ * after restart, so it arrives at least once; the cut-short attempt is not counted.
+ *
+ * On PostgreSQL several instances share the database, and picking is a claim
+ * (`claimDueDeliveries`): one instance at a time takes a webhook's due deliveries and leases
+ * them for `CLAIM_LEASE_MS` (they are not due for the others meanwhile), so each is sent by
+ * one instance; recording the outcome replaces the lease, and an instance that died
+ * mid-attempt leaves its claimed deliveries to be sent again once the lease ran out. On
+ * SQLite one process owns the database: picking only reads.
  *
  * The HTTP side of an attempt is a `Poster` (`webhook_poster.ts`): on this thread by default,
  * on a worker thread of its own in the server (`main.ts`).
  */
 import type { Engine } from "../db/engine.ts";
+import { takeSweepTurn } from "../db/sweep_turn.ts";
 import {
+  claimDueDeliveries,
   type DeliveryRow,
   dueDeliveries,
   findWebhookById,
+  liveWebhookIds,
   pruneDeliveries,
   type WebhookRow,
   webhooksWithDueDeliveries,
@@ -97,6 +105,11 @@ const YIELD_QUIET_MS = 50;
 const YIELD_MAX_MS = 2000;
 /** How long picked batches may go unchecked against the database. */
 const RECHECK_MS = 250;
+/**
+ * PostgreSQL: how long claimed deliveries stay away from the other instances, longer than a
+ * picked batch can wait and take here (its attempts, 10 s at most each, in the slots it gets).
+ */
+export const CLAIM_LEASE_MS = 10 * 60_000;
 /** Due deliveries of one webhook taken in one look. */
 const PICK_BATCH = 32;
 /** Deliveries picked and not yet started, over all webhooks (their bodies are in memory). */
@@ -359,7 +372,13 @@ export class WebhookSender {
     const exclude = () => [...this.#sending.keys(), ...this.#unrecorded];
     const due = await webhooksWithDueDeliveries(this.#db, at, exclude());
     const active = new Set(due.map((d) => d.webhookId));
-    for (const id of [...this.#picked.keys()]) if (!active.has(id)) this.#drop(id);
+    const missing = [...this.#picked.keys()].filter((id) => !active.has(id));
+    // On PostgreSQL a webhook whose due deliveries this instance claimed is not due any more:
+    // its batch is kept while the webhook is active (and its project live).
+    const held = this.#db.kind === "postgres" && missing.length > 0
+      ? await liveWebhookIds(this.#db, missing)
+      : new Set<number>();
+    for (const id of missing) if (!held.has(id)) this.#drop(id);
     for (const { webhookId } of due) {
       const webhook = await findWebhookById(this.#db, webhookId);
       if (!webhook?.active) {
@@ -374,11 +393,15 @@ export class WebhookSender {
       const limit = Math.min(PICK_BATCH, MAX_PICKED - this.#pickedCount);
       if (limit <= 0) continue;
       // No attempt of this webhook can start while this reads: it has no batch to start from.
-      const items = await dueDeliveries(this.#db, webhookId, {
-        now: at,
-        exclude: exclude(),
-        limit,
-      });
+      const choice = { now: at, exclude: exclude(), limit };
+      const items = this.#db.kind === "postgres"
+        ? await this.#db.transaction((tx) =>
+          claimDueDeliveries(tx, webhookId, {
+            ...choice,
+            leaseUntil: new Date(this.#clock.now().getTime() + CLAIM_LEASE_MS).toISOString(),
+          })
+        )
+        : await dueDeliveries(this.#db, webhookId, choice);
       if (items.length === 0 || this.#picked.has(webhookId)) continue;
       this.#picked.set(webhookId, { webhook, items });
       this.#pickedCount += items.length;
@@ -474,6 +497,9 @@ export class WebhookSender {
     if (now - this.#lastPrune < HOUR_MS) return;
     this.#lastPrune = now;
     const before = new Date(now - this.#options.keepDays * 24 * HOUR_MS).toISOString();
-    await this.#db.transaction((tx) => pruneDeliveries(tx, before));
+    // On PostgreSQL one instance prunes at a time; another pruning meanwhile does it for all.
+    await this.#db.transaction(async (tx) =>
+      await takeSweepTurn(tx, "webhookDeliveries") ? await pruneDeliveries(tx, before) : 0
+    );
   }
 }

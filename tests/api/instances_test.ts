@@ -10,7 +10,21 @@ import { parseConfig } from "../../domain/config.ts";
 import { scryptHasher } from "../../domain/passwords.ts";
 import { type App, createApp } from "../../routes/app.ts";
 import type { TestApp } from "../helpers/app.ts";
-import { createProject, nextNamedEvent, signUp, SseReader } from "../helpers/api.ts";
+import {
+  api,
+  createNote,
+  createProject,
+  expectJson,
+  getJson,
+  type Json,
+  nextNamedEvent,
+  signUp,
+  SseReader,
+} from "../helpers/api.ts";
+import { receiver } from "../helpers/receiver.ts";
+import { DAY } from "../helpers/trash.ts";
+import { fanOutAll } from "../../domain/webhook_outbox.ts";
+import { CLAIM_LEASE_MS } from "../../domain/webhook_sender.ts";
 import { postgresTest } from "../helpers/postgres.ts";
 
 /** An instance: its app, and how it ends. */
@@ -19,12 +33,19 @@ interface Instance {
   close(): Promise<void>;
 }
 
-/** Starts an instance on the database at `url`, sharing `filesDir` and the secret. */
-async function instance(url: string, filesDir: string): Promise<Instance> {
+/**
+ * Starts an instance on the database at `url`, sharing `filesDir` and the secret; `env` adds
+ * configuration.
+ */
+async function instance(
+  url: string,
+  filesDir: string,
+  env: Record<string, string> = {},
+): Promise<Instance> {
   const dataDir = await Deno.makeTempDir({ prefix: "collab-instance-" });
   const engine = openPostgresEngine(url, { max: 4 });
   const clock = new FixedClock("2026-11-25T09:00:00.000Z");
-  const config = parseConfig({ DATA_DIR: dataDir, FILES_DIR: filesDir, PORT: "0" });
+  const config = parseConfig({ ...env, DATA_DIR: dataDir, FILES_DIR: filesDir, PORT: "0" });
   const app: App = createApp({
     engine,
     config,
@@ -32,6 +53,7 @@ async function instance(url: string, filesDir: string): Promise<Instance> {
     sessionSecret: "instances-secret-0123456789abcdef0123456789",
     hasher: scryptHasher({ N: 1024, r: 8, p: 1 }),
     log: (line) => line.startsWith("error") && console.error(line),
+    webhooks: { timeoutMs: 5000 },
   });
   await app.services.relay.start();
   const t = { app, engine, clock, config, dataDir } as unknown as TestApp;
@@ -138,6 +160,176 @@ Deno.test(postgresTest(
         await onB.cancel();
       }
     } finally {
+      await a.close();
+      await b.close();
+      await Deno.remove(filesDir, { recursive: true });
+    }
+  },
+));
+
+Deno.test(postgresTest(
+  "an event's webhook delivery is posted once although the senders of two instances run",
+  async (pg, sql) => {
+    await migratePostgres(sql, POSTGRES_MIGRATIONS_DIR, () => new Date());
+    const filesDir = await Deno.makeTempDir({ prefix: "collab-shared-files-" });
+    const env = { WEBHOOK_ALLOW_HOSTS: "127.0.0.1" };
+    const a = await instance(pg.url, filesDir, env);
+    const b = await instance(pg.url, filesDir, env);
+    const rx = receiver();
+    try {
+      const owner = await signUp(a.t, "owner@example.com");
+      const project = await createProject(a.t, owner.cookie, "Hooked");
+      const hook = expectJson(
+        await api(a.t, "POST", `/api/projects/${project.id}/webhooks`, {
+          cookie: owner.cookie,
+          body: { url: rx.url, events: ["*"] },
+        }),
+        201,
+      ).webhook;
+      await post(b.t, owner.cookie, project.id, "one event");
+      // The event is a due delivery before either sender looks, so both would find it.
+      await fanOutAll(a.t.engine);
+      const [onA, onB] = await Promise.all([
+        a.t.app.services.webhookSender.runOnce(),
+        b.t.app.services.webhookSender.runOnce(),
+      ]);
+      assert.equal(onA + onB, 1, "one attempt over both instances");
+      assert.equal(rx.received.length, 1);
+      assert.equal(JSON.parse(rx.received[0]!.body).event, "chat.message.created");
+      // Recorded as sent: neither instance sends it again.
+      const again = await Promise.all([
+        a.t.app.services.webhookSender.runOnce(),
+        b.t.app.services.webhookSender.runOnce(),
+      ]);
+      assert.deepEqual(again, [0, 0]);
+      assert.equal(rx.received.length, 1);
+      const log = await getJson(
+        b.t,
+        owner.cookie,
+        `/api/projects/${project.id}/webhooks/${hook.id}/deliveries`,
+      );
+      assert.deepEqual(
+        log.items.map((d: Json) => [d.status, d.attempts]),
+        [["succeeded", 1]],
+      );
+    } finally {
+      await rx.close();
+      await a.close();
+      await b.close();
+      await Deno.remove(filesDir, { recursive: true });
+    }
+  },
+));
+
+Deno.test(postgresTest(
+  "two instances sweeping the trash at once purge each expired item once and count it once",
+  async (pg, sql) => {
+    await migratePostgres(sql, POSTGRES_MIGRATIONS_DIR, () => new Date());
+    const filesDir = await Deno.makeTempDir({ prefix: "collab-shared-files-" });
+    const a = await instance(pg.url, filesDir);
+    const b = await instance(pg.url, filesDir);
+    try {
+      const owner = await signUp(a.t, "owner@example.com");
+      const project = await createProject(a.t, owner.cookie, "Swept");
+      const notes = 6;
+      for (let i = 0; i < notes; i++) {
+        const note = await createNote(a.t, owner.cookie, project.id, { title: `Note ${i}` });
+        const res = await api(a.t, "DELETE", `/api/projects/${project.id}/notes/${note.id}`, {
+          cookie: owner.cookie,
+        });
+        assert.equal(res.status, 204);
+      }
+      for (const { t } of [a, b]) t.clock.advance(t.config.trashDays * DAY + 1);
+      const [onA, onB] = await Promise.all([
+        a.t.app.services.trash.sweep(),
+        b.t.app.services.trash.sweep(),
+      ]);
+      assert.equal(onA.items + onB.items, notes, "each item reported once in total");
+      const [left] = await sql<[{ n: number }]>`SELECT count(*)::int AS n FROM notes`;
+      assert.equal(left!.n, 0);
+      // Nothing is left for a later sweep on either instance.
+      assert.equal((await b.t.app.services.trash.sweep()).items, 0);
+      assert.equal((await a.t.app.services.trash.sweep()).items, 0);
+    } finally {
+      await a.close();
+      await b.close();
+      await Deno.remove(filesDir, { recursive: true });
+    }
+  },
+));
+
+Deno.test(postgresTest(
+  "a delivery claimed by an instance that stopped mid-attempt is sent by the other once its lease ran out",
+  async (pg, sql) => {
+    await migratePostgres(sql, POSTGRES_MIGRATIONS_DIR, () => new Date());
+    const filesDir = await Deno.makeTempDir({ prefix: "collab-shared-files-" });
+    const env = { WEBHOOK_ALLOW_HOSTS: "127.0.0.1" };
+    const a = await instance(pg.url, filesDir, env);
+    const b = await instance(pg.url, filesDir, env);
+    const rx = receiver();
+    try {
+      const owner = await signUp(a.t, "owner@example.com");
+      const project = await createProject(a.t, owner.cookie, "Leased");
+      const res = await api(a.t, "POST", `/api/projects/${project.id}/webhooks`, {
+        cookie: owner.cookie,
+        body: { url: rx.url, events: ["chat.message.created"] },
+      });
+      assert.equal(res.status, 201);
+      rx.answer = () => "hang";
+      const senderA = a.t.app.services.webhookSender;
+      senderA.start();
+      await post(a.t, owner.cookie, project.id, "one event");
+      await rx.waitFor(1);
+      // A stops (as if it died) with its attempt cut short: nothing is recorded.
+      await senderA.stop();
+      rx.answer = () => 200;
+      const senderB = b.t.app.services.webhookSender;
+      assert.equal(await senderB.runOnce(), 0, "leased to A");
+      b.t.clock.advance(CLAIM_LEASE_MS);
+      assert.equal(await senderB.runOnce(), 1, "the lease ran out");
+      assert.equal(rx.received.length, 2);
+      assert.equal(rx.received[1]!.body, rx.received[0]!.body);
+    } finally {
+      await rx.close();
+      await a.close();
+      await b.close();
+      await Deno.remove(filesDir, { recursive: true });
+    }
+  },
+));
+
+Deno.test(postgresTest(
+  "while one instance sends a webhook's delivery the other does not start the webhook's next one",
+  async (pg, sql) => {
+    await migratePostgres(sql, POSTGRES_MIGRATIONS_DIR, () => new Date());
+    const filesDir = await Deno.makeTempDir({ prefix: "collab-shared-files-" });
+    const env = { WEBHOOK_ALLOW_HOSTS: "127.0.0.1" };
+    const a = await instance(pg.url, filesDir, env);
+    const b = await instance(pg.url, filesDir, env);
+    const rx = receiver();
+    try {
+      const owner = await signUp(a.t, "owner@example.com");
+      const project = await createProject(a.t, owner.cookie, "In order");
+      const res = await api(a.t, "POST", `/api/projects/${project.id}/webhooks`, {
+        cookie: owner.cookie,
+        body: { url: rx.url, events: ["chat.message.created"] },
+      });
+      assert.equal(res.status, 201);
+      rx.answer = () => "hang";
+      const first = await post(a.t, owner.cookie, project.id, "first");
+      const onA = a.t.app.services.webhookSender.runOnce();
+      await rx.waitFor(1);
+      const second = await post(b.t, owner.cookie, project.id, "second");
+      const senderB = b.t.app.services.webhookSender;
+      assert.equal(await senderB.runOnce(), 0, "A holds the webhook's claim");
+      rx.release(200);
+      assert.equal(await onA, 1);
+      rx.answer = () => 200;
+      assert.equal(await senderB.runOnce(), 1);
+      const sent = rx.received.map((r) => JSON.parse(r.body).data.id);
+      assert.deepEqual(sent, [first, second]);
+    } finally {
+      await rx.close();
       await a.close();
       await b.close();
       await Deno.remove(filesDir, { recursive: true });

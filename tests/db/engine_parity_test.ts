@@ -1088,6 +1088,17 @@ const CASES: Record<string, Case[]> = {
       "dueDeliveries (all in flight)",
       (q) => webhooks.dueDeliveries(q, 1, { now: T, exclude: [1], limit: 10 }),
     ],
+    [
+      "claimDueDeliveries (answers as dueDeliveries; on PostgreSQL it also leases them)",
+      (q) =>
+        webhooks.claimDueDeliveries(q, 1, {
+          now: T,
+          exclude: [5],
+          limit: 10,
+          leaseUntil: "2099-01-01T00:00:00.000Z",
+        }),
+    ],
+    ["liveWebhookIds", async (q) => [...await webhooks.liveWebhookIds(q, [1, 2, 3, 99])].sort()],
     ["finishAttempt", (q) =>
       withRows(
         q,

@@ -630,10 +630,11 @@ export interface StoredEvent {
 }
 
 /** The stream events stored for a project (the `project_events` table), oldest first. */
-export function storedEvents(t: TestApp, projectId: number): StoredEvent[] {
-  const rows = t.db.sql.prepare(
+export async function storedEvents(t: TestApp, projectId: number): Promise<StoredEvent[]> {
+  const rows = await t.sql.all<{ id: number; name: string; data: string }>(
     "SELECT id, name, data FROM project_events WHERE project_id = ? ORDER BY id",
-  ).all(projectId) as Array<{ id: number; name: string; data: string }>;
+    [projectId],
+  );
   return rows.map((r) => ({ id: r.id, name: r.name, data: JSON.parse(r.data) }));
 }
 

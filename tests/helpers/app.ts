@@ -13,7 +13,7 @@ import type { ImportOptions } from "../../domain/project_import.ts";
 import type { WebhookSenderOptions } from "../../domain/webhook_sender.ts";
 import { type App, createApp, type Lifecycle } from "../../routes/app.ts";
 import { isDocumentedArea, sharedValidator } from "./openapi_validator.ts";
-import { createTestDatabase, ON_POSTGRES, type TestDatabase } from "./test_database.ts";
+import { appDatabase, ON_POSTGRES } from "./test_database.ts";
 
 /**
  * SQL for tests that look at (or arrange) what is stored, on whichever engine the app runs:
@@ -155,19 +155,25 @@ interface TestStorage {
  */
 async function openTestStorage(dataDir: string, now: () => Date): Promise<TestStorage> {
   if (ON_POSTGRES) {
-    const database: TestDatabase = await createTestDatabase();
+    const { database, ready } = await appDatabase();
     // Few connections: tests run one request at a time, and the server's are shared by all.
     const engine = openPostgresEngine(database.url, { max: 4 });
-    return {
-      engine,
-      async close() {
-        try {
-          await engine.close();
-        } finally {
-          await database.drop();
-        }
-      },
+    const close = async () => {
+      try {
+        await engine.close();
+      } finally {
+        await database.drop();
+        await ready;
+      }
     };
+    try {
+      // As if migrated now, as SQLite's are (the template was migrated at its own time).
+      await engine.run("UPDATE schema_migrations SET applied_at = ?", [now().toISOString()]);
+    } catch (error) {
+      await close();
+      throw error;
+    }
+    return { engine, close };
   }
   const db = openDatabase(join(dataDir, "collab.db"));
   migrate(db, MIGRATIONS_DIR, now);

@@ -4,13 +4,17 @@
  * dropped afterwards. A migrated app database is a copy of a template (`CREATE DATABASE …
  * TEMPLATE`, much quicker than migrating), migrated once per set of migration files: its name
  * carries their checksum, and an advisory lock lets one process build it while the others
- * (test files run in parallel) wait and then use it. The role in `DATABASE_URL` needs
- * `CREATEDB`; the database it names is only connected to, never changed.
+ * (test files run in parallel) wait and then use it. Each test file makes its next copy while
+ * a test runs (`appDatabase`). Copies a run left behind (one cut short) are dropped by the next
+ * run. The role in `DATABASE_URL` needs `CREATEDB`; the database it names is only connected
+ * to, never changed.
  */
 import { createHash } from "node:crypto";
+import { join } from "node:path";
 import postgres from "postgres";
 import { readMigrations } from "../../db/migrate.ts";
 import { migratePostgresAt, POSTGRES_MIGRATIONS_DIR } from "../../db/postgres/migrate.ts";
+import { postgresBin } from "./postgres.ts";
 
 /** The PostgreSQL server the suite runs on, or null on SQLite (the default). */
 export const TEST_DATABASE_URL: string | null = Deno.env.get("DATABASE_URL") || null;
@@ -148,4 +152,51 @@ export async function createTestDatabase(
       await admin((sql) => sql.unsafe(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
     },
   };
+}
+
+/** The copy made ahead for the next test app of this test file, and its name once made. */
+let spare: { made: Promise<TestDatabase>; name?: string } | undefined;
+let dropSpareAtUnload = false;
+
+/**
+ * A copy of the template for a test app, and the next one made meanwhile: making a copy takes
+ * longer than many tests, so the test's own work hides it. `ready` settles once the next copy
+ * is made; the app's `close()` awaits it, so that nothing is left under way after the test.
+ * The copy nobody took is dropped when the test file ends.
+ */
+export async function appDatabase(): Promise<{ database: TestDatabase; ready: Promise<void> }> {
+  const taken = spare;
+  spare = undefined;
+  const database = await (taken?.made ?? createTestDatabase()).catch(() => createTestDatabase());
+  const next: { made: Promise<TestDatabase>; name?: string } = { made: createTestDatabase() };
+  spare = next;
+  const ready = next.made.then(
+    (made) => void (next.name = made.name),
+    () => void (spare === next && (spare = undefined)),
+  );
+  if (!dropSpareAtUnload) {
+    dropSpareAtUnload = true;
+    globalThis.addEventListener("unload", dropSpare);
+  }
+  return { database, ready };
+}
+
+/**
+ * Drops the spare copy when the test file ends. Only synchronous work runs then, so this runs
+ * `psql` of the PostgreSQL binaries when they are here (otherwise the copy is left to the
+ * sweep of a later run).
+ */
+function dropSpare(): void {
+  const bin = postgresBin();
+  const name = spare?.name;
+  if (!bin || name === undefined) return;
+  try {
+    new Deno.Command(join(bin, "psql"), {
+      args: [serverUrl(), "-q", "-c", `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`],
+      stdout: "null",
+      stderr: "null",
+    }).outputSync();
+  } catch {
+    // left to the sweep
+  }
 }

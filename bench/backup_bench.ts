@@ -33,6 +33,7 @@ import {
   tempDirs,
   waitUntilReady,
 } from "./harness.ts";
+import { sqliteOf } from "../tests/helpers/app.ts";
 import { buildFixture } from "./search_bench.ts";
 import { parseWrkOutput } from "./soap_bench.ts";
 
@@ -56,9 +57,10 @@ export async function buildData(items: number, fileBytes: number): Promise<
   const fixture = await buildFixture(items, SEED);
   const { t } = fixture;
   tempDirs.push(t.dataDir);
-  const rows = t.db.sql.prepare("SELECT id, name, stored_name, size FROM files").all() as Array<
-    { id: number; name: string; stored_name: string; size: number }
-  >;
+  const rows = sqliteOf(t).sql.prepare("SELECT id, name, stored_name, size FROM files")
+    .all() as Array<
+      { id: number; name: string; stored_name: string; size: number }
+    >;
   const rowTotal = rows.reduce((n, r) => n + r.size, 0);
   // Files are what their names say: photos, PDFs, office files and archives are compressed
   // data (random bytes, as far as gzip can tell), text and CSV are text. Each is cut from a
@@ -71,9 +73,9 @@ export async function buildData(items: number, fileBytes: number): Promise<
   ).subarray(0, pool.length);
   const root = join(t.dataDir, "files");
   await Deno.mkdir(root, { recursive: true });
-  const update = t.db.sql.prepare("UPDATE files SET size = ?, stored_name = ? WHERE id = ?");
+  const update = sqliteOf(t).sql.prepare("UPDATE files SET size = ?, stored_name = ? WHERE id = ?");
   let written = 0;
-  t.db.sql.exec("BEGIN");
+  sqliteOf(t).sql.exec("BEGIN");
   for (const [i, row] of rows.entries()) {
     const size = i === rows.length - 1
       ? fileBytes - written
@@ -96,8 +98,8 @@ export async function buildData(items: number, fileBytes: number): Promise<
     update.run(size, storedName, row.id);
     written += size;
   }
-  t.db.sql.exec("COMMIT");
-  await t.db.close();
+  sqliteOf(t).sql.exec("COMMIT");
+  await sqliteOf(t).close();
   const dbBytes = (await Deno.stat(join(t.dataDir, "collab.db"))).size;
   return {
     dataDir: t.dataDir,

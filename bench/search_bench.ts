@@ -27,7 +27,8 @@
 import process from "node:process";
 import type { Actor } from "../domain/accounts.ts";
 import { searchProjectItems } from "../domain/search.ts";
-import { type TestApp, testApp } from "../tests/helpers/app.ts";
+import type { Database } from "../db/sqlite.ts";
+import { sqliteOf, type TestApp, testApp } from "../tests/helpers/app.ts";
 import { BenchError, envNumber } from "./harness.ts";
 
 const TARGET_SEARCH_P95_MS = 50;
@@ -329,7 +330,7 @@ export function generate(
     columns: { todo: number; in_progress: number; done: number };
   },
 ): { counts: Record<Kind, number>; activityRows: number } {
-  const sql = t.db.sql;
+  const sql = sqliteOf(t).sql;
   const text = new Text(prng(o.seed));
   const p = o.projectId;
   const now = Date.parse(NOW);
@@ -754,7 +755,7 @@ interface Traced {
   rows: number;
 }
 
-type Sql = TestApp["db"]["sql"];
+type Sql = Database["sql"];
 
 /** Runs `fn` with `sql.prepare` wrapped so that every all/get/run is timed. */
 async function trace<T>(
@@ -826,9 +827,9 @@ function timeStatement(sql: Sql, text: string, args: unknown[], runs = 9): numbe
  * one, and each distinct statement's query plan.
  */
 export async function breakdown(f: Fixture): Promise<void> {
-  const sql = f.t.db.sql;
+  const sql = sqliteOf(f.t).sql;
   // The search reads through the storage interface's read connection, the rest on `sql`.
-  const connections = [sql, f.t.db.reader()];
+  const connections = [sql, sqliteOf(f.t).reader()];
   const shapes = new Map<string, { id: string; args: unknown[] }>();
   const shapeOf = (t: Traced) => {
     const key = squash(t.sql);
@@ -926,7 +927,7 @@ async function run(): Promise<boolean> {
   );
   const f = await buildFixture(items, seed);
   try {
-    const sql = f.t.db.sql;
+    const sql = sqliteOf(f.t).sql;
     const indexed = (sql.prepare("SELECT count(*) AS n FROM search_index").get() as { n: number })
       .n;
     const pages = (sql.prepare("PRAGMA page_count").get() as { page_count: number }).page_count;

@@ -22,6 +22,7 @@ import { openPostgresEngine } from "../db/postgres/engine.ts";
 import { migratePostgres, POSTGRES_MIGRATIONS_DIR } from "../db/postgres/migrate.ts";
 import { sqliteEngine } from "../db/sqlite_engine.ts";
 import { searchProjectItems } from "../domain/search.ts";
+import { sqliteOf } from "../tests/helpers/app.ts";
 import { postgresBin, startPostgres } from "../tests/helpers/postgres.ts";
 import { BenchError, envNumber } from "./harness.ts";
 import { buildFixture, SEARCH_CASES, stats } from "./search_bench.ts";
@@ -63,7 +64,7 @@ async function main(): Promise<boolean> {
     const copyStarted = performance.now();
     let rows = 0;
     for (const table of TABLES) {
-      const all = f.t.db.sql.prepare(`SELECT * FROM ${table} ORDER BY 1`).all() as Array<
+      const all = sqliteOf(f.t).sql.prepare(`SELECT * FROM ${table} ORDER BY 1`).all() as Array<
         Record<string, unknown>
       >;
       for (let i = 0; i < all.length; i += 2000) {
@@ -81,7 +82,10 @@ async function main(): Promise<boolean> {
       } s; ${indexed} items indexed`,
     );
 
-    const engines: Array<[string, Engine]> = [["sqlite", sqliteEngine(f.t.db)], ["postgres", pge]];
+    const engines: Array<[string, Engine]> = [["sqlite", sqliteEngine(sqliteOf(f.t))], [
+      "postgres",
+      pge,
+    ]];
     const samples = new Map<string, number[]>();
     for (let round = -warmup; round < runs; round++) {
       for (const c of SEARCH_CASES) {

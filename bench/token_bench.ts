@@ -25,7 +25,7 @@ import { createHash } from "node:crypto";
 import { join } from "node:path";
 import process from "node:process";
 import { openDatabase } from "../db/sqlite.ts";
-import { type TestApp, testApp } from "../tests/helpers/app.ts";
+import { sqliteOf, type TestApp, testApp } from "../tests/helpers/app.ts";
 import { api, createProject, expectJson, sessionFrom } from "../tests/helpers/api.ts";
 import {
   BenchError,
@@ -488,7 +488,7 @@ async function run(): Promise<boolean> {
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       })
     );
-    seedItems(t.db.sql, w.userId, w.inviteeIds, w.projectIds, items);
+    seedItems(sqliteOf(t).sql, w.userId, w.inviteeIds, w.projectIds, items);
     const res = await api(t, "GET", "/api/me/calendar-feed", { cookie: w.cookie });
     const path = new URL(expectJson(res, 200).urls.all).pathname;
     local = await timeFeed(

@@ -28,7 +28,9 @@ Deno.test("attaching files to a chat message sends chat.message.updated with the
     const path = `/api/projects/${project.id}/chat/messages/${sent.id}/attachments`;
     expectJson(await attachIds(t, cookie, path, [file.id]), 200);
     expectJson(await postFile(t, cookie, path, "b.txt", "world"), 200);
-    const updates = storedEvents(t, project.id).filter((e) => e.name === "chat.message.updated");
+    const updates = (await storedEvents(t, project.id)).filter((e) =>
+      e.name === "chat.message.updated"
+    );
     assert.equal(updates.length, 2);
     assert.equal(updates[0]!.data.id, sent.id);
     assert.deepEqual(updates[0]!.data.attachments.map((f: { name: string }) => f.name), ["a.txt"]);
@@ -53,10 +55,10 @@ Deno.test("attaching files to a to-do item sends todo.updated", async () => {
       }),
       201,
     ).item;
-    const before = storedEvents(t, project.id).length;
+    const before = (await storedEvents(t, project.id)).length;
     const path = `/api/projects/${project.id}/todos/items/${item.id}/attachments`;
     expectJson(await postFile(t, cookie, path, "c.txt", "x"), 200);
-    const events = storedEvents(t, project.id).slice(before);
+    const events = (await storedEvents(t, project.id)).slice(before);
     assert.deepEqual(events.map((e) => [e.name, e.data.action, e.data.itemIds]), [
       ["file.uploaded", undefined, undefined],
       ["todo.updated", "attachments", [item.id]],

@@ -5,6 +5,7 @@ import { DatabaseSync } from "node:sqlite";
 import { testApp } from "../helpers/app.ts";
 import { api, createProject, expectError, register, signUp } from "../helpers/api.ts";
 import { runMain } from "../helpers/main_process.ts";
+import { ON_POSTGRES } from "../helpers/test_database.ts";
 
 const NOW = "2026-11-22T08:30:00.000Z";
 
@@ -15,7 +16,10 @@ async function workFolders(dataDir: string): Promise<string[]> {
     .filter((n) => n.startsWith(".backup-"));
 }
 
-Deno.test("GET /api/admin/backup streams an archive that restores, while the server goes on serving", async () => {
+Deno.test({
+  name: "GET /api/admin/backup streams an archive that restores, while the server goes on serving",
+  ignore: ON_POSTGRES, // backup of SQLite's file (on PostgreSQL the endpoint answers 409: pg_dump)
+}, async () => {
   const t = await testApp({ now: NOW });
   const dir = await Deno.makeTempDir({ prefix: "backup-api-test-" });
   try {
@@ -83,7 +87,10 @@ Deno.test("GET /api/admin/backup streams an archive that restores, while the ser
   }
 });
 
-Deno.test("GET /api/admin/backup cancelled midway removes its snapshot", async () => {
+Deno.test({
+  name: "GET /api/admin/backup cancelled midway removes its snapshot",
+  ignore: ON_POSTGRES, // backup of SQLite's file (on PostgreSQL the endpoint answers 409: pg_dump)
+}, async () => {
   const t = await testApp({ now: NOW });
   try {
     const admin = await signUp(t, "root@example.com");

@@ -51,7 +51,7 @@ async function createEvent(
  * Inserts a to-do item straight into the database: the to-do API is built separately, and
  * the calendar only reads the rows (dates, completion, soft deletion).
  */
-function insertTodo(
+async function insertTodo(
   t: TestApp,
   projectId: number,
   creatorId: number,
@@ -62,30 +62,33 @@ function insertTodo(
     completed?: boolean;
     deleted?: boolean;
   },
-): number {
-  const column = (t.db.sql.prepare(
+): Promise<number> {
+  const column = await t.sql.get<{ id: number }>(
     "SELECT id FROM todo_columns WHERE project_id = ? ORDER BY id LIMIT 1",
-  ).get(projectId) as { id: number } | undefined) ??
-    t.db.sql.prepare(
+    [projectId],
+  ) ??
+    await t.sql.returning<{ id: number }>(
       `INSERT INTO todo_columns (project_id, name, key, position, created_at, updated_at)
        VALUES (?, 'Scratch', NULL, 99, ?, ?) RETURNING id`,
-    ).get(projectId, NOW, NOW) as { id: number };
-  return (t.db.sql.prepare(
+      [projectId, NOW, NOW],
+    );
+  return (await t.sql.returning<{ id: number }>(
     `INSERT INTO todo_items (project_id, column_id, creator_id, title, start_date, due_date,
      order_index, completed, created_at, updated_at, deleted_at)
      VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?) RETURNING id`,
-  ).get(
-    projectId,
-    column.id,
-    creatorId,
-    item.title,
-    item.startDate ?? null,
-    item.dueDate ?? null,
-    item.completed ? 1 : 0,
-    NOW,
-    NOW,
-    item.deleted ? NOW : null,
-  ) as { id: number }).id;
+    [
+      projectId,
+      column.id,
+      creatorId,
+      item.title,
+      item.startDate ?? null,
+      item.dueDate ?? null,
+      item.completed ? 1 : 0,
+      NOW,
+      NOW,
+      item.deleted ? NOW : null,
+    ],
+  )).id;
 }
 
 Deno.test("POST /api/projects/:id/calendar/events stores times in UTC and answers 201 {event}", async () => {
@@ -225,9 +228,11 @@ Deno.test("DELETE /api/projects/:id/calendar/events/:id soft-deletes it everywhe
     assert.deepEqual(await getJson(t, alice.cookie, events(project.id)), { items: [] });
     const range = calendar(project.id, "2026-12-01", "2026-12-02");
     assert.deepEqual(await getJson(t, alice.cookie, range), { items: [] });
-    const row = t.db.sql.prepare("SELECT deleted_at FROM calendar_events WHERE id = ?")
-      .get(event.id) as { deleted_at: string | null };
-    assert.equal(row.deleted_at, NOW);
+    const row = await t.sql.get<{ deleted_at: string | null }>(
+      "SELECT deleted_at FROM calendar_events WHERE id = ?",
+      [event.id],
+    );
+    assert.equal(row?.deleted_at, NOW);
   } finally {
     await t.close();
   }
@@ -379,24 +384,24 @@ Deno.test("GET /api/projects/:id/calendar spans milestones and to-dos over whole
     await milestone("m at to", "2026-12-08");
     await milestone("m undated", null);
 
-    insertTodo(t, project.id, me, { title: "due day before from", dueDate: "2026-11-30" });
-    const dueFirst = insertTodo(t, project.id, me, {
+    await insertTodo(t, project.id, me, { title: "due day before from", dueDate: "2026-11-30" });
+    const dueFirst = await insertTodo(t, project.id, me, {
       title: "due on from's day",
       dueDate: "2026-12-01",
       completed: true,
     });
-    const spanning = insertTodo(t, project.id, me, {
+    const spanning = await insertTodo(t, project.id, me, {
       title: "spanning",
       startDate: "2026-11-20",
       dueDate: "2026-12-20",
     });
-    const startOnly = insertTodo(t, project.id, me, {
+    const startOnly = await insertTodo(t, project.id, me, {
       title: "start only",
       startDate: "2026-12-07",
     });
-    insertTodo(t, project.id, me, { title: "starts at to", startDate: "2026-12-08" });
-    insertTodo(t, project.id, me, { title: "undated" });
-    insertTodo(t, project.id, me, { title: "deleted", dueDate: "2026-12-03", deleted: true });
+    await insertTodo(t, project.id, me, { title: "starts at to", startDate: "2026-12-08" });
+    await insertTodo(t, project.id, me, { title: "undated" });
+    await insertTodo(t, project.id, me, { title: "deleted", dueDate: "2026-12-03", deleted: true });
 
     const event = await createEvent(t, alice.cookie, project.id, {
       title: "midnight",

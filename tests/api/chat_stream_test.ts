@@ -98,7 +98,7 @@ Deno.test("Stream: chat.message.created, .updated and .deleted carry the message
 
     // The ids are those of the stored events.
     assert.deepEqual(
-      storedEvents(t, project.id).map((e) => [e.id, e.name]),
+      (await storedEvents(t, project.id)).map((e) => [e.id, e.name]),
       events.map((e) => [e.id, e.name]),
     );
   } finally {

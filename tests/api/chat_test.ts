@@ -106,7 +106,7 @@ Deno.test("POST /chat/messages: blank, missing, too long or malformed text is 40
     });
     expectError(malformed, 400, "validation");
     assert.deepEqual(await history(t, alice.cookie, project.id), { items: [], hasMore: false });
-    assert.deepEqual(storedEvents(t, project.id), []);
+    assert.deepEqual(await storedEvents(t, project.id), []);
   } finally {
     await t.close();
   }
@@ -362,10 +362,11 @@ Deno.test("DELETE /chat/messages/:id soft-deletes (author, owner, admin); then 4
     assert.deepEqual(await history(t, bob.cookie, project.id), { items: [], hasMore: false });
 
     // The rows stay (soft delete) but are gone for the API.
-    const row = t.db.sql.prepare("SELECT deleted_at FROM chat_messages WHERE id = ?").get(a.id) as {
-      deleted_at: string | null;
-    };
-    assert.equal(row.deleted_at, "2026-11-22T08:30:00.000Z");
+    const row = await t.sql.get<{ deleted_at: string | null }>(
+      "SELECT deleted_at FROM chat_messages WHERE id = ?",
+      [a.id],
+    );
+    assert.equal(row?.deleted_at, "2026-11-22T08:30:00.000Z");
     expectError(
       await api(t, "DELETE", chat(project.id, `/${a.id}`), { cookie: alice.cookie }),
       404,
@@ -432,7 +433,7 @@ Deno.test("POST /chat/messages with fileIds lists the attachments; another proje
     const listed = await history(t, alice.cookie, project.id);
     assert.deepEqual(ids(listed.items[0].attachments), [file.id]);
 
-    const eventsBefore = storedEvents(t, project.id).length;
+    const eventsBefore = (await storedEvents(t, project.id)).length;
     for (const fileIds of [[foreign.id], [file.id, foreign.id], [999999]]) {
       const bad = await api(t, "POST", chat(project.id), {
         cookie: alice.cookie,
@@ -442,7 +443,7 @@ Deno.test("POST /chat/messages with fileIds lists the attachments; another proje
     }
     // Nothing of the refused sends remains: no message, no event, no mention.
     assert.deepEqual(ids((await history(t, alice.cookie, project.id)).items), [body.message.id]);
-    assert.equal(storedEvents(t, project.id).length, eventsBefore);
+    assert.equal((await storedEvents(t, project.id)).length, eventsBefore);
     assert.deepEqual(await mentions(t, bob.cookie), []);
   } finally {
     await t.close();

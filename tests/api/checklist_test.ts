@@ -62,15 +62,15 @@ async function found(t: TestApp, cookie: string, projectId: number, q: string): 
 }
 
 /** Everything a refused request must leave as it was. */
-function state(t: TestApp, projectId: number) {
+async function state(t: TestApp, projectId: number) {
   return {
-    entries: t.db.sql.prepare(
+    entries: (await t.sql.all(
       "SELECT id, item_id, text, done, position, updated_at FROM todo_checklist_entries ORDER BY id",
-    ).all().map((r) => ({ ...r })),
-    items: t.db.sql.prepare("SELECT id, updated_at FROM todo_items ORDER BY id").all()
+    )).map((r) => ({ ...r })),
+    items: (await t.sql.all("SELECT id, updated_at FROM todo_items ORDER BY id"))
       .map((r) => ({ ...r })),
-    events: storedEvents(t, projectId).length,
-    activity: (t.db.sql.prepare("SELECT count(*) AS n FROM activity").get() as { n: number }).n,
+    events: (await storedEvents(t, projectId)).length,
+    activity: await t.sql.count("activity"),
   };
 }
 
@@ -167,7 +167,7 @@ Deno.test("every checklist change is a todo_updated activity entry and a todo.up
     const { alice, project } = await team(t);
     const p = project.id;
     const item = await createTodo(t, alice.cookie, p, { title: "Launch" });
-    const before = storedEvents(t, p).length;
+    const before = (await storedEvents(t, p)).length;
     const entry = await addEntry(t, alice.cookie, p, item.id, "One");
     const other = await addEntry(t, alice.cookie, p, item.id, "Two");
     expectJson(
@@ -187,7 +187,7 @@ Deno.test("every checklist change is a todo_updated activity entry and a todo.up
     expectNoContent(
       await api(t, "DELETE", checklistPath(p, item.id, `/${other.id}`), { cookie: alice.cookie }),
     );
-    const events = storedEvents(t, p).slice(before);
+    const events = (await storedEvents(t, p)).slice(before);
     assert.equal(events.length, 5);
     for (const e of events) {
       assert.equal(e.name, "todo.updated");
@@ -222,7 +222,7 @@ Deno.test("bad checklist input is 400 and changes nothing: blank, too long, miss
     const other = await addEntry(t, alice.cookie, p, item.id, "And me");
     const sibling = await createTodo(t, alice.cookie, p, { title: "Sibling" });
     const foreign = await addEntry(t, alice.cookie, p, sibling.id, "Not yours");
-    const before = state(t, p);
+    const before = await state(t, p);
     const refuse = async (method: string, path: string, body: unknown, field: string) => {
       const res = await api(t, method, path, { cookie: alice.cookie, body });
       const error = expectError(res, 400, "validation");
@@ -253,7 +253,7 @@ Deno.test("bad checklist input is 400 and changes nothing: blank, too long, miss
       assert.deepEqual(error.details, { entryIds: "not_the_entries" }, `${entryIds}`);
     }
     await refuse("POST", checklistPath(p, item.id, "/reorder"), { entryIds: "1,2" }, "entryIds");
-    assert.deepEqual(state(t, p), before);
+    assert.deepEqual(await state(t, p), before);
     // 500 characters is the limit, not over it.
     await addEntry(t, alice.cookie, p, item.id, "x".repeat(500));
   } finally {
@@ -272,7 +272,7 @@ Deno.test("wrong ids are 404 and change nothing: another item's entry, a missing
     const elsewhere = await createProject(t, owner.cookie, "Elsewhere");
     const theirs = await createTodo(t, owner.cookie, elsewhere.id);
     const theirEntry = await addEntry(t, owner.cookie, elsewhere.id, theirs.id, "Theirs");
-    const before = state(t, p);
+    const before = await state(t, p);
     const gone = async (method: string, path: string, body?: unknown) =>
       expectError(
         await api(t, method, path, { cookie: alice.cookie, ...(body ? { body } : {}) }),
@@ -303,7 +303,7 @@ Deno.test("wrong ids are 404 and change nothing: another item's entry, a missing
       404,
       "not_found",
     );
-    assert.deepEqual(state(t, p), before);
+    assert.deepEqual(await state(t, p), before);
   } finally {
     await t.close();
   }
@@ -316,7 +316,7 @@ Deno.test("a viewer reads a checklist but cannot change it (403); an outsider ge
     const p = project.id;
     const item = await createTodo(t, alice.cookie, p);
     const entry = await addEntry(t, alice.cookie, p, item.id, "Read only");
-    const before = state(t, p);
+    const before = await state(t, p);
     const writes: Array<[string, string, unknown]> = [
       ["POST", checklistPath(p, item.id), { text: "x" }],
       ["PATCH", checklistPath(p, item.id, `/${entry.id}`), { done: true }],
@@ -342,7 +342,7 @@ Deno.test("a viewer reads a checklist but cannot change it (403); an outsider ge
       "not_found",
     );
     assert.deepEqual(await entriesOf(t, viewer.cookie, p, item.id), [["Read only", false]]);
-    assert.deepEqual(state(t, p), before);
+    assert.deepEqual(await state(t, p), before);
   } finally {
     await t.close();
   }
@@ -355,7 +355,7 @@ Deno.test("a checklist holds at most 100 entries: the 101st is 409 conflict {che
     const p = project.id;
     const item = await createTodo(t, alice.cookie, p);
     for (let i = 1; i <= 100; i++) await addEntry(t, alice.cookie, p, item.id, `Step ${i}`);
-    const before = state(t, p);
+    const before = await state(t, p);
     const error = expectError(
       await api(t, "POST", checklistPath(p, item.id), {
         cookie: alice.cookie,
@@ -365,7 +365,7 @@ Deno.test("a checklist holds at most 100 entries: the 101st is 409 conflict {che
       "conflict",
     );
     assert.deepEqual(error.details, { checklist: "full" });
-    assert.deepEqual(state(t, p), before);
+    assert.deepEqual(await state(t, p), before);
     assert.deepEqual(
       (await getJson(t, alice.cookie, itemPath(p, item.id))).item.checklist,
       { done: 0, total: 100 },
@@ -486,10 +486,7 @@ Deno.test("purging a deleted project or a trashed to-do removes their checklist 
   try {
     const { owner, alice, project } = await team(t);
     const p = project.id;
-    const count = () =>
-      (t.db.sql.prepare("SELECT count(*) AS n FROM todo_checklist_entries").get() as {
-        n: number;
-      }).n;
+    const count = () => t.sql.count("todo_checklist_entries");
     const kept = await createProject(t, owner.cookie, "Kept");
     const keptItem = await createTodo(t, owner.cookie, kept.id);
     await addEntry(t, owner.cookie, kept.id, keptItem.id, "Stays");
@@ -501,10 +498,10 @@ Deno.test("purging a deleted project or a trashed to-do removes their checklist 
       await api(t, "DELETE", itemPath(kept.id, trashed.id), { cookie: owner.cookie }),
     );
     expectNoContent(await api(t, "DELETE", `/api/projects/${p}`, { cookie: owner.cookie }));
-    assert.equal(count(), 5);
+    assert.equal(await count(), 5);
     t.clock.advance(30 * DAY);
     await t.app.services.trash.sweep();
-    assert.equal(count(), 1);
+    assert.equal(await count(), 1);
     t.clock.advance(-30 * DAY);
     assert.deepEqual(await entriesOf(t, owner.cookie, kept.id, keptItem.id), [["Stays", false]]);
   } finally {

@@ -1,6 +1,7 @@
 /** The project and personal dashboards, with a fixed clock at the window edges. */
 import assert from "node:assert/strict";
 import { testApp } from "../helpers/app.ts";
+import { spyOnEngine } from "../helpers/engine_spy.ts";
 import {
   addMember,
   api,
@@ -196,17 +197,11 @@ Deno.test("the personal dashboard gathers my work across projects", async () => 
 Deno.test("the dashboards cost the same number of queries however much data there is", async () => {
   const { t, ann, p } = await setup();
   try {
-    let prepared = 0;
-    const sql = t.db.sql as unknown as { prepare: (s: string) => unknown };
-    const original = sql.prepare.bind(sql);
-    sql.prepare = (s: string) => {
-      prepared++;
-      return original(s);
-    };
+    const spy = spyOnEngine(t.engine);
     const count = async (path: string) => {
-      prepared = 0;
+      spy.reset();
       expectJson(await api(t, "GET", path, { cookie: ann }), 200);
-      return prepared;
+      return spy.counts.queries;
     };
     // One of each kind first, so every list is non-empty in both measurements.
     await post(t, ann, `/api/projects/${p}/todos/items`, {
@@ -233,6 +228,7 @@ Deno.test("the dashboards cost the same number of queries however much data ther
     }
     assert.equal(await count(`/api/projects/${p}/dashboard`), smallProject);
     assert.equal(await count("/api/dashboard"), smallPersonal);
+    spy.restore();
   } finally {
     await t.close();
   }

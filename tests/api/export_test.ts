@@ -231,9 +231,10 @@ Deno.test("GET /api/projects/:id/export is 409 when a file's bytes are missing, 
     const { cookie } = await signUp(t, "olga@example.com");
     const project = await createProject(t, cookie);
     const file = await uploadFile(t, cookie, project.id, "lost.png", PNG_BYTES);
-    const stored = t.db.sql.prepare("SELECT stored_name FROM files WHERE id = ?").get(file.id) as {
-      stored_name: string;
-    };
+    const stored = (await t.sql.get<{ stored_name: string }>(
+      "SELECT stored_name FROM files WHERE id = ?",
+      [file.id],
+    ))!;
     await Deno.remove(`${t.dataDir}/files/${stored.stored_name}`);
     const error = expectError(
       await api(t, "GET", `/api/projects/${project.id}/export`, { cookie }),

@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { api, expectError, expectJson, getJson, type Json, storedFiles } from "../helpers/api.ts";
 import { type TestApp, testApp } from "../helpers/app.ts";
+import { refuse } from "../helpers/refusal.ts";
 import { exportProject, importZip, richProject } from "../helpers/project_fixture.ts";
 
 /** An import hook that holds the import after the `at`-th commit until released. */
@@ -31,13 +32,12 @@ function holdAfter(at: number) {
 }
 
 /** The projects an import is still writing. */
-const importing = (t: TestApp) =>
-  (t.db.sql.prepare("SELECT id FROM projects WHERE importing_since IS NOT NULL").all() as Array<
-    { id: number }
-  >).map((r) => r.id);
+const importing = async (t: TestApp) =>
+  (await t.sql.all<{ id: number }>("SELECT id FROM projects WHERE importing_since IS NOT NULL"))
+    .map((r) => r.id);
 
 /** Row counts of every table an import writes. */
-function counts(t: TestApp): Record<string, number> {
+async function counts(t: TestApp): Promise<Record<string, number>> {
   const tables = [
     "projects",
     "project_members",
@@ -59,10 +59,9 @@ function counts(t: TestApp): Record<string, number> {
     "search_docs",
     "search_index",
   ];
-  return Object.fromEntries(tables.map((table) => [
-    table,
-    (t.db.sql.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n,
-  ]));
+  const entries: Array<[string, number]> = [];
+  for (const table of tables) entries.push([table, await t.sql.count(table)]);
+  return Object.fromEntries(entries);
 }
 
 Deno.test("while an import is held between two batches, other requests are answered and nobody sees the half project, its importer included", async () => {
@@ -74,11 +73,10 @@ Deno.test("while an import is held between two batches, other requests are answe
     const pending = importZip(t, owner.cookie, bytes);
     await hold.held;
 
-    const [half] = importing(t);
+    const [half] = await importing(t);
     assert.ok(half !== undefined, "the half-written project exists, hidden");
-    const rows = t.db.sql.prepare("SELECT count(*) AS n FROM todo_items WHERE project_id = ?")
-      .get(half) as { n: number };
-    assert.ok(rows.n > 0, "some of its rows are committed");
+    const rows = await t.sql.count("todo_items WHERE project_id = ?", [half]);
+    assert.ok(rows > 0, "some of its rows are committed");
 
     // Other requests are answered meanwhile, writes of other users included.
     const list = await getJson(t, owner.cookie, "/api/projects");
@@ -129,13 +127,13 @@ Deno.test("while an import is held between two batches, other requests are answe
     t.clock.advance(year);
     await t.app.services.trash.sweep();
     t.clock.advance(-year);
-    assert.deepEqual(importing(t), [half]);
+    assert.deepEqual(await importing(t), [half]);
 
     hold.release();
     const done = expectJson(await pending, 201);
     assert.equal(done.project.id, half);
     assert.ok(hold.batches() > 6, `written in ${hold.batches()} transactions`);
-    assert.deepEqual(importing(t), []);
+    assert.deepEqual(await importing(t), []);
     const after = await getJson(t, owner.cookie, "/api/projects");
     assert.deepEqual(after.items.map((p: Json) => p.id), [project.id, half]);
     const items = await getJson(t, owner.cookie, `/api/projects/${half}/todos/items`);
@@ -161,17 +159,16 @@ Deno.test("POST /api/projects/import: a failure in a late batch leaves no projec
     try {
       const { owner, project } = await richProject(t);
       const { bytes } = await exportProject(t, owner.cookie, project.id);
-      const before = counts(t);
+      const before = await counts(t);
       const stored = await storedFiles(t);
-      t.db.sql.exec(`CREATE TRIGGER refuse ${refusal} WHEN old.deleted_at = 'import'
-        BEGIN SELECT RAISE(ABORT, 'refused: constraint failed'); END`);
+      const allow = await refuse(t, refusal, { when: "old.deleted_at = 'import'" });
       const error = expectError(await importZip(t, owner.cookie, bytes), 400, "validation");
       assert.match(error.message, /breaks a rule of the database/, refusal);
       assert.ok(hold.batches() > 5, `${refusal}: failed after ${hold.batches()} transactions`);
-      t.db.sql.exec("DROP TRIGGER refuse");
-      assert.deepEqual(counts(t), before, refusal);
+      await allow();
+      assert.deepEqual(await counts(t), before, refusal);
       assert.deepEqual(await storedFiles(t), stored, `${refusal}: no bytes left`);
-      assert.deepEqual(importing(t), []);
+      assert.deepEqual(await importing(t), []);
       // And the same archive imports once the database accepts it.
       expectJson(await importZip(t, owner.cookie, bytes), 201);
     } finally {

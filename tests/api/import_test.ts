@@ -22,6 +22,7 @@ import {
   storedFiles,
 } from "../helpers/api.ts";
 import { type TestApp, testApp } from "../helpers/app.ts";
+import { refuse } from "../helpers/refusal.ts";
 import {
   exportProject,
   importZip,
@@ -128,8 +129,7 @@ async function dataFiles(t: TestApp): Promise<string[]> {
   return found.sort();
 }
 
-const projectCount = (t: TestApp) =>
-  (t.db.sql.prepare("SELECT count(*) AS n FROM projects").get() as { n: number }).n;
+const projectCount = (t: TestApp) => t.sql.count("projects");
 
 Deno.test("export → import → export gives the same archive apart from ids, the project's timestamps and exportedAt", async () => {
   const t = await testApp();
@@ -422,7 +422,7 @@ async function expectRefused(
   status: 400 | 413,
   problem: RegExp,
 ): Promise<Json> {
-  const projects = projectCount(t);
+  const projects = await projectCount(t);
   const stored = await storedFiles(t);
   const everything = await dataFiles(t);
   const error = expectError(
@@ -431,7 +431,7 @@ async function expectRefused(
     status === 413 ? "too_large" : "validation",
   );
   assert.match(error.message, problem);
-  assert.equal(projectCount(t), projects, "no project created");
+  assert.equal(await projectCount(t), projects, "no project created");
   assert.deepEqual(await storedFiles(t), stored, "no bytes stored or left in tmp");
   assert.deepEqual(await dataFiles(t), everything, "nothing written anywhere else");
   return error;
@@ -514,13 +514,13 @@ Deno.test("POST /api/projects/import: a zip bomb or an archive over MAX_IMPORT_M
     await expectRefused(t, cookie, big, 413, /at most 1 MiB/);
     const form = new FormData();
     form.append("archive", new File([big as BlobPart], "big.zip"));
-    const projects = projectCount(t);
+    const projects = await projectCount(t);
     expectError(
       await api(t, "POST", "/api/projects/import", { cookie, raw: form }),
       413,
       "too_large",
     );
-    assert.equal(projectCount(t), projects);
+    assert.equal(await projectCount(t), projects);
     assert.deepEqual(await storedFiles(t), []);
   } finally {
     await t.close();
@@ -715,8 +715,9 @@ Deno.test("POST /api/projects/import writes all or none: a failure inside the tr
   try {
     const { cookie } = await signUp(t, "olga@example.com");
     // A rule the checks do not know of, broken by the last rows written.
-    t.db.sql.exec(`CREATE TRIGGER refuse_activity BEFORE INSERT ON activity
-      BEGIN SELECT RAISE(ABORT, 'activity refused: constraint failed'); END`);
+    await refuse(t, "BEFORE INSERT ON activity", {
+      message: "activity refused: constraint failed",
+    });
     const archive = await buildZip(entriesWith(projectJson((doc) => {
       doc.activity = [{
         id: 1,
@@ -729,12 +730,14 @@ Deno.test("POST /api/projects/import writes all or none: a failure inside the tr
       }];
     })));
     const counts = () =>
-      ["projects", "todo_items", "files", "attachments", "search_docs"].map((table) =>
-        (t.db.sql.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n
+      Promise.all(
+        ["projects", "todo_items", "files", "attachments", "search_docs"].map((table) =>
+          t.sql.count(table)
+        ),
       );
-    const before = counts();
+    const before = await counts();
     await expectRefused(t, cookie, archive, 400, /breaks a rule of the database/);
-    assert.deepEqual(counts(), before);
+    assert.deepEqual(await counts(), before);
   } finally {
     await t.close();
   }

@@ -78,7 +78,7 @@ async function kinds(t: TestApp, user: TestUser): Promise<Array<[string, number]
  * Inserts a to-do item straight into the database: the to-do API is built separately, and
  * conflict checks only read the rows (assignee, priority, completion, due date, deletion).
  */
-function insertTodo(
+async function insertTodo(
   t: TestApp,
   projectId: number,
   item: {
@@ -90,32 +90,35 @@ function insertTodo(
     completed?: boolean;
     deleted?: boolean;
   },
-): number {
-  const column = (t.db.sql.prepare(
+): Promise<number> {
+  const column = await t.sql.get<{ id: number }>(
     "SELECT id FROM todo_columns WHERE project_id = ? ORDER BY id LIMIT 1",
-  ).get(projectId) as { id: number } | undefined) ??
-    t.db.sql.prepare(
+    [projectId],
+  ) ??
+    await t.sql.returning<{ id: number }>(
       `INSERT INTO todo_columns (project_id, name, key, position, created_at, updated_at)
        VALUES (?, 'Scratch', NULL, 99, ?, ?) RETURNING id`,
-    ).get(projectId, NOW, NOW) as { id: number };
-  return (t.db.sql.prepare(
+      [projectId, NOW, NOW],
+    );
+  return (await t.sql.returning<{ id: number }>(
     `INSERT INTO todo_items (project_id, column_id, creator_id, title, assignee_id, priority,
      start_date, due_date, order_index, completed, created_at, updated_at, deleted_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?) RETURNING id`,
-  ).get(
-    projectId,
-    column.id,
-    item.assigneeId,
-    item.title,
-    item.assigneeId,
-    item.priority ?? "high",
-    item.startDate ?? null,
-    item.dueDate,
-    item.completed ? 1 : 0,
-    NOW,
-    NOW,
-    item.deleted ? NOW : null,
-  ) as { id: number }).id;
+    [
+      projectId,
+      column.id,
+      item.assigneeId,
+      item.title,
+      item.assigneeId,
+      item.priority ?? "high",
+      item.startDate ?? null,
+      item.dueDate,
+      item.completed ? 1 : 0,
+      NOW,
+      NOW,
+      item.deleted ? NOW : null,
+    ],
+  )).id;
 }
 
 Deno.test("POST /api/projects/:id/meetings schedules a meeting and invites its invitees", async () => {
@@ -171,9 +174,10 @@ Deno.test("POST /api/projects/:id/meetings schedules a meeting and invites its i
     assert.equal(entry.actorId, alice.user.id);
 
     // The stream event carries the meeting (read from the replay log).
-    const events = t.db.sql.prepare(
+    const events = await t.sql.all<{ name: string; data: string }>(
       "SELECT name, data FROM project_events WHERE project_id = ? AND name = 'meeting.created'",
-    ).all(project.id) as Array<{ name: string; data: string }>;
+      [project.id],
+    );
     assert.equal(events.length, 1);
     assert.deepEqual(JSON.parse(events[0]!.data), meeting);
   } finally {
@@ -571,19 +575,19 @@ Deno.test("GET /api/projects/:id/meetings/check reports high-priority open to-do
     const a = alice.user.id;
     const todo = (title: string, fields: Partial<Parameters<typeof insertTodo>[2]> = {}) =>
       insertTodo(t, project.id, { title, assigneeId: a, dueDate: "2026-12-10", ...fields });
-    const threeBefore = todo("3 days before", { dueDate: "2026-12-07" });
-    todo("4 days before", { dueDate: "2026-12-06" });
-    const threeAfter = todo("3 days after", {
+    const threeBefore = await todo("3 days before", { dueDate: "2026-12-07" });
+    await todo("4 days before", { dueDate: "2026-12-06" });
+    const threeAfter = await todo("3 days after", {
       dueDate: "2026-12-14",
       startDate: "2026-12-12",
     });
-    todo("4 days after", { dueDate: "2026-12-15" });
-    todo("normal priority", { priority: "normal" });
-    todo("low priority", { priority: "low" });
-    todo("completed", { completed: true });
-    todo("deleted", { deleted: true });
-    todo("bob's", { assigneeId: bob.user.id });
-    const elsewhere = insertTodo(t, zeus.id, {
+    await todo("4 days after", { dueDate: "2026-12-15" });
+    await todo("normal priority", { priority: "normal" });
+    await todo("low priority", { priority: "low" });
+    await todo("completed", { completed: true });
+    await todo("deleted", { deleted: true });
+    await todo("bob's", { assigneeId: bob.user.id });
+    const elsewhere = await insertTodo(t, zeus.id, {
       title: "Zeus task",
       assigneeId: a,
       dueDate: "2026-12-10",

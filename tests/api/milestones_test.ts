@@ -45,35 +45,37 @@ async function createMilestone(
  * Inserts to-do items linked to a milestone straight into the database: the to-do API is
  * built separately, and progress only reads the rows (live, completed, milestone_id).
  */
-function insertItems(
+async function insertItems(
   t: TestApp,
   projectId: number,
   creatorId: number,
   items: Array<{ milestoneId: number | null; completed?: boolean; deleted?: boolean }>,
-): void {
-  const column = t.db.sql.prepare(
+): Promise<void> {
+  const column = await t.sql.returning<{ id: number }>(
     `INSERT INTO todo_columns (project_id, name, key, position, created_at, updated_at)
      VALUES (?, 'Scratch', NULL, 99, ?, ?) RETURNING id`,
-  ).get(projectId, NOW, NOW) as { id: number };
-  items.forEach((item, i) => {
-    t.db.sql.prepare(
+    [projectId, NOW, NOW],
+  );
+  for (const [i, item] of items.entries()) {
+    await t.sql.run(
       `INSERT INTO todo_items (project_id, column_id, creator_id, title, order_index, completed,
        completed_at, milestone_id, created_at, updated_at, deleted_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(
-      projectId,
-      column.id,
-      creatorId,
-      `Item ${i}`,
-      i,
-      item.completed ? 1 : 0,
-      item.completed ? NOW : null,
-      item.milestoneId,
-      NOW,
-      NOW,
-      item.deleted ? NOW : null,
+      [
+        projectId,
+        column.id,
+        creatorId,
+        `Item ${i}`,
+        i,
+        item.completed ? 1 : 0,
+        item.completed ? NOW : null,
+        item.milestoneId,
+        NOW,
+        NOW,
+        item.deleted ? NOW : null,
+      ],
     );
-  });
+  }
 }
 
 Deno.test("POST /api/projects/:id/milestones creates a milestone (201 {milestone})", async () => {
@@ -211,7 +213,7 @@ Deno.test("GET /api/projects/:id/milestones computes progress from linked live t
     const third = await createMilestone(t, alice.cookie, project.id, { title: "Third" });
     const twoThirds = await createMilestone(t, alice.cookie, project.id, { title: "2/3" });
     const done = await createMilestone(t, alice.cookie, project.id, { title: "Done" });
-    insertItems(t, project.id, alice.user.id, [
+    await insertItems(t, project.id, alice.user.id, [
       { milestoneId: third.id, completed: true },
       { milestoneId: third.id },
       { milestoneId: third.id },

@@ -24,8 +24,8 @@ function refusedAt(res: Awaited<ReturnType<typeof api>>, path: string, what: str
   assert.match(error.details[path], /U\+0000/, what);
 }
 
-function userCount(t: TestApp): number {
-  return (t.db.sql.prepare("SELECT count(*) AS n FROM users").get() as { n: number }).n;
+function userCount(t: TestApp): Promise<number> {
+  return t.sql.count("users");
 }
 
 Deno.test("a JSON body with U+0000 in any string is 400 naming its path, and nothing is stored", async () => {
@@ -87,7 +87,7 @@ Deno.test("register and login refuse U+0000 in email, password or display name, 
       const body = { ...fields, [field]: `${fields[field as keyof typeof fields]}${NUL}` };
       refusedAt(await api(t, "POST", "/api/auth/register", { body }), field, `register ${field}`);
     }
-    assert.equal(userCount(t), 0);
+    assert.equal(await userCount(t), 0);
     await signUp(t, "ann@example.com");
     const res = await api(t, "POST", "/api/auth/login", {
       body: { email: "ann@example.com", password: `${PASSWORD}${NUL}tail` },
@@ -203,7 +203,7 @@ Deno.test("page forms refuse U+0000 in a field (name or value) with 400 and stor
       await res.body?.cancel();
     }
     assert.deepEqual(t.logs.filter((line) => line.startsWith("error")), []);
-    assert.equal(userCount(t), 6, "no account was registered");
+    assert.equal(await userCount(t), 6, "no account was registered");
     const p = `/api/projects/${project.id}`;
     assert.equal((await getJson(t, alice.cookie, "/api/projects")).items.length, 1);
     assert.equal((await getJson(t, alice.cookie, `${p}/board/threads`)).total, 0);

@@ -18,8 +18,8 @@ function registerForm(t: TestApp, email: string) {
   });
 }
 
-function userCount(t: TestApp): number {
-  return (t.db.sql.prepare("SELECT count(*) AS n FROM users").get() as { n: number }).n;
+function userCount(t: TestApp): Promise<number> {
+  return t.sql.count("users");
 }
 
 Deno.test("POST /api/auth/register accepts 20 registrations from one address an hour by default; the 21st is 429 with Retry-After", async () => {
@@ -30,7 +30,7 @@ Deno.test("POST /api/auth/register accepts 20 registrations from one address an 
     expectError(refused, 429, "rate_limited");
     assert.equal(refused.headers.get("retry-after"), "3600");
     assert.equal(refused.cookies.length, 0, "no session for a refused registration");
-    assert.equal(userCount(t), 20, "nothing was created");
+    assert.equal(await userCount(t), 20, "nothing was created");
   } finally {
     await t.close();
   }
@@ -88,7 +88,7 @@ Deno.test("POST /api/auth/register: registrations sent at once cannot pass the l
     const statuses = answers.map((r) => r.status);
     assert.equal(statuses.filter((s) => s === 201).length, 5, statuses.join(","));
     assert.equal(statuses.filter((s) => s === 429).length, 25, statuses.join(","));
-    assert.equal(userCount(t), 5);
+    assert.equal(await userCount(t), 5);
   } finally {
     await t.close();
   }
@@ -111,7 +111,7 @@ Deno.test("the registration page shares the limit with the API and says when to 
     );
     assert.ok(html.includes('value="c@example.com"'), "the form keeps what was typed");
     expectError(await registerVia(t, "d@example.com"), 429, "rate_limited");
-    assert.equal(userCount(t), 2);
+    assert.equal(await userCount(t), 2);
   } finally {
     await t.close();
   }

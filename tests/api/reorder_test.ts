@@ -32,18 +32,19 @@ interface RawItem {
 }
 
 /** Every to-do row of the database (all projects, deleted ones too), by id. */
-function allRows(t: TestApp): RawItem[] {
-  return t.db.sql.prepare(
+function allRows(t: TestApp): Promise<RawItem[]> {
+  return t.sql.all<RawItem>(
     "SELECT id, project_id, column_id, order_index, updated_at, deleted_at FROM todo_items ORDER BY id",
-  ).all() as unknown as RawItem[];
+  );
 }
 
 /** The live item ids of a column by order_index, read from the database. */
-function dbColumn(t: TestApp, columnId: number): Array<[number, number]> {
-  return (t.db.sql.prepare(
+async function dbColumn(t: TestApp, columnId: number): Promise<Array<[number, number]>> {
+  return (await t.sql.all<{ id: number; order_index: number }>(
     `SELECT id, order_index FROM todo_items WHERE column_id = ? AND deleted_at IS NULL
      ORDER BY order_index, id`,
-  ).all(columnId) as Array<{ id: number; order_index: number }>).map((r) => [r.id, r.order_index]);
+    [columnId],
+  )).map((r) => [r.id, r.order_index]);
 }
 
 /** Asserts a column holds exactly `ids` in order at positions 0..n-1, in the API and the db. */
@@ -61,7 +62,7 @@ async function assertColumn(
     `/api/projects/${projectId}/todos/items?columnId=${columnId}`,
   );
   assert.deepEqual(items.map((i: Json) => [i.id, i.orderIndex]), expected);
-  assert.deepEqual(dbColumn(t, columnId), expected);
+  assert.deepEqual(await dbColumn(t, columnId), expected);
 }
 
 /** The project's `todo_updated` activity entries. */
@@ -71,8 +72,10 @@ async function todoUpdates(t: TestApp, cookie: string, projectId: number): Promi
   );
 }
 
-function todoEvents(t: TestApp, projectId: number): Json[] {
-  return storedEvents(t, projectId).filter((e) => e.name === "todo.updated").map((e) => e.data);
+async function todoEvents(t: TestApp, projectId: number): Promise<Json[]> {
+  return (await storedEvents(t, projectId)).filter((e) => e.name === "todo.updated").map((e) =>
+    e.data
+  );
 }
 
 /** A project with a "todo" column of 5 items and a "doing" column of 3. */
@@ -97,7 +100,7 @@ Deno.test("Reorder: listed items take 0..k-1 in order; the column's others follo
     const { alice, bob, project, todo, todoIds } = await board(t);
     const [a, b, c, d, e] = todoIds as [number, number, number, number, number];
     const activityBefore = (await todoUpdates(t, alice.cookie, project.id)).length;
-    const eventsBefore = todoEvents(t, project.id).length;
+    const eventsBefore = (await todoEvents(t, project.id)).length;
 
     t.clock.advance(1000);
     const res = await api(t, "POST", reorderPath(project.id), {
@@ -124,7 +127,7 @@ Deno.test("Reorder: listed items take 0..k-1 in order; the column's others follo
       cookie: alice.cookie,
     });
     assert.equal(updates[0].summary, moved.json.item.title);
-    const events = todoEvents(t, project.id);
+    const events = await todoEvents(t, project.id);
     assert.equal(events.length, eventsBefore + 1);
     assert.deepEqual(events.at(-1).projectId, project.id);
     assert.deepEqual(events.at(-1).itemIds, [d, b]);
@@ -150,7 +153,7 @@ Deno.test("Reorder: listed items take 0..k-1 in order; the column's others follo
     );
     await assertColumn(t, alice.cookie, project.id, todo.id, [a, e, d, c, b]);
     assert.equal((await todoUpdates(t, alice.cookie, project.id)).length, activityBefore + 3);
-    assert.equal(todoEvents(t, project.id).length, eventsBefore + 3);
+    assert.equal((await todoEvents(t, project.id)).length, eventsBefore + 3);
   } finally {
     await t.close();
   }
@@ -162,7 +165,7 @@ Deno.test("Reorder: an item from another column moves in; its old column is renu
     const { alice, project, todo, doing, done, todoIds, doingIds } = await board(t);
     const [a, b, c, d, e] = todoIds as [number, number, number, number, number];
     const [x, y, z] = doingIds as [number, number, number];
-    const eventsBefore = todoEvents(t, project.id).length;
+    const eventsBefore = (await todoEvents(t, project.id)).length;
 
     const res = await api(t, "POST", reorderPath(project.id), {
       cookie: alice.cookie,
@@ -175,7 +178,7 @@ Deno.test("Reorder: an item from another column moves in; its old column is renu
     );
     await assertColumn(t, alice.cookie, project.id, todo.id, [y, c, a, b, d, e]);
     await assertColumn(t, alice.cookie, project.id, doing.id, [x, z]);
-    assert.equal(todoEvents(t, project.id).length, eventsBefore + 1);
+    assert.equal((await todoEvents(t, project.id)).length, eventsBefore + 1);
 
     // Items from two other columns into an empty one.
     expectJson(
@@ -188,7 +191,7 @@ Deno.test("Reorder: an item from another column moves in; its old column is renu
     await assertColumn(t, alice.cookie, project.id, done.id, [z, a, y]);
     await assertColumn(t, alice.cookie, project.id, todo.id, [c, b, d, e]);
     await assertColumn(t, alice.cookie, project.id, doing.id, [x]);
-    assert.equal(todoEvents(t, project.id).length, eventsBefore + 2);
+    assert.equal((await todoEvents(t, project.id)).length, eventsBefore + 2);
     assert.equal(
       (await getJson(t, alice.cookie, `/api/projects/${project.id}/todos/items`)).items
         .length,
@@ -203,18 +206,18 @@ Deno.test("Reorder: an empty itemIds is 200 {items: []} and changes nothing, no 
   const t = await testApp();
   try {
     const { alice, project, todo, todoIds } = await board(t);
-    const rows = allRows(t);
+    const rows = await allRows(t);
     const activity = (await activityOf(t, alice.cookie, project.id)).total;
-    const events = storedEvents(t, project.id).length;
+    const events = (await storedEvents(t, project.id)).length;
     t.clock.advance(1000);
     const res = await api(t, "POST", reorderPath(project.id), {
       cookie: alice.cookie,
       body: { projectId: project.id, columnId: todo.id, itemIds: [] },
     });
     assert.deepEqual(expectJson(res, 200), { items: [] });
-    assert.deepEqual(allRows(t), rows);
+    assert.deepEqual(await allRows(t), rows);
     assert.equal((await activityOf(t, alice.cookie, project.id)).total, activity);
-    assert.equal(storedEvents(t, project.id).length, events);
+    assert.equal((await storedEvents(t, project.id)).length, events);
     await assertColumn(t, alice.cookie, project.id, todo.id, todoIds);
   } finally {
     await t.close();
@@ -226,9 +229,9 @@ Deno.test("Reorder: projectId in the body other than the path's is 400 and chang
   try {
     const { alice, owner, project, todo, todoIds } = await board(t);
     const other = await createProject(t, owner.cookie, "Other");
-    const rows = allRows(t);
+    const rows = await allRows(t);
     const activity = (await activityOf(t, alice.cookie, project.id)).total;
-    const events = storedEvents(t, project.id).length;
+    const events = (await storedEvents(t, project.id)).length;
     t.clock.advance(1000);
     for (const projectId of [other.id, project.id + 1000, 0, String(project.id)]) {
       const res = await api(t, "POST", reorderPath(project.id), {
@@ -249,10 +252,10 @@ Deno.test("Reorder: projectId in the body other than the path's is 400 and chang
       body: { projectId: project.id, columnId: todo.id, itemIds: [todoIds[1]] },
     });
     expectError(swapped, 400, "validation");
-    assert.deepEqual(allRows(t), rows, "order_index, column and updated_at unchanged");
+    assert.deepEqual(await allRows(t), rows, "order_index, column and updated_at unchanged");
     assert.equal((await activityOf(t, alice.cookie, project.id)).total, activity);
-    assert.equal(storedEvents(t, project.id).length, events);
-    assert.equal(storedEvents(t, other.id).length, 0);
+    assert.equal((await storedEvents(t, project.id)).length, events);
+    assert.equal((await storedEvents(t, other.id)).length, 0);
   } finally {
     await t.close();
   }
@@ -271,11 +274,11 @@ Deno.test("Reorder: an id of another project's item (or a missing one) is 400 an
         cookie: alice.cookie,
       }),
     );
-    const rows = allRows(t);
+    const rows = await allRows(t);
     const activity = (await activityOf(t, alice.cookie, project.id)).total;
     const otherActivity = (await activityOf(t, owner.cookie, other.id)).total;
-    const events = storedEvents(t, project.id).length;
-    const otherEvents = storedEvents(t, other.id).length;
+    const events = (await storedEvents(t, project.id)).length;
+    const otherEvents = (await storedEvents(t, other.id)).length;
     t.clock.advance(1000);
 
     const lists = [
@@ -293,7 +296,11 @@ Deno.test("Reorder: an id of another project's item (or a missing one) is 400 an
       const error = expectError(res, 400, "validation");
       assert.ok(error.details?.itemIds !== undefined || error.details, JSON.stringify(error));
     }
-    assert.deepEqual(allRows(t), rows, "order_index, column and updated_at unchanged everywhere");
+    assert.deepEqual(
+      await allRows(t),
+      rows,
+      "order_index, column and updated_at unchanged everywhere",
+    );
     await assertColumn(t, alice.cookie, project.id, todo.id, todoIds);
     await assertColumn(t, alice.cookie, project.id, doing.id, doingIds);
     assert.equal(
@@ -303,8 +310,8 @@ Deno.test("Reorder: an id of another project's item (or a missing one) is 400 an
     );
     assert.equal((await activityOf(t, alice.cookie, project.id)).total, activity);
     assert.equal((await activityOf(t, owner.cookie, other.id)).total, otherActivity);
-    assert.equal(storedEvents(t, project.id).length, events);
-    assert.equal(storedEvents(t, other.id).length, otherEvents);
+    assert.equal((await storedEvents(t, project.id)).length, events);
+    assert.equal((await storedEvents(t, other.id)).length, otherEvents);
   } finally {
     await t.close();
   }
@@ -316,8 +323,8 @@ Deno.test("Reorder: bad bodies, foreign columns, viewers and outsiders are refus
     const { alice, owner, viewer, outsider, project, todo, todoIds } = await board(t);
     const other = await createProject(t, owner.cookie, "Other");
     const [foreignColumn] = await todoColumns(t, owner.cookie, other.id);
-    const rows = allRows(t);
-    const events = storedEvents(t, project.id).length;
+    const rows = await allRows(t);
+    const events = (await storedEvents(t, project.id)).length;
     const valid = { projectId: project.id, columnId: todo.id, itemIds: [todoIds[2]] };
 
     for (
@@ -354,8 +361,8 @@ Deno.test("Reorder: bad bodies, foreign columns, viewers and outsiders are refus
       401,
       "unauthenticated",
     );
-    assert.deepEqual(allRows(t), rows);
-    assert.equal(storedEvents(t, project.id).length, events);
+    assert.deepEqual(await allRows(t), rows);
+    assert.equal((await storedEvents(t, project.id)).length, events);
   } finally {
     await t.close();
   }
@@ -384,7 +391,7 @@ Deno.test("Reorder: 20 concurrent reorders of one column leave positions exactly
     assert.equal(sse.res.status, 200, sse.text);
     streams.push(sse);
     const activityBefore = (await activityOf(t, alice.cookie, project.id)).total;
-    const eventsBefore = storedEvents(t, project.id).length;
+    const eventsBefore = (await storedEvents(t, project.id)).length;
 
     for (let round = 0; round < 3; round++) {
       const permutations = Array.from({ length: 20 }, () => shuffled(ids));
@@ -403,7 +410,7 @@ Deno.test("Reorder: 20 concurrent reorders of one column leave positions exactly
         assert.equal(res.status, 200, JSON.stringify(res.body));
         assert.deepEqual(res.body.items.map((it: Json) => it.id), permutations[i]);
       }
-      const final = dbColumn(t, todo.id);
+      const final = await dbColumn(t, todo.id);
       assert.deepEqual(final.map(([, index]) => index), ids.map((_, i) => i), "0..n-1");
       assert.equal(new Set(final.map(([id]) => id)).size, ids.length, "no duplicates");
       // The final order is exactly one of the orders requested (the last one applied).
@@ -431,8 +438,8 @@ Deno.test("Reorder: 20 concurrent reorders of one column leave positions exactly
       return res.status;
     }));
     assert.deepEqual(mixed, mixed.map(() => 200));
-    const left = dbColumn(t, todo.id);
-    const right = dbColumn(t, doing.id);
+    const left = await dbColumn(t, todo.id);
+    const right = await dbColumn(t, doing.id);
     assert.deepEqual(left.map(([, i]) => i), left.map((_, i) => i));
     assert.deepEqual(right.map(([, i]) => i), right.map((_, i) => i));
     assert.deepEqual(
@@ -448,7 +455,7 @@ Deno.test("Reorder: 20 concurrent reorders of one column leave positions exactly
       (await activityOf(t, alice.cookie, project.id)).total,
       activityBefore + calls + creates,
     );
-    const newEvents = storedEvents(t, project.id).slice(eventsBefore);
+    const newEvents = (await storedEvents(t, project.id)).slice(eventsBefore);
     assert.equal(newEvents.length, calls + creates);
     assert.equal(newEvents.filter((e) => e.data.action === "reordered").length, calls);
     let last = 0;

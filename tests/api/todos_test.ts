@@ -98,22 +98,28 @@ async function activityKinds(
 }
 
 /** The stored `todo.updated` events of a project. */
-function todoEvents(t: TestApp, projectId: number): Json[] {
-  return storedEvents(t, projectId).filter((e) => e.name === "todo.updated").map((e) => e.data);
+async function todoEvents(t: TestApp, projectId: number): Promise<Json[]> {
+  return (await storedEvents(t, projectId)).filter((e) => e.name === "todo.updated").map((e) =>
+    e.data
+  );
 }
 
 /** Inserts a milestone row directly (the milestone routes are not under test here). */
-function insertMilestone(t: TestApp, projectId: number, creatorId: number, title: string): number {
-  return (t.db.sql.prepare(
+async function insertMilestone(
+  t: TestApp,
+  projectId: number,
+  creatorId: number,
+  title: string,
+): Promise<number> {
+  return (await t.sql.returning<{ id: number }>(
     `INSERT INTO milestones (project_id, creator_id, title, created_at, updated_at)
      VALUES (?, ?, ?, ?, ?) RETURNING id`,
-  ).get(projectId, creatorId, title, NOW, NOW) as { id: number }).id;
+    [projectId, creatorId, title, NOW, NOW],
+  )).id;
 }
 
-function columnCount(t: TestApp, projectId: number): number {
-  return (t.db.sql.prepare("SELECT count(*) AS n FROM todo_columns WHERE project_id = ?").get(
-    projectId,
-  ) as { n: number }).n;
+function columnCount(t: TestApp, projectId: number): Promise<number> {
+  return t.sql.count("todo_columns WHERE project_id = ?", [projectId]);
 }
 
 /**
@@ -135,7 +141,7 @@ Deno.test("GET /todos/columns creates To Do, In Progress and Done on first use, 
   const t = await testApp();
   try {
     const { alice, viewer, project } = await team(t);
-    assert.equal(columnCount(t, project.id), 0, "no columns before first use");
+    assert.equal(await columnCount(t, project.id), 0, "no columns before first use");
 
     const res = await api(t, "GET", todos(project.id, "/columns"), { cookie: viewer.cookie });
     const body = expectJson(res, 200);
@@ -154,7 +160,7 @@ Deno.test("GET /todos/columns creates To Do, In Progress and Done on first use, 
       Array.from({ length: 8 }, () => todoColumns(t, alice.cookie, project.id)),
     );
     for (const list of again) assert.deepEqual(list, columns);
-    assert.equal(columnCount(t, project.id), 3);
+    assert.equal(await columnCount(t, project.id), 3);
   } finally {
     await t.close();
   }
@@ -399,7 +405,7 @@ Deno.test("POST /todos/items: invalid priority, dates, span, assignee, milestone
   try {
     const { alice, owner, outsider, project } = await team(t);
     const other = await createProject(t, owner.cookie, "Other");
-    const foreignMilestone = insertMilestone(t, other.id, owner.user.id, "Elsewhere");
+    const foreignMilestone = await insertMilestone(t, other.id, owner.user.id, "Elsewhere");
     const cases: Array<[Record<string, unknown>, string]> = [
       [{ priority: "urgent" }, "priority"],
       [{ priority: "HIGH" }, "priority"],
@@ -434,7 +440,7 @@ Deno.test("POST /todos/items: invalid priority, dates, span, assignee, milestone
     });
     const { items } = await getJson(t, alice.cookie, todos(project.id, "/items"));
     assert.deepEqual(items.map((i: Json) => i.id), [sameDay.id]);
-    assert.equal(todoEvents(t, project.id).length, 1);
+    assert.equal((await todoEvents(t, project.id)).length, 1);
     assert.deepEqual(wrong, [], "each bad input is a 400 validation naming its field");
   } finally {
     await t.close();
@@ -495,7 +501,7 @@ Deno.test("PATCH /todos/items/:id: every field set; absent fields unchanged; exp
   const t = await testApp();
   try {
     const { alice, bob, project } = await team(t);
-    const milestone = insertMilestone(t, project.id, alice.user.id, "M1");
+    const milestone = await insertMilestone(t, project.id, alice.user.id, "M1");
     const item = await createTodo(t, alice.cookie, project.id, { title: "Plain" });
     const path = itemPath(project.id, item.id);
 
@@ -863,7 +869,7 @@ Deno.test("GET /todos/items filters by columnId, assigneeId and milestoneId", as
   try {
     const { alice, bob, project } = await team(t);
     const [todo, doing] = await todoColumns(t, alice.cookie, project.id);
-    const m = insertMilestone(t, project.id, alice.user.id, "M");
+    const m = await insertMilestone(t, project.id, alice.user.id, "M");
     const a = await createTodo(t, alice.cookie, project.id, { assigneeId: bob.user.id });
     const b = await createTodo(t, alice.cookie, project.id, { columnId: doing.id, milestoneId: m });
     const c = await createTodo(t, alice.cookie, project.id, {
@@ -961,7 +967,7 @@ Deno.test("Every to-do change writes one todo.updated event naming the item", as
   try {
     const { alice, bob, project } = await team(t);
     const [, doing] = await todoColumns(t, alice.cookie, project.id);
-    assert.deepEqual(todoEvents(t, project.id), [], "columns are not item changes");
+    assert.deepEqual(await todoEvents(t, project.id), [], "columns are not item changes");
 
     const item = await createTodo(t, alice.cookie, project.id);
     const steps: Array<() => Promise<unknown>> = [
@@ -986,11 +992,11 @@ Deno.test("Every to-do change writes one todo.updated event naming the item", as
         }),
       () => api(t, "DELETE", itemPath(project.id, item.id), { cookie: bob.cookie }),
     ];
-    assert.equal(todoEvents(t, project.id).length, 1);
+    assert.equal((await todoEvents(t, project.id)).length, 1);
     for (const [i, step] of steps.entries()) {
       const res = (await step()) as { status: number; text: string };
       assert.ok(res.status === 200 || res.status === 204, res.text);
-      const events = todoEvents(t, project.id);
+      const events = await todoEvents(t, project.id);
       assert.equal(events.length, i + 2, `one event for step ${i}`);
       const last = events.at(-1);
       assert.equal(last.projectId, project.id);
@@ -998,7 +1004,7 @@ Deno.test("Every to-do change writes one todo.updated event naming the item", as
       assert.equal(typeof last.action, "string");
     }
     // The stored events' ids increase.
-    const stored = storedEvents(t, project.id);
+    const stored = await storedEvents(t, project.id);
     for (let i = 1; i < stored.length; i++) assert.ok(stored[i]!.id > stored[i - 1]!.id);
   } finally {
     await t.close();
@@ -1027,7 +1033,7 @@ Deno.test("Viewers cannot change to-dos (403, nothing changed); outsiders get 40
       ["PATCH", todos(project.id, `/columns/${todo.id}`), { name: "nope" }],
       ["DELETE", todos(project.id, `/columns/${doing.id}`), undefined],
     ];
-    const eventsBefore = storedEvents(t, project.id).length;
+    const eventsBefore = (await storedEvents(t, project.id)).length;
     for (const [method, path, body] of writes) {
       const options = body === undefined ? {} : { body };
       expectError(
@@ -1058,7 +1064,7 @@ Deno.test("Viewers cannot change to-dos (403, nothing changed); outsiders get 40
     );
     assert.deepEqual(await getItem(t, viewer.cookie, project.id, item.id), item);
     assert.equal((await todoColumns(t, viewer.cookie, project.id)).length, 3);
-    assert.equal(storedEvents(t, project.id).length, eventsBefore);
+    assert.equal((await storedEvents(t, project.id)).length, eventsBefore);
   } finally {
     await t.close();
   }

@@ -84,9 +84,7 @@ Deno.test("The database keeps only the SHA-256 of a token's secret", async () =>
     const cookie = await register(t, "ada@example.com");
     const { secret } = await createToken(t, cookie);
     // Read the table directly only to prove what is (not) stored.
-    const rows = t.db.sql.prepare("SELECT * FROM api_tokens").all() as Array<
-      Record<string, unknown>
-    >;
+    const rows = await t.sql.all("SELECT * FROM api_tokens");
     assert.equal(rows.length, 1);
     assert.equal(rows[0]!.secret_hash, sha256(secret));
     const stored = JSON.stringify(rows);

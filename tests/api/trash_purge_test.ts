@@ -5,6 +5,7 @@
  * once; deleted projects are restored by an admin or purged with their files directory.
  */
 import assert from "node:assert/strict";
+import type { Queries } from "../../db/engine.ts";
 import { type TestApp, testApp, type TestAppOptions } from "../helpers/app.ts";
 import {
   activityOf,
@@ -49,9 +50,7 @@ async function trashOf(t: TestApp, cookie: string, projectId: number): Promise<J
 
 /** How many rows of `table` match `where`. */
 function count(t: TestApp, table: string, where: string, ...args: Array<string | number>) {
-  return (t.db.sql.prepare(`SELECT count(*) AS n FROM ${table} WHERE ${where}`).get(...args) as {
-    n: number;
-  }).n;
+  return t.sql.count(`${table} WHERE ${where}`, args);
 }
 
 Deno.test("The sweep purges what was deleted TRASH_DAYS ago or more and keeps younger items", async () => {
@@ -82,10 +81,10 @@ Deno.test("The sweep purges what was deleted TRASH_DAYS ago or more and keeps yo
       404,
       "not_found",
     );
-    assert.equal(count(t, "notes", "id = ?", old.id), 0, "the row is gone");
-    assert.equal(count(t, "activity", "subject_type = 'note' AND subject_id = ?", old.id), 0);
-    assert.equal(count(t, "search_docs", "type = 'note' AND item_id = ?", old.id), 0);
-    assert.equal(count(t, "notes", "id = ?", young.id), 1);
+    assert.equal(await count(t, "notes", "id = ?", old.id), 0, "the row is gone");
+    assert.equal(await count(t, "activity", "subject_type = 'note' AND subject_id = ?", old.id), 0);
+    assert.equal(await count(t, "search_docs", "type = 'note' AND item_id = ?", old.id), 0);
+    assert.equal(await count(t, "notes", "id = ?", young.id), 1);
   } finally {
     await t.close();
   }
@@ -123,11 +122,11 @@ Deno.test("Purging a thread takes its comments, links, uploads' bytes, search ro
         ["activity", "subject_type = 'thread' AND subject_id = ?"],
       ] as const
     ) {
-      assert.equal(count(t, table, where, thread.id), 0, table);
+      assert.equal(await count(t, table, where, thread.id), 0, table);
     }
-    assert.equal(count(t, "files", "project_id = ?", p), 0);
+    assert.equal(await count(t, "files", "project_id = ?", p), 0);
     assert.equal(
-      count(t, "notifications", "subject_type = 'comment' AND subject_id = ?", comment.id),
+      await count(t, "notifications", "subject_type = 'comment' AND subject_id = ?", comment.id),
       0,
     );
 
@@ -217,7 +216,7 @@ Deno.test("A file gone with its item waits while a trashed item still links it, 
     t.clock.advance(10 * DAY);
     await remove(t, alice.cookie, `${base(p)}/todos/items/${item.id}`);
     // As if the file had gone to the trash with the message: it expires with it.
-    t.db.sql.prepare("UPDATE files SET deleted_at = ? WHERE id = ?").run(NOW, upload.id);
+    await t.sql.run("UPDATE files SET deleted_at = ? WHERE id = ?", [NOW, upload.id]);
     t.clock.advance(20 * DAY);
     assert.equal((await t.app.services.trash.sweep()).items, 1, "the message only");
     assert.equal((await storedFiles(t)).length, 1, "the trashed to-do still uses the bytes");
@@ -288,8 +287,11 @@ Deno.test("DELETE /files/{id}?purge=true removes a file and its bytes at once, l
     assert.equal((await trashOf(t, alice.cookie, p)).total, 0, "not in the trash either");
     const got = await getJson(t, alice.cookie, `${base(p)}/board/threads/${thread.id}`);
     assert.deepEqual(got.attachments, []);
-    assert.equal(count(t, "attachments", "file_id = ?", secret.id), 0);
-    assert.equal(count(t, "activity", "subject_type = 'file' AND subject_id = ?", secret.id), 0);
+    assert.equal(await count(t, "attachments", "file_id = ?", secret.id), 0);
+    assert.equal(
+      await count(t, "activity", "subject_type = 'file' AND subject_id = ?", secret.id),
+      0,
+    );
     expectError(await purge(owner.cookie, secret.id), 404, "not_found");
 
     // One already in the trash: an admin purges it from there.
@@ -424,12 +426,14 @@ Deno.test("Purging a deleted project removes its rows and its files directory, o
     await uploadFile(t, alice.cookie, p, "apollo.pdf", PDF_BYTES);
     await createTodo(t, alice.cookie, p, { title: "todo" });
     // Enough chat for several batches.
-    t.db.sql.prepare(
+    await t.sql.run(
       `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1200)
        INSERT INTO chat_messages (project_id, author_id, text, created_at, updated_at)
-       SELECT ?, ?, 'message ' || i, ?, ? FROM n`,
-    ).run(p, alice.user.id, NOW, NOW);
-    assert.ok(count(t, "project_events", "project_id = ?", p) > 0);
+       SELECT CAST(? AS bigint), CAST(? AS bigint), 'message ' || i, CAST(? AS text),
+         CAST(? AS text) FROM n`,
+      [p, alice.user.id, NOW, NOW],
+    );
+    assert.ok(await count(t, "project_events", "project_id = ?", p) > 0);
     await remove(t, owner.cookie, `/api/projects/${p}`);
     assert.equal((await storedFiles(t)).length, 2);
 
@@ -451,10 +455,10 @@ Deno.test("Purging a deleted project removes its rows and its files directory, o
         "notifications",
       ]
     ) {
-      assert.equal(count(t, table, "project_id = ?", p), 0, table);
+      assert.equal(await count(t, table, "project_id = ?", p), 0, table);
     }
-    assert.equal(count(t, "projects", "id = ?", p), 0);
-    assert.equal(count(t, "search_index", "project_id = ?", p), 0);
+    assert.equal(await count(t, "projects", "id = ?", p), 0);
+    assert.equal(await count(t, "search_index", "project_id = ?", p), 0);
     assert.deepEqual(
       (await storedFiles(t)).map((f) => f.split("/")[0]),
       [String(other.id)],
@@ -479,15 +483,15 @@ Deno.test("Purging a deleted project removes its rows and its files directory, o
   }
 });
 
-/** Resolves once `n` more transactions have committed (watching the database's group commit). */
+/** Resolves once `n` more transactions have committed (watching the engine's transactions). */
 function transactionsCommitted(t: TestApp, n: number): Promise<void> {
-  const commit = t.db.commit;
+  const { transaction } = t.engine;
   let left = n;
   return new Promise<void>((resolve) => {
-    t.db.commit = async <T>(fn: () => T | Promise<T>): Promise<T> => {
-      const result = await commit(fn);
+    t.engine.transaction = async <T>(fn: (tx: Queries) => Promise<T>): Promise<T> => {
+      const result = await transaction<T>(fn);
       if (--left === 0) {
-        t.db.commit = commit;
+        t.engine.transaction = transaction;
         resolve();
       }
       return result;
@@ -513,11 +517,13 @@ Deno.test("A project restored before the sweep is left whole; once its purge has
     assert.equal((await download(t, alice.cookie, file.id)).status, 200);
 
     // Deleted again, with enough rows for a purge of several batches.
-    t.db.sql.prepare(
+    await t.sql.run(
       `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1200)
        INSERT INTO chat_messages (project_id, author_id, text, created_at, updated_at)
-       SELECT ?, ?, 'message ' || i, ?, ? FROM n`,
-    ).run(p, alice.user.id, NOW, NOW);
+       SELECT CAST(? AS bigint), CAST(? AS bigint), 'message ' || i, CAST(? AS text),
+         CAST(? AS text) FROM n`,
+      [p, alice.user.id, NOW, NOW],
+    );
     await remove(t, owner.cookie, `/api/projects/${p}`);
     // The sweep's transactions: the items' (none), then the project's first batch.
     const begun = transactionsCommitted(t, 2);
@@ -526,7 +532,7 @@ Deno.test("A project restored before the sweep is left whole; once its purge has
     expectError(await restoreIt(), 404, "not_found");
     assert.equal((await getJson(t, admin.cookie, "/api/admin/trash/projects")).total, 0);
     assert.equal((await sweep).projects, 1);
-    assert.equal(count(t, "projects", "id = ?", p), 0);
+    assert.equal(await count(t, "projects", "id = ?", p), 0);
   } finally {
     await t.close();
   }
@@ -537,27 +543,36 @@ Deno.test("A sweep over many expired rows commits in batches of at most 500, let
   try {
     const { alice, project } = await team(t);
     const p = project.id;
-    t.db.sql.prepare(
+    await t.sql.run(
       `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1234)
        INSERT INTO notes (project_id, author_id, title, body, created_at, updated_at, deleted_at,
          deleted_by)
-       SELECT ?, ?, 'note ' || i, '', ?, ?, ?, ? FROM n`,
-    ).run(p, alice.user.id, NOW, NOW, NOW, alice.user.id);
+       SELECT CAST(?1 AS bigint), CAST(?2 AS bigint), 'note ' || i, '', CAST(?3 AS text),
+         CAST(?3 AS text), CAST(?3 AS text), CAST(?2 AS bigint) FROM n`,
+      [p, alice.user.id, NOW],
+    );
     assert.equal((await trashOf(t, alice.cookie, p)).total, 1234);
     t.clock.advance(30 * DAY);
 
     // Watch the sweep's transactions: how many notes each removes, and whether a timer set
     // when the one before ended got to run before it.
-    const deletedNotes = () => count(t, "notes", "deleted_at IS NOT NULL");
+    // Counted inside each transaction, where its own writes are seen.
+    const deletedNotes = async (tx: Queries) =>
+      Number(
+        (await tx.get<{ n: number }>(
+          "SELECT count(*) AS n FROM notes WHERE deleted_at IS NOT NULL",
+        ))
+          ?.n,
+      );
     const batches: Array<{ removed: number; timerRan: boolean }> = [];
     let timerRan = true;
-    const commit = t.db.commit;
-    t.db.commit = <T>(fn: () => T | Promise<T>): Promise<T> =>
-      commit(async () => {
+    const { transaction } = t.engine;
+    t.engine.transaction = <T>(fn: (tx: Queries) => Promise<T>): Promise<T> =>
+      transaction(async (tx) => {
         const ran = timerRan;
-        const before = deletedNotes();
-        const result = await fn();
-        batches.push({ removed: before - deletedNotes(), timerRan: ran });
+        const before = await deletedNotes(tx);
+        const result = await fn(tx);
+        batches.push({ removed: before - await deletedNotes(tx), timerRan: ran });
         timerRan = false;
         setTimeout(() => timerRan = true, 0);
         return result;
@@ -566,7 +581,7 @@ Deno.test("A sweep over many expired rows commits in batches of at most 500, let
       const result = await t.app.services.trash.sweep();
       assert.equal(result.items, 1234);
     } finally {
-      t.db.commit = commit;
+      t.engine.transaction = transaction;
     }
     assert.deepEqual(batches.map((b) => b.removed), [500, 500, 234, 0]);
     assert.ok(batches.every((b) => b.timerRan), "other work ran between batches");
@@ -581,11 +596,13 @@ Deno.test("Requests keep being answered while a long sweep runs", async () => {
   try {
     const { alice, project } = await team(t);
     const p = project.id;
-    t.db.sql.prepare(
+    await t.sql.run(
       `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000)
        INSERT INTO notes (project_id, author_id, title, body, created_at, updated_at, deleted_at)
-       SELECT ?, ?, 'note ' || i, '', ?, ?, ? FROM n`,
-    ).run(p, alice.user.id, NOW, NOW, NOW);
+       SELECT CAST(?1 AS bigint), CAST(?2 AS bigint), 'note ' || i, '', CAST(?3 AS text),
+         CAST(?3 AS text), CAST(?3 AS text) FROM n`,
+      [p, alice.user.id, NOW],
+    );
     t.clock.advance(30 * DAY);
     let done = false;
     const sweep = t.app.services.trash.sweep().then((r) => {
@@ -631,7 +648,7 @@ Deno.test("Sweeps run at once when started, again on their interval, and stop cl
       await schedule.stop();
     }
     assert.deepEqual(results.slice(0, 2), [1, 0]);
-    assert.equal(count(t, "notes", "id = ?", note.id), 0);
+    assert.equal(await count(t, "notes", "id = ?", note.id), 0);
   } finally {
     await t.close();
   }
@@ -642,19 +659,21 @@ Deno.test("Purging a project also empties tables added later that point at it, e
   try {
     const { owner, project } = await team(t);
     const p = project.id;
-    t.db.sql.exec(
-      `CREATE TABLE later_feature (id INTEGER PRIMARY KEY,
-         project_id INTEGER NOT NULL REFERENCES projects (id))`,
+    const key = t.sql.kind === "sqlite" ? "INTEGER PRIMARY KEY" : "bigserial PRIMARY KEY";
+    await t.sql.run(
+      `CREATE TABLE later_feature (id ${key},
+         project_id bigint NOT NULL REFERENCES projects (id))`,
     );
-    t.db.sql.prepare(
+    await t.sql.run(
       `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 700)
-       INSERT INTO later_feature (project_id) SELECT ? FROM n`,
-    ).run(p);
+       INSERT INTO later_feature (project_id) SELECT CAST(? AS bigint) FROM n`,
+      [p],
+    );
     await remove(t, owner.cookie, `/api/projects/${p}`);
     const result = await t.app.services.trash.sweep();
     assert.equal(result.projects, 1);
-    assert.equal(count(t, "later_feature", "project_id = ?", p), 0);
-    assert.equal(count(t, "projects", "id = ?", p), 0);
+    assert.equal(await count(t, "later_feature", "project_id = ?", p), 0);
+    assert.equal(await count(t, "projects", "id = ?", p), 0);
   } finally {
     await t.close();
   }

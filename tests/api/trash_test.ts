@@ -581,7 +581,7 @@ Deno.test("A restore writes item_restored and sends item.restored {type, id} on 
     } finally {
       await stream.close();
     }
-    const events = storedEvents(t, p).filter((e) => e.name === "item.restored");
+    const events = (await storedEvents(t, p)).filter((e) => e.name === "item.restored");
     assert.deepEqual(events.map((e) => e.data), [{ type: "note", id: note.id }]);
     const activity = await getJson(t, alice.cookie, `${base(p)}/activity`);
     const [latest] = activity.items;
@@ -675,7 +675,7 @@ Deno.test("Items deleted before the trash existed show deletedBy null; their aut
     await remove(t, alice.cookie, `${base(p)}/notes/${note.id}`);
     await remove(t, alice.cookie, `${base(p)}/notes/${other.id}`);
     // As migration 010 leaves rows deleted before it: no deleter recorded.
-    t.db.sql.exec("UPDATE notes SET deleted_by = NULL");
+    await t.sql.run("UPDATE notes SET deleted_by = NULL");
     const page = await trashOf(t, bob.cookie, p);
     assert.deepEqual(page.items.map((e: Json) => e.deletedBy), [null, null]);
     expectError(await restore(t, bob.cookie, p, "note", note.id), 403, "forbidden");

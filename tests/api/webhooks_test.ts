@@ -5,8 +5,6 @@
  */
 import assert from "node:assert/strict";
 import { createHmac } from "node:crypto";
-import type { Engine } from "../../db/engine.ts";
-import { sqliteEngine } from "../../db/sqlite_engine.ts";
 import { runAction } from "../../domain/actions.ts";
 import { ConfigError, parseConfig } from "../../domain/config.ts";
 import { fanOutProject, fanOutQueued } from "../../domain/webhook_outbox.ts";
@@ -27,6 +25,7 @@ import {
   team,
 } from "../helpers/api.ts";
 import { type TestApp, testApp } from "../helpers/app.ts";
+import { spyOnEngine } from "../helpers/engine_spy.ts";
 import { type Receiver, receiver } from "../helpers/receiver.ts";
 
 const MINUTE = 60_000;
@@ -42,9 +41,6 @@ async function hookApp(
     webhooks: { timeoutMs: 500, ...options.webhooks },
   });
 }
-
-/** The test app's database as the storage engine the domain takes. */
-const engineOf = (t: TestApp): Engine => sqliteEngine(t.db);
 
 const hooksPath = (projectId: number) => `/api/projects/${projectId}/webhooks`;
 
@@ -381,7 +377,9 @@ Deno.test("an event is delivered with the contract's body, headers and a signatu
     const message = await sendChat(t, alice.cookie, project.id, "Hello, hooks 日本語");
     // Queued with the change, not yet attempted.
     const [queued] = await deliveriesOf(t, owner.cookie, project.id, webhook.id);
-    const [event] = storedEvents(t, project.id).filter((e) => e.name === "chat.message.created");
+    const [event] = (await storedEvents(t, project.id)).filter((e) =>
+      e.name === "chat.message.created"
+    );
     assert.deepEqual(queued, {
       id: queued.id,
       event: "chat.message.created",
@@ -442,7 +440,7 @@ Deno.test("a change that rolls back queues no delivery", async () => {
     });
     await assert.rejects(() =>
       runAction({
-        db: engineOf(t),
+        db: t.engine,
         clock: t.app.services.clock,
         hub: t.app.services.hub,
         files: t.app.services.fileStore,
@@ -874,14 +872,11 @@ Deno.test("a webhook its failures turn off gets no further attempt from the send
     });
     // Failing for more than 3 days already: its next failure turns it off.
     const longAgo = new Date(t.clock.now().getTime() - 4 * DAY).toISOString();
-    t.db.sql.prepare("UPDATE webhooks SET failing_since = ? WHERE id = ?").run(
-      longAgo,
-      webhook.id,
-    );
-    const active = () =>
-      (t.db.sql.prepare("SELECT active FROM webhooks WHERE id = ?").get(webhook.id) as {
-        active: number;
-      }).active;
+    await t.sql.run("UPDATE webhooks SET failing_since = ? WHERE id = ?", [longAgo, webhook.id]);
+    const active = async () =>
+      (await t.sql.get<{ active: number }>("SELECT active FROM webhooks WHERE id = ?", [
+        webhook.id,
+      ]))?.active;
     rx.answer = () => "hang";
     for (let i = 0; i < 40; i++) await sendChat(t, alice.cookie, project.id, `m${i}`);
     now += 60; // no longer a burst
@@ -892,8 +887,10 @@ Deno.test("a webhook its failures turn off gets no further attempt from the send
     rx.release(500);
     await rx.waitFor(2, 2000);
     // The first failure is written and turns the webhook off.
-    for (let i = 0; i < 200 && active() === 1; i++) await new Promise((r) => setTimeout(r, 10));
-    assert.equal(active(), 0);
+    for (let i = 0; i < 200 && await active() === 1; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    assert.equal(await active(), 0);
     // The second attempt ends: nothing of the 30 more picked goes out (the monotonic clock
     // stands still and the poll is an hour away, so only that write can stop the batch).
     rx.release(500);
@@ -944,10 +941,11 @@ Deno.test("an http delivery connects to the address it checked; a name that turn
 });
 
 /** Rows of the outbox and of the delivery table, read straight from the database. */
-function queued(t: TestApp): { outbox: number; deliveries: number } {
-  const count = (table: string) =>
-    (t.db.sql.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
-  return { outbox: count("webhook_outbox"), deliveries: count("webhook_deliveries") };
+async function queued(t: TestApp): Promise<{ outbox: number; deliveries: number }> {
+  return {
+    outbox: await t.sql.count("webhook_outbox"),
+    deliveries: await t.sql.count("webhook_deliveries"),
+  };
 }
 
 Deno.test("a change queues one outbox row however many webhooks; the sender fans it out to those subscribed when it happened", async () => {
@@ -961,18 +959,18 @@ Deno.test("a change queues one outbox row however many webhooks; the sender fans
     await patchHook(t, owner.cookie, project.id, off.id, { active: false });
     const quiet = await createProject(t, owner.cookie, "No webhooks");
     await sendChat(t, owner.cookie, quiet.id, "nobody listens");
-    assert.deepEqual(queued(t), { outbox: 0, deliveries: 0 });
+    assert.deepEqual(await queued(t), { outbox: 0, deliveries: 0 });
 
     await sendChat(t, alice.cookie, project.id, "first");
     await sendChat(t, alice.cookie, project.id, "second");
     // The request wrote one row per event, not one per webhook.
-    assert.deepEqual(queued(t), { outbox: 2, deliveries: 0 });
+    assert.deepEqual(await queued(t), { outbox: 2, deliveries: 0 });
     // A webhook added after the events (but before the fan-out) gets none of them.
     t.clock.advance(1);
     const late = await hook("/late", ["*"]);
 
     await t.app.services.webhookSender.runOnce();
-    assert.deepEqual(queued(t), { outbox: 0, deliveries: 6 });
+    assert.deepEqual(await queued(t), { outbox: 0, deliveries: 6 });
     const seen = rx.received.map((r) => `${r.path} ${JSON.parse(r.body).data.text}`);
     assert.deepEqual(seen.toSorted(), [
       "/all first",
@@ -983,9 +981,10 @@ Deno.test("a change queues one outbox row however many webhooks; the sender fans
       "/chat second",
     ]);
     // Each webhook's deliveries were made in event order.
-    const ids = t.db.sql.prepare(
+    const ids = await t.sql.all<{ event_id: number }>(
       "SELECT event_id FROM webhook_deliveries WHERE webhook_id = ? ORDER BY id",
-    ).all(all.id) as Array<{ event_id: number }>;
+      [all.id],
+    );
     assert.equal(ids.length, 2);
     assert.ok(ids[0]!.event_id < ids[1]!.event_id);
     assert.deepEqual(await deliveriesOf(t, owner.cookie, project.id, late.id), []);
@@ -996,12 +995,12 @@ Deno.test("a fan-out takes what was queued when it began; events queued meanwhil
   await withHooks(async (t, { owner, alice, project }) => {
     await createHook(t, owner.cookie, project.id, { url: "http://127.0.0.1:9/x", events: ["*"] });
     for (let i = 0; i < 120; i++) await sendChat(t, alice.cookie, project.id, `m${i}`);
-    assert.deepEqual(queued(t), { outbox: 120, deliveries: 0 });
-    const fanning = fanOutQueued(engineOf(t), () => false);
+    assert.deepEqual(await queued(t), { outbox: 120, deliveries: 0 });
+    const fanning = fanOutQueued(t.engine, () => false);
     // Queued after the fan-out began (it reads the newest id before its first commit).
     for (let i = 0; i < 10; i++) await sendChat(t, alice.cookie, project.id, `late ${i}`);
     assert.equal(await fanning, 120);
-    assert.deepEqual(queued(t), { outbox: 10, deliveries: 120 });
+    assert.deepEqual(await queued(t), { outbox: 10, deliveries: 120 });
   });
 });
 
@@ -1010,31 +1009,25 @@ Deno.test("an empty outbox costs a fan-out no write transaction; a project's fan
     await createHook(t, owner.cookie, project.id, { url: "http://127.0.0.1:9/x", events: ["*"] });
     const other = await createProject(t, owner.cookie, "Other");
     await createHook(t, owner.cookie, other.id, { url: "http://127.0.0.1:9/y", events: ["*"] });
-    const writes = { tx: 0, commit: 0 };
-    const { tx, commit } = t.db;
-    Object.assign(t.db, {
-      tx: <T>(fn: () => T) => (writes.tx++, tx(fn)),
-      commit: <T>(fn: () => T) => (writes.commit++, commit(fn)),
-    });
+    const spy = spyOnEngine(t.engine);
     try {
-      assert.equal(await fanOutQueued(engineOf(t), () => false), 0);
-      assert.equal(await fanOutProject(engineOf(t), project.id), 0);
-      assert.deepEqual(writes, { tx: 0, commit: 0 });
+      assert.equal(await fanOutQueued(t.engine, () => false), 0);
+      assert.equal(await fanOutProject(t.engine, project.id), 0);
+      assert.equal(spy.counts.transactions, 0);
     } finally {
-      Object.assign(t.db, { tx, commit });
+      spy.restore();
     }
     await sendChat(t, alice.cookie, project.id, "mine");
     await sendChat(t, owner.cookie, other.id, "theirs");
-    // The engine's transactions are jobs of the database's group commit.
-    Object.assign(t.db, { commit: <T>(fn: () => T) => (writes.commit++, commit(fn)) });
+    const again = spyOnEngine(t.engine);
     try {
-      assert.equal(await fanOutProject(engineOf(t), other.id), 1);
-      assert.equal(writes.commit, 1);
+      assert.equal(await fanOutProject(t.engine, other.id), 1);
+      assert.equal(again.counts.transactions, 1);
     } finally {
-      Object.assign(t.db, { commit });
+      again.restore();
     }
     // The other project's event left the outbox; this project's is still there.
-    assert.deepEqual(queued(t), { outbox: 1, deliveries: 1 });
+    assert.deepEqual(await queued(t), { outbox: 1, deliveries: 1 });
   });
 });
 
@@ -1045,13 +1038,13 @@ Deno.test("the delivery log shows an event still in the outbox as a pending deli
       events: ["*"],
     });
     await sendChat(t, alice.cookie, project.id, "not sent yet");
-    assert.deepEqual(queued(t), { outbox: 1, deliveries: 0 });
+    assert.deepEqual(await queued(t), { outbox: 1, deliveries: 0 });
     const log = await deliveriesOf(t, owner.cookie, project.id, webhook.id);
     assert.equal(log.length, 1);
     assert.equal(log[0]!.status, "pending");
     assert.equal(log[0]!.attempts, 0);
     assert.equal(log[0]!.event, "chat.message.created");
-    assert.deepEqual(queued(t), { outbox: 0, deliveries: 1 });
+    assert.deepEqual(await queued(t), { outbox: 0, deliveries: 1 });
     await t.app.services.webhookSender.runOnce();
     assert.equal(rx.received.length, 1);
     assert.equal(rx.received[0]!.headers.get("x-collab-event"), "chat.message.created");

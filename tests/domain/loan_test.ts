@@ -30,7 +30,7 @@ for (const [score, blacklisted, approved, rate, reason, message] of TABLE) {
         (reason ? `<rejectionReason>${reason}</rejectionReason>` : "") +
         `<message>${message}</message></return>`;
       assert.ok(res.text.includes(expected), res.text);
-      const rows = t.db.sql.prepare("SELECT * FROM loan_history").all();
+      const rows = await t.sql.all("SELECT * FROM loan_history");
       assert.deepEqual(rows.map((r) => ({ ...r })), [{
         id: 1,
         applicant_name: "Pat",
@@ -84,8 +84,7 @@ Deno.test("a failing credit-score lookup is a server fault and stores nothing", 
     assert.equal(res.status, 500);
     assert.match(res.text, /<faultcode>S:Server<\/faultcode><faultstring>Internal server error</);
     assert.doesNotMatch(res.text, /bureau/);
-    const n = t.db.sql.prepare("SELECT count(*) AS n FROM loan_history").get() as { n: number };
-    assert.equal(n.n, 0);
+    assert.equal(await t.sql.count("loan_history"), 0);
   } finally {
     await t.close();
   }

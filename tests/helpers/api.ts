@@ -18,6 +18,8 @@ export interface ApiResponse {
   headers: Headers;
   /** The `Set-Cookie` lines, parsed. */
   cookies: SetCookie[];
+  /** The error lines the server logged while answering (why a 500 was one), if any. */
+  serverErrors?: string;
 }
 
 /** One parsed `Set-Cookie` line. */
@@ -80,8 +82,10 @@ export async function api(
   const init: RequestInit & { duplex?: "half" } = { method, headers };
   if (body !== undefined) init.body = body;
   if (body instanceof ReadableStream) init.duplex = "half";
+  const logged = t.logs.length;
   const res = await t.app.request(path, init);
   const text = await res.text();
+  const serverErrors = t.logs.slice(logged).filter((line) => line.startsWith("error"));
   transcript(t).push(text);
   const type = res.headers.get("content-type") ?? "";
   const json = type.includes("json") && text ? JSON.parse(text) : undefined;
@@ -92,7 +96,13 @@ export async function api(
     text,
     headers: res.headers,
     cookies: res.headers.getSetCookie().map(parseSetCookie),
+    ...(serverErrors.length > 0 ? { serverErrors: serverErrors.join("\n") } : {}),
   };
+}
+
+/** What a failed status assertion says: the body, and what the server logged as an error. */
+function answered(res: ApiResponse): string {
+  return res.serverErrors ? `${res.text}\nserver log: ${res.serverErrors}` : res.text;
 }
 
 /** The `name` cookie a response set, or undefined. */
@@ -182,7 +192,7 @@ export async function addMember(
 
 /** Asserts a JSON response with `status` and returns its body. */
 export function expectJson(res: ApiResponse, status: number): Json {
-  assert.equal(res.status, status, `expected ${status}, got ${res.status}: ${res.text}`);
+  assert.equal(res.status, status, `expected ${status}, got ${res.status}: ${answered(res)}`);
   assert.match(res.type, /^application\/json/);
   return res.json;
 }
@@ -202,7 +212,7 @@ export function expectError(res: ApiResponse, status: number, code: string): Jso
 
 /** Asserts an empty 204 response. */
 export function expectNoContent(res: ApiResponse): void {
-  assert.equal(res.status, 204, `expected 204, got ${res.status}: ${res.text}`);
+  assert.equal(res.status, 204, `expected 204, got ${res.status}: ${answered(res)}`);
   assert.equal(res.text, "");
 }
 
@@ -630,10 +640,11 @@ export interface StoredEvent {
 }
 
 /** The stream events stored for a project (the `project_events` table), oldest first. */
-export function storedEvents(t: TestApp, projectId: number): StoredEvent[] {
-  const rows = t.db.sql.prepare(
+export async function storedEvents(t: TestApp, projectId: number): Promise<StoredEvent[]> {
+  const rows = await t.sql.all<{ id: number; name: string; data: string }>(
     "SELECT id, name, data FROM project_events WHERE project_id = ? ORDER BY id",
-  ).all(projectId) as Array<{ id: number; name: string; data: string }>;
+    [projectId],
+  );
   return rows.map((r) => ({ id: r.id, name: r.name, data: JSON.parse(r.data) }));
 }
 

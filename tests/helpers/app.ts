@@ -1,7 +1,8 @@
 /** Test helpers: a fresh app over a temporary database, and a real server on a free port. */
 import { join } from "node:path";
-import type { Engine } from "../../db/engine.ts";
+import type { Engine, Row, SqlValue } from "../../db/engine.ts";
 import { migrate, MIGRATIONS_DIR } from "../../db/migrate.ts";
+import { openPostgresEngine } from "../../db/postgres/engine.ts";
 import { sqliteEngine } from "../../db/sqlite_engine.ts";
 import { type Database, openDatabase } from "../../db/sqlite.ts";
 import { FixedClock } from "../../domain/clock.ts";
@@ -12,13 +13,60 @@ import type { ImportOptions } from "../../domain/project_import.ts";
 import type { WebhookSenderOptions } from "../../domain/webhook_sender.ts";
 import { type App, createApp, type Lifecycle } from "../../routes/app.ts";
 import { isDocumentedArea, sharedValidator } from "./openapi_validator.ts";
+import { appDatabase, ON_POSTGRES } from "./test_database.ts";
+
+/**
+ * SQL for tests that look at (or arrange) what is stored, on whichever engine the app runs:
+ * the engine's own queries, so one text serves both (`?` parameters).
+ */
+export interface TestSql {
+  readonly kind: Engine["kind"];
+  /** The first row, or undefined. */
+  get<T = Row>(text: string, params?: SqlValue[]): Promise<T | undefined>;
+  /** Every row. */
+  all<T = Row>(text: string, params?: SqlValue[]): Promise<T[]>;
+  /** A write, committed in a transaction of its own. */
+  run(text: string, params?: SqlValue[]): Promise<{ changes: number }>;
+  /** A write that returns a row (`RETURNING`), in a transaction of its own: that row. */
+  returning<T = Row>(text: string, params?: SqlValue[]): Promise<T>;
+  /** `SELECT count(*) FROM <from>` as a number: `count("todo_items WHERE project_id = ?", [1])`. */
+  count(from: string, params?: SqlValue[]): Promise<number>;
+}
+
+/** `TestSql` over `engine`, kept apart from it: a test may stand in for the engine's methods. */
+function testSql(engine: Engine): TestSql {
+  const { get, all, transaction } = engine;
+  const read = <T>(text: string, params?: SqlValue[]) =>
+    get.call(engine, text, params) as Promise<T | undefined>;
+  return {
+    kind: engine.kind,
+    get: read,
+    all: <T = Row>(text: string, params?: SqlValue[]) =>
+      all.call(engine, text, params) as Promise<T[]>,
+    run: (text, params) =>
+      transaction.call(engine, (tx) => tx.run(text, params)) as Promise<{ changes: number }>,
+    returning: async <T = Row>(text: string, params?: SqlValue[]) => {
+      const row = await transaction.call(engine, (tx) => tx.get<T>(text, params));
+      if (row === undefined) throw new Error(`No row returned by: ${text}`);
+      return row as T;
+    },
+    count: async (from, params) =>
+      Number((await read<{ n: unknown }>(`SELECT count(*) AS n FROM ${from}`, params))?.n),
+  };
+}
 
 /** A test application and what it was built from. */
 export interface TestApp {
   app: ReturnType<typeof createApp>;
-  db: Database;
-  /** The engine the services use, over `db`. */
+  /**
+   * The engine the services use: SQLite's over `db`, or PostgreSQL's when the test process
+   * has `DATABASE_URL` (tests/helpers/test_database.ts).
+   */
   engine: Engine;
+  /** Reads and writes what is stored, on either engine. */
+  sql: TestSql;
+  /** The SQLite database under `engine`; absent on PostgreSQL (SQLite-only tests use it). */
+  db?: Database;
   clock: FixedClock;
   config: Config;
   dataDir: string;
@@ -29,8 +77,19 @@ export interface TestApp {
    * the test when any did.
    */
   openApiProblems: string[];
-  /** Closes the database and removes the temporary directory. */
+  /** Closes the database (on PostgreSQL: drops it) and removes the temporary directory. */
   close(): Promise<void>;
+}
+
+/**
+ * The SQLite database of a test app, for what only SQLite has (its files, pragmas, group
+ * commit); throws when the app runs on PostgreSQL, where such a test is ignored.
+ */
+export function sqliteOf(t: TestApp): Database {
+  if (!t.db) {
+    throw new Error("Cannot use the SQLite database: this app runs on PostgreSQL (DATABASE_URL)");
+  }
+  return t.db;
 }
 
 /**
@@ -83,20 +142,63 @@ export interface TestAppOptions {
   imports?: ImportOptions;
 }
 
-/** Builds the app over a migrated database in a new temporary directory. */
+/** The storage of one test app, and how it is closed. */
+interface TestStorage {
+  engine: Engine;
+  db?: Database;
+  close(): Promise<void>;
+}
+
+/**
+ * SQLite in `dataDir` (migrated now), or on PostgreSQL a database of the app's own, copied
+ * from the migrated template and dropped at `close()`.
+ */
+async function openTestStorage(dataDir: string, now: () => Date): Promise<TestStorage> {
+  if (ON_POSTGRES) {
+    const { database, ready } = await appDatabase();
+    // Few connections: tests run one request at a time, and the server's are shared by all.
+    const engine = openPostgresEngine(database.url, { max: 4 });
+    const close = async () => {
+      try {
+        await engine.close();
+      } finally {
+        await database.drop();
+        await ready;
+      }
+    };
+    try {
+      // As if migrated now, as SQLite's are (the template was migrated at its own time).
+      await engine.run("UPDATE schema_migrations SET applied_at = ?", [now().toISOString()]);
+    } catch (error) {
+      await close();
+      throw error;
+    }
+    return { engine, close };
+  }
+  const db = openDatabase(join(dataDir, "collab.db"));
+  migrate(db, MIGRATIONS_DIR, now);
+  return { engine: sqliteEngine(db), db, close: async () => void await db.close() };
+}
+
+/** Builds the app over a migrated database (and a new temporary directory). */
 export async function testApp(options: TestAppOptions = {}): Promise<TestApp> {
   const dataDir = await Deno.makeTempDir({ prefix: "collab-test-" });
   const config = parseConfig({ DATA_DIR: dataDir, PORT: "0", ...options.env });
-  const db = openDatabase(join(dataDir, "collab.db"));
-  const engine = sqliteEngine(db);
   const clock = new FixedClock(options.now ?? "2026-11-22T08:30:00.000Z");
-  migrate(db, MIGRATIONS_DIR, () => clock.now());
+  let storage: TestStorage;
+  try {
+    storage = await openTestStorage(dataDir, () => clock.now());
+  } catch (error) {
+    await Deno.remove(dataDir, { recursive: true });
+    throw error;
+  }
+  const { engine, db } = storage;
   const logs: string[] = [];
   const openApiProblems: string[] = [];
   const lifecycle: Lifecycle = { shuttingDown: false };
   const app = checkedApp(
     createApp({
-      db,
+      ...(db ? { db } : {}),
       engine,
       config,
       clock,
@@ -113,8 +215,9 @@ export async function testApp(options: TestAppOptions = {}): Promise<TestApp> {
   );
   return {
     app,
-    db,
     engine,
+    sql: testSql(engine),
+    ...(db ? { db } : {}),
     clock,
     config,
     dataDir,
@@ -122,9 +225,12 @@ export async function testApp(options: TestAppOptions = {}): Promise<TestApp> {
     logs,
     openApiProblems,
     async close() {
-      await app.services.webhookSender.stop();
-      await db.close();
-      await Deno.remove(dataDir, { recursive: true });
+      try {
+        await app.services.webhookSender.stop();
+      } finally {
+        await storage.close();
+        await Deno.remove(dataDir, { recursive: true });
+      }
       if (openApiProblems.length > 0) {
         throw new Error(
           `Responses disagreed with the OpenAPI document:\n${openApiProblems.join("\n")}`,

@@ -1,6 +1,16 @@
-/** Test helpers for `main.ts` as a process: a real server, and its commands. */
+/**
+ * Test helpers for `main.ts` as a process: a real server, and its commands. When the suite runs
+ * on PostgreSQL (`DATABASE_URL`, tests/helpers/test_database.ts), a server started for a data
+ * directory runs on a database of that directory's own (`engineEnv`), made empty so that the
+ * server migrates it at start-up as in production, and dropped by `removeDataDir`. A child
+ * never inherits the test process's own `DATABASE_URL`: only what a test gives it.
+ */
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import type { Engine } from "../../db/engine.ts";
+import { openPostgresEngine } from "../../db/postgres/engine.ts";
+import { openSqliteEngine } from "../../db/sqlite_engine.ts";
+import { createTestDatabase, ON_POSTGRES, type TestDatabase } from "./test_database.ts";
 
 /** The entry point the tests run. */
 export const MAIN = join(import.meta.dirname!, "..", "..", "main.ts");
@@ -17,6 +27,53 @@ const DENO_RUN = [
 ];
 
 const BASE_ENV = { HOST: "127.0.0.1", PORT: "0", NO_COLOR: "1" };
+
+/**
+ * The environment of a child process: the test process's own less `DATABASE_URL` (the suite's
+ * server, not a database of the child's), then `env`. Pass it with `clearEnv: true`.
+ */
+export function childEnv(env: Record<string, string>): Record<string, string> {
+  const inherited = Deno.env.toObject();
+  delete inherited.DATABASE_URL;
+  return { ...inherited, ...BASE_ENV, ...env };
+}
+
+const databases = new Map<string, Promise<TestDatabase>>();
+
+/**
+ * What puts a server process of `dataDir` on the suite's engine: on PostgreSQL, `DATABASE_URL`
+ * naming the directory's own database (made empty on first use, kept across restarts); on
+ * SQLite nothing (the database is the directory's file).
+ */
+export async function engineEnv(dataDir: string): Promise<Record<string, string>> {
+  if (!ON_POSTGRES) return {};
+  let database = databases.get(dataDir);
+  if (!database) {
+    database = createTestDatabase({ migrated: false });
+    databases.set(dataDir, database);
+  }
+  return { DATABASE_URL: (await database).url };
+}
+
+/** Removes a server's data directory and, on PostgreSQL, drops its database. */
+export async function removeDataDir(dataDir: string): Promise<void> {
+  const database = databases.get(dataDir);
+  databases.delete(dataDir);
+  try {
+    await (await database)?.drop();
+  } finally {
+    await Deno.remove(dataDir, { recursive: true });
+  }
+}
+
+/**
+ * The storage a stopped server of `dataDir` wrote, to check what it stored: its SQLite file,
+ * or on PostgreSQL its database. Close it after use.
+ */
+export async function storedEngine(dataDir: string): Promise<Engine> {
+  if (!ON_POSTGRES) return openSqliteEngine(join(dataDir, "collab.db"));
+  return openPostgresEngine((await engineEnv(dataDir)).DATABASE_URL!, { max: 1 });
+}
 
 /** Standard output and error of a process as lines, read as they come. */
 function lines(stream: ReadableStream<Uint8Array>, into: string[], onLine?: () => void) {
@@ -54,7 +111,8 @@ export interface RunningCommand {
 export function spawnMain(args: string[], env: Record<string, string> = {}): RunningCommand {
   const child = new Deno.Command(Deno.execPath(), {
     args: [...DENO_RUN, ...args],
-    env: { ...BASE_ENV, ...env },
+    clearEnv: true,
+    env: childEnv(env),
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
@@ -104,12 +162,16 @@ export interface MainServer {
   stop(): Promise<void>;
 }
 
-/** Starts the server on `dataDir` and waits until it listens. */
+/**
+ * Starts the server on `dataDir` (and on PostgreSQL its database, unless `env` names one) and
+ * waits until it listens.
+ */
 export async function startServer(
   dataDir: string,
   env: Record<string, string> = {},
 ): Promise<MainServer> {
-  const running = spawnMain([], { DATA_DIR: dataDir, ...env });
+  const database = env.DATABASE_URL ? {} : await engineEnv(dataDir);
+  const running = spawnMain([], { DATA_DIR: dataDir, ...database, ...env });
   try {
     await running.waitFor(/^listening on http:\/\/\S+/);
   } catch (error) {

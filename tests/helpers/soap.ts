@@ -47,9 +47,8 @@ export function application(name: string, amount: string | number): string {
 }
 
 /** Counts rows of a loan table. */
-export function count(t: TestApp, table: "customers" | "loan_history"): number {
-  const row = t.db.sql.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number };
-  return row.n;
+export function count(t: TestApp, table: "customers" | "loan_history"): Promise<number> {
+  return t.sql.count(table);
 }
 
 /** Extracts the faultstring of a fault envelope. */

@@ -157,12 +157,13 @@ Deno.test("refused checklist forms show the page again with the reason and store
     assert.deepEqual(await entries(t, alice.cookie, project.id, item.id), [["Keep", false]]);
 
     // The 101st entry: the reason next to the field.
-    t.db.sql.prepare(
+    await t.sql.run(
       `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 99)
        INSERT INTO todo_checklist_entries (project_id, item_id, text, position, created_at,
-         updated_at) SELECT ?, ?, 'Step ' || i, i, '2026-01-01T00:00:00.000Z',
-         '2026-01-01T00:00:00.000Z' FROM n`,
-    ).run(project.id, item.id);
+         updated_at) SELECT CAST(? AS bigint), CAST(? AS bigint), 'Step ' || i, i,
+         '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z' FROM n`,
+      [project.id, item.id],
+    );
     const full = await post(t, alice.cookie, `${base}/checklist`, { text: "One more" });
     assert.equal(full.status, 409);
     assert.match(full.html, /A checklist holds at most 100 entries\./);

@@ -90,9 +90,10 @@ async function preview(t: TestApp, cookie: string, projectId: number, fileId: nu
 
 /** Overwrites a stored file's bytes, as a changed disk or an old store might hold them. */
 async function replaceStoredBytes(t: TestApp, fileId: number, data: Uint8Array): Promise<void> {
-  const row = t.db.sql.prepare("SELECT stored_name FROM files WHERE id = ?").get(fileId) as {
-    stored_name: string;
-  };
+  const row = (await t.sql.get<{ stored_name: string }>(
+    "SELECT stored_name FROM files WHERE id = ?",
+    [fileId],
+  ))!;
   await Deno.writeFile(join(t.dataDir, "files", row.stored_name), data);
 }
 

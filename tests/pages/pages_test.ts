@@ -352,9 +352,9 @@ Deno.test("the register, login and add-member forms accept an email with blanks 
       headers: { "content-type": "application/x-www-form-urlencoded", cookie: owner },
     });
     assert.equal(added.status, 303, await added.text());
-    const members = t.db.sql.prepare(
+    const members = (await t.sql.all<{ email: string }>(
       "SELECT u.email FROM project_members m JOIN users u ON u.id = m.user_id ORDER BY u.email",
-    ).all().map((r) => r.email);
+    )).map((r) => r.email);
     assert.deepEqual(members, ["ann@example.com", "bo@example.com"]);
   } finally {
     await t.close();

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { endOfArchive, entryHeader, padding } from "../../domain/tar.ts";
 import { type Finished, runMain, spawnMain, startServer } from "../helpers/main_process.ts";
+import { ON_POSTGRES } from "../helpers/test_database.ts";
 
 const PASSWORD = "correct horse battery";
 const NS = 'xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/" ' +
@@ -203,7 +204,11 @@ async function copyOfFixture(dir: string): Promise<Fixture> {
   return { ...fixture, dataDir };
 }
 
-Deno.test("a backup taken while chat messages, to-dos and loan decisions are written keeps every write acknowledged before it began", async () => {
+Deno.test({
+  name:
+    "a backup taken while chat messages, to-dos and loan decisions are written keeps every write acknowledged before it began",
+  ignore: ON_POSTGRES, // backup and restore of SQLite's file (on PostgreSQL: pg_dump)
+}, async () => {
   await withTempDir(async (dir) => {
     const fixture = await copyOfFixture(dir);
     const dataDir = fixture.dataDir;
@@ -315,7 +320,11 @@ Deno.test("a backup taken while chat messages, to-dos and loan decisions are wri
   });
 });
 
-Deno.test("backup --verify accepts a sound archive and refuses a damaged or cut one in one line; restoring it writes nothing", async () => {
+Deno.test({
+  name:
+    "backup --verify accepts a sound archive and refuses a damaged or cut one in one line; restoring it writes nothing",
+  ignore: ON_POSTGRES, // backup and restore of SQLite's file (on PostgreSQL: pg_dump)
+}, async () => {
   await withTempDir(async (dir) => {
     const fixture = await copyOfFixture(dir);
     const archive = join(dir, "good.tar.gz");
@@ -358,7 +367,10 @@ Deno.test("backup --verify accepts a sound archive and refuses a damaged or cut 
   });
 });
 
-Deno.test("restore refuses a non-empty DATA_DIR; --force moves it aside and never deletes it", async () => {
+Deno.test({
+  name: "restore refuses a non-empty DATA_DIR; --force moves it aside and never deletes it",
+  ignore: ON_POSTGRES, // backup and restore of SQLite's file (on PostgreSQL: pg_dump)
+}, async () => {
   await withTempDir(async (dir) => {
     const fixture = await copyOfFixture(dir);
     const archive = join(dir, "b.tar.gz");
@@ -404,7 +416,11 @@ async function filesUnder(dir: string, prefix = ""): Promise<string[]> {
   return found.sort();
 }
 
-Deno.test("with FILES_DIR set apart, the server, backup and restore keep the files there; restore refuses a non-empty one unless --force", async () => {
+Deno.test({
+  name:
+    "with FILES_DIR set apart, the server, backup and restore keep the files there; restore refuses a non-empty one unless --force",
+  ignore: ON_POSTGRES, // backup and restore of SQLite's file (on PostgreSQL: pg_dump)
+}, async () => {
   await withTempDir(async (dir) => {
     const fixture = await copyOfFixture(dir);
     const apart = join(dir, "files-apart");
@@ -476,7 +492,10 @@ Deno.test("with FILES_DIR set apart, the server, backup and restore keep the fil
   });
 });
 
-Deno.test("a backup killed midway leaves no archive, and an interrupted one leaves nothing at all", async () => {
+Deno.test({
+  name: "a backup killed midway leaves no archive, and an interrupted one leaves nothing at all",
+  ignore: ON_POSTGRES, // backup and restore of SQLite's file (on PostgreSQL: pg_dump)
+}, async () => {
   await withTempDir(async (dir) => {
     const fixture = await makeFixture(join(dir, "data"), 6);
     for (const [signal, code] of [["SIGKILL", 137], ["SIGTERM", 143]] as const) {
@@ -503,7 +522,11 @@ Deno.test("a backup killed midway leaves no archive, and an interrupted one leav
   });
 });
 
-Deno.test("a backup fails in one line and leaves nothing when OUT exists, there is no database, or the disk fills", async () => {
+Deno.test({
+  name:
+    "a backup fails in one line and leaves nothing when OUT exists, there is no database, or the disk fills",
+  ignore: ON_POSTGRES, // backup and restore of SQLite's file (on PostgreSQL: pg_dump)
+}, async () => {
   await withTempDir(async (dir) => {
     const fixture = await copyOfFixture(dir);
     const taken = join(dir, "taken.tar.gz");
@@ -545,7 +568,10 @@ Deno.test("a backup fails in one line and leaves nothing when OUT exists, there 
   });
 });
 
-Deno.test("a stored file deleted between the snapshot and its copy is left out and named", async () => {
+Deno.test({
+  name: "a stored file deleted between the snapshot and its copy is left out and named",
+  ignore: ON_POSTGRES, // backup and restore of SQLite's file (on PostgreSQL: pg_dump)
+}, async () => {
   await withTempDir(async (dir) => {
     const fixture = await copyOfFixture(dir);
     // As if the file were deleted right after the snapshot: its row is live, its bytes gone.
@@ -622,7 +648,10 @@ Deno.test("restore refuses entries that would land outside the data directory, a
   });
 });
 
-Deno.test("restore refuses a backup from a newer server, whose migrations this one lacks", async () => {
+Deno.test({
+  name: "restore refuses a backup from a newer server, whose migrations this one lacks",
+  ignore: ON_POSTGRES, // backup and restore of SQLite's file (on PostgreSQL: pg_dump)
+}, async () => {
   await withTempDir(async (dir) => {
     const fixture = await copyOfFixture(dir);
     const db = new DatabaseSync(join(fixture.dataDir, "collab.db"));

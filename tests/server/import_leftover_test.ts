@@ -6,10 +6,11 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { testApp } from "../helpers/app.ts";
+import { sqliteOf, testApp } from "../helpers/app.ts";
 import { eventually, expectJson } from "../helpers/api.ts";
 import { spawnMain } from "../helpers/main_process.ts";
 import { exportProject, importZip, richProject } from "../helpers/project_fixture.ts";
+import { ON_POSTGRES } from "../helpers/test_database.ts";
 
 /** Copies a folder's contents (the database's own files left out). */
 async function copyTree(from: string, to: string): Promise<void> {
@@ -31,7 +32,11 @@ async function exists(path: string): Promise<boolean> {
   }
 }
 
-Deno.test("start-up removes the hidden project of an import a crash cut short, with its rows, search rows and bytes", async () => {
+Deno.test({
+  name:
+    "start-up removes the hidden project of an import a crash cut short, with its rows, search rows and bytes",
+  ignore: ON_POSTGRES, // the crash image is a copy of the SQLite file (VACUUM INTO)
+}, async () => {
   const image = await Deno.makeTempDir({ prefix: "collab-crash-" });
   let half = 0;
   let taken = false;
@@ -41,12 +46,14 @@ Deno.test("start-up removes the hidden project of an import a crash cut short, w
       batchRows: 1,
       betweenBatches: async () => {
         if (taken) return;
-        const row = t.db.sql.prepare("SELECT id FROM projects WHERE importing_since IS NOT NULL")
+        const row = sqliteOf(t).sql.prepare(
+          "SELECT id FROM projects WHERE importing_since IS NOT NULL",
+        )
           .get() as { id: number } | undefined;
         half = row?.id ?? 0;
         if (half === 0 || !(await exists(join(t.dataDir, "files", String(half))))) return;
         taken = true;
-        t.db.sql.exec(`VACUUM INTO '${join(image, "collab.db")}'`);
+        sqliteOf(t).sql.exec(`VACUUM INTO '${join(image, "collab.db")}'`);
         await copyTree(t.dataDir, image);
       },
     },

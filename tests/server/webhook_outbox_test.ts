@@ -4,8 +4,8 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { DatabaseSync } from "node:sqlite";
 import type { Json } from "../helpers/api.ts";
+import { childEnv, engineEnv, removeDataDir, storedEngine } from "../helpers/main_process.ts";
 import { type Receiver, receiver } from "../helpers/receiver.ts";
 
 const MAIN = join(import.meta.dirname!, "..", "..", "main.ts");
@@ -31,7 +31,8 @@ async function start(env: Record<string, string>): Promise<Running> {
       "--allow-sys",
       MAIN,
     ],
-    env: { HOST: "127.0.0.1", PORT: "0", NO_COLOR: "1", ...env },
+    clearEnv: true,
+    env: childEnv({ ...await engineEnv(env.DATA_DIR!), ...env }),
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
@@ -142,7 +143,7 @@ async function withOutbox(
       await server.done;
     }
     await rx.close();
-    await Deno.remove(dataDir, { recursive: true });
+    await removeDataDir(dataDir);
   }
 }
 
@@ -233,7 +234,7 @@ Deno.test("an event still in the outbox when the server died is fanned out and d
     await server.done;
     // What a change's transaction leaves when the process dies right after its commit, before
     // the sender took the event up: its outbox row, and no delivery yet.
-    const db = new DatabaseSync(join(dataDir, "collab.db"));
+    const db = await storedEngine(dataDir);
     const at = new Date().toISOString();
     const body = JSON.stringify({
       id: 4242,
@@ -242,11 +243,12 @@ Deno.test("an event still in the outbox when the server died is fanned out and d
       occurredAt: at,
       data: { text: "committed, then killed" },
     });
-    db.prepare(
+    await db.run(
       `INSERT INTO webhook_outbox (project_id, event_id, event, body, created_at)
        VALUES (?, 4242, 'chat.message.created', ?, ?)`,
-    ).run(projectId, body, at);
-    db.close();
+      [projectId, body, at],
+    );
+    await db.close();
 
     server = await start();
     // (The first delivery may arrive twice: the kill may have come before its success was
@@ -268,9 +270,9 @@ Deno.test("an event still in the outbox when the server died is fanned out and d
     );
     server.child.kill("SIGTERM");
     assert.equal(await server.done, 0);
-    const check = new DatabaseSync(join(dataDir, "collab.db"), { readOnly: true });
-    const { n } = check.prepare("SELECT count(*) AS n FROM webhook_outbox").get() as { n: number };
-    check.close();
-    assert.equal(n, 0);
+    const check = await storedEngine(dataDir);
+    const left = await check.get<{ n: number }>("SELECT count(*) AS n FROM webhook_outbox");
+    await check.close();
+    assert.equal(Number(left?.n), 0);
   });
 });

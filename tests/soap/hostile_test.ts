@@ -109,11 +109,11 @@ for (const [what, body, message] of CASES) {
       assert.equal(faultCode(res.text), "S:Client");
       assert.match(faultString(res.text) ?? "", message);
       assert.doesNotMatch(res.text, /at .*\.ts|Error:|stack/i);
-      assert.equal(count(t, "customers"), 0);
+      assert.equal(await count(t, "customers"), 0);
       // The server is unharmed: the next good request works.
       const ok = await post(t, "/loan", registration("Zoe"));
       assert.equal(ok.status, 200);
-      assert.equal(count(t, "customers"), 1);
+      assert.equal(await count(t, "customers"), 1);
     } finally {
       await t.close();
     }
@@ -145,7 +145,7 @@ Deno.test("a body over 1 MiB is 413 without a body, declared or chunked, and sto
     });
     assert.equal(chunked.status, 413);
     assert.equal(await chunked.text(), "");
-    assert.equal(count(t, "customers"), 0);
+    assert.equal(await count(t, "customers"), 0);
   } finally {
     await t.close();
   }
@@ -187,7 +187,7 @@ Deno.test("content types other than text/xml are 415 with an empty body", async 
     const res = await t.app.request("/loan", { method: "POST", body: REGISTER_EVE });
     assert.equal(res.status, 415);
     await res.body?.cancel();
-    assert.equal(count(t, "customers"), 0);
+    assert.equal(await count(t, "customers"), 0);
   } finally {
     await t.close();
   }
@@ -228,7 +228,7 @@ Deno.test("a blank or non-numeric amount is the amount fault and stores nothing"
       ),
     );
     assert.equal(faultString(missing.text), "Requested amount must be greater than 0");
-    assert.equal(count(t, "loan_history"), 0);
+    assert.equal(await count(t, "loan_history"), 0);
   } finally {
     await t.close();
   }

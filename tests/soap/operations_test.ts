@@ -103,7 +103,7 @@ Deno.test("registerNewCustomer stores the name, the flag (false when omitted) an
     const dup = await post(t, "/loan", registration("Bob", false));
     assert.equal(dup.status, 200);
     assert.match(dup.text, /<return>Error: Customer already exists<\/return>/);
-    const rows = t.db.sql.prepare("SELECT * FROM customers ORDER BY customer_name").all();
+    const rows = await t.sql.all("SELECT * FROM customers ORDER BY customer_name");
     assert.deepEqual(rows.map((r) => ({ ...r })), [
       { customer_name: "Ann", is_blacklisted: 0, registered_at: "2026-11-22T08:30:00.000Z" },
       { customer_name: "Bob", is_blacklisted: 1, registered_at: "2026-11-22T08:30:00.000Z" },
@@ -132,7 +132,7 @@ Deno.test("registerNewCustomer with a missing arg0 or a missing, empty or blank 
       assert.equal(faultCode(res.text), "S:Server");
       assert.equal(faultString(res.text), "Customer name cannot be null or empty");
     }
-    assert.equal(count(t, "customers"), 0);
+    assert.equal(await count(t, "customers"), 0);
   } finally {
     await t.close();
   }
@@ -154,7 +154,7 @@ Deno.test("processLoanApplication with a missing or blank applicant is the appli
       assert.equal(res.status, 500);
       assert.equal(faultString(res.text), "Applicant name cannot be null or empty");
     }
-    assert.equal(count(t, "loan_history"), 0);
+    assert.equal(await count(t, "loan_history"), 0);
   } finally {
     await t.close();
   }
@@ -176,8 +176,7 @@ Deno.test("processLoanApplication ignores a creditScore in the request and treat
       ),
       res.text,
     );
-    const row = t.db.sql.prepare("SELECT requested_amount, rejection_reason FROM loan_history")
-      .get();
+    const row = await t.sql.get("SELECT requested_amount, rejection_reason FROM loan_history");
     assert.deepEqual({ ...row }, { requested_amount: 2147483647, rejection_reason: null });
   } finally {
     await t.close();
@@ -199,7 +198,7 @@ Deno.test("fifty concurrent registrations of one new name give exactly one succe
     );
     assert.equal(results.filter((r) => r.includes("Registration Successful")).length, 1);
     assert.equal(results.filter((r) => r.includes("Error: Customer already exists")).length, 49);
-    assert.equal(count(t, "customers"), 1);
+    assert.equal(await count(t, "customers"), 1);
   } finally {
     await t.close();
   }
@@ -217,17 +216,17 @@ Deno.test("concurrent applications each get a stored decision before their answe
         });
         const text = await res.text();
         // The decision must already be durable when its answer arrives.
-        const stored = t.db.sql.prepare(
-          "SELECT count(*) AS n FROM loan_history WHERE applicant_name = ?",
-        ).get(`Applicant ${i}`) as { n: number };
-        return { status: res.status, stored: stored.n, text };
+        const stored = await t.sql.count("loan_history WHERE applicant_name = ?", [
+          `Applicant ${i}`,
+        ]);
+        return { status: res.status, stored, text };
       }),
     );
     for (const a of answers) {
       assert.equal(a.status, 200);
       assert.equal(a.stored, 1);
     }
-    assert.equal(count(t, "loan_history"), 40);
+    assert.equal(await count(t, "loan_history"), 40);
   } finally {
     await t.close();
   }

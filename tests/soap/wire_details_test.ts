@@ -89,7 +89,7 @@ Deno.test("invalid UTF-16 is a client fault, and stores nothing", async () => {
         "Cannot read SOAP message: the body is not valid utf-16be",
       );
     }
-    assert.equal(count(t, "loan_history"), 0);
+    assert.equal(await count(t, "loan_history"), 0);
   } finally {
     await t.close();
   }
@@ -157,9 +157,9 @@ Deno.test("an xs:int is read by its value: leading zeros, a sign and whitespace 
       assert.equal(res.status, 200, `${amount.slice(-20)}: ${res.text}`);
       assert.ok(res.text.includes("<approved>true</approved>"), res.text);
     }
-    const stored = t.db.sql.prepare(
+    const stored = await t.sql.all<{ amount: number }>(
       "SELECT requested_amount AS amount FROM loan_history ORDER BY id",
-    ).all() as Array<{ amount: number }>;
+    );
     assert.deepEqual(stored.map((row) => row.amount), [1000, 1000, 2147483647, 1000]);
   } finally {
     await t.close();
@@ -185,7 +185,7 @@ Deno.test("an xs:int out of range, however written, is the amount fault and stor
       assert.equal(faultCode(res.text), "S:Server");
       assert.equal(faultString(res.text), "Requested amount must be greater than 0");
     }
-    assert.equal(count(t, "loan_history"), 0);
+    assert.equal(await count(t, "loan_history"), 0);
   } finally {
     await t.close();
   }

@@ -81,10 +81,10 @@ Deno.test({
       assert.match(r.loanZeroAmount.code, /^(\w+:)?Server$/);
 
       // What the server stored: three decisions (the fault stored nothing), two customers.
-      const history = t.db.sql.prepare(
+      const history = await t.sql.all(
         "SELECT applicant_name, requested_amount, approved, approved_rate, rejection_reason " +
           "FROM loan_history ORDER BY id",
-      ).all();
+      );
       assert.deepEqual(history.map((row) => ({ ...row })), [
         {
           applicant_name: "Ann",
@@ -108,9 +108,9 @@ Deno.test({
           rejection_reason: null,
         },
       ]);
-      const customers = t.db.sql.prepare(
+      const customers = await t.sql.all(
         "SELECT customer_name, is_blacklisted FROM customers ORDER BY customer_name",
-      ).all();
+      );
       assert.deepEqual(customers.map((row) => ({ ...row })), [
         { customer_name: "Ann", is_blacklisted: 0 },
         { customer_name: "Zed", is_blacklisted: 1 },

@@ -46,17 +46,18 @@ async function instance(
   const engine = openPostgresEngine(url, { max: 4 });
   const clock = new FixedClock("2026-11-25T09:00:00.000Z");
   const config = parseConfig({ ...env, DATA_DIR: dataDir, FILES_DIR: filesDir, PORT: "0" });
+  const logs: string[] = [];
   const app: App = createApp({
     engine,
     config,
     clock,
     sessionSecret: "instances-secret-0123456789abcdef0123456789",
     hasher: scryptHasher({ N: 1024, r: 8, p: 1 }),
-    log: (line) => line.startsWith("error") && console.error(line),
+    log: (line) => logs.push(line),
     webhooks: { timeoutMs: 5000 },
   });
   await app.services.relay.start();
-  const t = { app, engine, clock, config, dataDir } as unknown as TestApp;
+  const t = { app, engine, clock, config, dataDir, logs } as unknown as TestApp;
   return {
     t,
     async close() {

@@ -3,6 +3,7 @@
  * with its own engine (its own connections), as two processes behind one address would be.
  */
 import assert from "node:assert/strict";
+import type postgres from "postgres";
 import { openPostgresEngine } from "../../db/postgres/engine.ts";
 import { migratePostgres, POSTGRES_MIGRATIONS_DIR } from "../../db/postgres/migrate.ts";
 import { FixedClock } from "../../domain/clock.ts";
@@ -70,6 +71,30 @@ async function instance(
   };
 }
 
+/**
+ * Migrates the database at `url` and starts two instances on it sharing one files directory;
+ * `close` ends both and removes the directory.
+ */
+async function twoInstances(
+  url: string,
+  sql: postgres.Sql,
+  env: Record<string, string> = {},
+): Promise<{ a: Instance; b: Instance; close(): Promise<void> }> {
+  await migratePostgres(sql, POSTGRES_MIGRATIONS_DIR, () => new Date());
+  const filesDir = await Deno.makeTempDir({ prefix: "collab-shared-files-" });
+  const a = await instance(url, filesDir, env);
+  const b = await instance(url, filesDir, env);
+  return {
+    a,
+    b,
+    async close() {
+      await a.close();
+      await b.close();
+      await Deno.remove(filesDir, { recursive: true });
+    },
+  };
+}
+
 /** Opens a project's event stream on `t` after `lastEventId` (or from now). */
 async function openStream(
   t: TestApp,
@@ -99,10 +124,7 @@ async function post(t: TestApp, cookie: string, projectId: number, text: string)
 Deno.test(postgresTest(
   "a chat message posted through one instance reaches a stream on the other within a second",
   async (pg, sql) => {
-    await migratePostgres(sql, POSTGRES_MIGRATIONS_DIR, () => new Date());
-    const filesDir = await Deno.makeTempDir({ prefix: "collab-shared-files-" });
-    const a = await instance(pg.url, filesDir);
-    const b = await instance(pg.url, filesDir);
+    const { a, b, close } = await twoInstances(pg.url, sql);
     try {
       const owner = await signUp(a.t, "owner@example.com");
       const project = await createProject(a.t, owner.cookie, "Two instances");
@@ -119,9 +141,7 @@ Deno.test(postgresTest(
         await onB.cancel();
       }
     } finally {
-      await a.close();
-      await b.close();
-      await Deno.remove(filesDir, { recursive: true });
+      await close();
     }
   },
 ));
@@ -129,10 +149,7 @@ Deno.test(postgresTest(
 Deno.test(postgresTest(
   "a client reconnecting from one instance to the other with Last-Event-ID misses nothing",
   async (pg, sql) => {
-    await migratePostgres(sql, POSTGRES_MIGRATIONS_DIR, () => new Date());
-    const filesDir = await Deno.makeTempDir({ prefix: "collab-shared-files-" });
-    const a = await instance(pg.url, filesDir);
-    const b = await instance(pg.url, filesDir);
+    const { a, b, close } = await twoInstances(pg.url, sql);
     try {
       const owner = await signUp(a.t, "owner@example.com");
       const project = await createProject(a.t, owner.cookie, "Reconnect");
@@ -161,9 +178,7 @@ Deno.test(postgresTest(
         await onB.cancel();
       }
     } finally {
-      await a.close();
-      await b.close();
-      await Deno.remove(filesDir, { recursive: true });
+      await close();
     }
   },
 ));
@@ -171,11 +186,8 @@ Deno.test(postgresTest(
 Deno.test(postgresTest(
   "an event's webhook delivery is posted once although the senders of two instances run",
   async (pg, sql) => {
-    await migratePostgres(sql, POSTGRES_MIGRATIONS_DIR, () => new Date());
-    const filesDir = await Deno.makeTempDir({ prefix: "collab-shared-files-" });
     const env = { WEBHOOK_ALLOW_HOSTS: "127.0.0.1" };
-    const a = await instance(pg.url, filesDir, env);
-    const b = await instance(pg.url, filesDir, env);
+    const { a, b, close } = await twoInstances(pg.url, sql, env);
     const rx = receiver();
     try {
       const owner = await signUp(a.t, "owner@example.com");
@@ -215,9 +227,7 @@ Deno.test(postgresTest(
       );
     } finally {
       await rx.close();
-      await a.close();
-      await b.close();
-      await Deno.remove(filesDir, { recursive: true });
+      await close();
     }
   },
 ));
@@ -225,10 +235,7 @@ Deno.test(postgresTest(
 Deno.test(postgresTest(
   "two instances sweeping the trash at once purge each expired item once and count it once",
   async (pg, sql) => {
-    await migratePostgres(sql, POSTGRES_MIGRATIONS_DIR, () => new Date());
-    const filesDir = await Deno.makeTempDir({ prefix: "collab-shared-files-" });
-    const a = await instance(pg.url, filesDir);
-    const b = await instance(pg.url, filesDir);
+    const { a, b, close } = await twoInstances(pg.url, sql);
     try {
       const owner = await signUp(a.t, "owner@example.com");
       const project = await createProject(a.t, owner.cookie, "Swept");
@@ -252,9 +259,7 @@ Deno.test(postgresTest(
       assert.equal((await b.t.app.services.trash.sweep()).items, 0);
       assert.equal((await a.t.app.services.trash.sweep()).items, 0);
     } finally {
-      await a.close();
-      await b.close();
-      await Deno.remove(filesDir, { recursive: true });
+      await close();
     }
   },
 ));
@@ -262,11 +267,8 @@ Deno.test(postgresTest(
 Deno.test(postgresTest(
   "a delivery claimed by an instance that stopped mid-attempt is sent by the other once its lease ran out",
   async (pg, sql) => {
-    await migratePostgres(sql, POSTGRES_MIGRATIONS_DIR, () => new Date());
-    const filesDir = await Deno.makeTempDir({ prefix: "collab-shared-files-" });
     const env = { WEBHOOK_ALLOW_HOSTS: "127.0.0.1" };
-    const a = await instance(pg.url, filesDir, env);
-    const b = await instance(pg.url, filesDir, env);
+    const { a, b, close } = await twoInstances(pg.url, sql, env);
     const rx = receiver();
     try {
       const owner = await signUp(a.t, "owner@example.com");
@@ -292,9 +294,7 @@ Deno.test(postgresTest(
       assert.equal(rx.received[1]!.body, rx.received[0]!.body);
     } finally {
       await rx.close();
-      await a.close();
-      await b.close();
-      await Deno.remove(filesDir, { recursive: true });
+      await close();
     }
   },
 ));
@@ -302,11 +302,8 @@ Deno.test(postgresTest(
 Deno.test(postgresTest(
   "while one instance sends a webhook's delivery the other does not start the webhook's next one",
   async (pg, sql) => {
-    await migratePostgres(sql, POSTGRES_MIGRATIONS_DIR, () => new Date());
-    const filesDir = await Deno.makeTempDir({ prefix: "collab-shared-files-" });
     const env = { WEBHOOK_ALLOW_HOSTS: "127.0.0.1" };
-    const a = await instance(pg.url, filesDir, env);
-    const b = await instance(pg.url, filesDir, env);
+    const { a, b, close } = await twoInstances(pg.url, sql, env);
     const rx = receiver();
     try {
       const owner = await signUp(a.t, "owner@example.com");
@@ -331,9 +328,7 @@ Deno.test(postgresTest(
       assert.deepEqual(sent, [first, second]);
     } finally {
       await rx.close();
-      await a.close();
-      await b.close();
-      await Deno.remove(filesDir, { recursive: true });
+      await close();
     }
   },
 ));

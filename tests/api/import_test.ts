@@ -21,7 +21,7 @@ import {
   signUp,
   storedFiles,
 } from "../helpers/api.ts";
-import { type TestApp, testApp } from "../helpers/app.ts";
+import { searchRowsTable, type TestApp, testApp } from "../helpers/app.ts";
 import { refuse } from "../helpers/refusal.ts";
 import {
   exportProject,
@@ -731,7 +731,7 @@ Deno.test("POST /api/projects/import writes all or none: a failure inside the tr
     })));
     const counts = () =>
       Promise.all(
-        ["projects", "todo_items", "files", "attachments", "search_docs"].map((table) =>
+        ["projects", "todo_items", "files", "attachments", searchRowsTable(t)].map((table) =>
           t.sql.count(table)
         ),
       );

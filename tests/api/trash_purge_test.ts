@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import type { Queries } from "../../db/engine.ts";
-import { type TestApp, testApp, type TestAppOptions } from "../helpers/app.ts";
+import { searchRowsTable, type TestApp, testApp, type TestAppOptions } from "../helpers/app.ts";
 import {
   activityOf,
   api,
@@ -83,7 +83,7 @@ Deno.test("The sweep purges what was deleted TRASH_DAYS ago or more and keeps yo
     );
     assert.equal(await count(t, "notes", "id = ?", old.id), 0, "the row is gone");
     assert.equal(await count(t, "activity", "subject_type = 'note' AND subject_id = ?", old.id), 0);
-    assert.equal(await count(t, "search_docs", "type = 'note' AND item_id = ?", old.id), 0);
+    assert.equal(await count(t, searchRowsTable(t), "type = 'note' AND item_id = ?", old.id), 0);
     assert.equal(await count(t, "notes", "id = ?", young.id), 1);
   } finally {
     await t.close();
@@ -118,7 +118,7 @@ Deno.test("Purging a thread takes its comments, links, uploads' bytes, search ro
         ["threads", "id = ?"],
         ["comments", "thread_id = ?"],
         ["attachments", "subject_type = 'thread' AND subject_id = ?"],
-        ["search_docs", "type = 'board' AND item_id = ?"],
+        [searchRowsTable(t), "type = 'board' AND item_id = ?"],
         ["activity", "subject_type = 'thread' AND subject_id = ?"],
       ] as const
     ) {

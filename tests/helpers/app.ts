@@ -82,6 +82,14 @@ export interface TestApp {
 }
 
 /**
+ * The table with one row per searchable item (its `type`, `item_id`, `project_id`): SQLite's
+ * `search_docs` (beside its full-text index), PostgreSQL's `search_index`.
+ */
+export function searchRowsTable(t: TestApp): string {
+  return t.sql.kind === "sqlite" ? "search_docs" : "search_index";
+}
+
+/**
  * The SQLite database of a test app, for what only SQLite has (its files, pragmas, group
  * commit); throws when the app runs on PostgreSQL, where such a test is ignored.
  */

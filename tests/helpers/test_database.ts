@@ -168,17 +168,20 @@ export async function appDatabase(): Promise<{ database: TestDatabase; ready: Pr
   const taken = spare;
   spare = undefined;
   const database = await (taken?.made ?? createTestDatabase()).catch(() => createTestDatabase());
-  const next: { made: Promise<TestDatabase>; name?: string } = { made: createTestDatabase() };
-  spare = next;
-  const ready = next.made.then(
-    (made) => void (next.name = made.name),
-    () => void (spare === next && (spare = undefined)),
-  );
+  // One spare at a time: apps made side by side share the one made next.
+  if (!spare) {
+    const next: { made: Promise<TestDatabase>; name?: string } = { made: createTestDatabase() };
+    spare = next;
+    next.made.then(
+      (made) => void (next.name = made.name),
+      () => void (spare === next && (spare = undefined)),
+    );
+  }
   if (!dropSpareAtUnload) {
     dropSpareAtUnload = true;
     globalThis.addEventListener("unload", dropSpare);
   }
-  return { database, ready };
+  return { database, ready: spare.made.then(() => {}, () => {}) };
 }
 
 /**

@@ -53,9 +53,9 @@ function serverUrl(): string {
   return TEST_DATABASE_URL;
 }
 
-/** Runs `fn` on a connection of its own to the database of `DATABASE_URL`, then closes it. */
-async function admin<T>(fn: (sql: postgres.Sql) => Promise<T>): Promise<T> {
-  const sql = postgres(serverUrl(), { max: 1, onnotice: () => {}, connect_timeout: 10 });
+/** Runs `fn` on a connection of its own to the database of `server`, then closes it. */
+async function admin<T>(server: string, fn: (sql: postgres.Sql) => Promise<T>): Promise<T> {
+  const sql = postgres(server, { max: 1, onnotice: () => {}, connect_timeout: 10 });
   try {
     return await fn(sql);
   } finally {
@@ -82,19 +82,22 @@ function running(pid: number): boolean {
   }
 }
 
-let template: Promise<string> | undefined;
+/** Per server (tests of this helper use a cluster of their own). */
+const templates = new Map<string, Promise<string>>();
 
 /**
  * The migrated template, built at most once per set of migration files. Under the lock, this
  * process also drops what earlier runs left: test databases of processes that are gone (a
  * test run cut short), and a template half built by one.
  */
-function migratedTemplate(): Promise<string> {
-  template ??= (async () => {
+function migratedTemplate(server: string): Promise<string> {
+  const known = templates.get(server);
+  if (known) return known;
+  const template = (async () => {
     const name = templateName();
     const exists = (sql: postgres.Sql, datname: string) =>
       sql`SELECT 1 FROM pg_database WHERE datname = ${datname}`.then((rows) => rows.length > 0);
-    await admin(async (sql) => {
+    await admin(server, async (sql) => {
       await sql`SELECT pg_advisory_lock(${LOCK_KEYS[0]}, ${LOCK_KEYS[1]})`;
       try {
         const leftovers = await sql<Array<{ datname: string }>>`
@@ -112,7 +115,7 @@ function migratedTemplate(): Promise<string> {
         await sql.unsafe(`DROP DATABASE IF EXISTS "${building}" WITH (FORCE)`);
         await sql.unsafe(`CREATE DATABASE "${building}" TEMPLATE template0`);
         await migratePostgresAt(
-          urlOf(serverUrl(), building),
+          urlOf(server, building),
           POSTGRES_MIGRATIONS_DIR,
           () => new Date(),
         );
@@ -125,31 +128,34 @@ function migratedTemplate(): Promise<string> {
     });
     return name;
   })();
+  templates.set(server, template);
   // A failure is not kept: the next test tries again (and reports its own error).
-  template.catch(() => template = undefined);
+  template.catch(() => templates.delete(server));
   return template;
 }
 
 let made = 0;
 
 /**
- * Makes a database of its own for a test: a copy of the migrated template, or with
- * `migrated: false` an empty one (a server process migrates it at start-up, as in production).
+ * Makes a database of its own for a test on `server` (default: the suite's `DATABASE_URL`): a
+ * copy of the migrated template, or with `migrated: false` an empty one (a server process
+ * migrates it at start-up, as in production).
  */
 export async function createTestDatabase(
-  options: { migrated?: boolean } = {},
+  options: { migrated?: boolean; server?: string } = {},
 ): Promise<TestDatabase> {
-  const source = options.migrated === false ? "template0" : await migratedTemplate();
+  const server = options.server ?? serverUrl();
+  const source = options.migrated === false ? "template0" : await migratedTemplate(server);
   const name = `${PREFIX}${Deno.pid}_${++made}_${crypto.randomUUID().slice(0, 8)}`;
-  await admin((sql) => sql.unsafe(`CREATE DATABASE "${name}" TEMPLATE "${source}"`));
+  await admin(server, (sql) => sql.unsafe(`CREATE DATABASE "${name}" TEMPLATE "${source}"`));
   let dropped = false;
   return {
     name,
-    url: urlOf(serverUrl(), name),
+    url: urlOf(server, name),
     async drop() {
       if (dropped) return;
       dropped = true;
-      await admin((sql) => sql.unsafe(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
+      await admin(server, (sql) => sql.unsafe(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
     },
   };
 }

@@ -88,7 +88,8 @@ const templates = new Map<string, Promise<string>>();
 /**
  * The migrated template, built at most once per set of migration files. Under the lock, this
  * process also drops what earlier runs left: test databases of processes that are gone (a
- * test run cut short), and a template half built by one.
+ * test run cut short; processes are looked up on this machine, so a server's test databases
+ * are one machine's), and a template half built by one.
  */
 function migratedTemplate(server: string): Promise<string> {
   const known = templates.get(server);

@@ -19,6 +19,7 @@ import {
 import { type Database, isDamaged, openDatabase, quickCheck } from "./db/sqlite.ts";
 import { sqliteEngine } from "./db/sqlite_engine.ts";
 import { removeLeftoverBackupWork } from "./domain/backup.ts";
+import { SWEEP_INTERVAL_MS } from "./domain/trash.ts";
 import { type Config, ConfigError, parseConfig } from "./domain/config.ts";
 import { WorkerPoster } from "./domain/webhook_poster.ts";
 import { createApp, type Lifecycle } from "./routes/app.ts";
@@ -202,6 +203,7 @@ async function shutdown(signal: string): Promise<void> {
     await Promise.race([requests.drained().then(() => server.shutdown()), deadline]);
     clearTimeout(timer);
     await sweeps.stop(); // a sweep in progress stops at its next batch
+    clearInterval(importLeftoverTimer);
     await senderStopped;
     await app.services.relay.stop();
     await storage.close();
@@ -226,10 +228,14 @@ const server = Deno.serve({
 // Deliveries queued before this start (or left in flight by a crash) go out now.
 app.services.webhookSender.start();
 // An import a crash cut short left a hidden project: removed now, in short batches between
-// requests (domain/project_import.ts).
-app.services.projectImport.removeLeftovers().then(
-  (removed) => {
-    if (removed > 0) console.log(`import leftovers: removed ${removed} unfinished projects`);
-  },
-  (error) => console.error(`Cannot remove the leftovers of unfinished imports: ${reason(error)}`),
-);
+// requests (domain/project_import.ts), and hourly after, for those of another instance that
+// stopped (their lease runs out first).
+const removeImportLeftovers = () =>
+  app.services.projectImport.removeLeftovers().then(
+    (removed) => {
+      if (removed > 0) console.log(`import leftovers: removed ${removed} unfinished projects`);
+    },
+    (error) => console.error(`Cannot remove the leftovers of unfinished imports: ${reason(error)}`),
+  );
+void removeImportLeftovers();
+const importLeftoverTimer = setInterval(removeImportLeftovers, SWEEP_INTERVAL_MS);

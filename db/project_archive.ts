@@ -324,9 +324,16 @@ export async function showImported(
   return rows.length;
 }
 
+/** Who holds an import's hidden project, and until when (see migration 021). */
+export interface ImportLease {
+  owner: string;
+  until: string;
+}
+
 /**
  * Inserts an imported project, hidden while the import writes it (`deleted_at` holds the
- * import mark, `importing_since` the start) until `finishImportedProject`; returns its id.
+ * import mark, `importing_since` the start) until `finishImportedProject`, and held by `lease`
+ * (`renewImportLease` moves it on); returns its id.
  */
 export async function insertImportedProject(
   q: Queries,
@@ -336,14 +343,33 @@ export async function insertImportedProject(
     archivedAt: string | null;
     createdBy: number;
     at: string;
+    lease: ImportLease;
   },
 ): Promise<number> {
+  const { until } = p.lease;
   return (await q.get<{ id: number }>(
     `INSERT INTO projects (name, description, archived_at, created_by, created_at, updated_at,
-       deleted_at, importing_since)
-     VALUES (?, ?, ?, ?, ?, ?, '${HIDDEN}', ?) RETURNING id`,
-    [p.name, p.description, p.archivedAt, p.createdBy, p.at, p.at, p.at],
+       deleted_at, importing_since, import_owner, import_lease_until)
+     VALUES (?, ?, ?, ?, ?, ?, '${HIDDEN}', ?, ?, ?) RETURNING id`,
+    [p.name, p.description, p.archivedAt, p.createdBy, p.at, p.at, p.at, p.lease.owner, until],
   ))!.id;
+}
+
+/**
+ * Moves the lease of an unfinished import on, if `lease.owner` still holds it; false when it
+ * does not (another instance took it over, or it is gone).
+ */
+export async function renewImportLease(
+  q: Queries,
+  projectId: number,
+  lease: ImportLease,
+): Promise<boolean> {
+  const { changes } = await q.run(
+    `UPDATE projects SET import_lease_until = ?
+     WHERE id = ? AND importing_since IS NOT NULL AND import_owner = ?`,
+    [lease.until, projectId, lease.owner],
+  );
+  return changes === 1;
 }
 
 /**
@@ -352,18 +378,51 @@ export async function insertImportedProject(
  */
 export async function finishImportedProject(q: Queries, projectId: number): Promise<boolean> {
   const { changes } = await q.run(
-    `UPDATE projects SET deleted_at = NULL, importing_since = NULL
+    `UPDATE projects
+     SET deleted_at = NULL, importing_since = NULL, import_owner = NULL, import_lease_until = NULL
      WHERE id = ? AND importing_since IS NOT NULL`,
     [projectId],
   );
   return changes === 1;
 }
 
-/** The projects still being imported (or left so by a crash), oldest first. */
-export async function importingProjectIds(q: Queries): Promise<number[]> {
+/**
+ * The projects of unfinished imports nobody holds at `now`, oldest first: their lease lapsed
+ * (the instance importing them stopped). SQLite has one instance, the caller: there every
+ * unfinished import is one, and the caller leaves out those it is running itself.
+ */
+export async function importLeftoverIds(q: Queries, now: string): Promise<number[]> {
+  const lapsed = leaseLapsed(q, now);
   return (await q.all<{ id: number }>(
-    "SELECT id FROM projects WHERE importing_since IS NOT NULL ORDER BY id",
+    `SELECT id FROM projects WHERE importing_since IS NOT NULL ${lapsed.sql} ORDER BY id`,
+    lapsed.params,
   )).map((r) => r.id);
+}
+
+/**
+ * Takes over a leftover import with `lease`, to remove it; false when it is not one at `now`
+ * (its owner renewed its lease meanwhile, another instance took it first, or it is gone).
+ */
+export async function takeImportLeftover(
+  q: Queries,
+  projectId: number,
+  now: string,
+  lease: ImportLease,
+): Promise<boolean> {
+  const lapsed = leaseLapsed(q, now);
+  const { changes } = await q.run(
+    `UPDATE projects SET import_owner = ?, import_lease_until = ?
+     WHERE id = ? AND importing_since IS NOT NULL ${lapsed.sql}`,
+    [lease.owner, lease.until, projectId, ...lapsed.params],
+  );
+  return changes === 1;
+}
+
+/** The condition that nobody holds an import at `now` (none on SQLite: one instance). */
+function leaseLapsed(q: Queries, now: string): { sql: string; params: SqlValue[] } {
+  return q.kind === "sqlite"
+    ? { sql: "", params: [] }
+    : { sql: "AND (import_lease_until IS NULL OR import_lease_until <= ?)", params: [now] };
 }
 
 /** Whether a project is (still) being imported. */

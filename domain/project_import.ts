@@ -22,7 +22,8 @@ import { z } from "zod";
 import {
   deleteImportingProject,
   finishImportedProject,
-  importingProjectIds,
+  type ImportLease,
+  importLeftoverIds,
   insertImportedActivity,
   insertImportedAttachments,
   insertImportedColumn,
@@ -37,8 +38,10 @@ import {
   insertImportedProject,
   insertImportedThread,
   isImporting,
+  renewImportLease,
   setUploadedTo,
   showImported,
+  takeImportLeftover,
   userIdsByEmail,
 } from "../db/project_archive.ts";
 import type { Queries, Row, SqlValue } from "../db/engine.ts";
@@ -608,6 +611,13 @@ export const IMPORT_BATCH = 500;
  */
 export const IMPORT_BATCH_MS = 20;
 /**
+ * How long an import's hidden project stays held after its importer's last batch: every batch
+ * moves the lease on, so it lapses only when the importer stopped (its instance died), and then
+ * another instance may remove the project as a leftover. Far longer than any pause between two
+ * batches.
+ */
+export const IMPORT_LEASE_MS = 5 * 60_000;
+/**
  * Hidden rows shown per step: each is indexed for search (trigrams of its title and body) as it
  * is shown, so a step is kept small for the batch's clock to be checked often.
  */
@@ -652,14 +662,16 @@ function batchQueries(kind: Queries["kind"]): { q: Queries; use: (tx: Queries | 
 /**
  * Runs the steps `start` makes (each writes a few rows through the queries it is given and
  * yields how many) in transactions of at most `pacing.rows` rows or `IMPORT_BATCH_MS`, one
- * `db.transaction` each, awaiting `pacing.between` after each commit; returns the steps'
- * result. When anything fails, the steps are closed (their files too). The steps must await
- * only their queries: they run inside the transactions.
+ * `db.transaction` each, which first calls `renew` (the import's lease), awaiting
+ * `pacing.between` after each commit; returns the steps' result. When anything fails, the steps
+ * are closed (their files too). The steps must await only their queries: they run inside the
+ * transactions.
  */
 async function inBatches<T>(
   ctx: DomainContext,
   start: (q: Queries) => AsyncGenerator<number, T>,
   pacing: { between: (committed: number) => Promise<void>; rows: number },
+  renew: (tx: Queries) => Promise<void>,
 ): Promise<T> {
   const batch = batchQueries(ctx.db.kind);
   const steps = start(batch.q);
@@ -669,6 +681,7 @@ async function inBatches<T>(
       const began = ctx.clock.now().getTime();
       const result = await ctx.db.transaction(
         async (tx): Promise<{ done: true; value: T } | { done: false }> => {
+          await renew(tx);
           batch.use(tx);
           try {
             let rows = 0;
@@ -858,6 +871,25 @@ export function createProjectImport(
   };
   /** The hidden projects of the imports running in this process. */
   const running = new Set<number>();
+  /** The removal of leftovers under way in this process, if any. */
+  let removing: Promise<number> | null = null;
+  /** This instance, as the owner of the imports it writes or removes (migration 021). */
+  const owner = crypto.randomUUID();
+
+  /** A lease of this instance's, taken or renewed now. */
+  const lease = (): ImportLease => ({
+    owner,
+    until: new Date(ctx.clock.now().getTime() + IMPORT_LEASE_MS).toISOString(),
+  });
+  /**
+   * Moves this instance's lease of `projectId` on, inside a batch's transaction; throws when
+   * it lost it (it stalled past the lease, and another instance took the project over).
+   */
+  const renew = (projectId: number) => async (tx: Queries) => {
+    if (!await renewImportLease(tx, projectId, lease())) {
+      throw new Error(`Cannot go on with project ${projectId}: another instance took it over`);
+    }
+  };
 
   /** The budget of one removal transaction: the row limit, and the time limit by the clock. */
   function budget(): PurgeBudget {
@@ -874,10 +906,11 @@ export function createProjectImport(
    */
   async function removeUnfinished(projectId: number): Promise<void> {
     for (;;) {
-      const rowsLeft = await db.transaction(async (tx) =>
-        await isImporting(tx, projectId) &&
-        await deleteProjectRowsWithin(tx, projectId, budget())
-      );
+      const rowsLeft = await db.transaction(async (tx) => {
+        if (!await isImporting(tx, projectId)) return false;
+        await renew(projectId)(tx);
+        return await deleteProjectRowsWithin(tx, projectId, budget());
+      });
       if (!rowsLeft) break;
       await pause();
     }
@@ -901,6 +934,7 @@ export function createProjectImport(
         archivedAt: head.project.archivedAt ?? null,
         createdBy: actor.id,
         at,
+        lease: lease(),
       })
     );
     running.add(projectId);
@@ -909,6 +943,7 @@ export function createProjectImport(
         ctx,
         (q) => writeSteps(ctx, plan, projectId, q),
         pacing,
+        renew(projectId),
       );
       // The one moment the project appears, whole: one short statement.
       if (!await db.transaction((tx) => finishImportedProject(tx, projectId))) {
@@ -990,17 +1025,26 @@ export function createProjectImport(
 
     /**
      * Removes the hidden projects of imports a crash (or a failed clean-up) left unfinished,
-     * with their rows and stored bytes, in short batches; an import running in this process
-     * is left alone. Called at start-up. Returns how many it removed.
+     * with their rows and stored bytes, in short batches. An import running here is left
+     * alone, and so is one whose lease another instance still holds (it is writing it, or
+     * removing it). Called at start-up and now and then after; a call while one runs joins it.
+     * Returns how many it removed.
      */
-    async removeLeftovers(): Promise<number> {
-      let removed = 0;
-      for (const projectId of await importingProjectIds(db)) {
-        if (running.has(projectId)) continue;
-        await removeUnfinished(projectId);
-        removed++;
-      }
-      return removed;
+    removeLeftovers(): Promise<number> {
+      removing ??= (async () => {
+        let removed = 0;
+        for (const projectId of await importLeftoverIds(db, ctx.clock.now().toISOString())) {
+          if (running.has(projectId)) continue;
+          const now = ctx.clock.now().toISOString();
+          if (!await db.transaction((tx) => takeImportLeftover(tx, projectId, now, lease()))) {
+            continue;
+          }
+          await removeUnfinished(projectId);
+          removed++;
+        }
+        return removed;
+      })().finally(() => removing = null);
+      return removing;
     },
   };
 }

@@ -27,6 +27,8 @@ import { DAY } from "../helpers/trash.ts";
 import { fanOutAll } from "../../domain/webhook_outbox.ts";
 import { CLAIM_LEASE_MS } from "../../domain/webhook_sender.ts";
 import { postgresTest } from "../helpers/postgres.ts";
+import { exportProject, importZip, richProject } from "../helpers/project_fixture.ts";
+import { IMPORT_LEASE_MS, type ImportOptions } from "../../domain/project_import.ts";
 
 /** An instance: its app, and how it ends. */
 interface Instance {
@@ -34,14 +36,19 @@ interface Instance {
   close(): Promise<void>;
 }
 
+/** What an instance is started with beside its database and files: configuration, import pacing. */
+interface InstanceOptions {
+  env?: Record<string, string>;
+  imports?: ImportOptions;
+}
+
 /**
- * Starts an instance on the database at `url`, sharing `filesDir` and the secret; `env` adds
- * configuration.
+ * Starts an instance on the database at `url`, sharing `filesDir` and the secret.
  */
 async function instance(
   url: string,
   filesDir: string,
-  env: Record<string, string> = {},
+  { env = {}, imports }: InstanceOptions = {},
 ): Promise<Instance> {
   const dataDir = await Deno.makeTempDir({ prefix: "collab-instance-" });
   const engine = openPostgresEngine(url, { max: 4 });
@@ -56,6 +63,7 @@ async function instance(
     hasher: scryptHasher({ N: 1024, r: 8, p: 1 }),
     log: (line) => logs.push(line),
     webhooks: { timeoutMs: 5000 },
+    ...(imports ? { imports } : {}),
   });
   await app.services.relay.start();
   const t = { app, engine, clock, config, dataDir, logs } as unknown as TestApp;
@@ -78,12 +86,12 @@ async function instance(
 async function twoInstances(
   url: string,
   sql: postgres.Sql,
-  env: Record<string, string> = {},
+  options: InstanceOptions = {},
 ): Promise<{ a: Instance; b: Instance; close(): Promise<void> }> {
   await migratePostgres(sql, POSTGRES_MIGRATIONS_DIR, () => new Date());
   const filesDir = await Deno.makeTempDir({ prefix: "collab-shared-files-" });
-  const a = await instance(url, filesDir, env);
-  const b = await instance(url, filesDir, env);
+  const a = await instance(url, filesDir, options);
+  const b = await instance(url, filesDir, options);
   return {
     a,
     b,
@@ -187,7 +195,7 @@ Deno.test(postgresTest(
   "an event's webhook delivery is posted once although the senders of two instances run",
   async (pg, sql) => {
     const env = { WEBHOOK_ALLOW_HOSTS: "127.0.0.1" };
-    const { a, b, close } = await twoInstances(pg.url, sql, env);
+    const { a, b, close } = await twoInstances(pg.url, sql, { env });
     const rx = receiver();
     try {
       const owner = await signUp(a.t, "owner@example.com");
@@ -268,7 +276,7 @@ Deno.test(postgresTest(
   "a delivery claimed by an instance that stopped mid-attempt is sent by the other once its lease ran out",
   async (pg, sql) => {
     const env = { WEBHOOK_ALLOW_HOSTS: "127.0.0.1" };
-    const { a, b, close } = await twoInstances(pg.url, sql, env);
+    const { a, b, close } = await twoInstances(pg.url, sql, { env });
     const rx = receiver();
     try {
       const owner = await signUp(a.t, "owner@example.com");
@@ -303,7 +311,7 @@ Deno.test(postgresTest(
   "while one instance sends a webhook's delivery the other does not start the webhook's next one",
   async (pg, sql) => {
     const env = { WEBHOOK_ALLOW_HOSTS: "127.0.0.1" };
-    const { a, b, close } = await twoInstances(pg.url, sql, env);
+    const { a, b, close } = await twoInstances(pg.url, sql, { env });
     const rx = receiver();
     try {
       const owner = await signUp(a.t, "owner@example.com");
@@ -328,6 +336,121 @@ Deno.test(postgresTest(
       assert.deepEqual(sent, [first, second]);
     } finally {
       await rx.close();
+      await close();
+    }
+  },
+));
+
+/**
+ * An import hook that holds the import after each of the `at` commits until `release(n)`;
+ * `reached(n)` resolves once it waits there.
+ */
+function holdAt(...at: number[]) {
+  const gates = new Map(at.map((n) => {
+    let reached!: () => void;
+    let release!: () => void;
+    const gate = {
+      reached: new Promise<void>((resolve) => reached = resolve),
+      released: new Promise<void>((resolve) => release = resolve),
+    };
+    return [n, { ...gate, reach: reached, release }] as const;
+  }));
+  const gate = (n: number) => gates.get(n) ?? assert.fail(`no hold at ${n}`);
+  return {
+    reached: (n: number) => gate(n).reached,
+    release: (n: number) => gate(n).release(),
+    betweenBatches: async (committed: number) => {
+      const held = gates.get(committed);
+      if (!held) return;
+      held.reach();
+      await held.released;
+    },
+  };
+}
+
+/** The projects an import is writing (or left unfinished). */
+async function importing(sql: postgres.Sql): Promise<number[]> {
+  const rows = await sql<{ id: string }[]>`
+    SELECT id FROM projects WHERE importing_since IS NOT NULL ORDER BY id`;
+  return rows.map((r) => Number(r.id));
+}
+
+Deno.test(postgresTest(
+  "an import one instance is writing is no leftover to the other: each batch moves its lease on",
+  async (pg, sql) => {
+    const hold = holdAt(2, 4);
+    const imports = { batchRows: 1, betweenBatches: hold.betweenBatches };
+    const { a, b, close } = await twoInstances(pg.url, sql, { imports });
+    try {
+      const { owner, project } = await richProject(a.t);
+      const { bytes } = await exportProject(a.t, owner.cookie, project.id);
+      b.t.clock.set(a.t.clock.now());
+      const pending = importZip(a.t, owner.cookie, bytes);
+      await hold.reached(2);
+      const [half] = await importing(sql);
+      assert.ok(half !== undefined, "an import is under way");
+
+      // B starts (or sweeps) within the lease A took: the import is A's.
+      b.t.clock.advance(IMPORT_LEASE_MS - 1000);
+      assert.equal(await b.t.app.services.projectImport.removeLeftovers(), 0);
+      // A goes on later; its batches move the lease on from their own time.
+      a.t.clock.advance(IMPORT_LEASE_MS - 1000);
+      hold.release(2);
+      await hold.reached(4);
+      b.t.clock.advance(2000); // past the lease A took first, within the one it renewed
+      assert.equal(await b.t.app.services.projectImport.removeLeftovers(), 0);
+      assert.deepEqual(await importing(sql), [half]);
+
+      hold.release(4);
+      const done = expectJson(await pending, 201);
+      assert.equal(done.project.id, half);
+      assert.deepEqual(await importing(sql), []);
+      const seen = await getJson(b.t, owner.cookie, `/api/projects/${half}/todos/items`);
+      assert.equal(seen.items.length, done.report.counts.items, "B sees it whole");
+    } finally {
+      await close();
+    }
+  },
+));
+
+Deno.test(postgresTest(
+  "the import of an instance that stopped is removed by another once its lease ran out, not before",
+  async (pg, sql) => {
+    const hold = holdAt(3);
+    const imports = { batchRows: 1, betweenBatches: hold.betweenBatches };
+    const { a, b, close } = await twoInstances(pg.url, sql, { imports });
+    try {
+      const { owner, project } = await richProject(a.t);
+      const { bytes } = await exportProject(a.t, owner.cookie, project.id);
+      b.t.clock.set(a.t.clock.now());
+      const pending = importZip(a.t, owner.cookie, bytes);
+      await hold.reached(3);
+      const [half] = await importing(sql);
+      assert.ok(half !== undefined, "an import is under way");
+      const rowsOf = async () =>
+        Number(
+          (await sql`SELECT count(*) AS n FROM project_members WHERE project_id = ${half!}`)[0]!
+            .n,
+        );
+      assert.ok(await rowsOf() > 0, "some rows are written");
+
+      // A stops renewing, as an instance that died would.
+      b.t.clock.advance(IMPORT_LEASE_MS - 1000);
+      assert.equal(await b.t.app.services.projectImport.removeLeftovers(), 0, "still A's");
+      b.t.clock.advance(2000);
+      assert.equal(await b.t.app.services.projectImport.removeLeftovers(), 1);
+      assert.deepEqual(await importing(sql), []);
+      assert.equal(await rowsOf(), 0, "its rows went with it");
+      assert.equal(await b.t.app.services.projectImport.removeLeftovers(), 0, "removed once");
+
+      // Should A wake after all, it finds the project no longer its own and writes nothing.
+      hold.release(3);
+      assert.equal((await pending).status, 500);
+      assert.deepEqual(await importing(sql), []);
+      assert.equal(await rowsOf(), 0);
+      const projects = await sql`SELECT id FROM projects WHERE id = ${half}`;
+      assert.equal(projects.length, 0);
+    } finally {
       await close();
     }
   },

@@ -706,6 +706,7 @@ const CASES: Record<string, Case[]> = {
         archivedAt: null,
         createdBy: 1,
         at: T,
+        lease: { owner: "a", until: T },
       });
       const rowOf = { projectId: p, createdAt: T, updatedAt: T };
       const thread = await archive.insertImportedThread(q, {
@@ -806,7 +807,15 @@ const CASES: Record<string, Case[]> = {
         summary: "",
         createdAt: T,
       });
-      const importing = [await archive.importingProjectIds(q), await archive.isImporting(q, p)];
+      // Once the lease ran out, both engines call the import a leftover (SQLite even before).
+      const later = "2027-01-01T00:00:00.000Z";
+      const importing = [
+        await archive.renewImportLease(q, p, { owner: "a", until: "2026-12-01T00:00:00.000Z" }),
+        await archive.renewImportLease(q, p, { owner: "b", until: "2026-12-02T00:00:00.000Z" }),
+        await archive.importLeftoverIds(q, later),
+        await archive.isImporting(q, p),
+        await archive.takeImportLeftover(q, p, later, { owner: "b", until: later }),
+      ];
       const shown = [await archive.showImported(q, p, 3), await archive.showImported(q, p, 100)];
       const finished = await archive.finishImportedProject(q, p);
       const pages: Record<string, unknown> = {};
@@ -822,6 +831,7 @@ const CASES: Record<string, Case[]> = {
         archivedAt: null,
         createdBy: 1,
         at: T,
+        lease: { owner: "a", until: T },
       });
       await archive.deleteImportingProject(q, p);
       return await rows(q, "projects");

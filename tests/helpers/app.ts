@@ -67,6 +67,8 @@ export interface TestApp {
   sql: TestSql;
   /** The SQLite database under `engine`; absent on PostgreSQL (SQLite-only tests use it). */
   db?: Database;
+  /** On PostgreSQL, the URL of the app's own database (a second instance may open it too). */
+  databaseUrl?: string;
   clock: FixedClock;
   config: Config;
   dataDir: string;
@@ -154,6 +156,7 @@ export interface TestAppOptions {
 interface TestStorage {
   engine: Engine;
   db?: Database;
+  url?: string;
   close(): Promise<void>;
 }
 
@@ -181,7 +184,7 @@ async function openTestStorage(dataDir: string, now: () => Date): Promise<TestSt
       await close();
       throw error;
     }
-    return { engine, close };
+    return { engine, url: database.url, close };
   }
   const db = openDatabase(join(dataDir, "collab.db"));
   migrate(db, MIGRATIONS_DIR, now);
@@ -200,7 +203,7 @@ export async function testApp(options: TestAppOptions = {}): Promise<TestApp> {
     await Deno.remove(dataDir, { recursive: true });
     throw error;
   }
-  const { engine, db } = storage;
+  const { engine, db, url } = storage;
   const logs: string[] = [];
   const openApiProblems: string[] = [];
   const lifecycle: Lifecycle = { shuttingDown: false };
@@ -221,11 +224,20 @@ export async function testApp(options: TestAppOptions = {}): Promise<TestApp> {
     }),
     openApiProblems,
   );
+  // On PostgreSQL the streams hear committed events through the relay, as in main.ts.
+  try {
+    await app.services.relay.start();
+  } catch (error) {
+    await storage.close();
+    await Deno.remove(dataDir, { recursive: true });
+    throw error;
+  }
   return {
     app,
     engine,
     sql: testSql(engine),
     ...(db ? { db } : {}),
+    ...(url ? { databaseUrl: url } : {}),
     clock,
     config,
     dataDir,
@@ -235,6 +247,7 @@ export async function testApp(options: TestAppOptions = {}): Promise<TestApp> {
     async close() {
       try {
         await app.services.webhookSender.stop();
+        await app.services.relay.stop();
       } finally {
         await storage.close();
         await Deno.remove(dataDir, { recursive: true });

@@ -1,11 +1,13 @@
 /**
  * Two instances over one database count logins, password changes and registrations together:
  * the throttles live in the database, not in either process. Here both instances are apps in
- * this process, each with its own connections to the same SQLite file (as two processes on one
- * host would have); `tests/db/throttle_engines_test.ts` does the same on PostgreSQL.
+ * this process, each with its own connections to the same database (the same SQLite file, as
+ * two processes on one host would have, or the same PostgreSQL database);
+ * `tests/db/throttle_engines_test.ts` checks the throttle's queries on both engines.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { openPostgresEngine } from "../../db/postgres/engine.ts";
 import { openDatabase } from "../../db/sqlite.ts";
 import { sqliteEngine } from "../../db/sqlite_engine.ts";
 import { scryptHasher } from "../../domain/passwords.ts";
@@ -16,16 +18,18 @@ import { api, expectError, expectJson, login, PASSWORD, register } from "../help
 const SECRET = "test-secret-0123456789abcdef0123456789abcdef";
 
 /**
- * A second instance beside `t`: another app, with its own connections to `t`'s database file
- * and the same clock and configuration. Close it before `t`.
+ * A second instance beside `t`: another app, with its own connections to `t`'s database (its
+ * SQLite file, or its PostgreSQL database) and the same clock and configuration. Close it
+ * before `t`.
  */
 function secondInstance(t: TestApp): TestApp {
-  const db = openDatabase(join(t.dataDir, "collab.db"));
+  const db = t.databaseUrl ? undefined : openDatabase(join(t.dataDir, "collab.db"));
+  const engine = db ? sqliteEngine(db) : openPostgresEngine(t.databaseUrl!, { max: 4 });
   const problems: string[] = [];
   const app = checkedApp(
     createApp({
-      db,
-      engine: sqliteEngine(db),
+      ...(db ? { db } : {}),
+      engine,
       config: t.config,
       clock: t.clock,
       sessionSecret: SECRET,
@@ -37,12 +41,12 @@ function secondInstance(t: TestApp): TestApp {
   return {
     ...t,
     app,
-    db,
-    engine: sqliteEngine(db),
+    ...(db ? { db } : {}),
+    engine,
     openApiProblems: problems,
     async close() {
       await app.services.webhookSender.stop();
-      await db.close();
+      await engine.close();
       assert.deepEqual(problems, []);
     },
   };

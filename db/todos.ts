@@ -279,6 +279,19 @@ export async function columnItemIds(q: Queries, columnId: number): Promise<numbe
   )).map((r) => r.id);
 }
 
+/**
+ * Makes the board changes of one project (moves, reorders, items added or removed, columns
+ * added or removed, the first columns made) wait for each other: each reads a column's order
+ * (or the columns) and writes it back whole, so two at once would interleave (PostgreSQL: they
+ * could deadlock, number a column twice, or make the first columns twice). Takes the project's
+ * row lock until the transaction ends; `NO KEY` so that rows referring to the project are
+ * still written meanwhile. SQLite runs one write transaction at a time already.
+ */
+export async function lockBoard(q: Queries, projectId: number): Promise<void> {
+  if (q.kind === "sqlite") return;
+  await q.get("SELECT id FROM projects WHERE id = ? FOR NO KEY UPDATE", [projectId]);
+}
+
 /** Places `ids` in `columnId` at positions 0..n-1 in the given order. */
 export async function placeItems(
   q: Queries,

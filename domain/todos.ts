@@ -21,6 +21,7 @@ import {
   type ItemRow,
   listColumns,
   listItems,
+  lockBoard,
   placeItems,
   type Priority,
   rehomeDeletedItems,
@@ -70,6 +71,7 @@ export function checkDate(field: string, value: string | null): string | null {
 
 /** Creates the standard columns of a project when it has none yet. */
 async function ensureColumns(q: Queries, projectId: number, at: string): Promise<ColumnRow[]> {
+  await lockBoard(q, projectId); // two first uses at once make them once
   const existing = await listColumns(q, projectId);
   if (existing.length > 0) return existing;
   for (const [position, [key, name]] of STANDARD.entries()) {
@@ -254,6 +256,7 @@ export function createTodos(ctx: DomainContext, attachments: Attachments) {
     async removeColumn(actor: Actor, projectId: number, columnId: number): Promise<void> {
       await runAction(ctx, async (tx) => {
         requireWrite(await projectAccess(tx, actor, projectId));
+        await lockBoard(tx, projectId);
         const row = await column(tx, projectId, columnId);
         if (await countColumnItems(tx, row.id, { live: true }) > 0) {
           throw new DomainError("conflict", "The column still holds items");
@@ -305,6 +308,7 @@ export function createTodos(ctx: DomainContext, attachments: Attachments) {
     ): Promise<Item> {
       return runAction(ctx, async (tx, fx) => {
         requireWrite(await projectAccess(tx, actor, projectId));
+        await lockBoard(tx, projectId);
         const columns = await ensureColumns(tx, projectId, fx.now);
         const target = input.columnId === undefined
           ? columns[0]!
@@ -373,6 +377,7 @@ export function createTodos(ctx: DomainContext, attachments: Attachments) {
     remove(actor: Actor, projectId: number, itemId: number): Promise<TrashRef> {
       return runAction(ctx, async (tx, fx) => {
         requireWrite(await projectAccess(tx, actor, projectId));
+        await lockBoard(tx, projectId);
         const row = await item(tx, projectId, itemId);
         const deletion = { at: fx.now, by: actor.id };
         await deleteItem(tx, row.id, deletion);
@@ -409,6 +414,7 @@ export function createTodos(ctx: DomainContext, attachments: Attachments) {
     ): Promise<Item> {
       return runAction(ctx, async (tx, fx) => {
         requireWrite(await projectAccess(tx, actor, projectId));
+        await lockBoard(tx, projectId);
         const row = await item(tx, projectId, input.itemId);
         const target = await column(tx, projectId, input.columnId);
         const ids = (await columnItemIds(tx, target.id)).filter((id) => id !== row.id);
@@ -436,6 +442,7 @@ export function createTodos(ctx: DomainContext, attachments: Attachments) {
     ): Promise<Item[]> {
       return runAction(ctx, async (tx, fx) => {
         requireWrite(await projectAccess(tx, actor, projectId));
+        await lockBoard(tx, projectId);
         if (input.bodyProjectId !== projectId) {
           throw invalid("projectId", "Must be the project of the path");
         }

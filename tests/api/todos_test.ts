@@ -166,6 +166,37 @@ Deno.test("GET /todos/columns creates To Do, In Progress and Done on first use, 
   }
 });
 
+Deno.test("first uses of a board at once (lists, a new item, a new column) make its columns once", async () => {
+  const t = await testApp();
+  try {
+    const { alice, project } = await team(t);
+    const answers = await Promise.all([
+      ...Array.from({ length: 4 }, () =>
+        api(t, "GET", todos(project.id, "/columns"), {
+          cookie: alice.cookie,
+        })),
+      api(t, "POST", todos(project.id, "/items"), { cookie: alice.cookie, body: { title: "A" } }),
+      api(t, "POST", todos(project.id, "/items"), { cookie: alice.cookie, body: { title: "B" } }),
+      api(t, "POST", todos(project.id, "/columns"), { cookie: alice.cookie, body: { name: "X" } }),
+    ]);
+    assert.deepEqual(answers.map((r) => r.status), [200, 200, 200, 200, 201, 201, 201]);
+    const columns = await todoColumns(t, alice.cookie, project.id);
+    assert.deepEqual(
+      columns.map((c: Json) => [c.key, c.position]),
+      [["todo", 0], ["in_progress", 1], ["done", 2], [null, 3]],
+    );
+    const items = expectJson(
+      await api(t, "GET", todos(project.id, "/items"), {
+        cookie: alice.cookie,
+      }),
+      200,
+    ).items;
+    assert.deepEqual(items.map((i: Json) => i.orderIndex).sort(), [0, 1], "numbered once each");
+  } finally {
+    await t.close();
+  }
+});
+
 Deno.test("POST /todos/columns appends a custom column with key null", async () => {
   const t = await testApp();
   try {

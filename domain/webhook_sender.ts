@@ -379,6 +379,13 @@ export class WebhookSender {
       ? await liveWebhookIds(this.#db, missing)
       : new Set<number>();
     for (const id of missing) if (!held.has(id)) this.#drop(id);
+    // And such a batch follows its webhook as it is now (a new URL, a new secret).
+    for (const id of held) {
+      const webhook = await findWebhookById(this.#db, id);
+      const queue = this.#picked.get(id);
+      if (!webhook?.active) this.#drop(id);
+      else if (queue) queue.webhook = webhook;
+    }
     for (const { webhookId } of due) {
       const webhook = await findWebhookById(this.#db, webhookId);
       if (!webhook?.active) {

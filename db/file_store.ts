@@ -69,6 +69,8 @@ export class TooLargeError extends Error {
 /** Stores and removes file bytes under `root` (`DATA_DIR/files`). */
 export class FileStore {
   readonly root: string;
+  /** Whether a write met a full disk since the last one that succeeded (see `noteFull`). */
+  #full = false;
 
   constructor(root: string) {
     this.root = root;
@@ -114,7 +116,18 @@ export class FileStore {
       await Deno.remove(path).catch(() => {});
       throw error;
     }
+    this.#full = false;
     return { path, size, head: head.slice(0, headLength) };
+  }
+
+  /**
+   * Notes that a write met a full disk; true the first time since bytes were last written, so
+   * that a shortage is reported once when writes start failing, not once per failed write.
+   */
+  noteFull(): boolean {
+    const first = !this.#full;
+    this.#full = true;
+    return first;
   }
 
   /** Moves spooled bytes to their place, `<projectId>/<uuid><ext>`; not yet recorded. */

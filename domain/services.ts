@@ -121,9 +121,11 @@ export function createServices(deps: ServiceDeps) {
     maxImportBytes: config.maxImportMb * 1024 * 1024,
     /**
      * Records that a write failed on a full disk; true the first time since writes last
-     * succeeded (so the cause is logged once, not per failed request).
+     * succeeded (so the cause is logged once, not per failed request). SQLite's file and the
+     * uploaded bytes share the data directory's disk; on PostgreSQL the database is elsewhere,
+     * and the bytes are what meets this host's full disk.
      */
-    noteStorageFull: () => deps.db?.noteStorageFull() ?? false,
+    noteStorageFull: () => deps.db?.noteStorageFull() ?? ctx.files.noteFull(),
     activity: createActivity(db),
     /** Readiness: whether the database answers (`/healthz`). */
     health: createHealth(db),

@@ -8,6 +8,7 @@ import {
   api,
   createProject,
   expectError,
+  expectJson,
   getJson,
   PNG_BYTES,
   postFile,
@@ -145,8 +146,10 @@ Deno.test("an upload whose bytes meet a full disk (ENOSPC) answers 507 and leave
   try {
     const { cookie } = await signUp(t, "ann@example.com");
     const project = await createProject(t, cookie, "Files");
+    const store = t.app.services.fileStore;
+    const spool = store.spool;
     // The file store's writes fail as on a full disk: /dev/full answers every write ENOSPC.
-    t.app.services.fileStore.spool = async (chunks) => {
+    store.spool = async (chunks) => {
       const file = await Deno.open("/dev/full", { write: true });
       try {
         for await (const chunk of chunks) await file.write(chunk);
@@ -170,6 +173,15 @@ Deno.test("an upload whose bytes meet a full disk (ENOSPC) answers 507 and leave
     assert.deepEqual(listed.items, []);
     assert.equal(errorLines(t).length, 1, errorLines(t).join("\n"));
     assert.match(errorLines(t)[0]!, /No space left on device/);
+
+    // Space is freed: an upload works again, and a new shortage is logged again.
+    const full = store.spool;
+    store.spool = spool;
+    const path = `/api/projects/${project.id}/files`;
+    expectJson(await postFile(t, cookie, path, "a.png", PNG_BYTES), 201);
+    store.spool = full;
+    expectError(await postFile(t, cookie, path, "b.png", PNG_BYTES), 507, "insufficient_storage");
+    assert.equal(errorLines(t).length, 2, errorLines(t).join("\n"));
   } finally {
     await t.close();
   }

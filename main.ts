@@ -162,6 +162,13 @@ const app = createApp({
   // of deliveries does not take turns with the requests (bench/README.md, webhooks).
   webhooks: { poster: (options) => new WorkerPoster(options) },
 });
+// On PostgreSQL this instance holds a number of its own while it runs, which marks what it
+// takes (webhook deliveries, imports): when it stops, however it stops, others take them over.
+try {
+  await app.services.presence.start();
+} catch (error) {
+  fail(`Cannot start: cannot take an instance number: ${reason(error)}`);
+}
 // On PostgreSQL, events committed through any instance reach this one's streams.
 try {
   await app.services.relay.start();
@@ -206,6 +213,7 @@ async function shutdown(signal: string): Promise<void> {
     clearInterval(importLeftoverTimer);
     await senderStopped;
     await app.services.relay.stop();
+    await app.services.presence.stop();
     await storage.close();
   } catch (error) {
     console.error(`Cannot shut down cleanly: ${reason(error)}`);

@@ -66,6 +66,12 @@ export interface Engine extends Queries {
    */
   listen?(channel: string, handlers: ListenHandlers): Promise<Listening>;
   /**
+   * PostgreSQL only: holds the session-level advisory lock (`classId`, `objId`, two int4) on a
+   * connection of its own until closed, taking it again after that connection is lost (others
+   * see it free meanwhile); null when another session holds it now.
+   */
+  hold?(classId: number, objId: number): Promise<Listening | null>;
+  /**
    * Takes a snapshot (for an export, read page by page while the client downloads): on SQLite a
    * read transaction on a second read-only connection, on PostgreSQL a `REPEATABLE READ READ
    * ONLY` transaction on a connection taken from the pool. Close every snapshot taken.

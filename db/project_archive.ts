@@ -8,6 +8,7 @@
 import { dialect, type Kind, perEngine, pgJsonArray } from "./dialect.ts";
 import type { Queries } from "./engine.ts";
 import type { SqlValue } from "./sqlite.ts";
+import { ownerGone } from "./presence.ts";
 import { subjectAlive } from "./subjects.ts";
 
 // ---------------------------------------------------------------------------------------
@@ -324,9 +325,12 @@ export async function showImported(
   return rows.length;
 }
 
-/** Who holds an import's hidden project, and until when (see migration 021). */
+/**
+ * Who holds an import's hidden project (the instance's number, db/presence.ts; null when it
+ * has none: SQLite, or before it took one), and until when (see migration 021).
+ */
 export interface ImportLease {
-  owner: string;
+  owner: number | null;
   until: string;
 }
 
@@ -366,8 +370,8 @@ export async function renewImportLease(
 ): Promise<boolean> {
   const { changes } = await q.run(
     `UPDATE projects SET import_lease_until = ?
-     WHERE id = ? AND importing_since IS NOT NULL AND import_owner = ?`,
-    [lease.until, projectId, lease.owner],
+     WHERE id = ? AND importing_since IS NOT NULL AND coalesce(import_owner, 0) = ?`,
+    [lease.until, projectId, lease.owner ?? 0],
   );
   return changes === 1;
 }
@@ -387,9 +391,9 @@ export async function finishImportedProject(q: Queries, projectId: number): Prom
 }
 
 /**
- * The projects of unfinished imports nobody holds at `now`, oldest first: their lease lapsed
- * (the instance importing them stopped). SQLite has one instance, the caller: there every
- * unfinished import is one, and the caller leaves out those it is running itself.
+ * The projects of unfinished imports nobody holds at `now`, oldest first: the instance
+ * importing them is gone, or stalled past its lease. SQLite has one instance, the caller:
+ * there every unfinished import is one, and the caller leaves out those it is running itself.
  */
 export async function importLeftoverIds(q: Queries, now: string): Promise<number[]> {
   const lapsed = leaseLapsed(q, now);
@@ -420,9 +424,13 @@ export async function takeImportLeftover(
 
 /** The condition that nobody holds an import at `now` (none on SQLite: one instance). */
 function leaseLapsed(q: Queries, now: string): { sql: string; params: SqlValue[] } {
-  return q.kind === "sqlite"
-    ? { sql: "", params: [] }
-    : { sql: "AND (import_lease_until IS NULL OR import_lease_until <= ?)", params: [now] };
+  if (q.kind === "sqlite") return { sql: "", params: [] };
+  return {
+    sql: `AND (import_lease_until IS NULL OR import_lease_until <= ? OR ${
+      ownerGone("import_owner")
+    })`,
+    params: [now],
+  };
 }
 
 /** Whether a project is (still) being imported. */

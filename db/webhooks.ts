@@ -1,6 +1,7 @@
 /** Storage of webhooks and their delivery outbox. */
 import { dialect } from "./dialect.ts";
 import type { Queries, SqlValue } from "./engine.ts";
+import { ownerGone } from "./presence.ts";
 
 /** A stored webhook (with its secret: only domain code that signs reads it). */
 export interface WebhookRow {
@@ -376,6 +377,7 @@ export async function webhooksWithDueDeliveries(
   q: Queries,
   now: string,
   exclude: Iterable<number>,
+  owner?: number | null,
 ): Promise<Array<{ webhookId: number; due: string }>> {
   // Driven by the (few) active webhooks, not by the projects; filtered and sorted here so
   // that each webhook's probe runs once. A pending delivery without a time is never due (nor
@@ -390,8 +392,24 @@ export async function webhooksWithDueDeliveries(
        AND EXISTS (SELECT 1 FROM projects p WHERE p.id = w.project_id AND p.deleted_at IS NULL)`,
     [JSON.stringify([...exclude])],
   );
-  return rows
-    .filter((r): r is { id: number; due: string } => r.due !== null && r.due <= now)
+  const due = rows.filter((r): r is { id: number; due: string } => r.due !== null && r.due <= now);
+  if (q.kind === "postgres" && owner !== undefined) {
+    // Claims taken over at once: those of an instance that is gone, and this one's own left
+    // over from a batch it dropped (neither due until their lease runs out).
+    const listed = new Set(due.map((r) => r.id));
+    const taken = await q.all<{ id: number }>(
+      `SELECT DISTINCT d.webhook_id AS id FROM webhook_deliveries d
+       JOIN webhooks w ON w.id = d.webhook_id
+       WHERE d.status = 'pending' AND d.claimed_by IS NOT NULL AND d.next_attempt_at > ?
+         AND d.id NOT IN (${dialect(q).intsOf("?")})
+         AND (d.claimed_by = ? OR ${ownerGone("d.claimed_by")})
+         AND w.active = 1
+         AND EXISTS (SELECT 1 FROM projects p WHERE p.id = w.project_id AND p.deleted_at IS NULL)`,
+      [now, JSON.stringify([...exclude]), owner ?? 0],
+    );
+    for (const { id } of taken) if (!listed.has(id)) due.push({ id, due: now });
+  }
+  return due
     .sort((x, y) => x.due < y.due ? -1 : x.due > y.due ? 1 : x.id - y.id)
     .map((r) => ({ webhookId: r.id, due: r.due }));
 }
@@ -430,15 +448,23 @@ export async function liveWebhookIds(q: Queries, ids: Iterable<number>): Promise
  * instance claiming for it now gets nothing), then, unless another instance holds a claim on
  * its first attempts (a pending delivery never attempted whose time is ahead: a lease, as
  * fresh deliveries are due when made; those in `exclude` are the caller's own), the chosen
- * deliveries get `next_attempt_at = leaseUntil`. No other instance finds them due until the
- * outcome is recorded or the lease runs out (an instance that died mid-attempt: another sends
- * them again, at least once), nor starts the webhook's next ones meanwhile, so they keep their
- * order as on one instance. The rows answered keep the time they were due (the sender's order).
+ * deliveries get `next_attempt_at = leaseUntil` and `claimed_by = owner` (the instance's
+ * number, db/presence.ts). No other instance finds them due until the outcome is recorded, the
+ * owner is gone (it died mid-attempt: another sends them again at once, at least once) or the
+ * lease runs out (it stalled), nor starts the webhook's next ones meanwhile, so they keep their
+ * order as on one instance. The owner may claim again its own claims not in `exclude` (a batch
+ * it dropped). The rows answered keep the time they were due (the sender's order).
  */
 export async function claimDueDeliveries(
   tx: Queries,
   webhookId: number,
-  options: { now: string; exclude: Iterable<number>; limit: number; leaseUntil: string },
+  options: {
+    now: string;
+    exclude: Iterable<number>;
+    limit: number;
+    leaseUntil: string;
+    owner: number | null;
+  },
 ): Promise<DeliveryRow[]> {
   if (tx.kind === "sqlite") return await dueDeliveries(tx, webhookId, options);
   // A statement of its own: the next one reads what was committed once the lock was had.
@@ -450,19 +476,23 @@ export async function claimDueDeliveries(
   const rows = await tx.all<RawDelivery>(
     `WITH chosen AS (
        SELECT d.id, d.next_attempt_at AS due FROM webhook_deliveries d
-       WHERE d.webhook_id = ?1 AND d.status = 'pending' AND d.next_attempt_at <= ?2
+       WHERE d.webhook_id = ?1 AND d.status = 'pending'
+         AND (d.next_attempt_at <= ?2 OR d.claimed_by = ?6::bigint OR ${ownerGone("d.claimed_by")})
          AND d.id NOT IN (${dialect(tx).intsOf("?3")})
          AND NOT EXISTS (SELECT 1 FROM webhook_deliveries l
-           WHERE l.webhook_id = ?1 AND l.status = 'pending' AND l.attempts = 0
-             AND l.next_attempt_at > ?2 AND l.id NOT IN (${dialect(tx).intsOf("?3")}))
+           WHERE l.webhook_id = ?1 AND l.status = 'pending' AND l.next_attempt_at > ?2
+             AND l.id NOT IN (${dialect(tx).intsOf("?3")})
+             AND (l.claimed_by IS NULL AND l.attempts = 0
+               OR l.claimed_by <> ?6::bigint AND NOT ${ownerGone("l.claimed_by")}))
        ORDER BY d.next_attempt_at, d.id LIMIT ?4 FOR UPDATE OF d SKIP LOCKED),
      claimed AS (
-       UPDATE webhook_deliveries w SET next_attempt_at = ?5 FROM chosen WHERE w.id = chosen.id
+       UPDATE webhook_deliveries w SET next_attempt_at = ?5, claimed_by = nullif(?6::bigint, 0)
+       FROM chosen WHERE w.id = chosen.id
        RETURNING w.id, w.webhook_id, w.event_id, w.event, w.body, w.status, w.attempts,
          w.last_status_code, w.last_error, chosen.due AS next_attempt_at, w.created_at,
          w.delivered_at)
      SELECT ${DELIVERY_COLUMNS} FROM claimed ORDER BY next_attempt_at, id`,
-    [webhookId, options.now, exclude, options.limit, options.leaseUntil],
+    [webhookId, options.now, exclude, options.limit, options.leaseUntil, options.owner ?? 0],
   );
   return rows.map(toDelivery);
 }
@@ -482,7 +512,7 @@ export async function finishAttempt(
 ): Promise<void> {
   await q.run(
     `UPDATE webhook_deliveries SET attempts = ?, status = ?, last_status_code = ?,
-       last_error = ?, next_attempt_at = ?, delivered_at = ?
+       last_error = ?, next_attempt_at = ?, delivered_at = ?, claimed_by = NULL
      WHERE id = ? AND status = 'pending'`,
     [
       outcome.attempts,

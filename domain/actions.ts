@@ -12,6 +12,7 @@ import type { UserEventRow } from "../db/user_events.ts";
 import type { Clock } from "./clock.ts";
 import type { EventHub } from "./event_hub.ts";
 import type { EventRelay } from "./event_relay.ts";
+import type { Presence } from "./presence.ts";
 import { notify, type NotifyInput, type SubjectType } from "./notifications.ts";
 import { queueDeliveries } from "./webhook_outbox.ts";
 
@@ -48,6 +49,8 @@ export interface DomainContext {
   maxUploadBytes: number;
   /** Where committed stream events go (this instance's streams, and the others'). */
   relay: EventRelay;
+  /** This instance among several (PostgreSQL): the number that marks what it holds. */
+  presence: Presence;
   /** Called after a commit that queued webhook deliveries (wakes the sender). */
   onDeliveriesQueued?: () => void;
 }

@@ -873,12 +873,9 @@ export function createProjectImport(
   const running = new Set<number>();
   /** The removal of leftovers under way in this process, if any. */
   let removing: Promise<number> | null = null;
-  /** This instance, as the owner of the imports it writes or removes (migration 021). */
-  const owner = crypto.randomUUID();
-
   /** A lease of this instance's, taken or renewed now. */
   const lease = (): ImportLease => ({
-    owner,
+    owner: ctx.presence.id(),
     until: new Date(ctx.clock.now().getTime() + IMPORT_LEASE_MS).toISOString(),
   });
   /**

@@ -19,6 +19,7 @@ import { createChecklists } from "./checklists.ts";
 import { createDashboards } from "./dashboards.ts";
 import { EventHub } from "./event_hub.ts";
 import { createEventRelay } from "./event_relay.ts";
+import { createPresence } from "./presence.ts";
 import { createFilePreviews } from "./file_previews.ts";
 import { createFiles } from "./files.ts";
 import { createHealth } from "./health.ts";
@@ -84,8 +85,9 @@ export function createServices(deps: ServiceDeps) {
     maxTotal: config.sseMaxStreams,
     maxPerUser: config.sseMaxStreamsPerUser,
   });
+  const presence = createPresence(db);
   const webhookSender = new WebhookSender(
-    { db, clock, allow: config.webhookAllowHosts },
+    { db, clock, presence, allow: config.webhookAllowHosts },
     deps.webhooks,
   );
   const relay = createEventRelay({
@@ -98,6 +100,7 @@ export function createServices(deps: ServiceDeps) {
     clock,
     hub,
     relay,
+    presence,
     files: new FileStore(config.filesDir),
     maxUploadBytes: config.maxUploadMb * 1024 * 1024,
     onDeliveriesQueued: () => webhookSender.wake(),
@@ -112,6 +115,11 @@ export function createServices(deps: ServiceDeps) {
     hub,
     /** Committed events to the streams; `main.ts` starts and stops it (PostgreSQL listens). */
     relay,
+    /**
+     * This instance's number among several (PostgreSQL); `main.ts` starts it before the
+     * webhook sender and imports run, and stops it last.
+     */
+    presence,
     streams: createStreams(ctx),
     /** Where uploads are spooled while a request is read (an `UploadSpool`). */
     fileStore: ctx.files,

@@ -38,6 +38,7 @@ import {
   webhooksWithDueDeliveries,
 } from "../db/webhooks.ts";
 import type { Clock } from "./clock.ts";
+import type { Presence } from "./presence.ts";
 import { type AttemptOutcome, fanOutAll, fanOutQueued, recordAttempt } from "./webhook_outbox.ts";
 import { type Poster, WebhookPoster } from "./webhook_poster.ts";
 import { type AllowList, dnsResolver, type Resolver } from "./webhook_targets.ts";
@@ -74,6 +75,8 @@ export interface WebhookSenderOptions {
 export interface WebhookSenderDeps {
   db: Engine;
   clock: Clock;
+  /** This instance's number, marking the deliveries it claims (PostgreSQL). */
+  presence: Presence;
   allow: AllowList;
 }
 
@@ -124,6 +127,7 @@ const MAX_UNRECORDED = 256;
 export class WebhookSender {
   readonly #db: Engine;
   readonly #clock: Clock;
+  readonly #presence: Presence;
   readonly #allow: AllowList;
   readonly #options: Required<Omit<WebhookSenderOptions, "poster">>;
   readonly #poster: Poster;
@@ -156,6 +160,7 @@ export class WebhookSender {
   constructor(deps: WebhookSenderDeps, options: WebhookSenderOptions = {}) {
     this.#db = deps.db;
     this.#clock = deps.clock;
+    this.#presence = deps.presence;
     this.#allow = deps.allow;
     const { poster, ...rest } = options;
     this.#options = {
@@ -370,7 +375,7 @@ export class WebhookSender {
     const at = this.#clock.now().toISOString();
     // Taken afresh before each read: attempts start and end while the reads are awaited.
     const exclude = () => [...this.#sending.keys(), ...this.#unrecorded];
-    const due = await webhooksWithDueDeliveries(this.#db, at, exclude());
+    const due = await webhooksWithDueDeliveries(this.#db, at, exclude(), this.#presence.id());
     const active = new Set(due.map((d) => d.webhookId));
     const missing = [...this.#picked.keys()].filter((id) => !active.has(id));
     // On PostgreSQL a webhook whose due deliveries this instance claimed is not due any more:
@@ -406,6 +411,7 @@ export class WebhookSender {
           claimDueDeliveries(tx, webhookId, {
             ...choice,
             leaseUntil: new Date(this.#clock.now().getTime() + CLAIM_LEASE_MS).toISOString(),
+            owner: this.#presence.id(),
           })
         )
         : await dueDeliveries(this.#db, webhookId, choice);

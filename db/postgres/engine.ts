@@ -19,15 +19,22 @@ import {
   transactionGuard,
 } from "../engine.ts";
 
-/** How long a lost listening connection waits before trying again. */
-const LISTEN_RETRY_MS = 500;
+/** How long a lost connection of its own (listening, holding a lock) waits before trying again. */
+const SESSION_RETRY_MS = 500;
 
 /**
- * Listens on `channel` over a connection of its own. The client's own `listen` re-listens
- * after a lost connection only once, and gives up silently when the server is still down;
- * this one keeps trying until it listens again, and says so (`onListening`).
+ * A connection of its own to `url` that `setup` prepares (answers false when it could not:
+ * the connection is ended and tried again later), and that is made again whenever it is lost,
+ * until closed; `onReady` is called each time it is ready. The client's own `listen` re-listens
+ * after a lost connection only once, and gives up silently when the server is still down: this
+ * keeps trying. Resolves once the first attempt ended, with whether it got ready.
  */
-async function listenAt(url: string, channel: string, on: ListenHandlers): Promise<Listening> {
+async function sessionAt(
+  url: string,
+  setup: (client: postgres.Sql) => Promise<boolean>,
+  onReady: () => void,
+  onNotify?: (name: string, payload: string) => void,
+): Promise<{ ready: boolean; session: Listening }> {
   let closed = false;
   let current: postgres.Sql | null = null;
   let retry: ReturnType<typeof setTimeout> | undefined;
@@ -36,10 +43,10 @@ async function listenAt(url: string, channel: string, on: ListenHandlers): Promi
       retry = setTimeout(() => {
         retry = undefined;
         void connect();
-      }, LISTEN_RETRY_MS);
+      }, SESSION_RETRY_MS);
     }
   };
-  const connect = async () => {
+  const connect = async (): Promise<boolean> => {
     const client = postgres(url, {
       max: 1,
       idle_timeout: 0,
@@ -53,29 +60,76 @@ async function listenAt(url: string, channel: string, on: ListenHandlers): Promi
         }
       },
       // Undeclared in the client's types, but the option its own `listen` uses.
-      ...{ onnotify: (name: string, payload: string) => name === channel && on.onPayload(payload) },
+      ...(onNotify ? { onnotify: onNotify } : {}),
     } as postgres.Options<Record<string, postgres.PostgresType>>);
     current = client;
+    let ready = false;
     try {
-      await client.unsafe(`LISTEN "${channel.replaceAll('"', '""')}"`);
+      ready = await setup(client);
     } catch {
+      // Not reached, or lost on the way: tried again below.
+    }
+    if (!ready) {
       if (current === client) current = null;
       void client.end({ timeout: 0 });
-      return again();
+      again();
+      return false;
     }
-    if (closed) return void client.end({ timeout: 0 });
-    on.onListening();
+    if (closed) {
+      void client.end({ timeout: 0 });
+      return false;
+    }
+    onReady();
+    return true;
   };
-  await connect();
+  const ready = await connect();
   return {
-    async close() {
-      closed = true;
-      clearTimeout(retry);
-      const client = current;
-      current = null;
-      await client?.end({ timeout: 1 });
+    ready,
+    session: {
+      async close() {
+        closed = true;
+        clearTimeout(retry);
+        const client = current;
+        current = null;
+        await client?.end({ timeout: 1 });
+      },
     },
   };
+}
+
+/** Listens on `channel` over a connection of its own, listening again after it is lost. */
+async function listenAt(url: string, channel: string, on: ListenHandlers): Promise<Listening> {
+  const { session } = await sessionAt(
+    url,
+    async (client) => {
+      await client.unsafe(`LISTEN "${channel.replaceAll('"', '""')}"`);
+      return true;
+    },
+    () => on.onListening(),
+    (name, payload) => name === channel && on.onPayload(payload),
+  );
+  return session;
+}
+
+/**
+ * Holds the session-level advisory lock (`classId`, `objId`) on a connection of its own,
+ * taking it again after the connection is lost; null (and nothing held) when another session
+ * holds it now.
+ */
+async function holdAt(url: string, classId: number, objId: number): Promise<Listening | null> {
+  const { ready, session } = await sessionAt(
+    url,
+    async (client) => {
+      const [row] = await client.unsafe(
+        `SELECT pg_try_advisory_lock(${classId}, ${objId}) AS got`,
+      );
+      return row?.got === true;
+    },
+    () => {},
+  );
+  if (ready) return session;
+  await session.close();
+  return null;
 }
 
 /** `?`/`?N` texts rewritten once each. */
@@ -169,6 +223,7 @@ export function openPostgresEngine(url: string, options: { max?: number } = {}):
       };
     },
     listen: (channel, handlers) => listenAt(url, channel, handlers),
+    hold: (classId, objId) => holdAt(url, classId, objId),
     async close() {
       await sql.end({ timeout: 5 });
     },

@@ -65,6 +65,7 @@ async function instance(
     webhooks: { timeoutMs: 5000 },
     ...(imports ? { imports } : {}),
   });
+  await app.services.presence.start();
   await app.services.relay.start();
   const t = { app, engine, clock, config, dataDir, logs } as unknown as TestApp;
   return {
@@ -73,6 +74,7 @@ async function instance(
       app.services.hub.closeAll();
       await app.services.webhookSender.stop();
       await app.services.relay.stop();
+      await app.services.presence.stop();
       await engine.close();
       await Deno.remove(dataDir, { recursive: true });
     },
@@ -273,7 +275,7 @@ Deno.test(postgresTest(
 ));
 
 Deno.test(postgresTest(
-  "a delivery claimed by an instance that stopped mid-attempt is sent by the other once its lease ran out",
+  "a delivery claimed by an instance stalled mid-attempt (still running) is sent by the other once its lease ran out",
   async (pg, sql) => {
     const env = { WEBHOOK_ALLOW_HOSTS: "127.0.0.1" };
     const { a, b, close } = await twoInstances(pg.url, sql, { env });
@@ -291,7 +293,7 @@ Deno.test(postgresTest(
       senderA.start();
       await post(a.t, owner.cookie, project.id, "one event");
       await rx.waitFor(1);
-      // A stops (as if it died) with its attempt cut short: nothing is recorded.
+      // A's sender stalls with its attempt cut short: nothing is recorded, and A still runs.
       await senderA.stop();
       rx.answer = () => 200;
       const senderB = b.t.app.services.webhookSender;
@@ -300,6 +302,42 @@ Deno.test(postgresTest(
       assert.equal(await senderB.runOnce(), 1, "the lease ran out");
       assert.equal(rx.received.length, 2);
       assert.equal(rx.received[1]!.body, rx.received[0]!.body);
+    } finally {
+      await rx.close();
+      await close();
+    }
+  },
+));
+
+Deno.test(postgresTest(
+  "a delivery claimed by an instance that is gone is sent by the other at once, before its lease ran out",
+  async (pg, sql) => {
+    const env = { WEBHOOK_ALLOW_HOSTS: "127.0.0.1" };
+    const { a, b, close } = await twoInstances(pg.url, sql, { env });
+    const rx = receiver();
+    try {
+      const owner = await signUp(a.t, "owner@example.com");
+      const project = await createProject(a.t, owner.cookie, "Gone");
+      const res = await api(a.t, "POST", `/api/projects/${project.id}/webhooks`, {
+        cookie: owner.cookie,
+        body: { url: rx.url, events: ["chat.message.created"] },
+      });
+      assert.equal(res.status, 201);
+      rx.answer = () => "hang";
+      const senderA = a.t.app.services.webhookSender;
+      senderA.start();
+      await post(a.t, owner.cookie, project.id, "one event");
+      await rx.waitFor(1);
+      rx.answer = () => 200;
+      const senderB = b.t.app.services.webhookSender;
+      assert.equal(await senderB.runOnce(), 0, "claimed by A, which runs");
+      // A goes as a killed process does: its connections close, its number with them.
+      await senderA.stop();
+      await a.t.app.services.presence.stop();
+      assert.equal(await senderB.runOnce(), 1, "taken over without waiting for the lease");
+      assert.equal(rx.received.length, 2);
+      assert.equal(rx.received[1]!.body, rx.received[0]!.body);
+      assert.equal(await senderB.runOnce(), 0, "and sent once");
     } finally {
       await rx.close();
       await close();
@@ -414,7 +452,7 @@ Deno.test(postgresTest(
 ));
 
 Deno.test(postgresTest(
-  "the import of an instance that stopped is removed by another once its lease ran out, not before",
+  "the import of an instance stalled (still running) is removed by another once its lease ran out, not before",
   async (pg, sql) => {
     const hold = holdAt(3);
     const imports = { batchRows: 1, betweenBatches: hold.betweenBatches };
@@ -434,7 +472,7 @@ Deno.test(postgresTest(
         );
       assert.ok(await rowsOf() > 0, "some rows are written");
 
-      // A stops renewing, as an instance that died would.
+      // A stops renewing, as a stalled instance would; it still runs (holds its number).
       b.t.clock.advance(IMPORT_LEASE_MS - 1000);
       assert.equal(await b.t.app.services.projectImport.removeLeftovers(), 0, "still A's");
       b.t.clock.advance(2000);
@@ -450,6 +488,37 @@ Deno.test(postgresTest(
       assert.equal(await rowsOf(), 0);
       const projects = await sql`SELECT id FROM projects WHERE id = ${half}`;
       assert.equal(projects.length, 0);
+    } finally {
+      await close();
+    }
+  },
+));
+
+Deno.test(postgresTest(
+  "the import of an instance that is gone is removed by another at once, within its lease",
+  async (pg, sql) => {
+    const hold = holdAt(3);
+    const imports = { batchRows: 1, betweenBatches: hold.betweenBatches };
+    const { a, b, close } = await twoInstances(pg.url, sql, { imports });
+    try {
+      const { owner, project } = await richProject(a.t);
+      const { bytes } = await exportProject(a.t, owner.cookie, project.id);
+      b.t.clock.set(a.t.clock.now());
+      const pending = importZip(a.t, owner.cookie, bytes);
+      await hold.reached(3);
+      const [half] = await importing(sql);
+      assert.ok(half !== undefined, "an import is under way");
+      assert.equal(await b.t.app.services.projectImport.removeLeftovers(), 0, "A's, which runs");
+
+      // A goes as a killed process does: its connections close, its number with them.
+      await a.t.app.services.presence.stop();
+      assert.equal(await b.t.app.services.projectImport.removeLeftovers(), 1);
+      assert.deepEqual(await importing(sql), []);
+      assert.equal((await sql`SELECT id FROM projects WHERE id = ${half}`).length, 0);
+
+      hold.release(3);
+      assert.equal((await pending).status, 500, "A's import, had it gone on, writes nothing");
+      assert.equal((await sql`SELECT id FROM projects WHERE id = ${half}`).length, 0);
     } finally {
       await close();
     }

@@ -446,6 +446,7 @@ Deno.test("a change that rolls back queues no delivery", async () => {
         files: t.app.services.fileStore,
         maxUploadBytes: t.app.services.maxUploadBytes,
         relay: t.app.services.relay,
+        presence: t.app.services.presence,
       }, (_tx, fx) => {
         fx.event(project.id, "todo.updated", { projectId: project.id, itemIds: [], action: "x" });
         return Promise.reject(new Error("the change failed"));

@@ -706,7 +706,7 @@ const CASES: Record<string, Case[]> = {
         archivedAt: null,
         createdBy: 1,
         at: T,
-        lease: { owner: "a", until: T },
+        lease: { owner: 1, until: T },
       });
       const rowOf = { projectId: p, createdAt: T, updatedAt: T };
       const thread = await archive.insertImportedThread(q, {
@@ -810,11 +810,11 @@ const CASES: Record<string, Case[]> = {
       // Once the lease ran out, both engines call the import a leftover (SQLite even before).
       const later = "2027-01-01T00:00:00.000Z";
       const importing = [
-        await archive.renewImportLease(q, p, { owner: "a", until: "2026-12-01T00:00:00.000Z" }),
-        await archive.renewImportLease(q, p, { owner: "b", until: "2026-12-02T00:00:00.000Z" }),
+        await archive.renewImportLease(q, p, { owner: 1, until: "2026-12-01T00:00:00.000Z" }),
+        await archive.renewImportLease(q, p, { owner: 2, until: "2026-12-02T00:00:00.000Z" }),
         await archive.importLeftoverIds(q, later),
         await archive.isImporting(q, p),
-        await archive.takeImportLeftover(q, p, later, { owner: "b", until: later }),
+        await archive.takeImportLeftover(q, p, later, { owner: 2, until: later }),
       ];
       const shown = [await archive.showImported(q, p, 3), await archive.showImported(q, p, 100)];
       const finished = await archive.finishImportedProject(q, p);
@@ -831,7 +831,7 @@ const CASES: Record<string, Case[]> = {
         archivedAt: null,
         createdBy: 1,
         at: T,
-        lease: { owner: "a", until: T },
+        lease: { owner: 1, until: T },
       });
       await archive.deleteImportingProject(q, p);
       return await rows(q, "projects");
@@ -941,6 +941,7 @@ const CASES: Record<string, Case[]> = {
       (q) => todos.listItems(q, 1, { columnId: 2, assigneeId: 2, milestoneId: 1 }),
     ],
     ["columnItemIds", (q) => todos.columnItemIds(q, 2)],
+    ["lockBoard (a row lock on PostgreSQL; nothing to compare)", (q) => todos.lockBoard(q, 1)],
     ["placeItems", (q) => withRows(q, "todo_items", todos.placeItems(q, 2, [2, 1], T))],
     [
       "updateItem",
@@ -1090,6 +1091,10 @@ const CASES: Record<string, Case[]> = {
     ["listDeliveries", (q) => webhooks.listDeliveries(q, 1, 10, 0)],
     ["webhooksWithDueDeliveries", (q) => webhooks.webhooksWithDueDeliveries(q, T, [])],
     [
+      "webhooksWithDueDeliveries (an instance's own: none claimed)",
+      (q) => webhooks.webhooksWithDueDeliveries(q, T, [], 1),
+    ],
+    [
       "webhooksWithDueDeliveries (some in flight)",
       (q) => webhooks.webhooksWithDueDeliveries(q, T, [1]),
     ],
@@ -1106,6 +1111,7 @@ const CASES: Record<string, Case[]> = {
           exclude: [5],
           limit: 10,
           leaseUntil: "2099-01-01T00:00:00.000Z",
+          owner: 1,
         }),
     ],
     ["liveWebhookIds", async (q) => [...await webhooks.liveWebhookIds(q, [1, 2, 3, 99])].sort()],

@@ -144,7 +144,7 @@ Deno.test("the server's own migrations are numbered from 001 with their fixed me
     "018_theme_system.sql",
     "019_webhook_outbox.sql",
     "020_throttles.sql",
-    "021_import_lease.sql",
+    "021_instance_holds.sql",
   ]);
 });
 

@@ -224,10 +224,13 @@ export async function testApp(options: TestAppOptions = {}): Promise<TestApp> {
     }),
     openApiProblems,
   );
-  // On PostgreSQL the streams hear committed events through the relay, as in main.ts.
+  // On PostgreSQL the streams hear committed events through the relay, and the instance holds
+  // its number, as in main.ts.
   try {
+    await app.services.presence.start();
     await app.services.relay.start();
   } catch (error) {
+    await app.services.presence.stop();
     await storage.close();
     await Deno.remove(dataDir, { recursive: true });
     throw error;
@@ -248,6 +251,7 @@ export async function testApp(options: TestAppOptions = {}): Promise<TestApp> {
       try {
         await app.services.webhookSender.stop();
         await app.services.relay.stop();
+        await app.services.presence.stop();
       } finally {
         await storage.close();
         await Deno.remove(dataDir, { recursive: true });

@@ -28,18 +28,18 @@ export function envNumber(name: string, fallback: number, min: number): number {
 export const running = new Set<Deno.ChildProcess>();
 /** Temporary directories; removed by `cleanup`. */
 export const tempDirs: string[] = [];
-const hooks: Array<() => void> = [];
+const hooks: Array<() => void | Promise<void>> = [];
 let cleaning: Promise<void> | undefined;
 
-/** Runs `fn` first when cleaning up (e.g. closing sockets). */
-export function onCleanup(fn: () => void): void {
+/** Runs `fn` first when cleaning up (closing sockets, stopping a database), awaited in turn. */
+export function onCleanup(fn: () => void | Promise<void>): void {
   hooks.push(fn);
 }
 
 /** Kills what is still running and removes the temporary directories (once). */
 export function cleanup(): Promise<void> {
   return cleaning ??= (async () => {
-    for (const hook of hooks) hook();
+    for (const hook of hooks) await hook();
     for (const child of running) {
       try {
         child.kill("SIGKILL");
@@ -210,6 +210,33 @@ export function cpuSeconds(pid: number | "self"): number {
     const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     return (Number(fields[11]) + Number(fields[12])) / clockTicks;
+  } catch {
+    return NaN;
+  }
+}
+
+/**
+ * User plus system CPU seconds used so far by the children this process has waited for (its
+ * ended `wrk` runs, say), or NaN.
+ */
+export function childrenCpuSeconds(): number {
+  try {
+    const stat = Deno.readTextFileSync("/proc/self/stat");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[13]) + Number(fields[14])) / clockTicks;
+  } catch {
+    return NaN;
+  }
+}
+
+/** CPU seconds the whole machine has been busy so far, all cores together (/proc/stat), or NaN. */
+export function machineCpuSeconds(): number {
+  try {
+    const line = Deno.readTextFileSync("/proc/stat").split("\n", 1)[0]!;
+    // cpu user nice system idle iowait irq softirq steal ...: busy is all but idle and iowait.
+    const ticks = line.trim().split(/\s+/).slice(1, 9).map(Number);
+    const busy = ticks.reduce((a, b) => a + b, 0) - ticks[3]! - ticks[4]!;
+    return busy / clockTicks;
   } catch {
     return NaN;
   }

@@ -36,17 +36,20 @@ const TARGET_LOAN_RATIO = 0.10;
 const TARGET_RSS_MIB = 120;
 
 const NS_ENV = "http://schemas.xmlsoap.org/soap/envelope/";
-const HELLO_ENVELOPE = `<soapenv:Envelope xmlns:soapenv="${NS_ENV}" ` +
+/** The `getHelloWorld` request every hello run sends. */
+export const HELLO_ENVELOPE = `<soapenv:Envelope xmlns:soapenv="${NS_ENV}" ` +
   'xmlns:soap="http://soap.example.com/"><soapenv:Header/><soapenv:Body><soap:getHelloWorld>' +
   "<arg0>Alice</arg0></soap:getHelloWorld></soapenv:Body></soapenv:Envelope>";
-const loanEnvelope = (name: string) =>
+/** A `processLoanApplication` request of 1000 for `name` (an unregistered applicant). */
+export const loanEnvelope = (name: string) =>
   `<soapenv:Envelope xmlns:soapenv="${NS_ENV}" xmlns:soap="http://soap.example.com/">` +
   "<soapenv:Body><soap:processLoanApplication><arg0>" +
   `<applicantName>${name}</applicantName><requestedAmount>1000</requestedAmount>` +
   "</arg0></soap:processLoanApplication></soapenv:Body></soapenv:Envelope>";
 /** The measured loan run's applicant; the warm-up uses another name so rows can be told apart. */
-const LOAN_APPLICANT = "Bench";
-const WARMUP_APPLICANT = "Warmup";
+export const LOAN_APPLICANT = "Bench";
+/** The loan warm-up's applicant. */
+export const WARMUP_APPLICANT = "Warmup";
 
 /** Samples VmRSS of `pid` every `everyMs` and remembers the largest value. */
 function rssSampler(pid: number, everyMs = 100): { stop: () => void; peakKib: () => number } {
@@ -63,7 +66,8 @@ function rssSampler(pid: number, everyMs = 100): { stop: () => void; peakKib: ()
 // ---------------------------------------------------------------------------------------
 // wrk
 
-interface WrkResult {
+/** One wrk run, read from its report. */
+export interface WrkResult {
   label: string;
   requestsPerSec: number;
   /** Completed responses (any status). */
@@ -133,7 +137,7 @@ export function parseWrkOutput(label: string, raw: string): Omit<WrkResult, "ser
 }
 
 /** Writes a wrk script that POSTs `body` as SOAP 1.1. */
-async function luaScript(dir: string, name: string, body: string): Promise<string> {
+export async function luaScript(dir: string, name: string, body: string): Promise<string> {
   if (body.includes("]==]")) throw new BenchError("body cannot be quoted for Lua");
   const path = join(dir, `${name}.lua`);
   await Deno.writeTextFile(
@@ -149,7 +153,8 @@ async function luaScript(dir: string, name: string, body: string): Promise<strin
   return path;
 }
 
-interface WrkOptions {
+/** How a wrk run is made. */
+export interface WrkOptions {
   seconds: number;
   connections: number;
   threads: number;
@@ -158,7 +163,8 @@ interface WrkOptions {
   pid: number;
 }
 
-async function wrk(label: string, url: string, options: WrkOptions): Promise<WrkResult> {
+/** Runs wrk against `url` and reads its report, with the CPU use of `options.pid` meanwhile. */
+export async function wrk(label: string, url: string, options: WrkOptions): Promise<WrkResult> {
   const args = [
     `-t${options.threads}`,
     `-c${options.connections}`,
@@ -227,7 +233,8 @@ function aggregate(label: string, runs: WrkResult[]): Aggregate {
   };
 }
 
-function median(values: number[]): number {
+/** The median of `values` (not empty). */
+export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;

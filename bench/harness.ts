@@ -28,18 +28,22 @@ export function envNumber(name: string, fallback: number, min: number): number {
 export const running = new Set<Deno.ChildProcess>();
 /** Temporary directories; removed by `cleanup`. */
 export const tempDirs: string[] = [];
-const hooks: Array<() => void> = [];
+const hooks: Array<() => void | Promise<void>> = [];
 let cleaning: Promise<void> | undefined;
 
-/** Runs `fn` first when cleaning up (e.g. closing sockets). */
-export function onCleanup(fn: () => void): void {
+/** Runs `fn` first when cleaning up (e.g. closing sockets, stopping a database), in order. */
+export function onCleanup(fn: () => void | Promise<void>): void {
   hooks.push(fn);
 }
 
 /** Kills what is still running and removes the temporary directories (once). */
 export function cleanup(): Promise<void> {
   return cleaning ??= (async () => {
-    for (const hook of hooks) hook();
+    for (const hook of hooks) {
+      try {
+        await hook();
+      } catch { /* the rest is cleaned up all the same */ }
+    }
     for (const child of running) {
       try {
         child.kill("SIGKILL");

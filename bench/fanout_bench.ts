@@ -13,14 +13,25 @@
  * writes the same kind of event to N `ReadableStream`s, driven by the same clients. It is the
  * most Deno plus this load generator can do on this machine; it has no target.
  *
- * Environment: BENCH_N ("100,1000,5000"), BENCH_MESSAGES (200 measured per N),
- * BENCH_WARMUP (20 unmeasured messages per N first), BENCH_INTERVAL_MS (20: least time from
- * one POST to the next), BENCH_READERS (10 member accounts sharing the N streams),
- * BENCH_CEILING (1; 0 skips the ceiling), BENCH_TIMEOUT_MS (30000 per message).
+ * With BENCH_INSTANCES=2 (needs Debian's postgresql) each N runs instead against two `main.ts`
+ * processes on one throwaway PostgreSQL cluster (`startPostgres()`): the same DATABASE_URL,
+ * FILES_DIR and SESSION_SECRET, each its own PORT and DATA_DIR. The N streams are split
+ * between them, the POSTs alternate between them, and the latency is until the last client on
+ * either has the event; also printed by the instance that took the POST, for its own clients
+ * and the other's. N defaults to 1,000 and the ceiling is off (BENCH_CEILING=1 adds it).
+ * Every client must read every message exactly once, in order, in both modes.
+ *
+ * Environment: BENCH_N ("100,1000,5000"; "1000" with two instances), BENCH_INSTANCES (1, or
+ * 2), BENCH_MESSAGES (200 measured per N), BENCH_WARMUP (20 unmeasured messages per N first),
+ * BENCH_INTERVAL_MS (20: least time from one POST to the next), BENCH_READERS (10 member
+ * accounts sharing the N streams), BENCH_CEILING (1, or 0 with two instances; 0 skips the
+ * ceiling), BENCH_TIMEOUT_MS (30000 per message), BENCH_SERVER_ARGS (extra `deno run` flags
+ * for the servers).
  * Linux only (/proc). Exits 1 when a target or check fails, 2 when the benchmark itself
  * cannot run, 130 when interrupted.
  */
 import { join } from "node:path";
+import { postgresBin, startPostgres } from "../tests/helpers/postgres.ts";
 import {
   BenchError,
   cpuSeconds,
@@ -30,6 +41,7 @@ import {
   procStatusKib,
   readClockTicks,
   runMain,
+  type Server,
   spawn,
   startTaskArgs,
   stop,
@@ -41,6 +53,11 @@ import {
 const TARGETS: Record<number, { p99Ms: number; rssMib?: number }> = {
   1000: { p99Ms: 50 },
   5000: { p99Ms: 150, rssMib: 500 },
+};
+
+/** Targets with two instances on PostgreSQL (BENCH_INSTANCES=2): the last client on either. */
+const INSTANCE_TARGETS: Record<number, { p99Ms: number; rssMib?: number }> = {
+  1000: { p99Ms: 100 },
 };
 
 /** Marks a benchmark message in the event's data line: `~fo~<seq>~<send µs>~`. */
@@ -101,12 +118,16 @@ function loadAverage(): number {
 // ---------------------------------------------------------------------------------------
 // Stream clients: raw HTTP/1.1 over TCP, scanning the bytes for the marker
 
-/** Per message: how many clients have it, and when the first and the last read it. */
+/**
+ * Per message: how many clients have it, when the first and the last read it, and when the
+ * last of each group (the clients of one server instance) read it.
+ */
 interface Arrival {
   sentAt: number;
   count: number;
   first: number;
   last: number;
+  lastBy: number[];
   done: () => void;
 }
 
@@ -120,13 +141,19 @@ class Fleet {
   closedEarly = 0;
   measuring = true;
 
-  receive(seq: number, sentUs: number, at: number): void {
+  receive(seq: number, sentUs: number, at: number, group: number): void {
     const arrival = this.arrivals.get(seq);
     if (!arrival) return void this.malformed++;
     if (Math.abs(sentUs / 1000 - arrival.sentAt) > 0.01) this.malformed++;
     if (arrival.count === 0 || at < arrival.first) arrival.first = at;
     if (at > arrival.last) arrival.last = at;
+    if (at > (arrival.lastBy[group] ?? 0)) arrival.lastBy[group] = at;
     if (++arrival.count === this.clients.length) arrival.done();
+  }
+
+  /** Clients that did not read exactly messages 1 to `total`, once each and in order. */
+  incomplete(total: number): number {
+    return this.clients.filter((c) => c.received !== total || c.lastSeq !== total).length;
   }
 
   closeAll(): void {
@@ -138,22 +165,33 @@ class Fleet {
 class StreamClient {
   readonly #conn: Deno.TcpConn;
   readonly #fleet: Fleet;
+  /** Which server instance it reads from (0 with one server). */
+  readonly #group: number;
   readonly #buf = new Uint8Array(8192);
   /** The unfinished start of a marker at the end of the last read. */
   #carry: Uint8Array | null = null;
-  #lastSeq = 0;
+  /** The newest message read, and how many were read (each counted once, in order). */
+  lastSeq = 0;
+  received = 0;
   #closed = false;
 
-  constructor(conn: Deno.TcpConn, fleet: Fleet) {
+  constructor(conn: Deno.TcpConn, fleet: Fleet, group: number) {
     this.#conn = conn;
     this.#fleet = fleet;
+    this.#group = group;
   }
 
   /** Connects, sends the GET and reads the response head; then reads in the background. */
-  static async open(fleet: Fleet, port: number, path: string, cookie: string): Promise<void> {
+  static async open(
+    fleet: Fleet,
+    port: number,
+    path: string,
+    cookie: string,
+    group = 0,
+  ): Promise<void> {
     const conn = await Deno.connect({ hostname: "127.0.0.1", port });
     sockets.add(conn);
-    const client = new StreamClient(conn, fleet);
+    const client = new StreamClient(conn, fleet, group);
     let rest: Uint8Array;
     try {
       conn.setNoDelay(true);
@@ -256,10 +294,11 @@ class StreamClient {
       if (bytes[p] !== TILDE || afterSeq === start + MARKER.length) {
         this.#fleet.malformed++;
       } else {
-        if (seq !== this.#lastSeq + 1) this.#fleet.gaps++;
-        if (seq > this.#lastSeq) {
-          this.#lastSeq = seq;
-          this.#fleet.receive(seq, sentUs, at);
+        if (seq !== this.lastSeq + 1) this.#fleet.gaps++;
+        if (seq > this.lastSeq) {
+          if (seq === this.lastSeq + 1) this.received++;
+          this.lastSeq = seq;
+          this.#fleet.receive(seq, sentUs, at, this.#group);
         }
       }
       i = p + 1;
@@ -307,20 +346,24 @@ async function writeAll(conn: Deno.Conn, bytes: Uint8Array): Promise<void> {
   while (bytes.length > 0) bytes = bytes.subarray(await conn.write(bytes));
 }
 
-/** Opens `count` streams, `parallel` at a time; `cookieOf(i)` picks each one's session. */
+/**
+ * Opens `count` streams, `parallel` at a time; `cookieOf(i)` picks each one's session; `group`
+ * names the server instance they read from.
+ */
 async function openStreams(
   fleet: Fleet,
   port: number,
   path: string,
   count: number,
   cookieOf: (i: number) => string,
+  group = 0,
   parallel = 50,
 ): Promise<void> {
   let next = 0;
   const worker = async () => {
     while (next < count) {
       const i = next++;
-      await StreamClient.open(fleet, port, path, cookieOf(i));
+      await StreamClient.open(fleet, port, path, cookieOf(i), group);
     }
   };
   await Promise.all(Array.from({ length: Math.min(parallel, count) }, worker));
@@ -336,6 +379,8 @@ interface RunResult {
   lastMs: number[];
   firstMs: number[];
   postMs: number[];
+  /** Per measured message, per server instance: until the last of its clients read it. */
+  lastByMs: number[][];
   rssAfterOpenMib: number;
   peakRssMib: number;
   /** CPU time used per measured message (all threads), in milliseconds. */
@@ -348,7 +393,11 @@ interface RunResult {
   malformed: number;
   closedEarly: number;
   postErrors: number;
+  /** Clients that did not read every message exactly once, in order. */
+  incomplete: number;
   stopCode: number | null;
+  /** With several instances: each one's peak RSS (MiB) and clients, and the POSTs' instance. */
+  instances?: { peakRssMib: number[]; clients: number[]; postVia: (seq: number) => number };
 }
 
 interface RunOptions {
@@ -358,18 +407,24 @@ interface RunOptions {
   timeoutMs: number;
 }
 
-/** Sends warm-up then measured messages one at a time; each waits until all N have it. */
+/**
+ * Sends warm-up then measured messages one at a time; each waits until all N have it.
+ * `post(text, seq)` sends message `seq` (from 1); `serverPids` are the server processes whose
+ * CPU time is counted.
+ */
 async function measure(
   fleet: Fleet,
-  post: (text: string) => Promise<boolean>,
+  post: (text: string, seq: number) => Promise<boolean>,
   options: RunOptions,
-  serverPid: number,
+  serverPids: number[],
 ): Promise<
   Pick<
     RunResult,
     | "lastMs"
     | "firstMs"
     | "postMs"
+    | "lastByMs"
+    | "incomplete"
     | "serverCpuMs"
     | "benchCpuMs"
     | "cpuPressure"
@@ -380,6 +435,8 @@ async function measure(
   const lastMs: number[] = [];
   const firstMs: number[] = [];
   const postMs: number[] = [];
+  const lastByMs: number[][] = [];
+  const serverCpu = () => serverPids.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
   let postErrors = 0;
   let cpuServer0 = 0;
   let cpuSelf0 = 0;
@@ -389,7 +446,7 @@ async function measure(
   const total = options.warmup + options.messages;
   for (let seq = 1; seq <= total; seq++) {
     if (seq === options.warmup + 1) {
-      cpuServer0 = cpuSeconds(serverPid);
+      cpuServer0 = serverCpu();
       cpuSelf0 = cpuSeconds("self");
       wall0 = performance.now();
       stall0 = cpuStallUs();
@@ -400,13 +457,14 @@ async function measure(
     const all = new Promise<void>((resolve) => done = resolve);
     const sentAt = performance.now();
     previous = sentAt;
-    const arrival: Arrival = { sentAt, count: 0, first: 0, last: 0, done };
+    const arrival: Arrival = { sentAt, count: 0, first: 0, last: 0, lastBy: [], done };
     fleet.arrivals.set(seq, arrival);
     const sentUs = Math.round(sentAt * 1000);
     arrival.sentAt = sentUs / 1000;
     let postFailed!: () => void;
     const failed = new Promise<"post failed">((r) => postFailed = () => r("post failed"));
-    const posted = post(`~fo~${seq}~${sentUs}~ fan-out benchmark message ${seq}`).then((ok) => {
+    const text = `~fo~${seq}~${sentUs}~ fan-out benchmark message ${seq}`;
+    const posted = post(text, seq).then((ok) => {
       if (!ok) {
         postErrors++;
         postFailed();
@@ -435,6 +493,7 @@ async function measure(
       lastMs.push(arrival.last - arrival.sentAt);
       firstMs.push(arrival.first - arrival.sentAt);
       postMs.push(postTook);
+      lastByMs.push(arrival.lastBy.map((at) => at - arrival.sentAt));
     }
   }
   const wallMs = performance.now() - wall0;
@@ -442,8 +501,10 @@ async function measure(
     lastMs,
     firstMs,
     postMs,
+    lastByMs,
     postErrors,
-    serverCpuMs: (cpuSeconds(serverPid) - cpuServer0) * 1000 / options.messages,
+    incomplete: fleet.incomplete(total),
+    serverCpuMs: (serverCpu() - cpuServer0) * 1000 / options.messages,
     benchCpuMs: (cpuSeconds("self") - cpuSelf0) * 1000 / options.messages,
     cpuPressure: (cpuStallUs() - stall0) / 1000 / wallMs,
     loadAvg: loadAverage(),
@@ -484,6 +545,122 @@ function serverArgs(): string[] {
   return (Deno.env.get("BENCH_SERVER_ARGS") ?? "").split(/\s+/).filter((a) => a !== "");
 }
 
+/**
+ * Starts `main.ts` as `deno task start` runs it (V8 flags included, plus BENCH_SERVER_ARGS) on
+ * a free port with `env` added, and waits for `/healthz`.
+ */
+async function startBenchServer(
+  name: string,
+  root: string,
+  env: Record<string, string>,
+): Promise<Server> {
+  const port = freePort();
+  const start = startTaskArgs(await Deno.readTextFile(join(root, "deno.json")), root);
+  const server = spawn(name, [...start.slice(0, -1), ...serverArgs(), ...start.slice(-1)], {
+    env: { ...env, PORT: String(port), HOST: "127.0.0.1" },
+    cwd: root,
+    port,
+  });
+  await waitUntilReady(server, "/healthz");
+  return server;
+}
+
+/** The stream limits of a server that is to hold `streams` streams of `readers` members. */
+function streamLimits(streams: number, readers: number): Record<string, string> {
+  // Just enough for this run: the limits themselves are exercised, not switched off.
+  return {
+    SSE_MAX_STREAMS: String(streams),
+    SSE_MAX_STREAMS_PER_USER: String(Math.ceil(streams / readers)),
+  };
+}
+
+/** The project, its owner (who posts) and its members' session cookies (who read). */
+interface Audience {
+  owner: string;
+  projectId: number;
+  readerCookies: string[];
+}
+
+/** Registers the owner (the first account, an admin), the project and `readers` members. */
+async function setUpProject(baseUrl: string, readers: number): Promise<Audience> {
+  const password = "fan-out-benchmark-password";
+  const register = async (email: string, displayName: string) =>
+    sessionCookieOf(
+      await api(
+        `${baseUrl}/api/auth/register`,
+        "POST",
+        { email, password, displayName },
+        null,
+        201,
+      ),
+    );
+  const owner = await register("owner@bench.example", "Owner");
+  const project = await (await api(
+    `${baseUrl}/api/projects`,
+    "POST",
+    { name: "Fan-out" },
+    owner,
+    201,
+  )).json() as { project: { id: number } };
+  const projectId = project.project.id;
+  // Registration hashes with scrypt (two at a time on the server): a few seconds in all.
+  const readerCookies = await Promise.all(
+    Array.from({ length: readers }, async (_, i) => {
+      const email = `reader${i + 1}@bench.example`;
+      const cookie = await register(email, `Reader ${i + 1}`);
+      await (await api(
+        `${baseUrl}/api/projects/${projectId}/members`,
+        "POST",
+        { email, role: "member" },
+        owner,
+        201,
+      )).body?.cancel();
+      return cookie;
+    }),
+  );
+  return { owner, projectId, readerCookies };
+}
+
+/** Checks that a server holding `open` streams refuses one more with 429. */
+async function expectLimit(server: Server, path: string, cookie: string, open: number) {
+  const extraFleet = new Fleet();
+  let limitHeld = false;
+  try {
+    await StreamClient.open(extraFleet, server.port, path, cookie);
+  } catch (error) {
+    limitHeld = error instanceof BenchError && / answered 429:/.test(error.message);
+  }
+  extraFleet.closeAll();
+  if (!limitHeld) {
+    throw new BenchError(`${server.name}: stream ${open + 1} was not refused with 429`);
+  }
+}
+
+/** Sends a chat message as `cookie` to the chat of `projectId` at `baseUrl`; true on 201. */
+async function postChat(
+  baseUrl: string,
+  projectId: number,
+  cookie: string,
+  text: string,
+): Promise<boolean> {
+  try {
+    const response = await fetch(`${baseUrl}/api/projects/${projectId}/chat/messages`, {
+      method: "POST",
+      headers: { "content-type": "application/json", cookie },
+      body: JSON.stringify({ text }),
+    });
+    await response.body?.cancel();
+    return response.status === 201;
+  } catch {
+    return false;
+  }
+}
+
+/** Peak RSS of a process in MiB (VmHWM, or VmRSS if larger). */
+function peakRssMib(pid: number): number {
+  return Math.max(procStatusKib(pid, "VmHWM") ?? 0, procStatusKib(pid, "VmRSS") ?? 0) / 1024;
+}
+
 /** One N against the real server. */
 async function runServer(
   root: string,
@@ -493,124 +670,27 @@ async function runServer(
 ): Promise<RunResult> {
   const temp = await Deno.makeTempDir({ prefix: "fanout-bench-" });
   tempDirs.push(temp);
-  const perUser = Math.ceil(n / readers);
-  const port = freePort();
-  const start = startTaskArgs(await Deno.readTextFile(join(root, "deno.json")), root);
-  const server = spawn(
-    "server",
-    // As `deno task start` runs it (V8 flags included), plus BENCH_SERVER_ARGS.
-    [...start.slice(0, -1), ...serverArgs(), ...start.slice(-1)],
-    {
-      env: {
-        DATA_DIR: join(temp, "data"),
-        PORT: String(port),
-        HOST: "127.0.0.1",
-        // Just enough for this run: the limits themselves are exercised, not switched off.
-        SSE_MAX_STREAMS: String(n),
-        SSE_MAX_STREAMS_PER_USER: String(perUser),
-      },
-      cwd: root,
-      port,
-    },
-  );
-  await waitUntilReady(server, "/healthz");
+  const server = await startBenchServer("server", root, {
+    DATA_DIR: join(temp, "data"),
+    ...streamLimits(n, readers),
+  });
   const pid = server.child.pid;
-  const password = "fan-out-benchmark-password";
-
-  // The first account is the admin; it owns the project and posts the messages.
-  const owner = sessionCookieOf(
-    await api(
-      `${server.url}/api/auth/register`,
-      "POST",
-      {
-        email: "owner@bench.example",
-        password,
-        displayName: "Owner",
-      },
-      null,
-      201,
-    ),
-  );
-  const project = await (await api(
-    `${server.url}/api/projects`,
-    "POST",
-    {
-      name: "Fan-out",
-    },
-    owner,
-    201,
-  )).json() as { project: { id: number } };
-  const projectId = project.project.id;
-  // Registration hashes with scrypt (two at a time on the server): a few seconds in all.
-  const readerCookies = await Promise.all(
-    Array.from({ length: readers }, async (_, i) => {
-      const email = `reader${i + 1}@bench.example`;
-      const cookie = sessionCookieOf(
-        await api(
-          `${server.url}/api/auth/register`,
-          "POST",
-          {
-            email,
-            password,
-            displayName: `Reader ${i + 1}`,
-          },
-          null,
-          201,
-        ),
-      );
-      await (await api(
-        `${server.url}/api/projects/${projectId}/members`,
-        "POST",
-        {
-          email,
-          role: "member",
-        },
-        owner,
-        201,
-      )).body?.cancel();
-      return cookie;
-    }),
-  );
+  const { owner, projectId, readerCookies } = await setUpProject(server.url, readers);
 
   const fleet = new Fleet();
   const path = `/api/projects/${projectId}/chat/stream`;
   const opened = performance.now();
-  await openStreams(fleet, port, path, n, (i) => readerCookies[i % readers]!);
-  // One more must be refused: the configured limit holds.
-  const extraFleet = new Fleet();
-  let limitHeld = false;
-  try {
-    await StreamClient.open(extraFleet, port, path, readerCookies[0]!);
-  } catch (error) {
-    limitHeld = error instanceof BenchError && / answered 429:/.test(error.message);
-  }
-  extraFleet.closeAll();
-  if (!limitHeld) throw new BenchError(`stream ${n + 1} was not refused with 429`);
+  await openStreams(fleet, server.port, path, n, (i) => readerCookies[i % readers]!);
+  await expectLimit(server, path, readerCookies[0]!, n);
   console.log(
     `  server: ${n} streams open in ${((performance.now() - opened) / 1000).toFixed(1)} s ` +
-      `(${readers} members, at most ${perUser} each; stream ${n + 1} got 429)`,
+      `(${readers} members, at most ${Math.ceil(n / readers)} each; stream ${n + 1} got 429)`,
   );
   const rssAfterOpenMib = (procStatusKib(pid, "VmRSS") ?? 0) / 1024;
 
-  const url = `${server.url}/api/projects/${projectId}/chat/messages`;
-  const post = async (text: string) => {
-    try {
-      const response = await fetch(url, {
-        method: "POST",
-        headers: { "content-type": "application/json", cookie: owner },
-        body: JSON.stringify({ text }),
-      });
-      await response.body?.cancel();
-      return response.status === 201;
-    } catch {
-      return false;
-    }
-  };
-  const measured = await measure(fleet, post, options, pid);
-  const peakRssMib = Math.max(
-    procStatusKib(pid, "VmHWM") ?? 0,
-    procStatusKib(pid, "VmRSS") ?? 0,
-  ) / 1024;
+  const post = (text: string) => postChat(server.url, projectId, owner, text);
+  const measured = await measure(fleet, post, options, [pid]);
+  const peak = peakRssMib(pid);
   fleet.measuring = false;
   // Shut down with the streams open: the server must close them all and exit 0.
   const status = await stop(server);
@@ -620,12 +700,105 @@ async function runServer(
     n,
     ...measured,
     rssAfterOpenMib,
-    peakRssMib,
+    peakRssMib: peak,
     gaps: fleet.gaps,
     malformed: fleet.malformed,
     closedEarly: fleet.closedEarly,
     stopCode: status.code,
   };
+}
+
+/**
+ * One N against two server instances on one throwaway PostgreSQL cluster: the same
+ * DATABASE_URL, FILES_DIR and SESSION_SECRET, each its own PORT and DATA_DIR. The N streams are
+ * split between them (the first takes the odd one), and the POSTs alternate between them, so
+ * every message reaches half the clients through the other instance (LISTEN/NOTIFY).
+ */
+async function runInstances(
+  root: string,
+  n: number,
+  readers: number,
+  options: RunOptions,
+): Promise<RunResult> {
+  const temp = await Deno.makeTempDir({ prefix: "fanout-bench-pg-" });
+  tempDirs.push(temp);
+  const started = performance.now();
+  // Default settings, as the other PostgreSQL benchmarks (fsync on).
+  const pg = await startPostgres();
+  onCleanup(() => pg.stop());
+  const servers: Server[] = [];
+  try {
+    const secret = Array.from(
+      crypto.getRandomValues(new Uint8Array(24)),
+      (b) => b.toString(16).padStart(2, "0"),
+    ).join("");
+    const shares = [Math.ceil(n / 2), Math.floor(n / 2)];
+    // One after the other: the first applies the migrations.
+    for (const [k, share] of shares.entries()) {
+      servers.push(
+        await startBenchServer(`instance ${k + 1}`, root, {
+          DATABASE_URL: pg.url,
+          DATA_DIR: join(temp, `data${k + 1}`),
+          FILES_DIR: join(temp, "files"),
+          SESSION_SECRET: secret,
+          ...streamLimits(Math.max(share, 1), readers),
+        }),
+      );
+    }
+    const pids = servers.map((s) => s.child.pid);
+    // Set up through the first instance; the sessions are in the database, good on both.
+    const { owner, projectId, readerCookies } = await setUpProject(servers[0]!.url, readers);
+    console.log(
+      `  PostgreSQL and 2 instances up, project set up in ` +
+        `${((performance.now() - started) / 1000).toFixed(1)} s`,
+    );
+
+    const fleet = new Fleet();
+    const path = `/api/projects/${projectId}/chat/stream`;
+    const opened = performance.now();
+    for (const [k, server] of servers.entries()) {
+      const share = shares[k]!;
+      await openStreams(fleet, server.port, path, share, (i) => readerCookies[i % readers]!, k);
+      if (share > 0) await expectLimit(server, path, readerCookies[0]!, share);
+    }
+    console.log(
+      `  2 instances: ${shares.join(" + ")} streams open in ` +
+        `${((performance.now() - opened) / 1000).toFixed(1)} s (${readers} members; one more ` +
+        `on each got 429)`,
+    );
+    const rssAfterOpenMib = Math.max(...pids.map((pid) => procStatusKib(pid, "VmRSS") ?? 0)) /
+      1024;
+
+    const postVia = (seq: number) => (seq - 1) % shares.length;
+    const post = (text: string, seq: number) =>
+      postChat(servers[postVia(seq)]!.url, projectId, owner, text);
+    const measured = await measure(fleet, post, options, pids);
+    const peaks = pids.map(peakRssMib);
+    fleet.measuring = false;
+    // Shut down with the streams open: each instance must close its own and exit 0.
+    const codes: Array<number | null> = [];
+    for (const server of servers.splice(0)) codes.push((await stop(server)).code);
+    fleet.closeAll();
+    return {
+      label: "2 instances",
+      n,
+      ...measured,
+      rssAfterOpenMib,
+      peakRssMib: Math.max(...peaks),
+      gaps: fleet.gaps,
+      malformed: fleet.malformed,
+      closedEarly: fleet.closedEarly,
+      stopCode: codes.find((code) => code !== 0) ?? 0,
+      instances: { peakRssMib: peaks, clients: shares, postVia },
+    };
+  } finally {
+    // Instances before their database, so that they do not log its disappearance; a failure to
+    // remove the cluster is reported without hiding the run's own error.
+    for (const server of servers) await stop(server);
+    await pg.stop().catch((error) =>
+      console.error(`Cannot remove the PostgreSQL cluster: ${(error as Error).message}`)
+    );
+  }
 }
 
 /** One N against the ceiling (a bare Deno.serve fan-out in this file). */
@@ -654,7 +827,7 @@ async function runCeiling(script: string, n: number, options: RunOptions): Promi
       return false;
     }
   };
-  const measured = await measure(fleet, post, options, pid);
+  const measured = await measure(fleet, post, options, [pid]);
   const peakRssMib = (procStatusKib(pid, "VmHWM") ?? 0) / 1024;
   fleet.measuring = false;
   const status = await stop(server);
@@ -737,8 +910,60 @@ function printTable(rows: string[][]): void {
   for (const r of rows.slice(1)) console.log(line(r));
 }
 
+/**
+ * With several instances: latencies by the instance the POST went through, for the clients
+ * of that instance and of the other one (whose events came through PostgreSQL's
+ * notifications).
+ */
+function printInstances(r: RunResult, warmup: number): void {
+  const { peakRssMib, clients, postVia } = r.instances!;
+  console.log(
+    `\n${r.label}, N = ${r.n} (${clients.join(" + ")} clients, peak RSS ` +
+      `${peakRssMib.map((m) => `${m.toFixed(0)} MiB`).join(" / ")}): ms from sending the POST ` +
+      "until the last client read the event: of all N, of the instance that took the POST " +
+      "(same), of the other instance (other)",
+  );
+  const rows: string[][] = [[
+    "POST via",
+    "messages",
+    "last p50",
+    "last p95",
+    "last p99",
+    "same p50",
+    "same p99",
+    "other p50",
+    "other p99",
+  ]];
+  const via = r.lastMs.map((_, j) => postVia(warmup + 1 + j));
+  for (const k of [...clients.keys(), -1]) {
+    const picked = r.lastMs.flatMap((_, j) => (k === -1 || via[j] === k) ? [j] : []);
+    if (picked.length === 0) continue;
+    const same = picked.flatMap((j) => r.lastByMs[j]?.[via[j]!] ?? []);
+    const other = picked.flatMap((j) => r.lastByMs[j]?.[1 - via[j]!] ?? []);
+    const q = (values: number[], p: number) => values.length ? ms(percentile(values, p)) : "-";
+    const last = picked.map((j) => r.lastMs[j]!);
+    rows.push([
+      k === -1 ? "both" : `instance ${k + 1}`,
+      String(picked.length),
+      q(last, 50),
+      q(last, 95),
+      q(last, 99),
+      q(same, 50),
+      q(same, 99),
+      q(other, 50),
+      q(other, 99),
+    ]);
+  }
+  printTable(rows);
+}
+
 async function run(): Promise<boolean> {
-  const ns = envList("BENCH_N", [100, 1000, 5000]);
+  const instances = envNumber("BENCH_INSTANCES", 1, 1);
+  if (instances > 2) throw new BenchError(`BENCH_INSTANCES=${instances}: expected 1 or 2`);
+  if (instances === 2 && postgresBin() === null) {
+    throw new BenchError("BENCH_INSTANCES=2 needs PostgreSQL (Debian's postgresql package)");
+  }
+  const ns = envList("BENCH_N", instances === 2 ? [1000] : [100, 1000, 5000]);
   const options: RunOptions = {
     messages: envNumber("BENCH_MESSAGES", 200, 1),
     warmup: envNumber("BENCH_WARMUP", 20, 0),
@@ -746,14 +971,18 @@ async function run(): Promise<boolean> {
     timeoutMs: envNumber("BENCH_TIMEOUT_MS", 30_000, 1),
   };
   const readers = envNumber("BENCH_READERS", 10, 1);
-  const withCeiling = Deno.env.get("BENCH_CEILING") !== "0";
+  // The ceiling is one bare process: with two instances it is there only when asked for.
+  const withCeiling = instances === 2
+    ? Deno.env.get("BENCH_CEILING") === "1"
+    : Deno.env.get("BENCH_CEILING") !== "0";
   const benchDir = import.meta.dirname;
   if (benchDir === undefined) throw new BenchError("run this script from a local file");
   const root = join(benchDir, "..");
   const script = join(benchDir, "fanout_bench.ts");
   await readClockTicks();
   console.log(
-    `fan-out: N = ${ns.join(", ")}; ${options.messages} measured messages per N after ` +
+    `fan-out${instances === 2 ? " over 2 instances on PostgreSQL" : ""}: N = ` +
+      `${ns.join(", ")}; ${options.messages} measured messages per N after ` +
       `${options.warmup} warm-up, one at a time (each waits for all N, >= ` +
       `${options.intervalMs} ms apart); ${navigator.hardwareConcurrency} cores, ` +
       `Deno ${Deno.version.deno}`,
@@ -765,8 +994,13 @@ async function run(): Promise<boolean> {
       console.log(`N = ${n}: ceiling`);
       results.push(await runCeiling(script, n, options));
     }
-    console.log(`N = ${n}: server`);
-    results.push(await runServer(root, n, readers, options));
+    if (instances === 2) {
+      console.log(`N = ${n}: 2 instances on PostgreSQL`);
+      results.push(await runInstances(root, n, readers, options));
+    } else {
+      console.log(`N = ${n}: server`);
+      results.push(await runServer(root, n, readers, options));
+    }
   }
 
   console.log(
@@ -808,17 +1042,18 @@ async function run(): Promise<boolean> {
       r.loadAvg.toFixed(1),
     ]),
   ]);
+  for (const r of results) if (r.instances) printInstances(r, options.warmup);
 
   let failed = 0;
   const rows: string[][] = [["N", "p50", "p95", "p99", "server peak RSS", "target", "result"]];
-  for (const r of results.filter((r) => r.label === "server")) {
+  for (const r of results.filter((r) => r.label !== "ceiling")) {
     const p99 = percentile(r.lastMs, 99);
-    const target = TARGETS[r.n];
+    const target = (r.instances ? INSTANCE_TARGETS : TARGETS)[r.n];
     const problems: string[] = [];
-    if (r.gaps || r.malformed || r.closedEarly || r.postErrors) {
+    if (r.gaps || r.malformed || r.closedEarly || r.postErrors || r.incomplete) {
       problems.push(
         `gaps ${r.gaps}, malformed ${r.malformed}, closed early ${r.closedEarly}, ` +
-          `POST errors ${r.postErrors}`,
+          `POST errors ${r.postErrors}, clients without every message once ${r.incomplete}`,
       );
     }
     if (r.stopCode !== 0) problems.push(`SIGTERM exit code ${r.stopCode}`);
@@ -853,8 +1088,10 @@ async function run(): Promise<boolean> {
     );
   }
   console.log(
-    "\nSummary: time from sending the POST until the LAST of N clients read the event " +
-      "(server peak RSS = VmHWM over the server's life, registration's scrypt included)",
+    "\nSummary: time from sending the POST until the LAST of N clients read the event" +
+      (instances === 2 ? " (on either instance)" : "") +
+      " (server peak RSS = VmHWM over the server's life, registration's scrypt included" +
+      (instances === 2 ? "; the larger instance's" : "") + ")",
   );
   printTable(rows);
   console.log(failed === 0 ? "\nALL PASS" : `\n${failed} FAILED`);

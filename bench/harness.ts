@@ -31,7 +31,7 @@ export const tempDirs: string[] = [];
 const hooks: Array<() => void | Promise<void>> = [];
 let cleaning: Promise<void> | undefined;
 
-/** Runs `fn` first when cleaning up (closing sockets, stopping a database), awaited in turn. */
+/** Runs `fn` first when cleaning up (e.g. closing sockets, stopping a database), in order. */
 export function onCleanup(fn: () => void | Promise<void>): void {
   hooks.push(fn);
 }
@@ -39,7 +39,11 @@ export function onCleanup(fn: () => void | Promise<void>): void {
 /** Kills what is still running and removes the temporary directories (once). */
 export function cleanup(): Promise<void> {
   return cleaning ??= (async () => {
-    for (const hook of hooks) await hook();
+    for (const hook of hooks) {
+      try {
+        await hook();
+      } catch { /* the rest is cleaned up all the same */ }
+    }
     for (const child of running) {
       try {
         child.kill("SIGKILL");

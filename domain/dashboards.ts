@@ -97,30 +97,52 @@ export function createDashboards(ctx: DomainContext, attachments: Attachments) {
       await projectAccess(db, actor, projectId);
       const at = clock.now();
       const now = at.toISOString();
-      const today = await todayOf(actor, at);
-      const messages = await latestMessages(db, projectId, LATEST);
-      const messageFiles = await attachments.of(db, "message", messages.map((m) => m.id));
-      const threads = await threadsByIds(db, await newestThreadIds(db, projectId, LATEST));
-      const threadFiles = await attachments.of(db, "thread", threads.map((t) => t.id));
-      const meetingId = await nextMeetingId(db, projectId, now);
-      // One read after another, in the order they were made before (one connection).
-      const inProgressTodos = await items(db, await inProgressItems(db, projectId));
-      const nearDueTodos = await items(
-        db,
-        await itemsDueBetween(db, projectId, today, addDays(today, NEAR_DUE_DAYS)),
-      );
-      const latestNotes = await notesByIds(db, await newestNoteIds(db, projectId, LATEST));
-      const files = (await latestFiles(db, projectId, LATEST)).map(fileInfo);
-      const nextMeeting = meetingId === null
-        ? null
-        : (await meetingsByIds(db, [meetingId]))[0] ?? null;
-      const milestones = await listMilestones(db, projectId);
-      const recentActivity = await latestActivity(db, [projectId], ACTIVITY);
+      // The parts at once: on PostgreSQL each takes a connection of the pool, so the page costs
+      // its slowest part, not the sum of some twenty round trips (bench/search.md); on SQLite
+      // they run one after another, as before.
+      const [
+        latestChat,
+        latestThreads,
+        inProgressTodos,
+        nearDueTodos,
+        latestNotes,
+        files,
+        nextMeeting,
+        milestones,
+        recentActivity,
+      ] = await Promise.all([
+        (async () => {
+          const messages = await latestMessages(db, projectId, LATEST);
+          const messageFiles = await attachments.of(db, "message", messages.map((m) => m.id));
+          return messages.map((m) => ({ ...m, attachments: messageFiles.get(m.id) ?? [] }));
+        })(),
+        (async () => {
+          const threads = await threadsByIds(db, await newestThreadIds(db, projectId, LATEST));
+          const threadFiles = await attachments.of(db, "thread", threads.map((t) => t.id));
+          return threads.map((t) => ({ ...t, attachments: threadFiles.get(t.id) ?? [] }));
+        })(),
+        (async () => await items(db, await inProgressItems(db, projectId)))(),
+        (async () => {
+          const today = await todayOf(actor, at);
+          return await items(
+            db,
+            await itemsDueBetween(db, projectId, today, addDays(today, NEAR_DUE_DAYS)),
+          );
+        })(),
+        (async () => await notesByIds(db, await newestNoteIds(db, projectId, LATEST)))(),
+        (async () => (await latestFiles(db, projectId, LATEST)).map(fileInfo))(),
+        (async () => {
+          const meetingId = await nextMeetingId(db, projectId, now);
+          return meetingId === null ? null : (await meetingsByIds(db, [meetingId]))[0] ?? null;
+        })(),
+        listMilestones(db, projectId),
+        latestActivity(db, [projectId], ACTIVITY),
+      ]);
       return {
         inProgressTodos,
         nearDueTodos,
-        latestChat: messages.map((m) => ({ ...m, attachments: messageFiles.get(m.id) ?? [] })),
-        latestThreads: threads.map((t) => ({ ...t, attachments: threadFiles.get(t.id) ?? [] })),
+        latestChat,
+        latestThreads,
         latestNotes,
         latestFiles: files,
         nextMeeting,

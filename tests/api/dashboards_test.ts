@@ -198,11 +198,10 @@ Deno.test("the dashboards cost the same number of queries however much data ther
   const { t, ann, p } = await setup();
   try {
     const spy = spyOnEngine(t.engine);
-    const count = async (path: string) => {
-      spy.reset();
-      expectJson(await api(t, "GET", path, { cookie: ann }), 200);
-      return spy.counts.queries;
-    };
+    // Only the dashboard's own queries: on PostgreSQL the event relay reads the logs meanwhile.
+    const count = async (path: string) =>
+      (await spy.during(async () => expectJson(await api(t, "GET", path, { cookie: ann }), 200)))
+        .queries;
     // One of each kind first, so every list is non-empty in both measurements.
     await post(t, ann, `/api/projects/${p}/todos/items`, {
       title: "seed",

@@ -2,6 +2,7 @@
  * Counts what a test app asks of its storage engine, on either engine: the engine object the
  * services hold is patched in place, so every query they make is seen.
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 import type { Engine, Queries, Row, SqlValue } from "../../db/engine.ts";
 
 /** What was asked of the engine since the spy started (or since `reset`). */
@@ -16,6 +17,11 @@ export interface EngineCounts {
 export interface EngineSpy {
   counts: EngineCounts;
   reset(): void;
+  /**
+   * Counts only what `fn` asks (through any awaits), from zero: background work of the app
+   * meanwhile (PostgreSQL's event relay reading the logs) is left out. Answers the counts.
+   */
+  during(fn: () => Promise<unknown>): Promise<EngineCounts>;
   /** Puts the engine's own methods back. */
   restore(): void;
 }
@@ -24,20 +30,27 @@ export interface EngineSpy {
 export function spyOnEngine(engine: Engine): EngineSpy {
   const counts: EngineCounts = { queries: 0, transactions: 0 };
   const { get, all, run, transaction } = engine;
+  // While `during` runs, only calls made inside its function count.
+  const scope = new AsyncLocalStorage<true>();
+  let scoped = false;
+  const query = () => {
+    if (!scoped || scope.getStore()) counts.queries++;
+  };
+  const write = () => {
+    if (!scoped || scope.getStore()) counts.transactions++;
+  };
   const counted = (q: Queries): Queries => ({
     kind: q.kind,
-    get: <T = Row>(text: string, params?: SqlValue[]) => (counts.queries++, q.get<T>(text, params)),
-    all: <T = Row>(text: string, params?: SqlValue[]) => (counts.queries++, q.all<T>(text, params)),
-    run: (text: string, params?: SqlValue[]) => (counts.queries++, q.run(text, params)),
+    get: <T = Row>(text: string, params?: SqlValue[]) => (query(), q.get<T>(text, params)),
+    all: <T = Row>(text: string, params?: SqlValue[]) => (query(), q.all<T>(text, params)),
+    run: (text: string, params?: SqlValue[]) => (query(), q.run(text, params)),
   });
   Object.assign(engine, {
-    get: <T = Row>(text: string, params?: SqlValue[]) => (counts.queries++, get<T>(text, params)),
-    all: <T = Row>(text: string, params?: SqlValue[]) => (counts.queries++, all<T>(text, params)),
-    run: (text: string, params?: SqlValue[]) => (
-      counts.queries++, counts.transactions++, run(text, params)
-    ),
+    get: <T = Row>(text: string, params?: SqlValue[]) => (query(), get<T>(text, params)),
+    all: <T = Row>(text: string, params?: SqlValue[]) => (query(), all<T>(text, params)),
+    run: (text: string, params?: SqlValue[]) => (query(), write(), run(text, params)),
     transaction: <T>(fn: (tx: Queries) => Promise<T>) => (
-      counts.transactions++, transaction<T>((tx) => fn(counted(tx)))
+      write(), transaction<T>((tx) => fn(counted(tx)))
     ),
   });
   return {
@@ -45,6 +58,17 @@ export function spyOnEngine(engine: Engine): EngineSpy {
     reset() {
       counts.queries = 0;
       counts.transactions = 0;
+    },
+    async during(fn) {
+      counts.queries = 0;
+      counts.transactions = 0;
+      scoped = true;
+      try {
+        await scope.run(true, fn);
+      } finally {
+        scoped = false;
+      }
+      return { ...counts };
     },
     restore() {
       Object.assign(engine, { get, all, run, transaction });

@@ -274,75 +274,67 @@ Deno.test(postgresTest(
   },
 ));
 
+/**
+ * Two instances where A's sender holds a claimed delivery mid-attempt (its receiver hangs, then
+ * answers 200 to whoever comes next); runs `fn` with B's sender and the receiver.
+ */
+async function withAttemptOnA(
+  pg: { url: string },
+  sql: postgres.Sql,
+  fn: (held: { a: Instance; b: Instance; rx: ReturnType<typeof receiver> }) => Promise<void>,
+): Promise<void> {
+  const env = { WEBHOOK_ALLOW_HOSTS: "127.0.0.1" };
+  const { a, b, close } = await twoInstances(pg.url, sql, { env });
+  const rx = receiver();
+  try {
+    const owner = await signUp(a.t, "owner@example.com");
+    const project = await createProject(a.t, owner.cookie, "Claimed");
+    const res = await api(a.t, "POST", `/api/projects/${project.id}/webhooks`, {
+      cookie: owner.cookie,
+      body: { url: rx.url, events: ["chat.message.created"] },
+    });
+    assert.equal(res.status, 201);
+    rx.answer = () => "hang";
+    a.t.app.services.webhookSender.start();
+    await post(a.t, owner.cookie, project.id, "one event");
+    await rx.waitFor(1);
+    rx.answer = () => 200;
+    await fn({ a, b, rx });
+  } finally {
+    await rx.close();
+    await close();
+  }
+}
+
 Deno.test(postgresTest(
   "a delivery claimed by an instance stalled mid-attempt (still running) is sent by the other once its lease ran out",
-  async (pg, sql) => {
-    const env = { WEBHOOK_ALLOW_HOSTS: "127.0.0.1" };
-    const { a, b, close } = await twoInstances(pg.url, sql, { env });
-    const rx = receiver();
-    try {
-      const owner = await signUp(a.t, "owner@example.com");
-      const project = await createProject(a.t, owner.cookie, "Leased");
-      const res = await api(a.t, "POST", `/api/projects/${project.id}/webhooks`, {
-        cookie: owner.cookie,
-        body: { url: rx.url, events: ["chat.message.created"] },
-      });
-      assert.equal(res.status, 201);
-      rx.answer = () => "hang";
-      const senderA = a.t.app.services.webhookSender;
-      senderA.start();
-      await post(a.t, owner.cookie, project.id, "one event");
-      await rx.waitFor(1);
+  (pg, sql) =>
+    withAttemptOnA(pg, sql, async ({ a, b, rx }) => {
       // A's sender stalls with its attempt cut short: nothing is recorded, and A still runs.
-      await senderA.stop();
-      rx.answer = () => 200;
+      await a.t.app.services.webhookSender.stop();
       const senderB = b.t.app.services.webhookSender;
       assert.equal(await senderB.runOnce(), 0, "leased to A");
       b.t.clock.advance(CLAIM_LEASE_MS);
       assert.equal(await senderB.runOnce(), 1, "the lease ran out");
       assert.equal(rx.received.length, 2);
       assert.equal(rx.received[1]!.body, rx.received[0]!.body);
-    } finally {
-      await rx.close();
-      await close();
-    }
-  },
+    }),
 ));
 
 Deno.test(postgresTest(
   "a delivery claimed by an instance that is gone is sent by the other at once, before its lease ran out",
-  async (pg, sql) => {
-    const env = { WEBHOOK_ALLOW_HOSTS: "127.0.0.1" };
-    const { a, b, close } = await twoInstances(pg.url, sql, { env });
-    const rx = receiver();
-    try {
-      const owner = await signUp(a.t, "owner@example.com");
-      const project = await createProject(a.t, owner.cookie, "Gone");
-      const res = await api(a.t, "POST", `/api/projects/${project.id}/webhooks`, {
-        cookie: owner.cookie,
-        body: { url: rx.url, events: ["chat.message.created"] },
-      });
-      assert.equal(res.status, 201);
-      rx.answer = () => "hang";
-      const senderA = a.t.app.services.webhookSender;
-      senderA.start();
-      await post(a.t, owner.cookie, project.id, "one event");
-      await rx.waitFor(1);
-      rx.answer = () => 200;
+  (pg, sql) =>
+    withAttemptOnA(pg, sql, async ({ a, b, rx }) => {
       const senderB = b.t.app.services.webhookSender;
       assert.equal(await senderB.runOnce(), 0, "claimed by A, which runs");
       // A goes as a killed process does: its connections close, its number with them.
-      await senderA.stop();
+      await a.t.app.services.webhookSender.stop();
       await a.t.app.services.presence.stop();
       assert.equal(await senderB.runOnce(), 1, "taken over without waiting for the lease");
       assert.equal(rx.received.length, 2);
       assert.equal(rx.received[1]!.body, rx.received[0]!.body);
       assert.equal(await senderB.runOnce(), 0, "and sent once");
-    } finally {
-      await rx.close();
-      await close();
-    }
-  },
+    }),
 ));
 
 Deno.test(postgresTest(
@@ -413,21 +405,54 @@ async function importing(sql: postgres.Sql): Promise<number[]> {
   return rows.map((r) => Number(r.id));
 }
 
+/** An import under way on A, held after its first `holds` commit; what the import tests share. */
+interface HeldImport {
+  a: Instance;
+  b: Instance;
+  hold: ReturnType<typeof holdAt>;
+  owner: { cookie: string };
+  /** The import's answer, once released. */
+  pending: ReturnType<typeof importZip>;
+  /** The hidden project it writes. */
+  half: number;
+}
+
+/**
+ * Starts two instances whose imports commit a row at a time, imports a rich project's archive
+ * through A (B's clock set to A's) and runs `fn` once A is held after commit `holds[0]`.
+ */
+async function withImportOnA(
+  pg: { url: string },
+  sql: postgres.Sql,
+  holds: number[],
+  fn: (held: HeldImport) => Promise<void>,
+): Promise<void> {
+  const hold = holdAt(...holds);
+  const imports = { batchRows: 1, betweenBatches: hold.betweenBatches };
+  const { a, b, close } = await twoInstances(pg.url, sql, { imports });
+  try {
+    const { owner, project } = await richProject(a.t);
+    const { bytes } = await exportProject(a.t, owner.cookie, project.id);
+    b.t.clock.set(a.t.clock.now());
+    const pending = importZip(a.t, owner.cookie, bytes);
+    await hold.reached(holds[0]!);
+    const [half] = await importing(sql);
+    assert.ok(half !== undefined, "an import is under way");
+    await fn({ a, b, hold, owner, pending, half });
+  } finally {
+    await close();
+  }
+}
+
+/** Whether project `id` still exists (hidden or not). */
+async function projectExists(sql: postgres.Sql, id: number): Promise<boolean> {
+  return (await sql`SELECT id FROM projects WHERE id = ${id}`).length > 0;
+}
+
 Deno.test(postgresTest(
   "an import one instance is writing is no leftover to the other: each batch moves its lease on",
-  async (pg, sql) => {
-    const hold = holdAt(2, 4);
-    const imports = { batchRows: 1, betweenBatches: hold.betweenBatches };
-    const { a, b, close } = await twoInstances(pg.url, sql, { imports });
-    try {
-      const { owner, project } = await richProject(a.t);
-      const { bytes } = await exportProject(a.t, owner.cookie, project.id);
-      b.t.clock.set(a.t.clock.now());
-      const pending = importZip(a.t, owner.cookie, bytes);
-      await hold.reached(2);
-      const [half] = await importing(sql);
-      assert.ok(half !== undefined, "an import is under way");
-
+  (pg, sql) =>
+    withImportOnA(pg, sql, [2, 4], async ({ a, b, hold, owner, pending, half }) => {
       // B starts (or sweeps) within the lease A took: the import is A's.
       b.t.clock.advance(IMPORT_LEASE_MS - 1000);
       assert.equal(await b.t.app.services.projectImport.removeLeftovers(), 0);
@@ -445,30 +470,16 @@ Deno.test(postgresTest(
       assert.deepEqual(await importing(sql), []);
       const seen = await getJson(b.t, owner.cookie, `/api/projects/${half}/todos/items`);
       assert.equal(seen.items.length, done.report.counts.items, "B sees it whole");
-    } finally {
-      await close();
-    }
-  },
+    }),
 ));
 
 Deno.test(postgresTest(
   "the import of an instance stalled (still running) is removed by another once its lease ran out, not before",
-  async (pg, sql) => {
-    const hold = holdAt(3);
-    const imports = { batchRows: 1, betweenBatches: hold.betweenBatches };
-    const { a, b, close } = await twoInstances(pg.url, sql, { imports });
-    try {
-      const { owner, project } = await richProject(a.t);
-      const { bytes } = await exportProject(a.t, owner.cookie, project.id);
-      b.t.clock.set(a.t.clock.now());
-      const pending = importZip(a.t, owner.cookie, bytes);
-      await hold.reached(3);
-      const [half] = await importing(sql);
-      assert.ok(half !== undefined, "an import is under way");
+  (pg, sql) =>
+    withImportOnA(pg, sql, [3], async ({ b, hold, pending, half }) => {
       const rowsOf = async () =>
         Number(
-          (await sql`SELECT count(*) AS n FROM project_members WHERE project_id = ${half!}`)[0]!
-            .n,
+          (await sql`SELECT count(*) AS n FROM project_members WHERE project_id = ${half}`)[0]!.n,
         );
       assert.ok(await rowsOf() > 0, "some rows are written");
 
@@ -486,41 +497,24 @@ Deno.test(postgresTest(
       assert.equal((await pending).status, 500);
       assert.deepEqual(await importing(sql), []);
       assert.equal(await rowsOf(), 0);
-      const projects = await sql`SELECT id FROM projects WHERE id = ${half}`;
-      assert.equal(projects.length, 0);
-    } finally {
-      await close();
-    }
-  },
+      assert.equal(await projectExists(sql, half), false);
+    }),
 ));
 
 Deno.test(postgresTest(
   "the import of an instance that is gone is removed by another at once, within its lease",
-  async (pg, sql) => {
-    const hold = holdAt(3);
-    const imports = { batchRows: 1, betweenBatches: hold.betweenBatches };
-    const { a, b, close } = await twoInstances(pg.url, sql, { imports });
-    try {
-      const { owner, project } = await richProject(a.t);
-      const { bytes } = await exportProject(a.t, owner.cookie, project.id);
-      b.t.clock.set(a.t.clock.now());
-      const pending = importZip(a.t, owner.cookie, bytes);
-      await hold.reached(3);
-      const [half] = await importing(sql);
-      assert.ok(half !== undefined, "an import is under way");
+  (pg, sql) =>
+    withImportOnA(pg, sql, [3], async ({ a, b, hold, pending, half }) => {
       assert.equal(await b.t.app.services.projectImport.removeLeftovers(), 0, "A's, which runs");
 
       // A goes as a killed process does: its connections close, its number with them.
       await a.t.app.services.presence.stop();
       assert.equal(await b.t.app.services.projectImport.removeLeftovers(), 1);
       assert.deepEqual(await importing(sql), []);
-      assert.equal((await sql`SELECT id FROM projects WHERE id = ${half}`).length, 0);
+      assert.equal(await projectExists(sql, half), false);
 
       hold.release(3);
       assert.equal((await pending).status, 500, "A's import, had it gone on, writes nothing");
-      assert.equal((await sql`SELECT id FROM projects WHERE id = ${half}`).length, 0);
-    } finally {
-      await close();
-    }
-  },
+      assert.equal(await projectExists(sql, half), false);
+    }),
 ));

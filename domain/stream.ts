@@ -3,6 +3,7 @@
  * subscription is made first and the events missed since `Last-Event-ID` are read after it,
  * so nothing falls between replay and live delivery.
  */
+import { newestEventIds } from "../db/event_relay.ts";
 import { type EventRow, EVENTS_KEPT, eventsAfter } from "../db/events.ts";
 import { USER_EVENTS_KEPT, type UserEventRow, userEventsAfter } from "../db/user_events.ts";
 import { projectAccess } from "./access.ts";
@@ -39,6 +40,7 @@ async function subscribeThenReplay(
   projectId: number | null,
   input: StreamInput,
   read: (afterId: number) => Promise<Array<EventRow | UserEventRow>>,
+  newest: () => Promise<number>,
 ): Promise<OpenedStream> {
   const held: Array<{ bytes: Uint8Array; id: number | undefined }> = [];
   let holding = true;
@@ -56,14 +58,21 @@ async function subscribeThenReplay(
     write: (bytes, id) => holding ? held.push({ bytes, id }) : live(bytes, id),
     close: input.sink.close,
   });
-  let replay: Array<EventRow | UserEventRow>;
+  let replay: Array<EventRow | UserEventRow> = [];
   try {
-    replay = input.lastEventId === null ? [] : await read(input.lastEventId);
+    if (input.lastEventId === null) {
+      // Without Last-Event-ID the stream starts now: an event committed before is not sent,
+      // even when it is published late (on PostgreSQL every instance hears of its events after
+      // their commit). Ids commit in order, so those after the newest one now are the new ones.
+      replayed = await newest();
+    } else {
+      replay = await read(input.lastEventId);
+      replayed = replay.at(-1)?.id ?? input.lastEventId;
+    }
   } catch (error) {
     unsubscribe();
     throw error;
   }
-  replayed = replay.at(-1)?.id ?? input.lastEventId ?? 0;
   const release = () => {
     if (!holding) return;
     holding = false;
@@ -87,6 +96,7 @@ export async function openStream(
     input.projectId,
     input,
     (afterId) => eventsAfter(ctx.db, input.projectId, afterId, EVENTS_KEPT),
+    async () => (await newestEventIds(ctx.db)).project,
   );
 }
 
@@ -102,6 +112,7 @@ export function openUserStream(
     null,
     input,
     (afterId) => userEventsAfter(ctx.db, actor.id, afterId, USER_EVENTS_KEPT),
+    async () => (await newestEventIds(ctx.db)).user,
   );
 }
 

@@ -4,6 +4,7 @@ import { type TestServer, testServer } from "../helpers/app.ts";
 import {
   api,
   createProject,
+  eventually,
   expectJson,
   expectNoContent,
   type Json,
@@ -210,6 +211,33 @@ Deno.test("Stream: without Last-Event-ID nothing old is replayed; non-members ge
     const [event] = await take(sse, 1);
     assert.equal(event!.data.id, after.id, "the old message is not replayed");
   } finally {
+    for (const s of streams) await s.close();
+    await t.close();
+  }
+});
+
+Deno.test("Stream: without Last-Event-ID an event committed before it opened is not sent, even when published late", async () => {
+  // On PostgreSQL every instance hears of an event through the relay, after its commit, and a
+  // stream may open in between: here the hub holds a publication back to make that happen.
+  const t = await testServer();
+  const streams: OpenedSse[] = [];
+  const hub = t.app.services.hub;
+  const publish = hub.publish;
+  try {
+    const { alice, project } = await team(t);
+    const late: Array<Parameters<typeof publish>> = [];
+    hub.publish = (...args) => void late.push(args);
+    await sendChat(t, alice.cookie, project.id, "before");
+    await eventually(() => late.length === 1, "the event of 'before' is on its way");
+    const sse = await open(t, alice.cookie, project.id);
+    streams.push(sse);
+    hub.publish = publish;
+    for (const args of late) publish.apply(hub, args); // "before" arrives now, late
+    const after = await sendChat(t, alice.cookie, project.id, "after");
+    const [event] = await take(sse, 1);
+    assert.equal(event!.data.id, after.id, "the message committed before the stream is not sent");
+  } finally {
+    hub.publish = publish;
     for (const s of streams) await s.close();
     await t.close();
   }

@@ -88,15 +88,8 @@ export async function startPostgres(
     "C.UTF-8",
     "--no-sync",
   ], asUser);
-  const port = freePort();
-  const settings = {
-    listen_addresses: "127.0.0.1",
-    port: String(port),
-    unix_socket_directories: dir,
-    max_connections: "200",
-    ...options.settings,
-  };
-  const serverOptions = Object.entries(settings).map(([k, v]) => `-c ${k}=${v}`).join(" ");
+  let port = 0;
+  let serverOptions = "";
   const start = () =>
     run([
       join(bin, "pg_ctl"),
@@ -109,9 +102,30 @@ export async function startPostgres(
       "--wait",
       "start",
     ], asUser);
+  // A port free when asked may be taken before the server binds it (other clusters of the
+  // suite start at the same time): then the start fails, and another port is tried.
+  for (let attempt = 1;; attempt++) {
+    port = freePort();
+    const settings = {
+      listen_addresses: "127.0.0.1",
+      port: String(port),
+      unix_socket_directories: dir,
+      max_connections: "200",
+      ...options.settings,
+    };
+    serverOptions = Object.entries(settings).map(([k, v]) => `-c ${k}=${v}`).join(" ");
+    try {
+      await start();
+      break;
+    } catch (error) {
+      if (attempt >= 3) {
+        await Deno.remove(dir, { recursive: true }).catch(() => {});
+        throw error;
+      }
+    }
+  }
   const halt = () =>
     run([join(bin, "pg_ctl"), "--pgdata", data, "--mode", "fast", "--wait", "stop"], asUser);
-  await start();
   const database = options.database ?? "collab";
   await run([join(bin, "createdb"), "-h", dir, "-p", String(port), "-U", user, database], asUser);
   let stopped = false;

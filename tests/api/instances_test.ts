@@ -24,7 +24,7 @@ import {
 } from "../helpers/api.ts";
 import { receiver } from "../helpers/receiver.ts";
 import { DAY } from "../helpers/trash.ts";
-import { fanOutAll } from "../../domain/webhook_outbox.ts";
+import { fanOutAll, RETRY_DELAYS_MS } from "../../domain/webhook_outbox.ts";
 import { CLAIM_LEASE_MS } from "../../domain/webhook_sender.ts";
 import { postgresTest } from "../helpers/postgres.ts";
 import { exportProject, importZip, richProject } from "../helpers/project_fixture.ts";
@@ -404,6 +404,45 @@ async function importing(sql: postgres.Sql): Promise<number[]> {
     SELECT id FROM projects WHERE importing_since IS NOT NULL ORDER BY id`;
   return rows.map((r) => Number(r.id));
 }
+
+Deno.test(postgresTest(
+  "while one instance retries a webhook's delivery the other does not start the webhook's next one",
+  async (pg, sql) => {
+    const env = { WEBHOOK_ALLOW_HOSTS: "127.0.0.1" };
+    const { a, b, close } = await twoInstances(pg.url, sql, { env });
+    const rx = receiver();
+    try {
+      const owner = await signUp(a.t, "owner@example.com");
+      const project = await createProject(a.t, owner.cookie, "Retried in order");
+      const res = await api(a.t, "POST", `/api/projects/${project.id}/webhooks`, {
+        cookie: owner.cookie,
+        body: { url: rx.url, events: ["chat.message.created"] },
+      });
+      assert.equal(res.status, 201);
+      const senderA = a.t.app.services.webhookSender;
+      const senderB = b.t.app.services.webhookSender;
+      const first = await post(a.t, owner.cookie, project.id, "first");
+      rx.answer = () => 500;
+      assert.equal(await senderA.runOnce(), 1, "the first attempt fails");
+      // Its retry falls due; A sends it, and the receiver holds it.
+      for (const { t } of [a, b]) t.clock.advance(RETRY_DELAYS_MS[0]!);
+      rx.answer = () => "hang";
+      const onA = senderA.runOnce();
+      await rx.waitFor(2);
+      const second = await post(b.t, owner.cookie, project.id, "second");
+      assert.equal(await senderB.runOnce(), 0, "A holds the webhook's retry");
+      rx.release(200);
+      assert.equal(await onA, 1);
+      rx.answer = () => 200;
+      assert.equal(await senderB.runOnce(), 1);
+      const sent = rx.received.map((r) => JSON.parse(r.body).data.id);
+      assert.deepEqual(sent, [first, first, second]);
+    } finally {
+      await rx.close();
+      await close();
+    }
+  },
+));
 
 /** An import under way on A, held after its first `holds` commit; what the import tests share. */
 interface HeldImport {

@@ -81,6 +81,13 @@ export async function userEventsByIds(q: Queries, ids: number[]): Promise<UserEv
   return rows.map(({ ownerId, ...r }) => ({ ...r, userId: ownerId }));
 }
 
+/** The newest id of one log (0 when empty): where a stream opened now starts. */
+export async function newestEventId(q: Queries, log: "project" | "user"): Promise<number> {
+  const table = log === "project" ? "project_events" : "user_events";
+  const row = await q.get<{ id: number }>(`SELECT coalesce(max(id), 0) AS id FROM ${table}`);
+  return Number(row?.id ?? 0);
+}
+
 /** The newest ids of both logs (0 when empty): where a catch-up starts from. */
 export async function newestEventIds(q: Queries): Promise<{ project: number; user: number }> {
   const row = await q.get<{ project: number; user: number }>(

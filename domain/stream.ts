@@ -3,7 +3,7 @@
  * subscription is made first and the events missed since `Last-Event-ID` are read after it,
  * so nothing falls between replay and live delivery.
  */
-import { newestEventIds } from "../db/event_relay.ts";
+import { newestEventId } from "../db/event_relay.ts";
 import { type EventRow, EVENTS_KEPT, eventsAfter } from "../db/events.ts";
 import { USER_EVENTS_KEPT, type UserEventRow, userEventsAfter } from "../db/user_events.ts";
 import { projectAccess } from "./access.ts";
@@ -96,7 +96,7 @@ export async function openStream(
     input.projectId,
     input,
     (afterId) => eventsAfter(ctx.db, input.projectId, afterId, EVENTS_KEPT),
-    async () => (await newestEventIds(ctx.db)).project,
+    () => newestEventId(ctx.db, "project"),
   );
 }
 
@@ -112,7 +112,7 @@ export function openUserStream(
     null,
     input,
     (afterId) => userEventsAfter(ctx.db, actor.id, afterId, USER_EVENTS_KEPT),
-    async () => (await newestEventIds(ctx.db)).user,
+    () => newestEventId(ctx.db, "user"),
   );
 }
 

@@ -1,7 +1,7 @@
 /**
  * Queries of the search index, kept in step by triggers: on SQLite an FTS5 trigram index
- * (migrations 006, 008 and 016), on PostgreSQL a table with a pg_trgm index
- * (`postgres/006_search.sql`). The two engines' SQL differ here and only here; both give the
+ * (migrations 006, 008 and 016), on PostgreSQL a narrow table of live items' text with a
+ * pg_trgm index (`postgres/006_search.sql`, `postgres/022_search_text.sql`). The two engines' SQL differ here and only here; both give the
  * same answers on the same data (`tests/db/search_engines_test.ts`).
  */
 import type { Engine, Queries } from "./engine.ts";
@@ -121,9 +121,16 @@ const FEW_MATCHES = 2000;
  * PostgreSQL: every term is `doc LIKE '%term%'` on the lower-cased text (title and body joined
  * by a newline, which no term holds, so a term matches within one of them, as on SQLite),
  * through the trigram index; a two-character term first through the index of its pieces. The
- * count comes first, and says how to read the page (`FEW_MATCHES`). Newest first is `seq`,
- * the order items were indexed in.
+ * matches are found in `search_text`, the narrow table of live items' text (migration 022), and
+ * only the page's titles and bodies are read from `search_index`. The count comes first, and
+ * says how to read the page (`FEW_MATCHES`). Newest first is `seq`, the order items were
+ * indexed in.
  */
+/** The planner settings of a PostgreSQL search's transaction (why: `searchPostgres`). */
+export const POSTGRES_SEARCH_SETTINGS = "SELECT set_config('enable_seqscan', 'off', true), " +
+  "set_config('plan_cache_mode', 'force_custom_plan', true), " +
+  "set_config('max_parallel_workers_per_gather', '0', true)";
+
 function searchPostgres(
   engine: Engine,
   q: SearchQuery & { projectIds: number[] },
@@ -132,9 +139,14 @@ function searchPostgres(
   // The planner underrates what reading every row costs here (each row's `doc` is read and
   // matched): for a two-character term found in a quarter of the rows it chose
   // a scan of the whole table (128 ms) over the index (bench/search.md). Within this
-  // transaction it takes an index whenever one applies.
+  // transaction it takes an index whenever one applies. And it plans each statement for its
+  // own terms: a plan made once for any pattern (a prepared statement's generic plan, after
+  // five runs) looked a two-character term up in the trigram index, which has no trigram for
+  // it and so yields every row (3 s instead of 12 ms at 100,000 items). Nor does it share the
+  // work with parallel workers: each is a new process, which first maps every page of shared
+  // memory it reads, and the count of a two-character term took 75 ms with them, 12 without.
   return engine.transaction(async (tx) => {
-    await tx.run("SET LOCAL enable_seqscan = off");
+    await tx.run(POSTGRES_SEARCH_SETTINGS);
     return await pagePostgres(tx, q, fewMatches);
   });
 }
@@ -148,7 +160,7 @@ async function pagePostgres(
   // LIKE conditions that decide every term.
   type Part = { sql: string; args: Array<string | number> };
   const scope: Part[] = [{
-    sql: `live AND project_id IN (${q.projectIds.map(() => "?").join(", ")})`,
+    sql: `project_id IN (${q.projectIds.map(() => "?").join(", ")})`,
     args: q.projectIds,
   }];
   if (q.type !== null) scope.push({ sql: "type = ?", args: [q.type] });
@@ -171,27 +183,31 @@ async function pagePostgres(
   const found = where([...scope, ...pairs, ...likes]);
   const total = Number(
     (await db.get<{ n: number }>(
-      `SELECT count(*) AS n FROM search_index WHERE ${found.clause}`,
+      `SELECT count(*) AS n FROM search_text WHERE ${found.clause}`,
       found.args,
     ))!.n,
   );
   if (total === 0 || q.offset >= total) return { items: [], total };
-  const order = q.projectIds.length === 1
-    ? "seq DESC"
-    : "created_at DESC, project_id DESC, seq DESC";
-  const columns = "project_id, type, item_id, title, body, created_at, seq";
+  const order = (from: string) =>
+    (q.projectIds.length === 1 ? ["seq"] : ["created_at", "project_id", "seq"])
+      .map((column) => `${from}${column} DESC`).join(", ");
+  // The page's matches (newest first), then their titles and bodies.
+  const page = (matches: string) =>
+    `SELECT i.project_id, i.type, i.item_id, i.title, i.body, i.created_at
+     FROM (${matches} ORDER BY ${order("")} LIMIT ? OFFSET ?) p
+     JOIN search_index i ON i.seq = p.seq ORDER BY ${order("p.")}`;
+  const columns = "seq, project_id, created_at";
   // Many matches: newest first through the order index, each row read decided by LIKE alone
   // (computing its pieces too would cost more than it saves).
   const walked = where([...scope, ...likes]);
   const rows = total <= fewMatches
     ? await db.all<HitRow>(
-      `WITH m AS MATERIALIZED (SELECT ${columns} FROM search_index WHERE ${found.clause})
-       SELECT * FROM m ORDER BY ${order} LIMIT ? OFFSET ?`,
+      `WITH m AS MATERIALIZED (SELECT ${columns} FROM search_text WHERE ${found.clause}) ` +
+        page("SELECT * FROM m"),
       [...found.args, q.limit, q.offset],
     )
     : await db.all<HitRow>(
-      `SELECT ${columns} FROM search_index WHERE ${walked.clause}
-       ORDER BY ${order} LIMIT ? OFFSET ?`,
+      page(`SELECT ${columns} FROM search_text WHERE ${walked.clause}`),
       [...walked.args, q.limit, q.offset],
     );
   return { items: rows.map(hitOf), total };

@@ -145,6 +145,7 @@ Deno.test("the server's own migrations are numbered from 001 with their fixed me
     "019_webhook_outbox.sql",
     "020_throttles.sql",
     "021_instance_holds.sql",
+    "022_search_text.sql",
   ]);
 });
 

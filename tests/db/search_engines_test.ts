@@ -1,7 +1,8 @@
 /**
  * The search on both engines gives the same answers on the same data: the SQLite FTS5 trigram
  * index (migrations 006, 008, 016) and the PostgreSQL pg_trgm table (`postgres/006_search.sql`,
- * `postgres/016_todo_checklists.sql`), each kept in step by its triggers. The same rows are
+ * `postgres/016_todo_checklists.sql`, `postgres/022_search_text.sql`), each kept in step by its
+ * triggers. The same rows are
  * written through the storage interface on both, then edited, trashed, restored and purged, and
  * every search (long, two-character and one-character terms, Japanese, case, tags, checklist
  * entries, a type, pages, one project and several) is asked of both and compared: the hits, their
@@ -9,6 +10,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import type postgres from "postgres";
 import type { Engine } from "../../db/engine.ts";
 import { migrate, MIGRATIONS_DIR } from "../../db/migrate.ts";
 import { openPostgresEngine } from "../../db/postgres/engine.ts";
@@ -141,6 +143,24 @@ async function seed(e: Engine): Promise<void> {
   await run("DELETE FROM todo_items WHERE id = 114", []);
 }
 
+/**
+ * PostgreSQL's `search_text` (migration 022) against what it should hold: the text of every live
+ * row of `search_index`, and nothing else.
+ */
+async function assertTextInStep(sql: postgres.Sql): Promise<void> {
+  const rows = (q: Promise<postgres.RowList<postgres.Row[]>>) =>
+    q.then((r) => r.map((row) => ({ ...row })));
+  const held = await rows(
+    sql`SELECT seq::int, project_id::int, type, created_at, doc FROM search_text ORDER BY seq`,
+  );
+  const live = await rows(
+    sql`SELECT seq::int, project_id::int, type, created_at, lower(title || E'\n' || body) AS doc
+        FROM search_index WHERE live ORDER BY seq`,
+  );
+  assert.ok(live.length > 0);
+  assert.deepEqual(held, live);
+}
+
 /** The searches compared, as the domain would split them. */
 const QUERIES: Array<{ q: string; type?: string; projects?: number[]; page?: [number, number] }> = [
   { q: "meeting" },
@@ -205,6 +225,7 @@ Deno.test(
       await migratePostgres(sql, POSTGRES_MIGRATIONS_DIR, NOW);
       await seed(lite);
       await seed(pge);
+      await assertTextInStep(sql);
       const fromSqlite = await answers(lite);
       // PostgreSQL reads a page from all the matches sorted, or (past a number of matches)
       // from its newest-first index: both ways give SQLite's answers.
@@ -234,4 +255,61 @@ Deno.test(
       await Deno.remove(dir, { recursive: true });
     }
   }),
+);
+
+Deno.test(
+  postgresTest(
+    "022 moves the text of the items indexed before it, and the answers stay SQLite's",
+    async (pg, sql) => {
+      const dir = await Deno.makeTempDir({ prefix: "search-engines-" });
+      const db = openDatabase(join(dir, "collab.db"));
+      const lite = sqliteEngine(db);
+      const pge = openPostgresEngine(pg.url);
+      try {
+        // The PostgreSQL sequence up to 021, rows written under it, then the whole sequence.
+        const before = join(dir, "postgres-021");
+        await Deno.mkdir(before);
+        for await (const entry of Deno.readDir(POSTGRES_MIGRATIONS_DIR)) {
+          const version = Number(entry.name.slice(0, 3));
+          if (entry.name.endsWith(".sql") && version <= 21) {
+            await Deno.copyFile(
+              join(POSTGRES_MIGRATIONS_DIR, entry.name),
+              join(before, entry.name),
+            );
+          }
+        }
+        await migratePostgres(sql, before, NOW);
+        await seed(pge);
+        assert.deepEqual(
+          (await sql`SELECT to_regclass('search_text') AS t`)[0]!.t,
+          null,
+          "021 has no search_text",
+        );
+        await migratePostgres(sql, POSTGRES_MIGRATIONS_DIR, NOW);
+        await assertTextInStep(sql);
+        migrate(db, MIGRATIONS_DIR, NOW);
+        await seed(lite);
+        assert.deepEqual(await answers(pge), await answers(lite));
+        // And the trigger keeps it in step from then on.
+        await pge.run("UPDATE notes SET deleted_at = ? WHERE id = 108", [at(50)]);
+        await pge.run("UPDATE milestones SET deleted_at = NULL WHERE id = 107", []);
+        await pge.run("UPDATE chat_messages SET text = 'renamed' WHERE id = 102", []);
+        await pge.run("DELETE FROM chat_messages WHERE id = 109", []);
+        await assertTextInStep(sql);
+        const found = await searchProjects(pge, {
+          projectIds: [1, 2],
+          type: null,
+          longTerms: ["プロジェクト"],
+          shortTerms: [],
+          limit: 20,
+          offset: 0,
+        });
+        assert.deepEqual(found.items.map((h) => `${h.type}:${h.itemId}`), ["milestone:107"]);
+      } finally {
+        await pge.close();
+        await db.close();
+        await Deno.remove(dir, { recursive: true });
+      }
+    },
+  ),
 );

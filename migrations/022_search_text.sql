@@ -1,0 +1,4 @@
+-- SQLite: nothing to do. On PostgreSQL this version moves the searchable text into a narrow
+-- table of its own (postgres/022_search_text.sql), so that counting a common term's matches
+-- reads fewer pages; FTS5 counts a term's matches from its doclists without reading the rows.
+-- The file keeps both engines' sequences at the same version numbers.

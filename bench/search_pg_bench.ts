@@ -24,6 +24,7 @@ import postgres from "postgres";
 import type { Engine, Queries } from "../db/engine.ts";
 import { openPostgresEngine } from "../db/postgres/engine.ts";
 import { migratePostgres, POSTGRES_MIGRATIONS_DIR } from "../db/postgres/migrate.ts";
+import { POSTGRES_SEARCH_SETTINGS } from "../db/search.ts";
 import { sqliteEngine } from "../db/sqlite_engine.ts";
 import { searchProjectItems } from "../domain/search.ts";
 import { createServices } from "../domain/services.ts";
@@ -76,12 +77,13 @@ function tracing(engine: Engine): { engine: Engine; seen: Statement[] } {
       ...engine,
       ...traced(engine),
       transaction: (fn) => engine.transaction((tx) => fn(traced(tx))),
+      read: (fn) => engine.read((reads) => fn(traced(reads))),
     },
     seen,
   };
 }
 
-/** Prints PostgreSQL's plan, with timings, of each statement; `preferIndexes` as the search. */
+/** Prints PostgreSQL's plan, with timings, of each statement (`preferIndexes`: as a search). */
 async function printPlans(
   title: string,
   pge: Engine,
@@ -91,7 +93,7 @@ async function printPlans(
   console.log(`\n${title}:`);
   for (const { text, params } of seen) {
     const plan = await pge.transaction(async (tx) => {
-      if (preferIndexes) await tx.run("SET LOCAL enable_seqscan = off");
+      if (preferIndexes) await tx.run(POSTGRES_SEARCH_SETTINGS);
       return await tx.all<Record<string, string>>(
         `EXPLAIN (ANALYZE, BUFFERS) ${text}`,
         params as never,
@@ -232,7 +234,7 @@ async function main(): Promise<boolean> {
           type: c.type,
           page: { page: c.page, pageSize: PAGE_SIZE },
         });
-        // As the search runs them: in a transaction that prefers indexes (db/search.ts).
+        // As the search runs them: in a transaction with its settings (db/search.ts).
         await printPlans(`plans of ${c.label}`, pge, seen, true);
       }
       const { engine, seen } = tracing(pge);

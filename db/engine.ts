@@ -60,6 +60,15 @@ export interface Engine extends Queries {
    */
   transaction<T>(fn: (tx: Queries) => Promise<T>): Promise<T>;
   /**
+   * Runs `fn`, reads that belong together (started at once, say), over `reads`, which refuse to
+   * write. On PostgreSQL they go down one connection of the pool in a `REPEATABLE READ READ
+   * ONLY` transaction: those started at once are sent together (a round trip for the lot, not a
+   * connection each), and all of them see the same committed data. On SQLite they are the
+   * engine's own reads, on its read connection, where one round of reads costs no wait; a write
+   * may commit between two awaits. Like a transaction, `fn` awaits only its own queries.
+   */
+  read<T>(fn: (reads: Queries) => Promise<T>): Promise<T>;
+  /**
    * PostgreSQL only: hears the notifications sent on `channel` (`pg_notify`, by any instance)
    * on a connection of its own, reconnecting when it is lost. Notifications sent while it was
    * lost are gone: `onListening`, called each time listening (re)starts, is when to catch up.

@@ -97,6 +97,10 @@ export function sqliteEngine(database: Database): Engine {
     },
     run: (text: string, params: SqlValue[] = []) => transaction((tx) => tx.run(text, params)),
     transaction,
+    read: <T>(fn: (reads: Queries) => Promise<T>): Promise<T> => {
+      outside();
+      return within(() => fn({ ...reads, run: refuseWrite }));
+    },
     snapshot: () =>
       new Promise<Snapshot>((resolve) => {
         outside();

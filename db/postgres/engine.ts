@@ -192,6 +192,13 @@ export function openPostgresEngine(url: string, options: { max?: number } = {}):
       outside();
       return await sql.begin((tx) => within(() => fn(queriesOf(tx)))) as T;
     },
+    async read<T>(fn: (reads: Queries) => Promise<T>): Promise<T> {
+      outside();
+      return await sql.begin(
+        "ISOLATION LEVEL REPEATABLE READ READ ONLY",
+        (tx) => within(() => fn({ ...queriesOf(tx), run: refuseWrite })),
+      ) as T;
+    },
     async snapshot(): Promise<Snapshot> {
       outside();
       const connection = await sql.reserve();

@@ -210,6 +210,14 @@ Deno.test("the dashboards cost the same number of queries however much data ther
     });
     await post(t, ann, `/api/projects/${p}/chat/messages`, { text: "seed" });
     const smallProject = await count(`/api/projects/${p}/dashboard`);
+    // The project dashboard is one read: every query past the session's in it (on PostgreSQL,
+    // one connection and one view of the data).
+    const shown = await spy.during(async () =>
+      expectJson(await api(t, "GET", `/api/projects/${p}/dashboard`, { cookie: ann }), 200)
+    );
+    assert.equal(shown.reads, 1);
+    assert.ok(shown.queriesInReads >= 15, `${shown.queriesInReads} queries in the read`);
+    assert.ok(shown.queries - shown.queriesInReads <= 2, `${shown.queries} queries in all`);
     const smallPersonal = await count("/api/dashboard");
     for (let i = 0; i < 5; i++) {
       const extra = await createProject(t, ann, `P${i}`);

@@ -141,6 +141,43 @@ const CASES: Array<[string, (e: Engine) => Promise<void>]> = [
     },
   ],
   [
+    "a read serves reads started at once, refuses writes and the engine's own calls inside it",
+    async (e) => {
+      await e.run("INSERT INTO things (name, n) VALUES (?, ?), (?, ?)", ["a", 1, "b", 2]);
+      const refused =
+        /Cannot use the engine inside one of its transactions: use the transaction's queries/;
+      const result = await e.read(async (reads) => {
+        const [all, one, none] = await Promise.all([
+          names(reads),
+          reads.get<{ n: number }>("SELECT n FROM things WHERE name = ?", ["b"]),
+          reads.get("SELECT n FROM things WHERE name = ?", ["c"]),
+        ]);
+        await assert.rejects(
+          () => reads.run("INSERT INTO things (name) VALUES (?)", ["through"]),
+          /Cannot write through a snapshot: it is read-only/,
+        );
+        await assert.rejects(async () => await e.get("SELECT name FROM things"), refused);
+        await assert.rejects(
+          async () => await e.run("INSERT INTO things (name) VALUES (?)", ["beside"]),
+          refused,
+        );
+        return { all, one: one!.n, none };
+      });
+      assert.deepEqual(result, { all: ["a", "b"], one: 2, none: undefined });
+      assert.deepEqual(await names(e), ["a", "b"]);
+      // A read that throws passes its error on, and the engine serves the next one.
+      await assert.rejects(
+        () =>
+          e.read(async (reads) => {
+            await names(reads);
+            throw new Error("changed its mind");
+          }),
+        /changed its mind/,
+      );
+      assert.deepEqual(await e.read(names), ["a", "b"]);
+    },
+  ],
+  [
     "inside one of its transactions the engine refuses its own calls; the transaction's are served",
     async (e) => {
       const refused =
@@ -319,6 +356,34 @@ Deno.test(
         }
         assert.deepEqual(await names(e), ["beside", "inside"]);
       } finally {
+        await e.close();
+      }
+    },
+  ),
+);
+
+Deno.test(
+  postgresTest(
+    "PostgreSQL engine: a read sees the data committed when it began, whatever commits during it",
+    async (pg) => {
+      const e = openPostgresEngine(pg.url);
+      const other = openPostgresEngine(pg.url);
+      try {
+        await e.run(SCHEMA.postgres);
+        await e.run("INSERT INTO things (name) VALUES (?)", ["before"]);
+        const seen = await e.read(async (reads) => {
+          const first = await names(reads);
+          // Another instance commits between the read's two statements.
+          await other.run("INSERT INTO things (name) VALUES (?)", ["during"]);
+          return [first, await names(reads)];
+        });
+        assert.deepEqual(seen, [["before"], ["before"]]);
+        assert.deepEqual(await names(e), ["before", "during"]);
+        assert.deepEqual(await e.get("SHOW transaction_isolation"), {
+          transaction_isolation: "read committed",
+        });
+      } finally {
+        await other.close();
         await e.close();
       }
     },

@@ -11,6 +11,9 @@ export interface EngineCounts {
   queries: number;
   /** Write transactions: `transaction` calls, and `run` outside one (its own transaction). */
   transactions: number;
+  /** `read` calls, and the statements run inside them (counted in `queries` too). */
+  reads: number;
+  queriesInReads: number;
 }
 
 /** A spy on an engine: its counts, and how to stop it. */
@@ -28,22 +31,25 @@ export interface EngineSpy {
 
 /** Starts counting the queries and transactions of `engine` (patched in place). */
 export function spyOnEngine(engine: Engine): EngineSpy {
-  const counts: EngineCounts = { queries: 0, transactions: 0 };
-  const { get, all, run, transaction } = engine;
+  const counts: EngineCounts = { queries: 0, transactions: 0, reads: 0, queriesInReads: 0 };
+  const { get, all, run, transaction, read } = engine;
   // While `during` runs, only calls made inside its function count.
   const scope = new AsyncLocalStorage<true>();
   let scoped = false;
-  const query = () => {
-    if (!scoped || scope.getStore()) counts.queries++;
+  const counting = () => !scoped || scope.getStore() !== undefined;
+  const query = (inRead = false) => {
+    if (!counting()) return;
+    counts.queries++;
+    if (inRead) counts.queriesInReads++;
   };
   const write = () => {
-    if (!scoped || scope.getStore()) counts.transactions++;
+    if (counting()) counts.transactions++;
   };
-  const counted = (q: Queries): Queries => ({
+  const counted = (q: Queries, inRead = false): Queries => ({
     kind: q.kind,
-    get: <T = Row>(text: string, params?: SqlValue[]) => (query(), q.get<T>(text, params)),
-    all: <T = Row>(text: string, params?: SqlValue[]) => (query(), q.all<T>(text, params)),
-    run: (text: string, params?: SqlValue[]) => (query(), q.run(text, params)),
+    get: <T = Row>(text: string, params?: SqlValue[]) => (query(inRead), q.get<T>(text, params)),
+    all: <T = Row>(text: string, params?: SqlValue[]) => (query(inRead), q.all<T>(text, params)),
+    run: (text: string, params?: SqlValue[]) => (query(inRead), q.run(text, params)),
   });
   Object.assign(engine, {
     get: <T = Row>(text: string, params?: SqlValue[]) => (query(), get<T>(text, params)),
@@ -52,16 +58,18 @@ export function spyOnEngine(engine: Engine): EngineSpy {
     transaction: <T>(fn: (tx: Queries) => Promise<T>) => (
       write(), transaction<T>((tx) => fn(counted(tx)))
     ),
+    read: <T>(fn: (reads: Queries) => Promise<T>) => {
+      if (counting()) counts.reads++;
+      return read<T>((reads) => fn(counted(reads, true)));
+    },
   });
   return {
     counts,
     reset() {
-      counts.queries = 0;
-      counts.transactions = 0;
+      Object.assign(counts, { queries: 0, transactions: 0, reads: 0, queriesInReads: 0 });
     },
     async during(fn) {
-      counts.queries = 0;
-      counts.transactions = 0;
+      Object.assign(counts, { queries: 0, transactions: 0, reads: 0, queriesInReads: 0 });
       scoped = true;
       try {
         await scope.run(true, fn);
@@ -71,7 +79,7 @@ export function spyOnEngine(engine: Engine): EngineSpy {
       return { ...counts };
     },
     restore() {
-      Object.assign(engine, { get, all, run, transaction });
+      Object.assign(engine, { get, all, run, transaction, read });
     },
   };
 }

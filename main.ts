@@ -19,7 +19,6 @@ import {
 import { type Database, isDamaged, openDatabase, quickCheck } from "./db/sqlite.ts";
 import { sqliteEngine } from "./db/sqlite_engine.ts";
 import { removeLeftoverBackupWork } from "./domain/backup.ts";
-import { SWEEP_INTERVAL_MS } from "./domain/trash.ts";
 import { type Config, ConfigError, parseConfig } from "./domain/config.ts";
 import { WorkerPoster } from "./domain/webhook_poster.ts";
 import { createApp, type Lifecycle } from "./routes/app.ts";
@@ -210,7 +209,7 @@ async function shutdown(signal: string): Promise<void> {
     await Promise.race([requests.drained().then(() => server.shutdown()), deadline]);
     clearTimeout(timer);
     await sweeps.stop(); // a sweep in progress stops at its next batch
-    clearInterval(importLeftoverTimer);
+    await leftoverRemoval.stop();
     await senderStopped;
     await app.services.relay.stop();
     await app.services.presence.stop();
@@ -238,12 +237,10 @@ app.services.webhookSender.start();
 // An import a crash cut short left a hidden project: removed now, in short batches between
 // requests (domain/project_import.ts), and hourly after, for those of another instance that
 // stopped (their lease runs out first).
-const removeImportLeftovers = () =>
-  app.services.projectImport.removeLeftovers().then(
-    (removed) => {
-      if (removed > 0) console.log(`import leftovers: removed ${removed} unfinished projects`);
-    },
-    (error) => console.error(`Cannot remove the leftovers of unfinished imports: ${reason(error)}`),
-  );
-void removeImportLeftovers();
-const importLeftoverTimer = setInterval(removeImportLeftovers, SWEEP_INTERVAL_MS);
+const leftoverRemoval = app.services.projectImport.startLeftoverRemoval({
+  onRemoved: (removed) => {
+    if (removed > 0) console.log(`import leftovers: removed ${removed} unfinished projects`);
+  },
+  onError: (error) =>
+    console.error(`Cannot remove the leftovers of unfinished imports: ${reason(error)}`),
+});

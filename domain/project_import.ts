@@ -962,6 +962,29 @@ export function createProjectImport(
     }
   }
 
+  /**
+   * Removes the hidden projects of imports a crash (or a failed clean-up) left unfinished, with
+   * their rows and stored bytes, in short batches. An import running here is left alone, and so
+   * is one whose lease another instance still holds (it is writing it, or removing it). A call
+   * while one runs joins it. Returns how many it removed.
+   */
+  function removeLeftovers(): Promise<number> {
+    removing ??= (async () => {
+      let removed = 0;
+      for (const projectId of await importLeftoverIds(db, ctx.clock.now().toISOString())) {
+        if (running.has(projectId)) continue;
+        const now = ctx.clock.now().toISOString();
+        if (!await db.transaction((tx) => takeImportLeftover(tx, projectId, now, lease()))) {
+          continue;
+        }
+        await removeUnfinished(projectId);
+        removed++;
+      }
+      return removed;
+    })().finally(() => removing = null);
+    return removing;
+  }
+
   return {
     /** Imports an archive as a new project owned by `actor`; all or none. */
     async import(
@@ -1020,31 +1043,44 @@ export function createProjectImport(
       }
     },
 
+    /** Removes the leftovers of unfinished imports now (see `removeLeftovers` above). */
+    removeLeftovers,
+
     /**
-     * Removes the hidden projects of imports a crash (or a failed clean-up) left unfinished,
-     * with their rows and stored bytes, in short batches. An import running here is left
-     * alone, and so is one whose lease another instance still holds (it is writing it, or
-     * removing it). Called at start-up and now and then after; a call while one runs joins it.
-     * Returns how many it removed.
+     * Removes leftovers now and then every `intervalMs` (an hour) until stopped: at start-up
+     * those a crash left, later those of another instance that stopped (once their lease runs
+     * out). How many each run removed, and its failures, go to the callbacks; a failed run is
+     * tried again at the next interval. `stop` waits for a run under way.
      */
-    removeLeftovers(): Promise<number> {
-      removing ??= (async () => {
-        let removed = 0;
-        for (const projectId of await importLeftoverIds(db, ctx.clock.now().toISOString())) {
-          if (running.has(projectId)) continue;
-          const now = ctx.clock.now().toISOString();
-          if (!await db.transaction((tx) => takeImportLeftover(tx, projectId, now, lease()))) {
-            continue;
-          }
-          await removeUnfinished(projectId);
-          removed++;
-        }
-        return removed;
-      })().finally(() => removing = null);
-      return removing;
+    startLeftoverRemoval(
+      schedule: {
+        intervalMs?: number;
+        onRemoved?: (removed: number) => void;
+        onError?: (error: unknown) => void;
+      } = {},
+    ): { stop(): Promise<void> } {
+      const run = () => {
+        // A tick while a removal still runs would only join it and report it twice.
+        if (removing) return;
+        removeLeftovers().then(
+          (removed) => schedule.onRemoved?.(removed),
+          (error) => schedule.onError?.(error),
+        );
+      };
+      run();
+      const timer = setInterval(run, schedule.intervalMs ?? LEFTOVER_INTERVAL_MS);
+      return {
+        async stop() {
+          clearInterval(timer);
+          await removing?.catch(() => {});
+        },
+      };
     },
   };
 }
+
+/** How often an instance looks for leftovers of imports after its start: hourly. */
+export const LEFTOVER_INTERVAL_MS = 3_600_000;
 
 /** A domain error for a problem of the archive itself (other errors pass unchanged). */
 function archiveRefusal(error: unknown, max: number): unknown {

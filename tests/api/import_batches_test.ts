@@ -176,3 +176,60 @@ Deno.test("POST /api/projects/import: a failure in a late batch leaves no projec
     }
   }
 });
+
+/** Turns project `id` into what a crash leaves of an import: hidden, unfinished, held by nobody. */
+async function leaveUnfinished(t: TestApp, id: number): Promise<void> {
+  await t.sql.run(
+    `UPDATE projects SET deleted_at = 'import', importing_since = created_at,
+       import_owner = NULL, import_lease_until = NULL WHERE id = ?`,
+    [id],
+  );
+}
+
+Deno.test("leftover removal runs at once and again on its interval, joins a call made meanwhile, and stops cleanly", async () => {
+  const t = await testApp();
+  try {
+    const { owner, project } = await richProject(t);
+    const second = expectJson(
+      await api(t, "POST", "/api/projects", { cookie: owner.cookie, body: { name: "Later" } }),
+      201,
+    ).project.id as number;
+    await leaveUnfinished(t, project.id);
+    const items = await t.sql.count("todo_items WHERE project_id = ?", [project.id]);
+    assert.ok(items > 0);
+
+    // A call made while a removal runs joins it: one removal, the same answer for both.
+    const first = t.app.services.projectImport.removeLeftovers();
+    const joined = t.app.services.projectImport.removeLeftovers();
+    assert.equal(joined, first, "the second call is the first one's removal");
+    assert.deepEqual(await Promise.all([first, joined]), [1, 1]);
+    assert.equal(await t.app.services.projectImport.removeLeftovers(), 0, "removed once");
+    assert.deepEqual(await importing(t), []);
+    assert.equal(await t.sql.count("todo_items WHERE project_id = ?", [project.id]), 0);
+
+    // The schedule: a run at once (nothing left now), then each interval, which finds the
+    // leftover that appeared meanwhile (as another instance that stopped leaves one).
+    const results: number[] = [];
+    let wake = () => {};
+    const schedule = t.app.services.projectImport.startLeftoverRemoval({
+      intervalMs: 5,
+      onRemoved: (removed) => {
+        results.push(removed);
+        if (results.length === 1) void leaveUnfinished(t, second);
+        wake();
+      },
+      onError: (error) => assert.fail(String(error)),
+    });
+    try {
+      while (!results.includes(1)) await new Promise<void>((resolve) => wake = resolve);
+    } finally {
+      await schedule.stop();
+    }
+    assert.equal(results[0], 0);
+    assert.equal(results.filter((n) => n === 1).length, 1, `runs: ${results.join(", ")}`);
+    assert.deepEqual(await importing(t), []);
+    assert.equal(await t.sql.count("projects WHERE id = ?", [second]), 0);
+  } finally {
+    await t.close();
+  }
+});

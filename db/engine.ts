@@ -134,6 +134,27 @@ export function transactionGuard(owner: object): {
   };
 }
 
+/**
+ * Runs `fn` over `q` as a read (`Engine.read`): `run` refused, and once `fn` has settled any
+ * query through it refused too. Reads started at once may outlive a sibling that failed, and
+ * their later queries would otherwise reach the connection after the read gave it back.
+ */
+export async function runRead<T>(q: Queries, fn: (reads: Queries) => Promise<T>): Promise<T> {
+  let over = false;
+  const open = <R>(call: () => Promise<R>): Promise<R> =>
+    over ? Promise.reject(new Error("Cannot read through a read that is over")) : call();
+  try {
+    return await fn({
+      kind: q.kind,
+      get: <R = Row>(text: string, params?: SqlValue[]) => open(() => q.get<R>(text, params)),
+      all: <R = Row>(text: string, params?: SqlValue[]) => open(() => q.all<R>(text, params)),
+      run: refuseWrite,
+    });
+  } finally {
+    over = true;
+  }
+}
+
 /** A snapshot's `run`: it writes nothing. */
 export function refuseWrite(): Promise<never> {
   return Promise.reject(new Error("Cannot write through a snapshot: it is read-only"));

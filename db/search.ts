@@ -118,6 +118,11 @@ type HitRow = {
  */
 const FEW_MATCHES = 2000;
 
+/** The planner settings of a PostgreSQL search's read (why: `searchPostgres`). */
+export const POSTGRES_SEARCH_SETTINGS = "SELECT set_config('enable_seqscan', 'off', true), " +
+  "set_config('plan_cache_mode', 'force_custom_plan', true), " +
+  "set_config('max_parallel_workers_per_gather', '0', true)";
+
 /**
  * PostgreSQL: every term is `doc LIKE '%term%'` on the lower-cased text (title and body joined
  * by a newline, which no term holds, so a term matches within one of them, as on SQLite),
@@ -125,13 +130,8 @@ const FEW_MATCHES = 2000;
  * matches are found in `search_text`, the narrow table of live items' text (migration 022), and
  * only the page's titles and bodies are read from `search_index`. The count comes first, and
  * says how to read the page (`FEW_MATCHES`). Newest first is `seq`, the order items were
- * indexed in.
+ * indexed in. Both statements are one read (`Engine.read`), so the total and the page agree.
  */
-/** The planner settings of a PostgreSQL search's transaction (why: `searchPostgres`). */
-export const POSTGRES_SEARCH_SETTINGS = "SELECT set_config('enable_seqscan', 'off', true), " +
-  "set_config('plan_cache_mode', 'force_custom_plan', true), " +
-  "set_config('max_parallel_workers_per_gather', '0', true)";
-
 function searchPostgres(
   engine: Engine,
   q: SearchQuery & { projectIds: number[] },
@@ -140,15 +140,15 @@ function searchPostgres(
   // The planner underrates what reading every row costs here (each row's `doc` is read and
   // matched): for a two-character term found in a quarter of the rows it chose
   // a scan of the whole table (128 ms) over the index (bench/search.md). Within this
-  // transaction it takes an index whenever one applies. And it plans each statement for its
+  // read it takes an index whenever one applies. And it plans each statement for its
   // own terms: a plan made once for any pattern (a prepared statement's generic plan, after
   // five runs) looked a two-character term up in the trigram index, which has no trigram for
   // it and so yields every row (3 s instead of 12 ms at 100,000 items). Nor does it share the
   // work with parallel workers: each is a new process, which first maps every page of shared
   // memory it reads, and the count of a two-character term took 75 ms with them, 12 without.
-  return engine.transaction(async (tx) => {
-    await tx.run(POSTGRES_SEARCH_SETTINGS);
-    return await pagePostgres(tx, q, fewMatches);
+  return engine.read(async (reads) => {
+    await reads.get(POSTGRES_SEARCH_SETTINGS);
+    return await pagePostgres(reads, q, fewMatches);
   });
 }
 

@@ -14,6 +14,7 @@ import {
   type Queries,
   refuseWrite,
   type Row,
+  runRead,
   type Snapshot,
   type SqlValue,
   transactionGuard,
@@ -99,7 +100,7 @@ export function sqliteEngine(database: Database): Engine {
     transaction,
     read: <T>(fn: (reads: Queries) => Promise<T>): Promise<T> => {
       outside();
-      return within(() => fn({ ...reads, run: refuseWrite }));
+      return within(() => runRead(reads, fn));
     },
     snapshot: () =>
       new Promise<Snapshot>((resolve) => {

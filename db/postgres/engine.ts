@@ -13,6 +13,7 @@ import {
   type Queries,
   refuseWrite,
   type Row,
+  runRead,
   type Snapshot,
   type SqlValue,
   toPostgresParams,
@@ -196,7 +197,7 @@ export function openPostgresEngine(url: string, options: { max?: number } = {}):
       outside();
       return await sql.begin(
         "ISOLATION LEVEL REPEATABLE READ READ ONLY",
-        (tx) => within(() => fn({ ...queriesOf(tx), run: refuseWrite })),
+        (tx) => within(() => runRead(queriesOf(tx), fn)),
       ) as T;
     },
     async snapshot(): Promise<Snapshot> {

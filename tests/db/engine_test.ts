@@ -175,6 +175,32 @@ const CASES: Array<[string, (e: Engine) => Promise<void>]> = [
         /changed its mind/,
       );
       assert.deepEqual(await e.read(names), ["a", "b"]);
+      // A statement that would write is refused by the read's own connection, whatever it is.
+      await assert.rejects(() =>
+        e.read((reads) => reads.get("INSERT INTO things (name) VALUES (?) RETURNING id", ["x"]))
+      );
+      assert.deepEqual(await names(e), ["a", "b"]);
+      // A part that goes on after a sibling failed is refused once the read is over.
+      let over = () => {};
+      const settled = new Promise<void>((resolve) => over = resolve);
+      let sibling: Promise<unknown> = Promise.resolve();
+      await assert.rejects(
+        () =>
+          e.read(async (reads) => {
+            sibling = (async () => {
+              await reads.get("SELECT 1 AS one");
+              await settled;
+              return await reads.get("SELECT 2 AS two");
+            })();
+            sibling.catch(() => {});
+            await reads.get("SELECT 3 AS three");
+            throw new Error("one part failed");
+          }),
+        /one part failed/,
+      );
+      over();
+      await assert.rejects(() => sibling, /Cannot read through a read that is over/);
+      assert.deepEqual(await e.read(names), ["a", "b"]);
     },
   ],
   [

@@ -37,9 +37,11 @@ CREATE INDEX search_text_pairs ON search_text USING gin (search_pairs(doc));
 
 CREATE FUNCTION search_text_sync() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  IF TG_OP = 'DELETE' OR NOT new.live THEN
+  -- Gone, trashed, or renumbered: its text under the old number goes.
+  IF TG_OP = 'DELETE' OR (TG_OP = 'UPDATE' AND (NOT new.live OR new.seq <> old.seq)) THEN
     DELETE FROM search_text WHERE seq = old.seq;
-  ELSE
+  END IF;
+  IF TG_OP <> 'DELETE' AND new.live THEN
     INSERT INTO search_text (seq, project_id, type, created_at, doc)
     VALUES (new.seq, new.project_id, new.type, new.created_at,
       lower(new.title || E'\n' || new.body))

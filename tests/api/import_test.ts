@@ -21,7 +21,7 @@ import {
   signUp,
   storedFiles,
 } from "../helpers/api.ts";
-import { searchRowsTable, type TestApp, testApp } from "../helpers/app.ts";
+import { searchRowsTable, searchTextOutOfStep, type TestApp, testApp } from "../helpers/app.ts";
 import { refuse } from "../helpers/refusal.ts";
 import {
   exportProject,
@@ -738,6 +738,7 @@ Deno.test("POST /api/projects/import writes all or none: a failure inside the tr
     const before = await counts();
     await expectRefused(t, cookie, archive, 400, /breaks a rule of the database/);
     assert.deepEqual(await counts(), before);
+    assert.equal(await searchTextOutOfStep(t), 0);
   } finally {
     await t.close();
   }

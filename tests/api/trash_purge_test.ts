@@ -6,7 +6,13 @@
  */
 import assert from "node:assert/strict";
 import type { Queries } from "../../db/engine.ts";
-import { searchRowsTable, type TestApp, testApp, type TestAppOptions } from "../helpers/app.ts";
+import {
+  searchRowsTable,
+  searchTextOutOfStep,
+  type TestApp,
+  testApp,
+  type TestAppOptions,
+} from "../helpers/app.ts";
 import {
   activityOf,
   api,
@@ -84,6 +90,7 @@ Deno.test("The sweep purges what was deleted TRASH_DAYS ago or more and keeps yo
     assert.equal(await count(t, "notes", "id = ?", old.id), 0, "the row is gone");
     assert.equal(await count(t, "activity", "subject_type = 'note' AND subject_id = ?", old.id), 0);
     assert.equal(await count(t, searchRowsTable(t), "type = 'note' AND item_id = ?", old.id), 0);
+    assert.equal(await searchTextOutOfStep(t), 0);
     assert.equal(await count(t, "notes", "id = ?", young.id), 1);
   } finally {
     await t.close();
@@ -124,6 +131,7 @@ Deno.test("Purging a thread takes its comments, links, uploads' bytes, search ro
     ) {
       assert.equal(await count(t, table, where, thread.id), 0, table);
     }
+    assert.equal(await searchTextOutOfStep(t), 0);
     assert.equal(await count(t, "files", "project_id = ?", p), 0);
     assert.equal(
       await count(t, "notifications", "subject_type = 'comment' AND subject_id = ?", comment.id),
@@ -464,6 +472,10 @@ Deno.test("Purging a deleted project removes its rows and its files directory, o
     }
     assert.equal(await count(t, "projects", "id = ?", p), 0);
     assert.equal(await count(t, "search_index", "project_id = ?", p), 0);
+    if (t.sql.kind === "postgres") {
+      assert.equal(await count(t, "search_text", "project_id = ?", p), 0);
+    }
+    assert.equal(await searchTextOutOfStep(t), 0);
     assert.deepEqual(
       (await storedFiles(t)).map((f) => f.split("/")[0]),
       [String(other.id)],

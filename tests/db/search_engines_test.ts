@@ -296,6 +296,10 @@ Deno.test(
         await pge.run("UPDATE chat_messages SET text = 'renamed' WHERE id = 102", []);
         await pge.run("DELETE FROM chat_messages WHERE id = 109", []);
         await assertTextInStep(sql);
+        // A row given another number (nothing does today) leaves no text under the old one.
+        await sql`UPDATE search_index SET seq = nextval('search_seq')
+          WHERE type = 'note' AND item_id = 110`;
+        await assertTextInStep(sql);
         const found = await searchProjects(pge, {
           projectIds: [1, 2],
           type: null,

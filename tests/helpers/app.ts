@@ -92,6 +92,22 @@ export function searchRowsTable(t: TestApp): string {
 }
 
 /**
+ * On PostgreSQL, how far `search_text` (migration 022) is from the text of the live rows of
+ * `search_index`: its rows without such a row, and such rows without text or with other text
+ * (0 when in step). 0 on SQLite, which has no such table.
+ */
+export async function searchTextOutOfStep(t: TestApp): Promise<number> {
+  if (t.sql.kind === "sqlite") return 0;
+  const { n } = (await t.sql.get<{ n: number }>(
+    `SELECT count(*) AS n FROM search_text s FULL JOIN
+       (SELECT * FROM search_index WHERE live) i ON i.seq = s.seq
+     WHERE s.seq IS NULL OR i.seq IS NULL OR s.project_id <> i.project_id OR s.type <> i.type
+       OR s.created_at <> i.created_at OR s.doc <> lower(i.title || E'\\n' || i.body)`,
+  ))!;
+  return Number(n);
+}
+
+/**
  * The SQLite database of a test app, for what only SQLite has (its files, pragmas, group
  * commit); throws when the app runs on PostgreSQL, where such a test is ignored.
  */

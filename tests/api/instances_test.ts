@@ -274,36 +274,56 @@ Deno.test(postgresTest(
   },
 ));
 
-/**
- * Two instances where A's sender holds a claimed delivery mid-attempt (its receiver hangs, then
- * answers 200 to whoever comes next); runs `fn` with B's sender and the receiver.
- */
-async function withAttemptOnA(
+/** Two instances, a project and its webhook of chat messages to a receiver, as `fn` sees them. */
+interface WebhookPair {
+  a: Instance;
+  b: Instance;
+  rx: ReturnType<typeof receiver>;
+  owner: { cookie: string };
+  projectId: number;
+}
+
+/** Runs `fn` with two instances and a project (made through A) whose webhook posts to `rx`. */
+async function withWebhook(
   pg: { url: string },
   sql: postgres.Sql,
-  fn: (held: { a: Instance; b: Instance; rx: ReturnType<typeof receiver> }) => Promise<void>,
+  fn: (pair: WebhookPair) => Promise<void>,
 ): Promise<void> {
   const env = { WEBHOOK_ALLOW_HOSTS: "127.0.0.1" };
   const { a, b, close } = await twoInstances(pg.url, sql, { env });
   const rx = receiver();
   try {
     const owner = await signUp(a.t, "owner@example.com");
-    const project = await createProject(a.t, owner.cookie, "Claimed");
+    const project = await createProject(a.t, owner.cookie, "Hooked");
     const res = await api(a.t, "POST", `/api/projects/${project.id}/webhooks`, {
       cookie: owner.cookie,
       body: { url: rx.url, events: ["chat.message.created"] },
     });
     assert.equal(res.status, 201);
-    rx.answer = () => "hang";
-    a.t.app.services.webhookSender.start();
-    await post(a.t, owner.cookie, project.id, "one event");
-    await rx.waitFor(1);
-    rx.answer = () => 200;
-    await fn({ a, b, rx });
+    await fn({ a, b, rx, owner, projectId: project.id });
   } finally {
     await rx.close();
     await close();
   }
+}
+
+/**
+ * Two instances where A's sender holds a claimed delivery mid-attempt (its receiver hangs, then
+ * answers 200 to whoever comes next); runs `fn` with B's sender and the receiver.
+ */
+function withAttemptOnA(
+  pg: { url: string },
+  sql: postgres.Sql,
+  fn: (held: { a: Instance; b: Instance; rx: ReturnType<typeof receiver> }) => Promise<void>,
+): Promise<void> {
+  return withWebhook(pg, sql, async ({ a, b, rx, owner, projectId }) => {
+    rx.answer = () => "hang";
+    a.t.app.services.webhookSender.start();
+    await post(a.t, owner.cookie, projectId, "one event");
+    await rx.waitFor(1);
+    rx.answer = () => 200;
+    await fn({ a, b, rx });
+  });
 }
 
 Deno.test(postgresTest(
@@ -339,23 +359,13 @@ Deno.test(postgresTest(
 
 Deno.test(postgresTest(
   "while one instance sends a webhook's delivery the other does not start the webhook's next one",
-  async (pg, sql) => {
-    const env = { WEBHOOK_ALLOW_HOSTS: "127.0.0.1" };
-    const { a, b, close } = await twoInstances(pg.url, sql, { env });
-    const rx = receiver();
-    try {
-      const owner = await signUp(a.t, "owner@example.com");
-      const project = await createProject(a.t, owner.cookie, "In order");
-      const res = await api(a.t, "POST", `/api/projects/${project.id}/webhooks`, {
-        cookie: owner.cookie,
-        body: { url: rx.url, events: ["chat.message.created"] },
-      });
-      assert.equal(res.status, 201);
+  (pg, sql) =>
+    withWebhook(pg, sql, async ({ a, b, rx, owner, projectId }) => {
       rx.answer = () => "hang";
-      const first = await post(a.t, owner.cookie, project.id, "first");
+      const first = await post(a.t, owner.cookie, projectId, "first");
       const onA = a.t.app.services.webhookSender.runOnce();
       await rx.waitFor(1);
-      const second = await post(b.t, owner.cookie, project.id, "second");
+      const second = await post(b.t, owner.cookie, projectId, "second");
       const senderB = b.t.app.services.webhookSender;
       assert.equal(await senderB.runOnce(), 0, "A holds the webhook's claim");
       rx.release(200);
@@ -364,11 +374,7 @@ Deno.test(postgresTest(
       assert.equal(await senderB.runOnce(), 1);
       const sent = rx.received.map((r) => JSON.parse(r.body).data.id);
       assert.deepEqual(sent, [first, second]);
-    } finally {
-      await rx.close();
-      await close();
-    }
-  },
+    }),
 ));
 
 /**
@@ -407,21 +413,11 @@ async function importing(sql: postgres.Sql): Promise<number[]> {
 
 Deno.test(postgresTest(
   "while one instance retries a webhook's delivery the other does not start the webhook's next one",
-  async (pg, sql) => {
-    const env = { WEBHOOK_ALLOW_HOSTS: "127.0.0.1" };
-    const { a, b, close } = await twoInstances(pg.url, sql, { env });
-    const rx = receiver();
-    try {
-      const owner = await signUp(a.t, "owner@example.com");
-      const project = await createProject(a.t, owner.cookie, "Retried in order");
-      const res = await api(a.t, "POST", `/api/projects/${project.id}/webhooks`, {
-        cookie: owner.cookie,
-        body: { url: rx.url, events: ["chat.message.created"] },
-      });
-      assert.equal(res.status, 201);
+  (pg, sql) =>
+    withWebhook(pg, sql, async ({ a, b, rx, owner, projectId }) => {
       const senderA = a.t.app.services.webhookSender;
       const senderB = b.t.app.services.webhookSender;
-      const first = await post(a.t, owner.cookie, project.id, "first");
+      const first = await post(a.t, owner.cookie, projectId, "first");
       rx.answer = () => 500;
       assert.equal(await senderA.runOnce(), 1, "the first attempt fails");
       // Its retry falls due; A sends it, and the receiver holds it.
@@ -429,7 +425,7 @@ Deno.test(postgresTest(
       rx.answer = () => "hang";
       const onA = senderA.runOnce();
       await rx.waitFor(2);
-      const second = await post(b.t, owner.cookie, project.id, "second");
+      const second = await post(b.t, owner.cookie, projectId, "second");
       assert.equal(await senderB.runOnce(), 0, "A holds the webhook's retry");
       rx.release(200);
       assert.equal(await onA, 1);
@@ -437,11 +433,7 @@ Deno.test(postgresTest(
       assert.equal(await senderB.runOnce(), 1);
       const sent = rx.received.map((r) => JSON.parse(r.body).data.id);
       assert.deepEqual(sent, [first, first, second]);
-    } finally {
-      await rx.close();
-      await close();
-    }
-  },
+    }),
 ));
 
 /** An import under way on A, held after its first `holds` commit; what the import tests share. */

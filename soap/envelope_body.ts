@@ -3,9 +3,10 @@
  * charset) and parsing it, with the size limit counted on the bytes received.
  *
  * A body declared short (every real envelope) is read whole, Deno's cheapest read. A longer
- * or chunked one is parsed as it arrives, and reading stops at the first limit crossed:
- * reading a whole 1 MiB body into JavaScript costs Deno 8-10 ms of CPU, about what the rest
- * of a hostile body's refusal costs, and the HTTP layer drains what is left for less.
+ * or chunked one is parsed as it arrives. The size limit wins over the content's rules: a
+ * body declared over the limit is refused unread, and one whose length is not declared is
+ * counted to its end even after its content was refused (a text too long, say), so that a
+ * body over 1 MiB is a 413 whatever its shape. Past a refusal nothing more is decoded.
  */
 import { SoapFault } from "./codec.ts";
 import { isClientGone } from "./http_body.ts";
@@ -34,7 +35,9 @@ export async function readEnvelope(
     // The HTTP layer holds the body to its declared length.
     return parseXml(decode(await request.bytes(), charset));
   }
-  return await readInPieces(request, charset, maxBytes);
+  // A declared length within the limit is held to by the HTTP layer: the size rule is met,
+  // and a refusal needs no count of the rest.
+  return await readInPieces(request, charset, maxBytes, length === null);
 }
 
 /** The declared Content-Length, or null (none, not a length, or a Transfer-Encoding). */
@@ -49,6 +52,7 @@ async function readInPieces(
   request: Request,
   charset: string,
   maxBytes: number,
+  countAfterRefusal: boolean,
 ): Promise<XmlElement | null> {
   if (!request.body) return parseXml(decode(new Uint8Array(0), charset));
   const reader = request.body.getReader();
@@ -84,9 +88,38 @@ async function readInPieces(
     xml.write(decodePiece(decoder, last, false));
     return xml.end();
   } catch (error) {
-    // Refused before its end: the HTTP layer drains the rest (the client can still read
-    // the answer); a client that went away has nothing left to drain.
-    if (!isClientGone(error)) await reader.cancel().catch(() => {});
+    if (isClientGone(error)) throw error; // nobody is left to answer, nor anything to drain
+    // The size rule wins over every rule about the content: a body of undeclared length
+    // refused for its content is still counted to its end, and one that passes the limit
+    // meanwhile is a 413. Only the count is kept, nothing is decoded. Otherwise the HTTP
+    // layer drains the rest (the client can still read the answer).
+    if (countAfterRefusal && await countPast(reader, maxBytes - size)) return null;
+    if (!countAfterRefusal) await reader.cancel().catch(() => {});
+    throw error;
+  }
+}
+
+/**
+ * Reads the rest of a body, keeping only its length: true (and the read cancelled) once more
+ * than `left` bytes came, false when it ended within them. A client that goes away meanwhile
+ * ends it too (false: the refusal already decided stands, and nobody reads it).
+ */
+async function countPast(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  left: number,
+): Promise<boolean> {
+  try {
+    while (true) {
+      const { done, value } = await reader.read();
+      if (done) return false;
+      left -= value.byteLength;
+      if (left < 0) {
+        await reader.cancel().catch(() => {});
+        return true;
+      }
+    }
+  } catch (error) {
+    if (isClientGone(error)) return false;
     throw error;
   }
 }

@@ -1,6 +1,7 @@
 /**
  * Bodies read as they arrive (chunked, or declared longer than 64 KiB): any split of the
- * bytes reads the same, and a hostile body is answered before its end has been sent.
+ * bytes reads the same, a hostile body is answered before its end has been sent, and a body
+ * of undeclared length over 1 MiB is 413 whatever its content (the size rule wins).
  */
 import assert from "node:assert/strict";
 import type { TestApp } from "../helpers/app.ts";
@@ -160,3 +161,80 @@ Deno.test("a hostile body is answered before the rest of it is sent", async () =
     await t.close();
   }
 });
+
+Deno.test("a chunked body over 1 MiB is 413 even when a content rule refused it first", async () => {
+  const t = await testApp();
+  try {
+    // One text node that grows past 64 Ki characters (a content rule) and the body past
+    // 1 MiB (the size rule): the size rule wins, whatever the split.
+    const over = new TextEncoder().encode(hello(`<arg0>${"x".repeat(1024 * 1024)}</arg0>`));
+    for (const size of [1000, 65536, 300_000]) {
+      const res = await postInPieces(t, over, size);
+      assert.equal(res.status, 413, `pieces of ${size}: ${res.text.slice(0, 200)}`);
+      assert.equal(res.text, "");
+    }
+    // Within 1 MiB, the same text is refused for its length, as before.
+    const under = new TextEncoder().encode(hello(`<arg0>${"x".repeat(100_000)}</arg0>`));
+    const refused = await postInPieces(t, under, 4096);
+    assert.equal(refused.status, 500);
+    assert.equal(faultCode(refused.text), "S:Client");
+    assert.match(faultString(refused.text) ?? "", /a text is longer than 65536 characters/);
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("over HTTP, Transfer-Encoding: chunked past 1 MiB inside one text is 413 with no body", async () => {
+  const t = await testServer();
+  try {
+    const port = Number(new URL(t.baseUrl).port);
+    const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+    try {
+      const encoder = new TextEncoder();
+      const chunk = (text: string) =>
+        encoder.encode(`${encoder.encode(text).byteLength.toString(16)}\r\n${text}\r\n`);
+      await conn.write(encoder.encode(
+        `POST /hello HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: text/xml\r\n` +
+          `Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n`,
+      ));
+      const [open, close] = hello("<arg0>\u0000</arg0>").split("\u0000") as [string, string];
+      await conn.write(chunk(open));
+      for (let sent = 0; sent <= 1024 * 1024; sent += 32 * 1024) {
+        await conn.write(chunk("y".repeat(32 * 1024)));
+      }
+      await conn.write(chunk(close));
+      await conn.write(encoder.encode("0\r\n\r\n"));
+      const answer = new TextDecoder().decode(await readAll(conn));
+      assert.match(answer, /^HTTP\/1\.1 413 /);
+      assert.match(answer, /\r\ncontent-length: 0\r\n/i);
+      assert.ok(answer.endsWith("\r\n\r\n"), "no body");
+    } finally {
+      try {
+        conn.close();
+      } catch {
+        // closed by the server already
+      }
+    }
+    assert.deepEqual(t.logs.filter((line) => line.startsWith("error")), []);
+  } finally {
+    await t.close();
+  }
+});
+
+/** Everything the server sends until it closes the connection. */
+async function readAll(conn: Deno.Conn): Promise<Uint8Array> {
+  const parts: Uint8Array[] = [];
+  const buffer = new Uint8Array(16 * 1024);
+  while (true) {
+    const n = await conn.read(buffer).catch(() => null);
+    if (n === null) break;
+    parts.push(buffer.slice(0, n));
+  }
+  const all = new Uint8Array(parts.reduce((sum, p) => sum + p.byteLength, 0));
+  let at = 0;
+  for (const p of parts) {
+    all.set(p, at);
+    at += p.byteLength;
+  }
+  return all;
+}

@@ -22,12 +22,14 @@ import { removeLeftoverBackupWork } from "./domain/backup.ts";
 import { type Config, ConfigError, parseConfig } from "./domain/config.ts";
 import { WorkerPoster } from "./domain/webhook_poster.ts";
 import { createApp, type Lifecycle } from "./routes/app.ts";
-import { drain } from "./routes/drain.ts";
+import { drain, signalGate } from "./routes/drain.ts";
 
 const env = Deno.env.toObject();
 if (Deno.args.length > 0) Deno.exit(await runCommand(Deno.args, env));
 
 const SHUTDOWN_DEADLINE_MS = 10_000;
+/** Stop signals this soon after the first are copies of it (operations: "Signals"). */
+const SIGNAL_ECHO_MS = 1_000;
 /** How long webhook attempts in flight may finish at shutdown before they are abandoned. */
 const WEBHOOK_GRACE_MS = 2_000;
 const clock = { now: () => new Date() };
@@ -223,9 +225,14 @@ async function shutdown(signal: string): Promise<void> {
   Deno.exit(code);
 }
 
-// Listen for signals before serving, so a signal right after start-up is never lost.
+// Listen for signals before serving, so a signal right after start-up is never lost. One
+// Ctrl-C or `systemctl stop` signals the whole process group, and `npx` and `deno task` pass
+// it on as well: signals within SIGNAL_ECHO_MS of the first are that one stop.
+const stopSignals = signalGate(SIGNAL_ECHO_MS, () => performance.now());
 for (const signal of ["SIGTERM", "SIGINT"] as const) {
-  Deno.addSignalListener(signal, () => void shutdown(signal));
+  Deno.addSignalListener(signal, () => {
+    if (stopSignals.counts()) void shutdown(signal);
+  });
 }
 const server = Deno.serve({
   port: config.port,

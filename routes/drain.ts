@@ -75,3 +75,28 @@ function refused(request: Request): Response {
   headers.set("content-type", "text/plain; charset=utf-8");
   return new Response(message, { status: 503, headers });
 }
+
+/** Tells which stop signals count: see `signalGate`. */
+export interface SignalGate {
+  /** True for a signal that counts (the first, or one later than the window after it). */
+  counts(): boolean;
+}
+
+/**
+ * The first stop signal counts, and so does any after `windowMs` from it (a second, deliberate
+ * one: exit at once); those within the window are the same stop seen again (the terminal
+ * signals the whole process group, and `npx` and `deno task` pass it on). `now` is in ms.
+ */
+export function signalGate(windowMs: number, now: () => number): SignalGate {
+  let first: number | null = null;
+  return {
+    counts() {
+      const at = now();
+      if (first === null) {
+        first = at;
+        return true;
+      }
+      return at - first >= windowMs;
+    },
+  };
+}

@@ -189,3 +189,68 @@ export async function startServer(
     },
   };
 }
+
+/** Concatenates byte arrays. */
+export function concat(...parts: Array<Uint8Array | string>): Uint8Array {
+  const chunks = parts.map((p) => typeof p === "string" ? new TextEncoder().encode(p) : p);
+  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.length;
+  }
+  return out;
+}
+
+/**
+ * A request sent by hand over TCP: the head with `Expect: 100-continue`, then the body in
+ * two parts, so a test can act between them.
+ */
+export class SlowRequest {
+  readonly #conn: Deno.Conn;
+  readonly #body: Uint8Array;
+
+  private constructor(conn: Deno.Conn, body: Uint8Array) {
+    this.#conn = conn;
+    this.#body = body;
+  }
+
+  /** Sends the head and the first `sent` bytes of `body` once the server asks for it. */
+  static async begin(
+    baseUrl: string,
+    head: string,
+    body: Uint8Array,
+    sent: number,
+  ): Promise<SlowRequest> {
+    const { hostname, port } = new URL(baseUrl);
+    const conn = await Deno.connect({ hostname, port: Number(port) });
+    await conn.write(new TextEncoder().encode(
+      `${head}\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\n` +
+        "Connection: close\r\n\r\n",
+    ));
+    // "100 Continue" comes once the handler reads the body: the request is in flight.
+    const buf = new Uint8Array(256);
+    const n = await conn.read(buf);
+    assert.match(new TextDecoder().decode(buf.subarray(0, n ?? 0)), /^HTTP\/1\.1 100 Continue/);
+    await conn.write(body.subarray(0, sent));
+    const request = new SlowRequest(conn, body);
+    request.#sent = sent;
+    return request;
+  }
+
+  #sent = 0;
+
+  /** Sends the rest of the body and reads the whole answer. */
+  async finish(): Promise<string> {
+    await this.#conn.write(this.#body.subarray(this.#sent));
+    let text = "";
+    const buf = new Uint8Array(16384);
+    for (;;) {
+      const n = await this.#conn.read(buf);
+      if (n === null) break;
+      text += new TextDecoder().decode(buf.subarray(0, n));
+    }
+    this.#conn.close();
+    return text;
+  }
+}

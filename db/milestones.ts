@@ -102,6 +102,30 @@ export async function listMilestones(q: Queries, projectId: number): Promise<Mil
   )).map(toMilestone);
 }
 
+/** `limit` of a project's live milestones from `offset`, oldest first, with their progress. */
+export async function pageMilestones(
+  q: Queries,
+  projectId: number,
+  limit: number,
+  offset: number,
+): Promise<MilestoneRow[]> {
+  return (await q.all<RawMilestone>(
+    `${SELECT} WHERE m.project_id = ? AND m.deleted_at IS NULL ORDER BY m.created_at, m.id
+     LIMIT ? OFFSET ?`,
+    [projectId, projectId, limit, offset],
+  )).map(toMilestone);
+}
+
+/** How many live milestones a project has. */
+export async function countMilestones(q: Queries, projectId: number): Promise<number> {
+  return Number(
+    (await q.get<{ n: number }>(
+      "SELECT count(*) AS n FROM milestones WHERE project_id = ? AND deleted_at IS NULL",
+      [projectId],
+    ))!.n,
+  );
+}
+
 /** Changes a milestone's fields. */
 export async function updateMilestone(
   q: Queries,

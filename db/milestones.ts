@@ -126,6 +126,25 @@ export async function countMilestones(q: Queries, projectId: number): Promise<nu
   );
 }
 
+/**
+ * How many live milestones of a project come before a live one in the list's order (oldest
+ * first), or null when the project has no such milestone.
+ */
+export async function milestonePosition(
+  q: Queries,
+  projectId: number,
+  id: number,
+): Promise<number | null> {
+  const r = await q.get<{ n: number }>(
+    `SELECT (SELECT count(*) FROM milestones b WHERE b.project_id = m.project_id
+       AND b.deleted_at IS NULL
+       AND (b.created_at < m.created_at OR (b.created_at = m.created_at AND b.id < m.id))) AS n
+     FROM milestones m WHERE m.id = ? AND m.project_id = ? AND m.deleted_at IS NULL`,
+    [id, projectId],
+  );
+  return r === undefined ? null : Number(r.n);
+}
+
 /** Changes a milestone's fields. */
 export async function updateMilestone(
   q: Queries,

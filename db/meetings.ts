@@ -121,6 +121,37 @@ export async function listMeetings(q: Queries, projectId: number): Promise<Meeti
   )).map(toMeeting);
 }
 
+/**
+ * `limit` of a project's live meetings from `offset`, upcoming first: those not over at `now`
+ * (end after it) soonest first, then those over, latest first (start, then id, both ways).
+ */
+export async function pageMeetings(
+  q: Queries,
+  projectId: number,
+  now: string,
+  page: { limit: number; offset: number },
+): Promise<MeetingRow[]> {
+  // For a past meeting both CASEs are null alike, so the last two keys order the past ones.
+  return (await q.all<RawMeeting>(
+    `${SELECT[q.kind]} WHERE m.project_id = ? AND m.deleted_at IS NULL
+     ORDER BY CASE WHEN m.end_at > ? THEN 0 ELSE 1 END,
+       CASE WHEN m.end_at > ? THEN m.start_at END, CASE WHEN m.end_at > ? THEN m.id END,
+       m.start_at DESC, m.id DESC
+     LIMIT ? OFFSET ?`,
+    [projectId, now, now, now, page.limit, page.offset],
+  )).map(toMeeting);
+}
+
+/** How many live meetings a project has. */
+export async function countMeetings(q: Queries, projectId: number): Promise<number> {
+  return Number(
+    (await q.get<{ n: number }>(
+      "SELECT count(*) AS n FROM meetings WHERE project_id = ? AND deleted_at IS NULL",
+      [projectId],
+    ))!.n,
+  );
+}
+
 /** Changes a meeting's fields (not its invitees). */
 export async function updateMeeting(
   q: Queries,

@@ -102,6 +102,49 @@ export async function listMilestones(q: Queries, projectId: number): Promise<Mil
   )).map(toMilestone);
 }
 
+/** `limit` of a project's live milestones from `offset`, oldest first, with their progress. */
+export async function pageMilestones(
+  q: Queries,
+  projectId: number,
+  limit: number,
+  offset: number,
+): Promise<MilestoneRow[]> {
+  return (await q.all<RawMilestone>(
+    `${SELECT} WHERE m.project_id = ? AND m.deleted_at IS NULL ORDER BY m.created_at, m.id
+     LIMIT ? OFFSET ?`,
+    [projectId, projectId, limit, offset],
+  )).map(toMilestone);
+}
+
+/** How many live milestones a project has. */
+export async function countMilestones(q: Queries, projectId: number): Promise<number> {
+  return Number(
+    (await q.get<{ n: number }>(
+      "SELECT count(*) AS n FROM milestones WHERE project_id = ? AND deleted_at IS NULL",
+      [projectId],
+    ))!.n,
+  );
+}
+
+/**
+ * How many live milestones of a project come before a live one in the list's order (oldest
+ * first), or null when the project has no such milestone.
+ */
+export async function milestonePosition(
+  q: Queries,
+  projectId: number,
+  id: number,
+): Promise<number | null> {
+  const r = await q.get<{ n: number }>(
+    `SELECT (SELECT count(*) FROM milestones b WHERE b.project_id = m.project_id
+       AND b.deleted_at IS NULL
+       AND (b.created_at < m.created_at OR (b.created_at = m.created_at AND b.id < m.id))) AS n
+     FROM milestones m WHERE m.id = ? AND m.project_id = ? AND m.deleted_at IS NULL`,
+    [id, projectId],
+  );
+  return r === undefined ? null : Number(r.n);
+}
+
 /** Changes a milestone's fields. */
 export async function updateMilestone(
   q: Queries,

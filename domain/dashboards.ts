@@ -1,6 +1,8 @@
 /**
  * The project and personal dashboards, each built from a fixed number of queries (none per
- * project or per item). "Today" is the clock's date in the caller's time zone (UTC for a
+ * project or per item). Every list that can grow with the project holds at most `LISTED`
+ * entries and has a sibling `…Total` with how many there are in all (the full list is paged
+ * elsewhere); the "latest" lists are fixed windows of news (5 or 10) and carry no total. "Today" is the clock's date in the caller's time zone (UTC for a
  * person who never chose one), so a to-do due today turns overdue at the caller's midnight.
  */
 import { latestActivity } from "../db/activity.ts";
@@ -8,6 +10,10 @@ import { threadsByIds } from "../db/board.ts";
 import { latestMessages } from "../db/chat.ts";
 import {
   assignedItems,
+  countAssignedItems,
+  countInProgressItems,
+  countItemsDueBetween,
+  countUpcomingMeetings,
   inProgressItems,
   itemsDueBetween,
   newestNoteIds,
@@ -19,7 +25,7 @@ import {
 import type { Queries } from "../db/engine.ts";
 import { latestFiles } from "../db/files.ts";
 import { type MeetingRow, meetingsByIds } from "../db/meetings.ts";
-import { listMilestones, type MilestoneRow } from "../db/milestones.ts";
+import { countMilestones, type MilestoneRow, pageMilestones } from "../db/milestones.ts";
 import { notesByIds } from "../db/notes.ts";
 import { listUnread } from "../db/notifications.ts";
 import { listMembers, listProjectsOfUser } from "../db/projects.ts";
@@ -45,31 +51,38 @@ import { DEFAULT_TIME_ZONE, todayInZone } from "./time_zones.ts";
 const LATEST = 5;
 const ACTIVITY = 10;
 const NEAR_DUE_DAYS = 7;
-const ASSIGNED_LIMIT = 50;
-const MEETINGS_LIMIT = 20;
+/** The most entries a dashboard list that grows with the data holds. */
+export const LISTED = 20;
 /** The personal dashboard names people from the members of at most this many projects. */
 const NAMED_PROJECTS = 20;
 
 /** The project dashboard. */
 export interface ProjectDashboard {
   inProgressTodos: Item[];
+  inProgressTodosTotal: number;
   nearDueTodos: Item[];
+  nearDueTodosTotal: number;
   latestChat: Message[];
   latestThreads: Thread[];
   latestNotes: Note[];
   latestFiles: FileInfo[];
   nextMeeting: MeetingRow | null;
   milestones: MilestoneRow[];
+  milestonesTotal: number;
   recentActivity: Activity[];
 }
 
 /** The personal dashboard. */
 export interface PersonalDashboard {
   projects: Project[];
+  projectsTotal: number;
   incompleteTodos: Item[];
+  incompleteTodosTotal: number;
   upcomingMeetings: MeetingRow[];
+  upcomingMeetingsTotal: number;
   unreadNotifications: { count: number; latest: Notification[] };
   overdueTodos: Item[];
+  overdueTodosTotal: number;
   recentActivity: Activity[];
 }
 
@@ -104,11 +117,13 @@ export function createDashboards(ctx: DomainContext, attachments: Attachments) {
       latestChat,
       latestThreads,
       inProgressTodos,
-      nearDueTodos,
+      inProgressTodosTotal,
+      [nearDueTodos, nearDueTodosTotal],
       latestNotes,
       files,
       nextMeeting,
       milestones,
+      milestonesTotal,
       recentActivity,
     ] = await Promise.all([
       (async () => {
@@ -121,13 +136,16 @@ export function createDashboards(ctx: DomainContext, attachments: Attachments) {
         const threadFiles = await attachments.of(q, "thread", threads.map((t) => t.id));
         return threads.map((t) => ({ ...t, attachments: threadFiles.get(t.id) ?? [] }));
       })(),
-      (async () => await items(q, await inProgressItems(q, projectId)))(),
+      (async () => await items(q, await inProgressItems(q, projectId, LISTED)))(),
+      countInProgressItems(q, projectId),
       (async () => {
         const today = await todayOf(q, actor, at);
-        return await items(
-          q,
-          await itemsDueBetween(q, projectId, today, addDays(today, NEAR_DUE_DAYS)),
-        );
+        const range = { from: today, to: addDays(today, NEAR_DUE_DAYS) };
+        const [rows, total] = await Promise.all([
+          itemsDueBetween(q, projectId, { ...range, limit: LISTED }),
+          countItemsDueBetween(q, projectId, range),
+        ]);
+        return [await items(q, rows), total] as const;
       })(),
       (async () => await notesByIds(q, await newestNoteIds(q, projectId, LATEST)))(),
       (async () => (await latestFiles(q, projectId, LATEST)).map(fileInfo))(),
@@ -135,18 +153,22 @@ export function createDashboards(ctx: DomainContext, attachments: Attachments) {
         const meetingId = await nextMeetingId(q, projectId, now);
         return meetingId === null ? null : (await meetingsByIds(q, [meetingId]))[0] ?? null;
       })(),
-      listMilestones(q, projectId),
+      pageMilestones(q, projectId, LISTED, 0),
+      countMilestones(q, projectId),
       latestActivity(q, [projectId], ACTIVITY),
     ]);
     return {
       inProgressTodos,
+      inProgressTodosTotal,
       nearDueTodos,
+      nearDueTodosTotal,
       latestChat,
       latestThreads,
       latestNotes,
       latestFiles: files,
       nextMeeting,
       milestones,
+      milestonesTotal,
       recentActivity,
     };
   };
@@ -167,20 +189,24 @@ export function createDashboards(ctx: DomainContext, attachments: Attachments) {
       const today = await todayOf(db, actor, at);
       const unread = await listUnread(db, actor.id, LATEST, 0);
       // One read after another, in the order they were made before (one connection).
-      const projects = (await listProjectsOfUser(db, actor.id, false))
-        .map((p) => toProject(p, p.role));
+      // A person belongs to few projects: all are read, the first `LISTED` shown.
+      const allProjects = await listProjectsOfUser(db, actor.id, false);
+      const projects = allProjects.slice(0, LISTED).map((p) => toProject(p, p.role));
       const incompleteTodos = await items(
         db,
-        await assignedItems(db, actor.id, { dueBefore: null, limit: ASSIGNED_LIMIT }),
+        await assignedItems(db, actor.id, { dueBefore: null, limit: LISTED }),
       );
+      const incompleteTodosTotal = await countAssignedItems(db, actor.id, null);
       const upcomingMeetings = await meetingsByIds(
         db,
-        await upcomingMeetingIds(db, actor.id, now, MEETINGS_LIMIT),
+        await upcomingMeetingIds(db, actor.id, now, LISTED),
       );
+      const upcomingMeetingsTotal = await countUpcomingMeetings(db, actor.id, now);
       const overdueTodos = await items(
         db,
-        await assignedItems(db, actor.id, { dueBefore: today, limit: ASSIGNED_LIMIT }),
+        await assignedItems(db, actor.id, { dueBefore: today, limit: LISTED }),
       );
+      const overdueTodosTotal = await countAssignedItems(db, actor.id, today);
       const recentActivity = await latestActivity(
         db,
         await userProjectIds(db, actor.id),
@@ -188,13 +214,17 @@ export function createDashboards(ctx: DomainContext, attachments: Attachments) {
       );
       return {
         projects,
+        projectsTotal: allProjects.length,
         incompleteTodos,
+        incompleteTodosTotal,
         upcomingMeetings,
+        upcomingMeetingsTotal,
         unreadNotifications: {
           count: unread.total,
           latest: unread.items.map(toNotification),
         },
         overdueTodos,
+        overdueTodosTotal,
         recentActivity,
       };
     },

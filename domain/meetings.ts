@@ -5,12 +5,13 @@
 import { eventsOverlapping } from "../db/calendar.ts";
 import {
   busyMeetings,
+  countMeetings,
   deleteMeeting,
   findMeeting,
   insertMeeting,
-  listMeetings,
   type MeetingRow,
   membersAmong,
+  pageMeetings,
   pressingTodos,
   setInvitees,
   updateMeeting,
@@ -23,6 +24,7 @@ import { type DomainContext, runAction } from "./actions.ts";
 import { nonBlank, parseInstant, requireOrdered } from "./calendar.ts";
 import { addDays, utcDay } from "./days.ts";
 import { DomainError, invalid } from "./errors.ts";
+import { offsetOf, type Page, pageOf, type PageRequest } from "./paging.ts";
 import type { TrashRef } from "./trash.ts";
 
 /** A meeting as the API shows it. */
@@ -177,19 +179,21 @@ export function createMeetings(ctx: DomainContext) {
     });
 
   return {
-    /** A project's meetings, oldest first. */
-    async list(actor: Actor, projectId: number): Promise<Meeting[]> {
-      await projectAccess(db, actor, projectId);
-      return await listMeetings(db, projectId);
-    },
-
-    /** A project's meetings split into upcoming and past by the clock (see `agendaOf`). */
-    async agenda(
-      actor: Actor,
-      projectId: number,
-    ): Promise<{ upcoming: Meeting[]; past: Meeting[] }> {
-      await projectAccess(db, actor, projectId);
-      return agendaOf(await listMeetings(db, projectId), ctx.clock.now().toISOString());
+    /**
+     * A page of a project's meetings, upcoming first: those not over by the clock, soonest
+     * first, then those over, latest first (the order of `agendaOf`). One read, so the page
+     * and its total agree.
+     */
+    page(actor: Actor, projectId: number, request: PageRequest): Promise<Page<Meeting>> {
+      const now = ctx.clock.now().toISOString();
+      return db.read(async (q) => {
+        await projectAccess(q, actor, projectId);
+        const items = await pageMeetings(q, projectId, now, {
+          limit: request.pageSize,
+          offset: offsetOf(request),
+        });
+        return pageOf(items, await countMeetings(q, projectId), request);
+      });
     },
 
     /**

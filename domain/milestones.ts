@@ -3,11 +3,14 @@
  * to-do items / linked live items), 0 with none; it is computed, never stored.
  */
 import {
+  countMilestones,
   findMilestone,
   insertMilestone,
   linkedTodoCounts,
   listMilestones,
+  milestonePosition,
   type MilestoneRow,
+  pageMilestones,
   updateMilestone,
 } from "../db/milestones.ts";
 import type { Queries } from "../db/engine.ts";
@@ -16,6 +19,7 @@ import type { Actor } from "./accounts.ts";
 import { type DomainContext, runAction } from "./actions.ts";
 import { nonBlank, parseDate } from "./calendar.ts";
 import { DomainError } from "./errors.ts";
+import { offsetOf, type Page, pageOf, type PageRequest } from "./paging.ts";
 
 /** A milestone as the API shows it. */
 export type Milestone = MilestoneRow;
@@ -30,7 +34,31 @@ export function createMilestones(ctx: DomainContext) {
   };
 
   return {
-    /** A project's milestones with their progress, oldest first. */
+    /** A page of a project's milestones with their progress, oldest first (one read). */
+    page(actor: Actor, projectId: number, request: PageRequest): Promise<Page<Milestone>> {
+      return db.read(async (q) => {
+        await projectAccess(q, actor, projectId);
+        const items = await pageMilestones(q, projectId, request.pageSize, offsetOf(request));
+        return pageOf(items, await countMilestones(q, projectId), request);
+      });
+    },
+
+    /**
+     * The number of the page (of `pageSize`) that lists a milestone, 1 when it is not there:
+     * where a page goes back to after it was saved.
+     */
+    async pageHolding(
+      actor: Actor,
+      projectId: number,
+      milestoneId: number,
+      pageSize: number,
+    ): Promise<number> {
+      await projectAccess(db, actor, projectId);
+      const before = await milestonePosition(db, projectId, milestoneId);
+      return before === null ? 1 : Math.floor(before / pageSize) + 1;
+    },
+
+    /** All of a project's milestones with their progress, oldest first (the to-do forms' choice). */
     async list(actor: Actor, projectId: number): Promise<Milestone[]> {
       await projectAccess(db, actor, projectId);
       return await listMilestones(db, projectId);

@@ -1,5 +1,6 @@
 /** The project and personal dashboards. */
 import { createRoute, z } from "@hono/zod-openapi";
+import { LISTED } from "../../domain/dashboards.ts";
 import type { Services } from "../../domain/services.ts";
 import { actorOf, apiApp, errors, Id, jsonResponse } from "./openapi.ts";
 import { MeetingSchema, MilestoneSchema } from "./planning.ts";
@@ -14,28 +15,76 @@ import {
   ThreadSchema,
 } from "./schemas.ts";
 
+/**
+ * A list that grows with the data holds at most `LISTED` (20) entries; a sibling `…Total` says how many
+ * there are in all. Siblings rather than `{items, total}` in place of the array: the lists
+ * keep their meaning (an array) for the clients that read them already.
+ */
+const capped = <T extends z.ZodType>(item: T, what: string, totalField: string) =>
+  z.array(item).max(LISTED).openapi({
+    description: `The first ${LISTED} ${what} at most; \`${totalField}\` beside it counts them all`,
+  });
+const total = (list: string, page: string) =>
+  z.number().int().min(0).openapi({
+    description: `How many entries \`${list}\` would hold without its cap of ${LISTED} (all of ` +
+      `them: ${page})`,
+  });
+const LATEST = "Newest first; a fixed window of news, with no total (the full list is paged " +
+  "under its own route)";
+
 const ProjectDashboardSchema = z.object({
-  inProgressTodos: z.array(ItemSchema),
-  nearDueTodos: z.array(ItemSchema),
-  latestChat: z.array(MessageSchema),
-  latestThreads: z.array(ThreadSchema),
-  latestNotes: z.array(NoteSchema),
-  latestFiles: z.array(FileSchema),
+  inProgressTodos: capped(
+    ItemSchema,
+    "incomplete to-dos of the in_progress column, in board order",
+    "inProgressTodosTotal",
+  ),
+  inProgressTodosTotal: total("inProgressTodos", "the to-do board"),
+  nearDueTodos: capped(
+    ItemSchema,
+    "incomplete to-dos due from today to 7 days ahead, soonest due first",
+    "nearDueTodosTotal",
+  ),
+  nearDueTodosTotal: total("nearDueTodos", "the to-do board"),
+  latestChat: z.array(MessageSchema).max(5).openapi({ description: `5 messages. ${LATEST}` }),
+  latestThreads: z.array(ThreadSchema).max(5).openapi({ description: `5 threads. ${LATEST}` }),
+  latestNotes: z.array(NoteSchema).max(5).openapi({ description: `5 notes. ${LATEST}` }),
+  latestFiles: z.array(FileSchema).max(5).openapi({ description: `5 files. ${LATEST}` }),
   // A union, not `.nullable()`: that would make the shared Meeting schema itself nullable.
   nextMeeting: z.union([MeetingSchema, z.null()]).openapi({
     description: "The soonest meeting not yet started, or null",
   }),
-  milestones: z.array(MilestoneSchema),
-  recentActivity: z.array(ActivitySchema),
+  milestones: capped(MilestoneSchema, "milestones with progress, oldest first", "milestonesTotal"),
+  milestonesTotal: total("milestones", "GET …/milestones, paged"),
+  recentActivity: z.array(ActivitySchema).max(10).openapi({
+    description: `10 entries. ${LATEST}`,
+  }),
 }).openapi("ProjectDashboard");
 
 const PersonalDashboardSchema = z.object({
-  projects: z.array(ProjectSchema),
-  incompleteTodos: z.array(ItemSchema),
-  upcomingMeetings: z.array(MeetingSchema),
+  projects: capped(ProjectSchema, "of my live, unarchived projects, oldest first", "projectsTotal"),
+  projectsTotal: total("projects", "GET /api/projects"),
+  incompleteTodos: capped(
+    ItemSchema,
+    "incomplete to-dos assigned to me, soonest due first",
+    "incompleteTodosTotal",
+  ),
+  incompleteTodosTotal: total("incompleteTodos", "each project's to-do board"),
+  upcomingMeetings: capped(
+    MeetingSchema,
+    "meetings I organise or am invited to, not ended, soonest first",
+    "upcomingMeetingsTotal",
+  ),
+  upcomingMeetingsTotal: total("upcomingMeetings", "each project's meetings, paged"),
   unreadNotifications: z.object({ count: z.number().int(), latest: z.array(NotificationSchema) }),
-  overdueTodos: z.array(ItemSchema),
-  recentActivity: z.array(ActivitySchema),
+  overdueTodos: capped(
+    ItemSchema,
+    "incomplete to-dos assigned to me due before today, soonest due first",
+    "overdueTodosTotal",
+  ),
+  overdueTodosTotal: total("overdueTodos", "each project's to-do board"),
+  recentActivity: z.array(ActivitySchema).max(10).openapi({
+    description: `10 entries across my projects. ${LATEST}`,
+  }),
 }).openapi("PersonalDashboard");
 
 const project = createRoute({
@@ -43,7 +92,8 @@ const project = createRoute({
   path: "/api/projects/{projectId}/dashboard",
   tags: ["dashboards"],
   summary: "In-progress and near-due (7 days) to-dos, the 5 latest of chat, threads, notes and " +
-    "files, the next meeting, milestones with progress and the 10 latest activity entries",
+    "files, the next meeting, milestones with progress and the 10 latest activity entries; " +
+    "the to-do and milestone lists hold 20 at most, with their totals beside them",
   request: { params: z.object({ projectId: Id }) },
   responses: {
     200: jsonResponse(ProjectDashboardSchema, "The dashboard"),
@@ -56,7 +106,8 @@ const personal = createRoute({
   path: "/api/dashboard",
   tags: ["dashboards"],
   summary: "My projects, my incomplete and overdue to-dos, upcoming meetings, unread " +
-    "notifications (count and latest 5) and recent activity across my projects (10)",
+    "notifications (count and latest 5) and recent activity across my projects (10); the " +
+    "project, to-do and meeting lists hold 20 at most, with their totals beside them",
   responses: { 200: jsonResponse(PersonalDashboardSchema, "The dashboard"), ...errors(401) },
 });
 

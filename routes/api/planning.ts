@@ -1,5 +1,6 @@
 /** Planning: milestones, calendar events, the project calendar, meetings and their conflicts. */
 import { createRoute, z } from "@hono/zod-openapi";
+import { pageRequest } from "../../domain/paging.ts";
 import type { Services } from "../../domain/services.ts";
 import {
   actorOf,
@@ -11,6 +12,8 @@ import {
   IdQuery,
   jsonRequest,
   jsonResponse,
+  PageQuery,
+  pageSchema,
   TimestampOut,
 } from "./openapi.ts";
 
@@ -177,10 +180,12 @@ const listMilestones = createRoute({
   method: "get",
   path: `${base}/milestones`,
   tags: ["milestones"],
-  summary: "Milestones with their progress, oldest first",
-  request: { params: ProjectParam },
+  summary: "A page of the milestones with their progress, oldest first",
+  description: "Paged like the other lists (`page`, `pageSize`): the page object keeps `items` " +
+    "as before and adds `page`, `pageSize`, `total` and `hasMore` beside it.",
+  request: { params: ProjectParam, query: PageQuery },
   responses: {
-    200: jsonResponse(z.object({ items: z.array(MilestoneSchema) }), "The milestones"),
+    200: jsonResponse(pageSchema(MilestoneSchema), "A page of milestones"),
     ...errors(401, 404),
   },
 });
@@ -308,10 +313,14 @@ const listMeetings = createRoute({
   method: "get",
   path: `${base}/meetings`,
   tags: ["meetings"],
-  summary: "Meetings, oldest first",
-  request: { params: ProjectParam },
+  summary: "A page of the meetings, upcoming first: those not yet ended soonest first, then " +
+    "the ended ones, latest first",
+  description: "Paged like the other lists (`page`, `pageSize`): the page object keeps `items` " +
+    "as before and adds `page`, `pageSize`, `total` and `hasMore` beside it. A meeting counts " +
+    "as upcoming until its end.",
+  request: { params: ProjectParam, query: PageQuery },
   responses: {
-    200: jsonResponse(z.object({ items: z.array(MeetingSchema) }), "The meetings"),
+    200: jsonResponse(pageSchema(MeetingSchema), "A page of meetings"),
     ...errors(401, 404),
   },
 });
@@ -395,8 +404,11 @@ export function planningRoutes(services: Services) {
   const { milestones, calendar: cal, meetings } = services;
   return apiApp()
     .openapi(listMilestones, async (c) => {
-      const items = await milestones.list(actorOf(c), c.req.valid("param").projectId);
-      return c.json({ items }, 200);
+      const { projectId } = c.req.valid("param");
+      return c.json(
+        await milestones.page(actorOf(c), projectId, pageRequest(c.req.valid("query"))),
+        200,
+      );
     })
     .openapi(createMilestone, async (c) => {
       const { projectId } = c.req.valid("param");
@@ -449,8 +461,9 @@ export function planningRoutes(services: Services) {
       return c.body(null, 204);
     })
     .openapi(listMeetings, async (c) => {
+      const { projectId } = c.req.valid("param");
       return c.json(
-        { items: await meetings.list(actorOf(c), c.req.valid("param").projectId) },
+        await meetings.page(actorOf(c), projectId, pageRequest(c.req.valid("query"))),
         200,
       );
     })

@@ -37,6 +37,8 @@ function Section(
     count?: number | undefined;
     empty: string | null;
     more?: More;
+    /** Said under the list when it shows fewer entries than there are. */
+    capped?: string | null | undefined;
     children?: Child;
   },
 ) {
@@ -54,18 +56,29 @@ function Section(
         {props.more ? <a class="dash-more" href={props.more.href}>{props.more.label}</a> : null}
       </div>
       {props.empty !== null ? <p class="muted dash-empty">{props.empty}</p> : props.children}
+      {props.capped ? <p class="hint dash-capped" data-capped>{props.capped}</p> : null}
     </section>
   );
 }
 
-/** A section listing `items` (and their count when `counted`), or `empty` when there are none. */
+/** A capped list's total, and the context its "showing n of total" line is said in. */
+type Total = { total: number; t: PageCtx["t"] };
+
+/** "Showing 20 of 45." when a capped list shows fewer than there are, else null. */
+const cappedNote = (shown: number, total: Total | undefined) =>
+  total && total.total > shown ? total.t("dash.shownOf", { shown, total: total.total }) : null;
+
+/**
+ * A section listing `items`, or `empty` when there are none; a capped list (`total`) shows
+ * its total beside the title and says when it shows fewer entries than there are.
+ */
 function ListSection<T>(
   props: {
     name: string;
     title: string;
     items: T[];
     empty: string;
-    counted?: boolean;
+    total?: Total | undefined;
     more?: More;
     render: (item: T) => Child;
   },
@@ -75,9 +88,10 @@ function ListSection<T>(
     <Section
       name={props.name}
       title={props.title}
-      count={props.counted ? items.length : undefined}
+      count={props.total?.total}
       empty={items.length === 0 ? props.empty : null}
       more={props.more}
+      capped={cappedNote(items.length, props.total)}
     >
       <ul class="plain dash-list">{items.map(props.render)}</ul>
     </Section>
@@ -105,6 +119,7 @@ function TodoSection(
     title: MessageKey;
     empty: MessageKey;
     items: Item[];
+    total: number;
     today: string;
     assignee?: (item: Item) => string | null;
     project?: (item: Item) => string | null;
@@ -118,7 +133,7 @@ function TodoSection(
       title={t(props.title)}
       items={props.items}
       empty={t(props.empty)}
-      counted
+      total={{ total: props.total, t }}
       more={props.more}
       render={(item) => {
         const overdue = item.dueDate !== null && item.dueDate < props.today;
@@ -235,7 +250,14 @@ export function ProjectDashboardView(
   const more = (path: string, label: MessageKey) => ({ href: `${base}/${path}`, label: t(label) });
   const assignee = (item: Item) => item.assigneeId === null ? null : nameOf(frame, item.assigneeId);
   const next = data.nextMeeting;
-  const todos = { ctx, today, assignee, more: more("todos", "dash.allTodos") };
+  const todos = { ctx, today, assignee };
+  /** "All N …": the full list, where the dashboard's first entries continue. */
+  const all = (href: string, label: MessageKey, count: number) => ({
+    href: `${base}/${href}`,
+    label: t(label, { count }),
+  });
+  // The board's in-progress column, when the dashboard knows its id.
+  const inProgressColumn = data.inProgressTodos[0]?.columnId;
   return (
     <div class="dashboard" data-dashboard="project" data-project={frame.project.id}>
       <TodoSection
@@ -244,6 +266,12 @@ export function ProjectDashboardView(
         title="dash.inProgress"
         empty="dash.noInProgress"
         items={data.inProgressTodos}
+        total={data.inProgressTodosTotal}
+        more={all(
+          inProgressColumn === undefined ? "todos" : `todos#column-${inProgressColumn}`,
+          "dash.allInProgress",
+          data.inProgressTodosTotal,
+        )}
       />
       <TodoSection
         {...todos}
@@ -251,6 +279,8 @@ export function ProjectDashboardView(
         title="dash.nearDue"
         empty="dash.noNearDue"
         items={data.nearDueTodos}
+        total={data.nearDueTodosTotal}
+        more={all("todos", "dash.allNearDue", data.nearDueTodosTotal)}
       />
       <Section
         name="nextMeeting"
@@ -276,8 +306,8 @@ export function ProjectDashboardView(
         title={t("milestones.title")}
         items={data.milestones}
         empty={t("milestones.none")}
-        counted
-        more={more("milestones", "dash.allMilestones")}
+        total={{ total: data.milestonesTotal, t }}
+        more={all("milestones", "dash.allMilestonesCount", data.milestonesTotal)}
         render={(m) => (
           <li data-milestone={m.id}>
             <div class="row">
@@ -409,9 +439,13 @@ export function PersonalDashboardView(
       <Section
         name="projects"
         title={t("dashboard.myProjects")}
-        count={data.projects.length}
+        count={data.projectsTotal}
         empty={null}
-        more={{ href: "/projects", label: t("dash.allProjects") }}
+        more={{
+          href: "/projects",
+          label: t("dash.allProjectsCount", { count: data.projectsTotal }),
+        }}
+        capped={cappedNote(data.projects.length, { total: data.projectsTotal, t })}
       >
         {data.projects.length === 0
           ? (
@@ -446,6 +480,7 @@ export function PersonalDashboardView(
         title="dash.overdue"
         empty="dash.noOverdue"
         items={data.overdueTodos}
+        total={data.overdueTodosTotal}
       />
       <TodoSection
         {...todos}
@@ -453,13 +488,14 @@ export function PersonalDashboardView(
         title="dash.myTodos"
         empty="dash.noMyTodos"
         items={data.incompleteTodos}
+        total={data.incompleteTodosTotal}
       />
       <ListSection
         name="meetings"
         title={t("dash.upcomingMeetings")}
         items={data.upcomingMeetings}
         empty={t("dash.noMeetings")}
-        counted
+        total={{ total: data.upcomingMeetingsTotal, t }}
         render={(m) => (
           <MeetingLine
             ctx={ctx}

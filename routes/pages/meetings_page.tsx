@@ -1,12 +1,13 @@
 /**
- * The meeting pages: the list (upcoming soonest first, then past ones, latest first) with
- * the new-meeting form, and a meeting's page with its minutes (Markdown), its schedule
+ * The meeting pages: the list, paged (upcoming soonest first, then past ones, latest first;
+ * each page split under the two headings), with the new-meeting form, and a meeting's page with its minutes (Markdown), its schedule
  * conflicts, and its edit and delete forms. Conflicts never block saving: after a save the
  * meeting's page says so and lists them. `static/meetings.js` checks conflicts live while
  * the time and invitees change (GET /api/projects/{id}/meetings/check). Times are shown and typed in
  * the viewer's time zone, with the zone's name beside a meeting's time.
  */
-import type { Conflict, Meeting } from "../../domain/meetings.ts";
+import { agendaOf, type Conflict, type Meeting } from "../../domain/meetings.ts";
+import { type Page, pageRequest } from "../../domain/paging.ts";
 import type { Services } from "../../domain/services.ts";
 import { MeetingInput } from "../api/planning.ts";
 import {
@@ -17,7 +18,7 @@ import {
   paramId,
   type ProjectFrame,
 } from "./kit/area.tsx";
-import { BackLink, Facts, Markdown, subjectHref, Time } from "./kit/content.tsx";
+import { BackLink, Facts, Markdown, Pager, subjectHref, Time } from "./kit/content.tsx";
 import { formatSpan } from "../i18n/format.ts";
 import { inputValue, readInstant } from "./kit/dates.ts";
 import {
@@ -223,14 +224,21 @@ function readMeeting(fields: Fields, frame: ProjectFrame) {
   };
 }
 
-const meetingsPage: AreaPage<{ upcoming: Meeting[]; past: Meeting[] }> = {
+const meetingsPage: AreaPage<Page<Meeting>> = {
   area: "meetings",
-  load: async (_, { services, ctx, project }) =>
-    await services.meetings.agenda(ctx.actor!, project.id),
+  load: (c, { services, ctx, project }) =>
+    services.meetings.page(
+      ctx.actor!,
+      project.id,
+      pageRequest({ page: c.req.query("page") }, { clampPage: true }),
+    ),
   title: (_, t) => t("meetings.title"),
-  view: ({ frame, data: { upcoming, past }, shown }) => {
+  view: ({ frame, data, shown }) => {
     const { t, user } = frame.ctx;
     const form = formState(shown, "create");
+    // The page's meetings under the two headings (the list's order puts upcoming ones first).
+    const { upcoming, past } = agendaOf(data.items, frame.ctx.now.toISOString());
+    const firstPage = data.page === 1;
     return (
       <>
         <h1>{t("meetings.title")}</h1>
@@ -245,14 +253,20 @@ const meetingsPage: AreaPage<{ upcoming: Meeting[]; past: Meeting[] }> = {
         >
           <MeetingFields frame={frame} form={form} organiserId={user!.id} conflicts={null} />
         </NewForm>
-        <h2>{t("meetings.upcoming")}</h2>
-        {upcoming.length === 0
-          ? <p class="muted">{t("meetings.noneUpcoming")}</p>
-          : (
-            <ul class="plain meetings" data-meetings="upcoming">
-              {upcoming.map((m) => <MeetingSummary key={m.id} frame={frame} meeting={m} />)}
-            </ul>
-          )}
+        {upcoming.length > 0 || firstPage
+          ? (
+            <>
+              <h2>{t("meetings.upcoming")}</h2>
+              {upcoming.length === 0
+                ? <p class="muted">{t("meetings.noneUpcoming")}</p>
+                : (
+                  <ul class="plain meetings" data-meetings="upcoming">
+                    {upcoming.map((m) => <MeetingSummary key={m.id} frame={frame} meeting={m} />)}
+                  </ul>
+                )}
+            </>
+          )
+          : null}
         {past.length > 0
           ? (
             <>
@@ -263,6 +277,8 @@ const meetingsPage: AreaPage<{ upcoming: Meeting[]; past: Meeting[] }> = {
             </>
           )
           : null}
+        <p class="muted" data-total={data.total}>{t("meetings.total", { count: data.total })}</p>
+        <Pager ctx={frame.ctx} page={data} path={`/projects/${frame.project.id}/meetings`} />
         {frame.canWrite ? <script type="module" src="/static/meetings.js"></script> : null}
       </>
     );

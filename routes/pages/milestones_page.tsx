@@ -1,14 +1,16 @@
 /**
- * The milestones page: every milestone with its progress bar (a `<progress>` element, with
+ * The milestones page: the milestones, paged (oldest first), each with its progress bar (a `<progress>` element, with
  * the percentage and the count of linked to-dos as text), its due date and description, an
  * edit form per milestone, and the new-milestone form. Forms work without JavaScript: POST,
- * then 303 back to the milestone.
+ * then 303 back to the milestone, on the page that lists it.
  */
+import { DEFAULT_PAGE_SIZE, type Page, pageRequest } from "../../domain/paging.ts";
+import type { Actor } from "../../domain/accounts.ts";
 import type { Milestone } from "../../domain/milestones.ts";
 import type { Services } from "../../domain/services.ts";
 import { MilestoneInput } from "../api/planning.ts";
 import { type AreaPage, areaRoutes, mentionsOf, paramId, type ProjectFrame } from "./kit/area.tsx";
-import { Due, Markdown, ProgressBar } from "./kit/content.tsx";
+import { Due, Markdown, Pager, ProgressBar } from "./kit/content.tsx";
 import { todayOf } from "./kit/dates.ts";
 import {
   DateField,
@@ -103,18 +105,34 @@ function MilestoneCard(
 }
 
 interface Milestones {
-  milestones: Milestone[];
+  milestones: Page<Milestone>;
   counts: Counts;
   today: string;
 }
 
 const milestonesPage: AreaPage<Milestones> = {
   area: "milestones",
-  load: async (_, { services, ctx, project }) => ({
-    milestones: await services.milestones.list(ctx.actor!, project.id),
-    counts: await services.milestones.todoCounts(ctx.actor!, project.id),
-    today: todayOf(services, ctx.timeZone),
-  }),
+  load: async (c, { services, ctx, project }) => {
+    // A milestone's form shown again (its fields refused) is on the page that lists it.
+    const milestoneId = c.req.param("milestoneId");
+    const page = c.req.query("page") ?? (milestoneId === undefined ? undefined : String(
+      await services.milestones.pageHolding(
+        ctx.actor!,
+        project.id,
+        Number(milestoneId),
+        DEFAULT_PAGE_SIZE,
+      ),
+    ));
+    return {
+      milestones: await services.milestones.page(
+        ctx.actor!,
+        project.id,
+        pageRequest({ page }, { clampPage: true }),
+      ),
+      counts: await services.milestones.todoCounts(ctx.actor!, project.id),
+      today: todayOf(services, ctx.timeZone),
+    };
+  },
   title: (_, t) => t("milestones.title"),
   view: ({ frame, data, shown }) => {
     const { t } = frame.ctx;
@@ -133,11 +151,11 @@ const milestonesPage: AreaPage<Milestones> = {
         >
           <MilestoneFields frame={frame} form={form} />
         </NewForm>
-        {data.milestones.length === 0
+        {data.milestones.items.length === 0
           ? <p class="muted">{t("milestones.none")}</p>
           : (
             <ul class="plain milestones">
-              {data.milestones.map((m) => (
+              {data.milestones.items.map((m) => (
                 <MilestoneCard
                   frame={frame}
                   milestone={m}
@@ -148,10 +166,33 @@ const milestonesPage: AreaPage<Milestones> = {
               ))}
             </ul>
           )}
+        <p class="muted" data-total={data.milestones.total}>
+          {t("milestones.total", { count: data.milestones.total })}
+        </p>
+        <Pager
+          ctx={frame.ctx}
+          page={data.milestones}
+          path={`/projects/${frame.project.id}/milestones`}
+        />
       </>
     );
   },
 };
+
+/** Where a saved milestone is shown: its card, on the page that lists it. */
+async function milestoneHref(
+  services: Services,
+  c: { actor: Actor; projectId: number; milestoneId: number },
+): Promise<string> {
+  const page = await services.milestones.pageHolding(
+    c.actor,
+    c.projectId,
+    c.milestoneId,
+    DEFAULT_PAGE_SIZE,
+  );
+  const query = page > 1 ? `?page=${page}` : "";
+  return `/projects/${c.projectId}/milestones${query}#milestone-${c.milestoneId}`;
+}
 
 /** The milestone pages. */
 export function milestonesPages(services: Services) {
@@ -167,7 +208,7 @@ export function milestonesPages(services: Services) {
     fields: FIELDS,
     change: async ({ actor, projectId, input }) => {
       const { id } = await milestones.create(actor, projectId, input);
-      return afterCreate(`/projects/${projectId}/milestones#milestone-${id}`, {
+      return afterCreate(await milestoneHref(services, { actor, projectId, milestoneId: id }), {
         type: "milestone",
         id,
       });
@@ -184,7 +225,7 @@ export function milestonesPages(services: Services) {
     change: async ({ c, actor, projectId, input }) => {
       const milestoneId = paramId(c, "milestoneId");
       await milestones.update(actor, projectId, { milestoneId, ...input });
-      return afterSave(`/projects/${projectId}/milestones#milestone-${milestoneId}`, {
+      return afterSave(await milestoneHref(services, { actor, projectId, milestoneId }), {
         type: "milestone",
         id: milestoneId,
       });

@@ -90,15 +90,22 @@ Deno.test("the project dashboard holds exactly the contract's contents at the wi
     const d = expectJson(res, 200);
     assert.deepEqual(Object.keys(d).sort(), [
       "inProgressTodos",
+      "inProgressTodosTotal",
       "latestChat",
       "latestFiles",
       "latestNotes",
       "latestThreads",
       "milestones",
+      "milestonesTotal",
       "nearDueTodos",
+      "nearDueTodosTotal",
       "nextMeeting",
       "recentActivity",
     ]);
+    assert.deepEqual(
+      [d.inProgressTodosTotal, d.nearDueTodosTotal, d.milestonesTotal],
+      [1, 2, 1],
+    );
     assert.deepEqual(titles(d.inProgressTodos), ["doing"]);
     assert.deepEqual(titles(d.nearDueTodos), ["due today", "due in 7 days"]);
     assert.deepEqual(d.latestChat.map((m: { text: string }) => m.text), [
@@ -174,12 +181,20 @@ Deno.test("the personal dashboard gathers my work across projects", async () => 
     const d = expectJson(await api(t, "GET", "/api/dashboard", { cookie: bo }), 200);
     assert.deepEqual(Object.keys(d).sort(), [
       "incompleteTodos",
+      "incompleteTodosTotal",
       "overdueTodos",
+      "overdueTodosTotal",
       "projects",
+      "projectsTotal",
       "recentActivity",
       "unreadNotifications",
       "upcomingMeetings",
+      "upcomingMeetingsTotal",
     ]);
+    assert.deepEqual(
+      [d.projectsTotal, d.incompleteTodosTotal, d.overdueTodosTotal, d.upcomingMeetingsTotal],
+      [2, 3, 1, 3],
+    );
     assert.deepEqual(d.projects.map((x: { name: string }) => x.name), ["Dash", "Other"]);
     assert.deepEqual(titles(d.incompleteTodos), ["mine overdue", "mine today", "mine undated"]);
     assert.deepEqual(titles(d.overdueTodos), ["mine overdue"]);
@@ -189,6 +204,191 @@ Deno.test("the personal dashboard gathers my work across projects", async () => 
     assert.equal(d.unreadNotifications.latest.length, 5);
     assert.equal(d.recentActivity.length, 10);
     assert.ok(d.recentActivity.some((a: { projectId: number }) => a.projectId === other.id));
+  } finally {
+    await t.close();
+  }
+});
+
+/** Seeds rows straight into the store (many of them, quicker than through the API). */
+function seeder(t: T, cookie: string) {
+  return {
+    /** A standard column's id (listing the columns makes them, the first time). */
+    column: async (projectId: number, key: string) => {
+      expectJson(await api(t, "GET", `/api/projects/${projectId}/todos/columns`, { cookie }), 200);
+      return (await t.sql.get<{ id: number }>(
+        "SELECT id FROM todo_columns WHERE project_id = ? AND key = ?",
+        [projectId, key],
+      ))!.id;
+    },
+    item: (
+      projectId: number,
+      columnId: number,
+      creatorId: number,
+      item: {
+        title: string;
+        order: number;
+        dueDate?: string;
+        assigneeId?: number;
+        completed?: boolean;
+        deleted?: boolean;
+      },
+    ) =>
+      t.sql.run(
+        `INSERT INTO todo_items (project_id, column_id, creator_id, title, assignee_id, due_date,
+         order_index, completed, created_at, updated_at, deleted_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        [
+          projectId,
+          columnId,
+          creatorId,
+          item.title,
+          item.assigneeId ?? null,
+          item.dueDate ?? null,
+          item.order,
+          item.completed ? 1 : 0,
+          NOW,
+          NOW,
+          item.deleted ? NOW : null,
+        ],
+      ),
+    milestone: (projectId: number, creatorId: number, title: string, createdAt: string) =>
+      t.sql.run(
+        `INSERT INTO milestones (project_id, creator_id, title, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?)`,
+        [projectId, creatorId, title, createdAt, createdAt],
+      ),
+    meeting: (
+      projectId: number,
+      creatorId: number,
+      m: { title: string; startAt: string; endAt: string; deleted?: boolean },
+    ) =>
+      t.sql.run(
+        `INSERT INTO meetings (project_id, creator_id, title, start_at, end_at, created_at,
+         updated_at, deleted_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+        [projectId, creatorId, m.title, m.startAt, m.endAt, NOW, NOW, m.deleted ? NOW : null],
+      ),
+  };
+}
+
+const pad = (n: number) => String(n).padStart(2, "0");
+
+Deno.test("the project dashboard's lists hold 20 at most, each with its exact total beside it", async () => {
+  const { t, ann, p } = await setup();
+  try {
+    const seed = seeder(t, ann);
+    const annId = 2;
+    const inProgress = await seed.column(p, "in_progress");
+    const todoColumn = await seed.column(p, "todo");
+    // 45 open in progress, in board order 44..0 (listed by order, not by id), and some that
+    // do not count: complete, deleted.
+    for (let i = 0; i < 45; i++) {
+      await seed.item(p, inProgress, annId, { title: `doing ${pad(i)}`, order: 44 - i });
+    }
+    await seed.item(p, inProgress, annId, { title: "doing done", order: 0, completed: true });
+    await seed.item(p, inProgress, annId, { title: "doing deleted", order: 0, deleted: true });
+    // 27 due within the week (today .. 7 days ahead), and others that do not count.
+    for (let i = 0; i < 27; i++) {
+      await seed.item(p, todoColumn, annId, {
+        title: `due ${pad(i)}`,
+        order: i,
+        dueDate: `2026-11-${22 + (i % 8)}`,
+      });
+    }
+    await seed.item(p, todoColumn, annId, { title: "overdue", order: 0, dueDate: "2026-11-21" });
+    await seed.item(p, todoColumn, annId, { title: "too late", order: 0, dueDate: "2026-11-30" });
+    await seed.item(p, todoColumn, annId, {
+      title: "due done",
+      order: 0,
+      dueDate: "2026-11-23",
+      completed: true,
+    });
+    for (let i = 0; i < 23; i++) {
+      await seed.milestone(p, annId, `M${pad(i)}`, `2026-01-01T00:00:${pad(59 - i)}.000Z`);
+    }
+
+    const d = expectJson(await api(t, "GET", `/api/projects/${p}/dashboard`, { cookie: ann }), 200);
+    assert.equal(d.inProgressTodos.length, 20);
+    assert.equal(d.inProgressTodosTotal, 45);
+    assert.deepEqual(
+      titles(d.inProgressTodos),
+      Array.from({ length: 20 }, (_, k) => `doing ${pad(44 - k)}`),
+    );
+    assert.equal(d.nearDueTodos.length, 20);
+    assert.equal(d.nearDueTodosTotal, 27);
+    const due = d.nearDueTodos.map((i: { dueDate: string }) => i.dueDate);
+    assert.deepEqual(due, [...due].sort());
+    assert.equal(d.milestones.length, 20);
+    assert.equal(d.milestonesTotal, 23);
+    // Oldest first: the last seeded is the oldest.
+    assert.equal(d.milestones[0].title, "M22");
+    assert.equal(d.milestones[19].title, "M03");
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("the personal dashboard's lists hold 20 at most, each with its exact total beside it", async () => {
+  const { t, ann, bo, p, boId } = await setup();
+  try {
+    const seed = seeder(t, ann);
+    const annId = 2;
+    for (let i = 0; i < 21; i++) {
+      const extra = await createProject(t, ann, `Extra ${pad(i)}`);
+      await addMember(t, ann, extra.id, "bo@example.com", "member");
+    }
+    const todoColumn = await seed.column(p, "todo");
+    for (let i = 0; i < 22; i++) {
+      await seed.item(p, todoColumn, annId, {
+        title: `late ${pad(i)}`,
+        order: i,
+        assigneeId: boId,
+        dueDate: `2026-10-${pad(i + 1)}`,
+      });
+    }
+    for (let i = 0; i < 3; i++) {
+      await seed.item(p, todoColumn, annId, { title: `later ${i}`, order: i, assigneeId: boId });
+    }
+    await seed.item(p, todoColumn, annId, {
+      title: "late done",
+      order: 0,
+      assigneeId: boId,
+      dueDate: "2026-10-01",
+      completed: true,
+    });
+    for (let i = 0; i < 24; i++) {
+      await seed.meeting(p, boId, {
+        title: `meet ${pad(i)}`,
+        startAt: `2026-12-${pad(i + 1)}T08:00:00.000Z`,
+        endAt: `2026-12-${pad(i + 1)}T09:00:00.000Z`,
+      });
+    }
+    await seed.meeting(p, boId, {
+      title: "over",
+      startAt: "2026-11-01T08:00:00.000Z",
+      endAt: "2026-11-01T09:00:00.000Z",
+    });
+    await seed.meeting(p, boId, {
+      title: "gone",
+      startAt: "2026-12-01T08:00:00.000Z",
+      endAt: "2026-12-01T09:00:00.000Z",
+      deleted: true,
+    });
+
+    const d = expectJson(await api(t, "GET", "/api/dashboard", { cookie: bo }), 200);
+    assert.equal(d.projects.length, 20);
+    assert.equal(d.projectsTotal, 22);
+    assert.equal(d.projects[0].name, "Dash");
+    assert.equal(d.overdueTodos.length, 20);
+    assert.equal(d.overdueTodosTotal, 22);
+    assert.equal(d.overdueTodos[0].title, "late 00");
+    assert.equal(d.incompleteTodos.length, 20);
+    assert.equal(d.incompleteTodosTotal, 25);
+    assert.equal(d.upcomingMeetings.length, 20);
+    assert.equal(d.upcomingMeetingsTotal, 24);
+    assert.deepEqual(
+      titles(d.upcomingMeetings),
+      Array.from({ length: 20 }, (_, k) => `meet ${pad(k)}`),
+    );
   } finally {
     await t.close();
   }

@@ -16,6 +16,11 @@ import {
   type TestUser,
 } from "../helpers/api.ts";
 
+/** The list's only page, as the page object gives it (paging's defaults). */
+function onePage<T>(items: T[]) {
+  return { items, page: 1, pageSize: 20, total: items.length, hasMore: false };
+}
+
 const NOW = "2026-11-22T08:30:00.000Z";
 const MEETING_KEYS = [
   "createdAt",
@@ -157,7 +162,7 @@ Deno.test("POST /api/projects/:id/meetings schedules a meeting and invites its i
     assert.deepEqual(await getJson(t, bob.cookie, meetings(project.id, `/${meeting.id}`)), {
       meeting,
     });
-    assert.deepEqual(await getJson(t, bob.cookie, meetings(project.id)), { items: [meeting] });
+    assert.deepEqual(await getJson(t, bob.cookie, meetings(project.id)), onePage([meeting]));
 
     // Each invitee is told once; the organiser, who invited herself, is not.
     assert.deepEqual(await kinds(t, bob), [["meeting_invited", meeting.id]]);
@@ -214,7 +219,7 @@ Deno.test("POST /api/projects/:id/meetings rejects non-member invitees and bad t
       const error = expectError(res, 400, "validation");
       assert.ok(error.details[field], `${JSON.stringify(fields)}: ${JSON.stringify(error)}`);
     }
-    assert.deepEqual(await getJson(t, alice.cookie, meetings(project.id)), { items: [] });
+    assert.deepEqual(await getJson(t, alice.cookie, meetings(project.id)), onePage([]));
     assert.deepEqual(await kinds(t, outsider), []);
     // A viewer is a member, and may be invited.
     const { meeting } = await schedule(t, alice.cookie, project.id, {
@@ -385,7 +390,7 @@ Deno.test("DELETE /api/projects/:id/meetings/:id soft-deletes it", async () => {
     expectNoContent(await api(t, "DELETE", one, { cookie: bob.cookie }));
     expectError(await api(t, "GET", one, { cookie: alice.cookie }), 404, "not_found");
     expectError(await api(t, "DELETE", one, { cookie: alice.cookie }), 404, "not_found");
-    assert.deepEqual(await getJson(t, alice.cookie, meetings(project.id)), { items: [] });
+    assert.deepEqual(await getJson(t, alice.cookie, meetings(project.id)), onePage([]));
     // A deleted meeting is no conflict.
     assert.deepEqual(
       await check(t, alice.cookie, project.id, {
@@ -707,6 +712,82 @@ Deno.test("GET /api/projects/:id/meetings/check validates its query", async () =
       { cookie: viewer.cookie },
     );
     assert.deepEqual(expectJson(spaced, 200), { conflicts: [] });
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("GET /api/projects/:id/meetings is paged, upcoming first (soonest), then past (latest first)", async () => {
+  const t = await testApp({ now: NOW });
+  try {
+    const { alice, project } = await team(t);
+    // Seeded straight into the store, in an order unlike the list's, with ties on the start.
+    const seeded: Array<{ title: string; startAt: string; endAt: string; deleted?: boolean }> = [];
+    const at = (day: number, hour: number) =>
+      `2026-${day > 30 ? "12" : "11"}-${String(day > 30 ? day - 30 : day).padStart(2, "0")}T${
+        String(hour).padStart(2, "0")
+      }:00:00.000Z`;
+    for (let i = 0; i < 26; i++) {
+      seeded.push({
+        title: `next ${i}`,
+        startAt: at(23 + (i % 13), 9),
+        endAt: at(23 + (i % 13), 10),
+      });
+    }
+    for (let i = 0; i < 14; i++) {
+      seeded.push({ title: `past ${i}`, startAt: at(1 + (i % 7), 9), endAt: at(1 + (i % 7), 10) });
+    }
+    seeded.push({ title: "running", startAt: at(22, 8), endAt: at(22, 9) });
+    seeded.push({ title: "ended now", startAt: at(22, 7), endAt: NOW });
+    seeded.push({ title: "deleted", startAt: at(24, 9), endAt: at(24, 10), deleted: true });
+    const rows: Array<{ id: number; title: string; startAt: string; endAt: string }> = [];
+    for (const m of [...seeded].reverse()) {
+      const { id } = await t.sql.returning<{ id: number }>(
+        `INSERT INTO meetings (project_id, creator_id, title, start_at, end_at, created_at,
+         updated_at, deleted_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+        [project.id, alice.user.id, m.title, m.startAt, m.endAt, NOW, NOW, m.deleted ? NOW : null],
+      );
+      if (!m.deleted) rows.push({ id, ...m });
+    }
+    const upcoming = rows.filter((m) => m.endAt > NOW)
+      .sort((a, b) => a.startAt.localeCompare(b.startAt) || a.id - b.id);
+    const past = rows.filter((m) => m.endAt <= NOW)
+      .sort((a, b) => b.startAt.localeCompare(a.startAt) || b.id - a.id);
+    const expected = [...upcoming, ...past].map((m) => m.id);
+    assert.equal(expected.length, 42);
+    assert.equal(upcoming[0]?.title, "running");
+    assert.equal(past[0]?.title, "ended now");
+
+    const list = (query: string) => getJson(t, alice.cookie, meetings(project.id, query));
+    const ids = (page: Json) => page.items.map((m: { id: number }) => m.id);
+    const first = await list("");
+    assert.deepEqual(
+      { ...first, items: ids(first) },
+      { items: expected.slice(0, 20), page: 1, pageSize: 20, total: 42, hasMore: true },
+    );
+    const second = await list("?page=2");
+    assert.deepEqual(
+      { ...second, items: ids(second) },
+      { items: expected.slice(20, 40), page: 2, pageSize: 20, total: 42, hasMore: true },
+    );
+    const third = await list("?page=3&pageSize=20");
+    assert.deepEqual(
+      { ...third, items: ids(third) },
+      { items: expected.slice(40), page: 3, pageSize: 20, total: 42, hasMore: false },
+    );
+    const small = await list("?page=4&pageSize=5");
+    assert.deepEqual(ids(small), expected.slice(15, 20));
+    assert.equal(small.hasMore, true);
+    // Above 100 is 100; zero, negative or text is the default.
+    const all = await list("?pageSize=1000");
+    assert.deepEqual([all.pageSize, all.total, all.hasMore], [100, 42, false]);
+    assert.deepEqual(ids(all), expected);
+    for (const query of ["?page=0", "?page=-3", "?page=x&pageSize=0"]) {
+      const page = await list(query);
+      assert.deepEqual([page.page, page.pageSize, ids(page)], [1, 20, expected.slice(0, 20)]);
+    }
+    const beyond = await list("?page=9");
+    assert.deepEqual([beyond.items, beyond.total, beyond.hasMore], [[], 42, false]);
   } finally {
     await t.close();
   }

@@ -11,6 +11,11 @@ import {
   team,
 } from "../helpers/api.ts";
 
+/** The list's only page, as the page object gives it (paging's defaults). */
+function onePage<T>(items: T[]) {
+  return { items, page: 1, pageSize: 20, total: items.length, hasMore: false };
+}
+
 const NOW = "2026-11-22T08:30:00.000Z";
 const MILESTONE_KEYS = [
   "createdAt",
@@ -103,7 +108,7 @@ Deno.test("POST /api/projects/:id/milestones creates a milestone (201 {milestone
       await getJson(t, alice.cookie, path(project.id, `/${milestone.id}`)),
       { milestone },
     );
-    assert.deepEqual(await getJson(t, alice.cookie, path(project.id)), { items: [milestone] });
+    assert.deepEqual(await getJson(t, alice.cookie, path(project.id)), onePage([milestone]));
 
     const bare = await createMilestone(t, alice.cookie, project.id, { title: "Bare" });
     assert.equal(bare.description, null);
@@ -145,7 +150,7 @@ Deno.test("POST /api/projects/:id/milestones rejects a blank title or a bad due 
       });
       assert.ok(expectError(res, 400, "validation").details.dueDate, dueDate);
     }
-    assert.deepEqual(await getJson(t, alice.cookie, path(project.id)), { items: [] });
+    assert.deepEqual(await getJson(t, alice.cookie, path(project.id)), onePage([]));
   } finally {
     await t.close();
   }
@@ -325,6 +330,63 @@ Deno.test("GET /api/projects/:id/milestones/:id is 404 for an unknown or another
     );
     const notAnId = await api(t, "GET", path(project.id, "/abc"), { cookie: alice.cookie });
     expectError(notAnId, 400, "validation");
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("GET /api/projects/:id/milestones is paged, oldest first, with progress on every page", async () => {
+  const t = await testApp({ now: NOW });
+  try {
+    const { alice, project } = await team(t);
+    // 45 live milestones (created in an order unlike their ids) and a deleted one.
+    const created: Array<{ id: number; createdAt: string }> = [];
+    for (let i = 0; i < 46; i++) {
+      const createdAt = `2026-11-${String(1 + ((i * 7) % 20)).padStart(2, "0")}T00:00:${
+        String(i).padStart(2, "0")
+      }.000Z`;
+      const { id } = await t.sql.returning<{ id: number }>(
+        `INSERT INTO milestones (project_id, creator_id, title, created_at, updated_at, deleted_at)
+         VALUES (?, ?, ?, ?, ?, ?) RETURNING id`,
+        [project.id, alice.user.id, `M${i}`, createdAt, createdAt, i === 45 ? NOW : null],
+      );
+      if (i < 45) created.push({ id, createdAt });
+    }
+    const expected = created.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id - b.id)
+      .map((m) => m.id);
+    // A linked to-do, complete, for a milestone listed on the second page.
+    const linked = expected[25];
+    const item = expectJson(
+      await api(t, "POST", `/api/projects/${project.id}/todos/items`, {
+        cookie: alice.cookie,
+        body: { title: "linked", milestoneId: linked },
+      }),
+      201,
+    ).item;
+    expectJson(
+      await api(
+        t,
+        "POST",
+        `/api/projects/${project.id}/todos/items/${item.id}/toggle-complete`,
+        { cookie: alice.cookie },
+      ),
+      200,
+    );
+
+    const list = (query: string) => getJson(t, alice.cookie, path(project.id, query));
+    const ids = (page: Json) => page.items.map((m: { id: number }) => m.id);
+    const second = await list("?page=2");
+    assert.deepEqual(
+      { ...second, items: ids(second) },
+      { items: expected.slice(20, 40), page: 2, pageSize: 20, total: 45, hasMore: true },
+    );
+    assert.equal(second.items.find((m: { id: number }) => m.id === linked).progress, 100);
+    const last = await list("?page=3");
+    assert.deepEqual([ids(last), last.hasMore], [expected.slice(40), false]);
+    const all = await list("?pageSize=101");
+    assert.deepEqual([all.pageSize, ids(all), all.hasMore], [100, expected, false]);
+    const first = await list("?page=zero&pageSize=-1");
+    assert.deepEqual([first.page, first.pageSize, ids(first)], [1, 20, expected.slice(0, 20)]);
   } finally {
     await t.close();
   }

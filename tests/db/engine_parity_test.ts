@@ -407,8 +407,22 @@ const CASES: Record<string, Case[]> = {
     ],
   ],
   dashboards: [
-    ["inProgressItems", (q) => dashboards.inProgressItems(q, 1)],
-    ["itemsDueBetween", (q) => dashboards.itemsDueBetween(q, 1, "2024-01-01", "2024-02-01")],
+    ["inProgressItems", (q) => dashboards.inProgressItems(q, 1, 20)],
+    ["countInProgressItems", (q) => dashboards.countInProgressItems(q, 1)],
+    [
+      "itemsDueBetween",
+      (q) => dashboards.itemsDueBetween(q, 1, { from: "2024-01-01", to: "2024-02-01", limit: 20 }),
+    ],
+    [
+      "countItemsDueBetween",
+      (q) => dashboards.countItemsDueBetween(q, 1, { from: "2024-01-01", to: "2024-02-01" }),
+    ],
+    ["countAssignedItems (any due date)", (q) => dashboards.countAssignedItems(q, 2, null)],
+    ["countAssignedItems (due before)", (q) => dashboards.countAssignedItems(q, 2, "2024-03-01")],
+    [
+      "countUpcomingMeetings",
+      (q) => dashboards.countUpcomingMeetings(q, 2, "2024-01-01T00:00:00.000Z"),
+    ],
     [
       "assignedItems (any due date)",
       (q) => dashboards.assignedItems(q, 2, { dueBefore: null, limit: 10 }),
@@ -555,6 +569,11 @@ const CASES: Record<string, Case[]> = {
     ["setInvitees (none)", (q) => withRows(q, "meeting_invitees", meetings.setInvitees(q, 1, []))],
     ["findMeeting", (q) => meetings.findMeeting(q, 1, 1)],
     ["listMeetings", (q) => meetings.listMeetings(q, 1)],
+    [
+      "pageMeetings",
+      (q) => meetings.pageMeetings(q, 1, "2024-01-10T00:00:00.000Z", { limit: 20, offset: 0 }),
+    ],
+    ["countMeetings", (q) => meetings.countMeetings(q, 1)],
     ["updateMeeting", (q) =>
       withRows(
         q,
@@ -607,6 +626,9 @@ const CASES: Record<string, Case[]> = {
       await milestones.milestoneInProject(q, 3, 1),
     ]],
     ["listMilestones", (q) => milestones.listMilestones(q, 1)],
+    ["pageMilestones", (q) => milestones.pageMilestones(q, 1, 1, 1)],
+    ["countMilestones", (q) => milestones.countMilestones(q, 1)],
+    ["milestonePosition", (q) => milestones.milestonePosition(q, 1, 2)],
     ["updateMilestone", (q) =>
       withRows(
         q,

@@ -193,6 +193,99 @@ Deno.test(postgresTest(
   },
 ));
 
+/** Asks `t`'s /healthz until it answers 200 (a real server restarting: bounded tries). */
+async function healthy(t: TestApp): Promise<void> {
+  let last = 0;
+  for (let i = 0; i < 300; i++) {
+    const res = await t.app.request("/healthz");
+    await res.body?.cancel();
+    last = res.status;
+    if (last === 200) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  assert.fail(`/healthz never answered 200 after the restart; last ${last}`);
+}
+
+/**
+ * A client of a project's stream on `t` as a browser's EventSource is: when the server ends
+ * the stream it opens it again with Last-Event-ID. `messages(n)` answers the ids of the next
+ * `n` chat messages it receives (each wait bounded by `ms`).
+ */
+async function reconnectingClient(t: TestApp, cookie: string, projectId: number) {
+  let reader = await openStream(t, cookie, projectId);
+  let lastEventId: number | undefined;
+  let reconnects = 0;
+  return {
+    get reconnects() {
+      return reconnects;
+    },
+    async messages(n: number, ms = 3000): Promise<number[]> {
+      const ids: number[] = [];
+      while (ids.length < n) {
+        const frame = await reader.next(ms);
+        if (frame === null) {
+          reconnects++;
+          reader = await openStream(t, cookie, projectId, lastEventId);
+          continue;
+        }
+        if (frame.id !== undefined) lastEventId = Number(frame.id);
+        if (frame.event === "chat.message.created") ids.push(JSON.parse(frame.data!).id);
+      }
+      return ids;
+    },
+    cancel: () => reader.cancel(),
+  };
+}
+
+Deno.test(postgresTest(
+  "after PostgreSQL restarts, live events reach the other instance again and a stream open " +
+    "through the restart misses nothing",
+  async (pg, sql) => {
+    const { a, b, close } = await twoInstances(pg.url, sql);
+    try {
+      const owner = await signUp(a.t, "owner@example.com");
+      const project = await createProject(a.t, owner.cookie, "Restarted");
+      const through = await reconnectingClient(b.t, owner.cookie, project.id);
+      try {
+        const sent = [await post(a.t, owner.cookie, project.id, "before")];
+        assert.deepEqual(await through.messages(1), sent);
+
+        await pg.restartFast();
+        for (const { t } of [a, b]) await healthy(t);
+        // Written as soon as the database answers again, while the instances may still be
+        // listening anew: these reach the streams through the catch-up from the logs.
+        sent.push(await post(a.t, owner.cookie, project.id, "during A"));
+        sent.push(await post(b.t, owner.cookie, project.id, "during B"));
+
+        // A stream opened on B after the restart hears A's new message promptly.
+        const fresh = await openStream(b.t, owner.cookie, project.id);
+        try {
+          await fresh.next(); // retry: 3000
+          let after = 0;
+          for (let i = 1; i <= 3; i++) {
+            after = await post(a.t, owner.cookie, project.id, `after ${i}`);
+            sent.push(after);
+            const frame = await nextNamedEvent(fresh, 1000);
+            assert.equal(frame.event, "chat.message.created");
+            assert.equal(JSON.parse(frame.data!).id, after);
+          }
+        } finally {
+          await fresh.cancel();
+        }
+
+        // The stream open through the restart: everything, once each, in order.
+        assert.deepEqual(await through.messages(sent.length - 1), sent.slice(1));
+        const last = await post(a.t, owner.cookie, project.id, "last");
+        assert.deepEqual(await through.messages(1), [last], "nothing repeated");
+      } finally {
+        await through.cancel();
+      }
+    } finally {
+      await close();
+    }
+  },
+));
+
 Deno.test(postgresTest(
   "an event's webhook delivery is posted once although the senders of two instances run",
   async (pg, sql) => {

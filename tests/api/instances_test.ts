@@ -3,7 +3,7 @@
  * with its own engine (its own connections), as two processes behind one address would be.
  */
 import assert from "node:assert/strict";
-import type postgres from "postgres";
+import postgres from "postgres";
 import { openPostgresEngine } from "../../db/postgres/engine.ts";
 import { migratePostgres, POSTGRES_MIGRATIONS_DIR } from "../../db/postgres/migrate.ts";
 import { FixedClock } from "../../domain/clock.ts";
@@ -281,6 +281,63 @@ Deno.test(postgresTest(
         await through.cancel();
       }
     } finally {
+      await close();
+    }
+  },
+));
+
+/** How many listening connections (the relays') the cluster has now. */
+async function listeners(sql: postgres.Sql): Promise<number> {
+  const [row] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM pg_stat_activity
+    WHERE application_name = 'collab listen'`;
+  return row!.n;
+}
+
+Deno.test(postgresTest(
+  "while an instance cannot listen it still delivers the other's events (it reads the logs), " +
+    "and it listens again once it can",
+  async (pg, sql) => {
+    const { a, b, close } = await twoInstances(pg.url, sql);
+    // The database's connections are allowed from another database only.
+    const admin = postgres(pg.url.replace(/\/[^/]+$/, "/postgres"), { max: 1 });
+    const connections = (allowed: boolean) =>
+      admin.unsafe(`ALTER DATABASE collab WITH ALLOW_CONNECTIONS ${allowed}`);
+    try {
+      const owner = await signUp(a.t, "owner@example.com");
+      const project = await createProject(a.t, owner.cookie, "Unheard");
+      const onB = await openStream(b.t, owner.cookie, project.id);
+      try {
+        await onB.next(); // retry: 3000
+        const received = async () => JSON.parse((await nextNamedEvent(onB, 3000)).data!).id;
+        const before = await post(a.t, owner.cookie, project.id, "before");
+        assert.equal(await received(), before);
+        assert.equal(await listeners(sql), 2);
+
+        // The listening connections are cut and cannot be made again; the pools' open
+        // connections still serve.
+        await connections(false);
+        await sql`SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+          WHERE application_name = 'collab listen'`;
+        const unheard = [
+          await post(a.t, owner.cookie, project.id, "unheard one"),
+          await post(a.t, owner.cookie, project.id, "unheard two"),
+        ];
+        assert.deepEqual([await received(), await received()], unheard);
+        assert.equal(await listeners(sql), 0, "nobody listens meanwhile");
+
+        await connections(true);
+        for (let i = 0; (await listeners(sql)) < 2; i++) {
+          if (i >= 100) assert.fail("the instances did not listen again");
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        const after = await post(a.t, owner.cookie, project.id, "after");
+        assert.equal(await received(), after, "once each, in order");
+      } finally {
+        await onB.cancel();
+      }
+    } finally {
+      await connections(true);
+      await admin.end();
       await close();
     }
   },

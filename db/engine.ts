@@ -94,6 +94,8 @@ export interface Engine extends Queries {
 export interface ListenHandlers {
   onPayload(payload: string): void;
   onListening(): void;
+  /** Called each time listening stops (its connection lost), until `onListening` again. */
+  onLost?(): void;
 }
 
 /** A `listen` under way. */

@@ -1,7 +1,7 @@
 /**
  * What carries committed stream events between instances on PostgreSQL: a notification per
- * transaction naming the events' ids (the logs hold the events), and the reads that turn the
- * ids back into events.
+ * transaction naming the events' ids (the logs hold the events), and the reads of the logs
+ * past the newest events an instance published.
  */
 import type { Queries } from "./engine.ts";
 import type { EventRow } from "./events.ts";
@@ -36,17 +36,6 @@ export function eventPayloads(ids: EventIds): string[] {
   return payloads;
 }
 
-/** The ids a payload names (parts it does not know are skipped). */
-export function parseEventPayload(payload: string): EventIds {
-  const ids: EventIds = { project: [], user: [] };
-  for (const part of payload.split(";")) {
-    const match = /^([pu]):(\d{1,15})$/.exec(part);
-    if (!match) continue;
-    (match[1] === "p" ? ids.project : ids.user).push(Number(match[2]));
-  }
-  return ids;
-}
-
 /**
  * Sends the notification naming `ids` from inside the transaction that wrote the events:
  * PostgreSQL delivers it at the commit, and not at all on a rollback.
@@ -58,28 +47,6 @@ export async function notifyEvents(q: Queries, ids: EventIds): Promise<void> {
 }
 
 type RawEvent = { id: number; ownerId: number; name: string; data: string };
-
-/** The project events with these ids, oldest first. */
-export async function projectEventsByIds(q: Queries, ids: number[]): Promise<EventRow[]> {
-  if (ids.length === 0) return [];
-  const rows = await q.all<RawEvent>(
-    `SELECT id, project_id AS "ownerId", name, data FROM project_events
-     WHERE id IN (${ids.map(() => "?").join(", ")}) ORDER BY id`,
-    ids,
-  );
-  return rows.map(({ ownerId, ...r }) => ({ ...r, projectId: ownerId }));
-}
-
-/** The users' own events with these ids, oldest first. */
-export async function userEventsByIds(q: Queries, ids: number[]): Promise<UserEventRow[]> {
-  if (ids.length === 0) return [];
-  const rows = await q.all<RawEvent>(
-    `SELECT id, user_id AS "ownerId", name, data FROM user_events
-     WHERE id IN (${ids.map(() => "?").join(", ")}) ORDER BY id`,
-    ids,
-  );
-  return rows.map(({ ownerId, ...r }) => ({ ...r, userId: ownerId }));
-}
 
 /** The newest id of one log (0 when empty): where a stream opened now starts. */
 export async function newestEventId(q: Queries, log: "project" | "user"): Promise<number> {
@@ -97,22 +64,30 @@ export async function newestEventIds(q: Queries): Promise<{ project: number; use
   return { project: Number(row?.project ?? 0), user: Number(row?.user ?? 0) };
 }
 
-/** Every log's events after the given ids, oldest first (at most `limit` of each). */
+/**
+ * The events of the logs asked for (`logs`) after the given ids, oldest first (at most
+ * `limit` of each); none of a log not asked for.
+ */
 export async function eventsSince(
   q: Queries,
+  logs: { project: boolean; user: boolean },
   after: { project: number; user: number },
   limit: number,
 ): Promise<{ project: EventRow[]; user: UserEventRow[] }> {
-  const project = await q.all<RawEvent>(
-    `SELECT id, project_id AS "ownerId", name, data FROM project_events WHERE id > ?
-     ORDER BY id LIMIT ?`,
-    [after.project, limit],
-  );
-  const user = await q.all<RawEvent>(
-    `SELECT id, user_id AS "ownerId", name, data FROM user_events WHERE id > ?
-     ORDER BY id LIMIT ?`,
-    [after.user, limit],
-  );
+  const project = logs.project
+    ? await q.all<RawEvent>(
+      `SELECT id, project_id AS "ownerId", name, data FROM project_events WHERE id > ?
+       ORDER BY id LIMIT ?`,
+      [after.project, limit],
+    )
+    : [];
+  const user = logs.user
+    ? await q.all<RawEvent>(
+      `SELECT id, user_id AS "ownerId", name, data FROM user_events WHERE id > ?
+       ORDER BY id LIMIT ?`,
+      [after.user, limit],
+    )
+    : [];
   return {
     project: project.map(({ ownerId, ...r }) => ({ ...r, projectId: ownerId })),
     user: user.map(({ ownerId, ...r }) => ({ ...r, userId: ownerId })),

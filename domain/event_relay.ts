@@ -2,26 +2,23 @@
  * How committed stream events reach the event streams. On SQLite one instance serves them
  * all: the events are published here once their transaction commits. On PostgreSQL several
  * instances may serve one database: each transaction notifies the ids of its events (at the
- * commit), and every instance, this one included, reads those events from the logs and
- * publishes them to its own streams. After a lost listening connection an instance catches up
- * from the logs, so its streams miss nothing the logs still hold.
+ * commit), and every instance, this one included, reads the logs past the newest events it
+ * published and publishes what it finds to its own streams. A notification is only a wake-up:
+ * a read that fails is done again, and after a lost listening connection the instance reads
+ * the logs every half second until it listens again (then reads once more), so its streams
+ * miss nothing the logs still hold, whatever was lost on the way.
  */
 import type { Engine, Listening, Queries } from "../db/engine.ts";
-import {
-  EVENTS_CHANNEL,
-  eventsSince,
-  newestEventIds,
-  notifyEvents,
-  parseEventPayload,
-  projectEventsByIds,
-  userEventsByIds,
-} from "../db/event_relay.ts";
+import { EVENTS_CHANNEL, eventsSince, newestEventIds, notifyEvents } from "../db/event_relay.ts";
 import type { EventRow } from "../db/events.ts";
 import type { UserEventRow } from "../db/user_events.ts";
 import type { EventHub } from "./event_hub.ts";
 
-/** The most a catch-up reads of each log at once. */
+/** The most a read takes of each log at once. */
 const CATCH_UP_BATCH = 5000;
+
+/** How often the logs are read while not listening (or while reads fail). */
+const POLL_MS = 500;
 
 /** Committed events on their way to the streams (see the module's comment). */
 export interface EventRelay {
@@ -29,7 +26,10 @@ export interface EventRelay {
   announce(tx: Queries, events: EventRow[], userEvents: UserEventRow[]): Promise<void>;
   /** After that transaction's commit: publishes what this instance delivers itself. */
   committed(events: EventRow[], userEvents: UserEventRow[]): void;
-  /** Starts hearing the other instances (PostgreSQL); resolves once listening. */
+  /**
+   * Starts hearing the other instances (PostgreSQL); resolves once the first attempt to listen
+   * ended (until listening, the logs are polled).
+   */
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -51,12 +51,17 @@ export function createEventRelay(
     };
   }
   const listen = db.listen.bind(db);
-  // The newest ids published, so that a catch-up neither repeats nor skips (ids of each log
+  // The newest ids published, so that a read neither repeats nor skips (ids of each log
   // commit in order: see db/event_log.ts).
   const seen = { project: 0, user: 0 };
   let listening: Listening | null = null;
-  // Deliveries run one after another, in the order the notifications came.
-  let queue: Promise<void> = Promise.resolve();
+  let heard = false; // listening now
+  let stopped = false;
+  // The logs to read: those a notification named, or both (catching up).
+  const due = { project: false, user: false };
+  let reading: Promise<void> | null = null;
+  let failing = false; // the last read failed (reported once until one succeeds)
+  let poll: ReturnType<typeof setInterval> | undefined;
   const report = deps.onError ?? (() => {});
 
   const publish = (events: EventRow[], userEvents: UserEventRow[]) => {
@@ -71,22 +76,53 @@ export function createEventRelay(
       hub.publishToUser(event);
     }
   };
-  const later = (work: () => Promise<void>) => {
-    queue = queue.then(work).catch(report);
+  // Polls while not listening, or while reads fail.
+  const polling = (on: boolean) => {
+    if (on && poll === undefined && !stopped) {
+      poll = setInterval(() => wake({ project: true, user: true }), POLL_MS);
+    } else if (!on && poll !== undefined) {
+      clearInterval(poll);
+      poll = undefined;
+    }
   };
-  const deliver = (payload: string) =>
-    later(async () => {
-      const ids = parseEventPayload(payload);
-      publish(await projectEventsByIds(db, ids.project), await userEventsByIds(db, ids.user));
-    });
-  const catchUp = () =>
-    later(async () => {
-      for (;;) {
-        const { project, user } = await eventsSince(db, seen, CATCH_UP_BATCH);
-        publish(project, user);
-        if (project.length < CATCH_UP_BATCH && user.length < CATCH_UP_BATCH) return;
+  // Reads the due logs past `seen` and publishes, one read at a time, until none is due.
+  const read = async () => {
+    while (!stopped && (due.project || due.user)) {
+      const logs = { ...due };
+      due.project = due.user = false;
+      try {
+        for (;;) {
+          const found = await eventsSince(db, logs, seen, CATCH_UP_BATCH);
+          publish(found.project, found.user);
+          if (found.project.length < CATCH_UP_BATCH && found.user.length < CATCH_UP_BATCH) break;
+        }
+        failing = false;
+        if (heard) polling(false);
+      } catch (error) {
+        // Read again by the poll (the database may be down: reported once until it is back).
+        due.project ||= logs.project;
+        due.user ||= logs.user;
+        if (!failing) report(error);
+        failing = true;
+        polling(true);
+        return;
       }
+    }
+  };
+  const wake = (logs: { project: boolean; user: boolean }) => {
+    due.project ||= logs.project;
+    due.user ||= logs.user;
+    if (reading) return; // the read under way reads these too
+    reading = read().finally(() => {
+      reading = null;
+      // Woken between the read's last look and now (a failed read is left to the poll).
+      if (!failing && (due.project || due.user)) wake(due);
     });
+  };
+  // A payload names the ids of one transaction's events (`p:1;u:2`): the logs to read.
+  const heardOf = (payload: string) =>
+    wake({ project: payload.includes("p:"), user: payload.includes("u:") });
+  const catchUp = () => wake({ project: true, user: true });
 
   return {
     async announce(tx, events, userEvents) {
@@ -100,20 +136,30 @@ export function createEventRelay(
     committed: () => {},
     async start() {
       if (listening) return;
+      stopped = false;
       Object.assign(seen, await newestEventIds(db));
-      let first = true;
       listening = await listen(EVENTS_CHANNEL, {
-        onPayload: deliver,
+        onPayload: heardOf,
+        // Each time listening (re)starts, including the first: what was committed while not
+        // listening (or between reading the newest ids and listening) is read now.
         onListening: () => {
-          if (first) first = false;
-          else catchUp();
+          heard = true;
+          catchUp();
+        },
+        onLost: () => {
+          heard = false;
+          polling(true);
         },
       });
+      if (!heard) polling(true);
     },
     async stop() {
+      stopped = true;
+      polling(false);
       await listening?.close();
       listening = null;
-      await queue;
+      heard = false;
+      await reading;
     },
   };
 }

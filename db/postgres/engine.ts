@@ -20,48 +20,101 @@ import {
   transactionGuard,
 } from "../engine.ts";
 
-/** How long a lost connection of its own (listening, holding a lock) waits before trying again. */
+/**
+ * How long a connection of its own (listening, holding a lock) waits before it is made again
+ * after it was lost or could not be made: the first wait, doubled after each failed attempt up
+ * to the most, and back to the first once ready. Not shorter: the client, when connections
+ * are made and ended every 0.1 s while the server shuts down or starts, was seen to throw out
+ * of a timer of its own (writing to a socket gone), which ends the process.
+ */
 const SESSION_RETRY_MS = 500;
+const SESSION_RETRY_MAX_MS = 4000;
+/**
+ * How often a ready connection of its own is asked `SELECT 1`, and how long it may take to
+ * answer: a connection lost without being closed (a network gone silent) is found so.
+ */
+const SESSION_CHECK_MS = 10_000;
+
+/** What a connection of its own calls. */
+interface SessionHandlers {
+  /** Each time the connection is ready (after `setup`). */
+  onReady(): void;
+  /** Each time the ready connection is lost (it is made again). */
+  onLost?(): void;
+  onNotify?(name: string, payload: string): void;
+}
 
 /**
- * A connection of its own to `url` that `setup` prepares (answers false when it could not:
+ * A connection of its own to `url` (named `name` to the server) that `setup` prepares (answers false when it could not:
  * the connection is ended and tried again later), and that is made again whenever it is lost,
- * until closed; `onReady` is called each time it is ready. The client's own `listen` re-listens
- * after a lost connection only once, and gives up silently when the server is still down: this
- * keeps trying. Resolves once the first attempt ended, with whether it got ready.
+ * until closed, with a growing wait between failed attempts. The client's own `listen`
+ * re-listens after a lost connection only once, and gives up silently when the server is
+ * still down: this keeps trying. It notices a loss by the connection's close, or by a check
+ * that goes unanswered. Resolves once the first attempt ended, with whether it got ready.
  */
 async function sessionAt(
   url: string,
+  name: string,
   setup: (client: postgres.Sql) => Promise<boolean>,
-  onReady: () => void,
-  onNotify?: (name: string, payload: string) => void,
+  handlers: SessionHandlers,
 ): Promise<{ ready: boolean; session: Listening }> {
   let closed = false;
+  // The connection being made or ready, and the ready one.
   let current: postgres.Sql | null = null;
+  let live: postgres.Sql | null = null;
   let retry: ReturnType<typeof setTimeout> | undefined;
+  let check: ReturnType<typeof setTimeout> | undefined;
+  let wait = SESSION_RETRY_MS;
   const again = () => {
     if (!closed && retry === undefined) {
       retry = setTimeout(() => {
         retry = undefined;
         void connect();
-      }, SESSION_RETRY_MS);
+      }, wait);
+      wait = Math.min(wait * 2, SESSION_RETRY_MAX_MS);
     }
+  };
+  // `client` is lost or refused: ended, told when it was ready, and made again.
+  const drop = (client: postgres.Sql) => {
+    if (current !== client) return;
+    current = null;
+    const wasLive = live === client;
+    live = null;
+    clearTimeout(check);
+    void client.end({ timeout: 0 });
+    if (wasLive) handlers.onLost?.();
+    again();
+  };
+  const answers = async (client: postgres.Sql): Promise<boolean> => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<false>((resolve) =>
+      timer = setTimeout(resolve, SESSION_CHECK_MS, false)
+    );
+    try {
+      return await Promise.race([client.unsafe("SELECT 1").then(() => true, () => false), late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+  const watch = (client: postgres.Sql) => {
+    check = setTimeout(async () => {
+      const ok = await answers(client);
+      if (live !== client) return;
+      if (ok) watch(client);
+      else drop(client);
+    }, SESSION_CHECK_MS);
   };
   const connect = async (): Promise<boolean> => {
     const client = postgres(url, {
       max: 1,
       idle_timeout: 0,
       max_lifetime: null,
+      // Seen in pg_stat_activity (unless the URL names one).
+      connection: { application_name: name },
       onnotice: () => {},
-      onclose: () => {
-        if (current === client) {
-          current = null;
-          void client.end({ timeout: 0 });
-          again();
-        }
-      },
+      onclose: () => drop(client),
       // Undeclared in the client's types, but the option its own `listen` uses.
-      ...(onNotify ? { onnotify: onNotify } : {}),
+      ...(handlers.onNotify ? { onnotify: handlers.onNotify } : {}),
     } as postgres.Options<Record<string, postgres.PostgresType>>);
     current = client;
     let ready = false;
@@ -70,17 +123,19 @@ async function sessionAt(
     } catch {
       // Not reached, or lost on the way: tried again below.
     }
-    if (!ready) {
-      if (current === client) current = null;
-      void client.end({ timeout: 0 });
-      again();
-      return false;
-    }
     if (closed) {
       void client.end({ timeout: 0 });
       return false;
     }
-    onReady();
+    if (current !== client) return false; // lost on the way: being made again
+    if (!ready) {
+      drop(client);
+      return false;
+    }
+    live = client;
+    wait = SESSION_RETRY_MS;
+    watch(client);
+    handlers.onReady();
     return true;
   };
   const ready = await connect();
@@ -90,8 +145,9 @@ async function sessionAt(
       async close() {
         closed = true;
         clearTimeout(retry);
+        clearTimeout(check);
         const client = current;
-        current = null;
+        current = live = null;
         await client?.end({ timeout: 1 });
       },
     },
@@ -102,12 +158,16 @@ async function sessionAt(
 async function listenAt(url: string, channel: string, on: ListenHandlers): Promise<Listening> {
   const { session } = await sessionAt(
     url,
+    "collab listen",
     async (client) => {
       await client.unsafe(`LISTEN "${channel.replaceAll('"', '""')}"`);
       return true;
     },
-    () => on.onListening(),
-    (name, payload) => name === channel && on.onPayload(payload),
+    {
+      onReady: () => on.onListening(),
+      onLost: () => on.onLost?.(),
+      onNotify: (name, payload) => name === channel && on.onPayload(payload),
+    },
   );
   return session;
 }
@@ -120,13 +180,14 @@ async function listenAt(url: string, channel: string, on: ListenHandlers): Promi
 async function holdAt(url: string, classId: number, objId: number): Promise<Listening | null> {
   const { ready, session } = await sessionAt(
     url,
+    "collab lock",
     async (client) => {
       const [row] = await client.unsafe(
         `SELECT pg_try_advisory_lock(${classId}, ${objId}) AS got`,
       );
       return row?.got === true;
     },
-    () => {},
+    { onReady: () => {} },
   );
   if (ready) return session;
   await session.close();

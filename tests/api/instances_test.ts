@@ -3,7 +3,7 @@
  * with its own engine (its own connections), as two processes behind one address would be.
  */
 import assert from "node:assert/strict";
-import type postgres from "postgres";
+import postgres from "postgres";
 import { openPostgresEngine } from "../../db/postgres/engine.ts";
 import { migratePostgres, POSTGRES_MIGRATIONS_DIR } from "../../db/postgres/migrate.ts";
 import { FixedClock } from "../../domain/clock.ts";
@@ -188,6 +188,156 @@ Deno.test(postgresTest(
         await onB.cancel();
       }
     } finally {
+      await close();
+    }
+  },
+));
+
+/** Asks `t`'s /healthz until it answers 200 (a real server restarting: bounded tries). */
+async function healthy(t: TestApp): Promise<void> {
+  let last = 0;
+  for (let i = 0; i < 300; i++) {
+    const res = await t.app.request("/healthz");
+    await res.body?.cancel();
+    last = res.status;
+    if (last === 200) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  assert.fail(`/healthz never answered 200 after the restart; last ${last}`);
+}
+
+/**
+ * A client of a project's stream on `t` as a browser's EventSource is: when the server ends
+ * the stream it opens it again with Last-Event-ID. `messages(n)` answers the ids of the next
+ * `n` chat messages it receives (each wait bounded by `ms`).
+ */
+async function reconnectingClient(t: TestApp, cookie: string, projectId: number) {
+  let reader = await openStream(t, cookie, projectId);
+  let lastEventId: number | undefined;
+  let reconnects = 0;
+  return {
+    get reconnects() {
+      return reconnects;
+    },
+    async messages(n: number, ms = 3000): Promise<number[]> {
+      const ids: number[] = [];
+      while (ids.length < n) {
+        const frame = await reader.next(ms);
+        if (frame === null) {
+          reconnects++;
+          reader = await openStream(t, cookie, projectId, lastEventId);
+          continue;
+        }
+        if (frame.id !== undefined) lastEventId = Number(frame.id);
+        if (frame.event === "chat.message.created") ids.push(JSON.parse(frame.data!).id);
+      }
+      return ids;
+    },
+    cancel: () => reader.cancel(),
+  };
+}
+
+Deno.test(postgresTest(
+  "after PostgreSQL restarts, live events reach the other instance again and a stream open " +
+    "through the restart misses nothing",
+  async (pg, sql) => {
+    const { a, b, close } = await twoInstances(pg.url, sql);
+    try {
+      const owner = await signUp(a.t, "owner@example.com");
+      const project = await createProject(a.t, owner.cookie, "Restarted");
+      const through = await reconnectingClient(b.t, owner.cookie, project.id);
+      try {
+        const sent = [await post(a.t, owner.cookie, project.id, "before")];
+        assert.deepEqual(await through.messages(1), sent);
+
+        await pg.restartFast();
+        for (const { t } of [a, b]) await healthy(t);
+        // Written as soon as the database answers again, while the instances may still be
+        // listening anew: these reach the streams through the catch-up from the logs.
+        sent.push(await post(a.t, owner.cookie, project.id, "during A"));
+        sent.push(await post(b.t, owner.cookie, project.id, "during B"));
+
+        // A stream opened on B after the restart hears A's new message promptly.
+        const fresh = await openStream(b.t, owner.cookie, project.id);
+        try {
+          await fresh.next(); // retry: 3000
+          let after = 0;
+          for (let i = 1; i <= 3; i++) {
+            after = await post(a.t, owner.cookie, project.id, `after ${i}`);
+            sent.push(after);
+            const frame = await nextNamedEvent(fresh, 1000);
+            assert.equal(frame.event, "chat.message.created");
+            assert.equal(JSON.parse(frame.data!).id, after);
+          }
+        } finally {
+          await fresh.cancel();
+        }
+
+        // The stream open through the restart: everything, once each, in order.
+        assert.deepEqual(await through.messages(sent.length - 1), sent.slice(1));
+        const last = await post(a.t, owner.cookie, project.id, "last");
+        assert.deepEqual(await through.messages(1), [last], "nothing repeated");
+      } finally {
+        await through.cancel();
+      }
+    } finally {
+      await close();
+    }
+  },
+));
+
+/** How many listening connections (the relays') the cluster has now. */
+async function listeners(sql: postgres.Sql): Promise<number> {
+  const [row] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM pg_stat_activity
+    WHERE application_name = 'collab listen'`;
+  return row!.n;
+}
+
+Deno.test(postgresTest(
+  "while an instance cannot listen it still delivers the other's events (it reads the logs), " +
+    "and it listens again once it can",
+  async (pg, sql) => {
+    const { a, b, close } = await twoInstances(pg.url, sql);
+    // The database's connections are allowed from another database only.
+    const admin = postgres(pg.url.replace(/\/[^/]+$/, "/postgres"), { max: 1 });
+    const connections = (allowed: boolean) =>
+      admin.unsafe(`ALTER DATABASE collab WITH ALLOW_CONNECTIONS ${allowed}`);
+    try {
+      const owner = await signUp(a.t, "owner@example.com");
+      const project = await createProject(a.t, owner.cookie, "Unheard");
+      const onB = await openStream(b.t, owner.cookie, project.id);
+      try {
+        await onB.next(); // retry: 3000
+        const received = async () => JSON.parse((await nextNamedEvent(onB, 3000)).data!).id;
+        const before = await post(a.t, owner.cookie, project.id, "before");
+        assert.equal(await received(), before);
+        assert.equal(await listeners(sql), 2);
+
+        // The listening connections are cut and cannot be made again; the pools' open
+        // connections still serve.
+        await connections(false);
+        await sql`SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+          WHERE application_name = 'collab listen'`;
+        const unheard = [
+          await post(a.t, owner.cookie, project.id, "unheard one"),
+          await post(a.t, owner.cookie, project.id, "unheard two"),
+        ];
+        assert.deepEqual([await received(), await received()], unheard);
+        assert.equal(await listeners(sql), 0, "nobody listens meanwhile");
+
+        await connections(true);
+        for (let i = 0; (await listeners(sql)) < 2; i++) {
+          if (i >= 100) assert.fail("the instances did not listen again");
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        const after = await post(a.t, owner.cookie, project.id, "after");
+        assert.equal(await received(), after, "once each, in order");
+      } finally {
+        await onB.cancel();
+      }
+    } finally {
+      await connections(true);
+      await admin.end();
       await close();
     }
   },

@@ -19,6 +19,13 @@ export interface Postgres {
   halt(): Promise<void>;
   /** Starts the halted server again, on the same port and data. */
   restart(): Promise<void>;
+  /**
+   * `pg_ctl restart -m fast`: the running server ends every session and starts again on the
+   * same port and data, as an operator's restart does; resolves once it accepts connections.
+   */
+  restartFast(): Promise<void>;
+  /** The cluster's data directory (`pg_ctl --pgdata`). */
+  dataDir: string;
 }
 
 /** Where `initdb` and `pg_ctl` are, or null when PostgreSQL is not installed. */
@@ -140,6 +147,21 @@ export async function startPostgres(
     },
     halt,
     restart: start,
+    restartFast: () =>
+      run([
+        join(bin, "pg_ctl"),
+        "--pgdata",
+        data,
+        "--log",
+        join(dir, "server.log"),
+        "--options",
+        serverOptions,
+        "--mode",
+        "fast",
+        "--wait",
+        "restart",
+      ], asUser),
+    dataDir: data,
   };
 }
 

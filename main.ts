@@ -10,7 +10,7 @@ import { removeLeftoverParts } from "./db/file_store.ts";
 import { migrate, MigrationError, MIGRATIONS_DIR } from "./db/migrate.ts";
 import { loadOrCreateSecret, SecretError } from "./db/secret.ts";
 import type { Engine } from "./db/engine.ts";
-import { openPostgresEngine } from "./db/postgres/engine.ts";
+import { keepClientTimerErrors, openPostgresEngine } from "./db/postgres/engine.ts";
 import {
   migratePostgresAt,
   POSTGRES_MIGRATIONS_DIR,
@@ -144,6 +144,7 @@ async function openPostgres(url: string): Promise<Storage> {
     throw error;
   }
   const engine = openPostgresEngine(url);
+  keepClientTimerErrors((line) => console.error(line));
   return { engine, close: () => engine.close() };
 }
 

@@ -21,6 +21,33 @@ import {
 } from "../engine.ts";
 
 /**
+ * Whether `error` is the `postgres` client's write to a connection already closed
+ * (porsager/postgres#1154, #1208, still in 3.4.9): a small write is deferred to a
+ * `setImmediate`, and when the connection closes first the timer writes to a socket that is
+ * gone. It is thrown from the client's own timer, where no caller can catch it, and would end
+ * the process while the database restarts. The close already failed the queries it carried
+ * (`CONNECTION_CLOSED`), so nothing is lost by going on: see `keepClientTimerErrors`.
+ */
+export function isClosedSocketWrite(error: unknown): boolean {
+  return error instanceof TypeError && /\(reading 'write'\)/.test(error.message) &&
+    /\bnextWrite\b/.test(error.stack ?? "") &&
+    /[\\/]postgres\b[^\n]*[\\/]src[\\/]connection\.js/.test(error.stack ?? "");
+}
+
+/**
+ * Keeps the process running through the client error `isClosedSocketWrite` names, reported
+ * once through `log`; every other uncaught error ends the process as before. The server's
+ * entry point installs it when it runs on PostgreSQL.
+ */
+export function keepClientTimerErrors(log: (line: string) => void): void {
+  globalThis.addEventListener("error", (event) => {
+    if (!isClosedSocketWrite(event.error)) return;
+    event.preventDefault();
+    log("PostgreSQL client wrote to a closed connection (its queries had failed): going on");
+  });
+}
+
+/**
  * How long a connection of its own (listening, holding a lock) waits before it is made again
  * after it was lost or could not be made: the first wait, doubled after each failed attempt up
  * to the most, and back to the first once ready. Not shorter: the client, when connections

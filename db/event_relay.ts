@@ -3,6 +3,7 @@
  * transaction naming the events' ids (the logs hold the events), and the reads that turn the
  * ids back into events.
  */
+import { dialect } from "./dialect.ts";
 import type { Queries } from "./engine.ts";
 import type { EventRow } from "./events.ts";
 import type { UserEventRow } from "./user_events.ts";
@@ -64,8 +65,8 @@ export async function projectEventsByIds(q: Queries, ids: number[]): Promise<Eve
   if (ids.length === 0) return [];
   const rows = await q.all<RawEvent>(
     `SELECT id, project_id AS "ownerId", name, data FROM project_events
-     WHERE id IN (${ids.map(() => "?").join(", ")}) ORDER BY id`,
-    ids,
+     WHERE id IN (${dialect(q).intsOf("?")}) ORDER BY id`,
+    [JSON.stringify(ids)],
   );
   return rows.map(({ ownerId, ...r }) => ({ ...r, projectId: ownerId }));
 }
@@ -75,8 +76,8 @@ export async function userEventsByIds(q: Queries, ids: number[]): Promise<UserEv
   if (ids.length === 0) return [];
   const rows = await q.all<RawEvent>(
     `SELECT id, user_id AS "ownerId", name, data FROM user_events
-     WHERE id IN (${ids.map(() => "?").join(", ")}) ORDER BY id`,
-    ids,
+     WHERE id IN (${dialect(q).intsOf("?")}) ORDER BY id`,
+    [JSON.stringify(ids)],
   );
   return rows.map(({ ownerId, ...r }) => ({ ...r, userId: ownerId }));
 }

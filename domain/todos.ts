@@ -456,7 +456,8 @@ export function createTodos(ctx: DomainContext, attachments: Attachments) {
           throw invalid("itemIds", "Every item must belong to this project");
         }
         const sources = new Set(found.map((i) => i.columnId).filter((c) => c !== target.id));
-        const rest = (await columnItemIds(tx, target.id)).filter((id) => !ids.includes(id));
+        const listed = new Set(ids);
+        const rest = (await columnItemIds(tx, target.id)).filter((id) => !listed.has(id));
         await placeItems(tx, target.id, [...ids, ...rest], fx.now);
         for (const source of sources) {
           await placeItems(tx, source, await columnItemIds(tx, source), fx.now);

@@ -3,7 +3,17 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { Services } from "../../domain/services.ts";
 import { type Item, PAGE_DEFAULT, PAGE_MAX, WHOLE_LIST_MAX } from "../../domain/todos.ts";
 import { invalid } from "../../domain/errors.ts";
-import { actorOf, apiApp, errors, Id, IdQuery, jsonRequest, jsonResponse } from "./openapi.ts";
+import { TOO_MANY_400 } from "./error_doc.ts";
+import {
+  actorOf,
+  apiApp,
+  errors,
+  ErrorSchema,
+  Id,
+  IdQuery,
+  jsonRequest,
+  jsonResponse,
+} from "./openapi.ts";
 import {
   ChecklistEntrySchema,
   ColumnSchema,
@@ -153,6 +163,11 @@ const list = createRoute({
   responses: {
     200: jsonResponse(ItemList, "The items, or a page of a column's items"),
     ...errors(400, 401, 404),
+    400: {
+      description: `${TOO_MANY_400}: a bad query (\`details\` names it), or, without ` +
+        `columnId, more than ${WHOLE_LIST_MAX} items: page each column instead`,
+      content: { "application/json": { schema: ErrorSchema } },
+    },
   },
 });
 

@@ -352,6 +352,7 @@ function Card(props: { frame: ProjectFrame; card: BoardCard<Item>; today: string
       id={`item-${item.id}`}
       data-item={item.id}
       data-order-index={item.orderIndex}
+      data-in-column={item.columnId}
       data-completed={item.completed ? "true" : "false"}
     >
       <div class="card-head">

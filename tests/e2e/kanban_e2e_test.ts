@@ -66,7 +66,7 @@ browserTest(
 
       // Drag Alpha from To Do into In Progress.
       await Promise.all([
-        page.waitForResponse((r) => r.url().endsWith("/todos/items/reorder") && r.ok()),
+        page.waitForResponse((r) => /\/todos\/items\/\d+\/move$/.test(r.url()) && r.ok()),
         page.dragAndDrop(`[data-item="${alpha}"]`, `[data-column-items="${doing}"]`),
       ]);
       assert.deepEqual(await apiOrder(doing), [alpha]);
@@ -81,7 +81,7 @@ browserTest(
       // Within a column: Gamma dropped on the top half of Beta goes above it.
       await page.waitForSelector("body[data-stream=open]");
       await Promise.all([
-        page.waitForResponse((r) => r.url().endsWith("/todos/items/reorder") && r.ok()),
+        page.waitForResponse((r) => /\/todos\/items\/\d+\/move$/.test(r.url()) && r.ok()),
         page.dragAndDrop(`[data-item="${gamma}"]`, `[data-item="${beta}"]`, {
           targetPosition: { x: 20, y: 3 },
         }),
@@ -246,7 +246,7 @@ browserTest(
         return { x: Math.min(r.left + 30, 390 - 50), y: r.top + r.height / 2 };
       });
       await Promise.all([
-        page.waitForResponse((r) => r.url().endsWith("/todos/items/reorder") && r.ok()),
+        page.waitForResponse((r) => /\/todos\/items\/\d+\/move$/.test(r.url()) && r.ok()),
         swipe(from, list),
       ]);
       assert.equal(await apiColumn(alpha), doing);

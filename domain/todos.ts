@@ -385,8 +385,8 @@ export function createTodos(ctx: DomainContext, attachments: Attachments) {
     },
 
     /**
-     * The board: each column with its first items (`show`: how many of a column, by its id;
-     * otherwise `PAGE_DEFAULT`, the Done column `DONE_SHOWN`, at most `BOARD_SHOW_MAX`), its
+     * The board: each column with its first items (`show`: how many of a column, by its id, when
+     * more than `PAGE_DEFAULT` (the Done column `DONE_SHOWN`), at most `BOARD_SHOW_MAX`), its
      * total and the cursor of the rest, and where each card's arrows move it.
      */
     async board(
@@ -400,8 +400,10 @@ export function createTodos(ctx: DomainContext, attachments: Attachments) {
         const lanes: BoardColumn[] = [];
         for (const column of columns) {
           const order = laneOrder(column);
-          const wanted = show.get(column.id) ?? (order === "completed" ? DONE_SHOWN : PAGE_DEFAULT);
-          const limit = Math.min(Math.max(1, wanted), BOARD_SHOW_MAX);
+          // `show` asks for more than the first page, never fewer: a re-render after a card
+          // came in shows it too.
+          const first = order === "completed" ? DONE_SHOWN : PAGE_DEFAULT;
+          const limit = Math.min(Math.max(first, show.get(column.id) ?? 0), BOARD_SHOW_MAX);
           const { items, nextCursor } = await pageOf(r, column, order, null, limit, NO_FILTER);
           lanes.push({
             column,

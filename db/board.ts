@@ -1,4 +1,5 @@
 /** Storage of board threads and comments. */
+import { dialect } from "./dialect.ts";
 import type { Queries } from "./engine.ts";
 import type { Deletion } from "./subjects.ts";
 
@@ -227,8 +228,8 @@ export async function deleteComment(q: Queries, id: number, d: Deletion): Promis
 export async function threadsByIds(q: Queries, ids: number[]): Promise<ThreadRow[]> {
   if (ids.length === 0) return [];
   const rows = (await q.all<RawThread>(
-    `${THREAD_SELECT} WHERE t.deleted_at IS NULL AND t.id IN (${ids.map(() => "?").join(",")})`,
-    ids,
+    `${THREAD_SELECT} WHERE t.deleted_at IS NULL AND t.id IN (${dialect(q).intsOf("?")})`,
+    [JSON.stringify(ids)],
   )).map(toThread);
   return rows.sort((a, b) => ids.indexOf(a.id) - ids.indexOf(b.id));
 }

@@ -1,4 +1,5 @@
 /** Storage of file records and attachment links (the bytes live in `file_store.ts`). */
+import { dialect } from "./dialect.ts";
 import type { Queries } from "./engine.ts";
 import { type Deletion, subjectAlive } from "./subjects.ts";
 
@@ -94,8 +95,8 @@ export async function findProjectFiles(
   if (ids.length === 0) return [];
   return (await q.all<RawFile>(
     `SELECT ${COLUMNS} FROM files f WHERE f.project_id = ? AND f.deleted_at IS NULL
-     AND f.id IN (${ids.map(() => "?").join(",")}) ORDER BY f.id`,
-    [projectId, ...ids],
+     AND f.id IN (${dialect(q).intsOf("?")}) ORDER BY f.id`,
+    [projectId, JSON.stringify(ids)],
   )).map(toFile);
 }
 
@@ -170,9 +171,9 @@ export async function attachmentsOf(
   if (subjectIds.length === 0) return result;
   const rows = await q.all<RawFile & { subject_id: number }>(
     `SELECT a.subject_id, ${COLUMNS} FROM attachments a JOIN files f ON f.id = a.file_id
-     WHERE a.subject_type = ? AND a.subject_id IN (${subjectIds.map(() => "?").join(",")})
+     WHERE a.subject_type = ? AND a.subject_id IN (${dialect(q).intsOf("?")})
      AND f.deleted_at IS NULL ORDER BY a.id`,
-    [subjectType, ...subjectIds],
+    [subjectType, JSON.stringify(subjectIds)],
   );
   for (const r of rows) result.get(r.subject_id)?.push(toFile(r));
   return result;
@@ -190,8 +191,8 @@ export async function claimUploads(
   return (await q.run(
     `UPDATE files SET uploaded_to_type = ?, uploaded_to_id = ?
      WHERE uploader_id = ? AND source = 'attachment' AND uploaded_to_id IS NULL
-     AND deleted_at IS NULL AND id IN (${a.fileIds.map(() => "?").join(",")})`,
-    [a.subjectType, a.subjectId, a.uploaderId, ...a.fileIds],
+     AND deleted_at IS NULL AND id IN (${dialect(q).intsOf("?")})`,
+    [a.subjectType, a.subjectId, a.uploaderId, JSON.stringify(a.fileIds)],
   )).changes;
 }
 

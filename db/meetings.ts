@@ -297,8 +297,8 @@ export async function pressingTodos(
 export async function meetingsByIds(q: Queries, ids: number[]): Promise<MeetingRow[]> {
   if (ids.length === 0) return [];
   const rows = (await q.all<RawMeeting>(
-    `${SELECT[q.kind]} WHERE m.deleted_at IS NULL AND m.id IN (${ids.map(() => "?").join(",")})`,
-    ids,
+    `${SELECT[q.kind]} WHERE m.deleted_at IS NULL AND m.id IN (${dialect(q).intsOf("?")})`,
+    [JSON.stringify(ids)],
   )).map(toMeeting);
   return rows.sort((a, b) => ids.indexOf(a.id) - ids.indexOf(b.id));
 }

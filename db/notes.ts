@@ -118,8 +118,8 @@ export async function deleteNote(q: Queries, id: number, d: Deletion): Promise<v
 export async function notesByIds(q: Queries, ids: number[]): Promise<NoteRow[]> {
   if (ids.length === 0) return [];
   const rows = (await q.all<RawNote>(
-    `${SELECT} WHERE n.deleted_at IS NULL AND n.id IN (${ids.map(() => "?").join(",")})`,
-    ids,
+    `${SELECT} WHERE n.deleted_at IS NULL AND n.id IN (${dialect(q).intsOf("?")})`,
+    [JSON.stringify(ids)],
   )).map(toNote);
   return rows.sort((a, b) => ids.indexOf(a.id) - ids.indexOf(b.id));
 }

@@ -3,6 +3,7 @@
  * per attempt in flight, counted event or lock of a rule's subject. `domain/throttle.ts`
  * decides; these functions read and write, each in the caller's transaction.
  */
+import { dialect } from "./dialect.ts";
 import type { Queries } from "./engine.ts";
 
 /** What a row says about its subject. */
@@ -37,6 +38,8 @@ const LOCK_SPACE = 0x74687274; // "thrt"
  */
 export async function lockThrottleSubjects(q: Queries, subjects: ThrottleSubject[]): Promise<void> {
   if (q.kind !== "postgres" || subjects.length === 0) return;
+  // One `?` per subject is bounded: an attempt's subjects are its checks, a handful fixed by
+  // the code (the rules a route applies), never a count that grows with stored data.
   const values = subjects.map(() => "(?::text)").join(", ");
   await q.run(
     `SELECT pg_advisory_xact_lock(${LOCK_SPACE}, k) FROM unnest(ARRAY(
@@ -56,7 +59,8 @@ export async function listThrottleEntries(
   now: string,
 ): Promise<ThrottleEntry[]> {
   if (subjects.length === 0) return [];
-  // One range of `throttle_entries_subject` per subject.
+  // One range of `throttle_entries_subject` per subject; two `?` a subject, bounded as in
+  // `lockThrottleSubjects` (an attempt's checks).
   const which = subjects.map(() => "(rule = ? AND subject = ?)").join(" OR ");
   const rows = await q.all<{
     id: number;
@@ -86,6 +90,7 @@ export async function insertThrottleEntries(
   entries: Array<Omit<ThrottleEntry, "id">>,
 ): Promise<number[]> {
   if (entries.length === 0) return [];
+  // A row of `?` per entry is bounded: one entry per check of an attempt (a handful).
   const rows = await q.all<{ id: number }>(
     `INSERT INTO throttle_entries (rule, subject, state, created_at, expires_at)
      VALUES ${entries.map(() => "(?, ?, ?, ?, ?)").join(", ")} RETURNING id`,
@@ -98,8 +103,8 @@ export async function insertThrottleEntries(
 export async function deleteThrottleEntries(q: Queries, ids: number[]): Promise<void> {
   if (ids.length === 0) return;
   await q.run(
-    `DELETE FROM throttle_entries WHERE id IN (${ids.map(() => "?").join(", ")})`,
-    ids,
+    `DELETE FROM throttle_entries WHERE id IN (${dialect(q).intsOf("?")})`,
+    [JSON.stringify(ids)],
   );
 }
 
@@ -109,6 +114,7 @@ export async function deleteThrottleSubjectEntries(
   s: ThrottleSubject,
   states: ThrottleState[],
 ): Promise<void> {
+  // `states` has at most the three states: a bounded list.
   await q.run(
     `DELETE FROM throttle_entries WHERE rule = ? AND subject = ?
      AND state IN (${states.map(() => "?").join(", ")})`,

@@ -1,4 +1,5 @@
 /** Storage of kanban columns and to-do items. */
+import { dialect, type PerEngine } from "./dialect.ts";
 import type { Queries } from "./engine.ts";
 import type { Deletion } from "./subjects.ts";
 
@@ -240,9 +241,9 @@ export async function findItems(
   if (ids.length === 0) return [];
   return (await q.all<RawItem>(
     `${ITEM_SELECT} WHERE i.project_id = ? AND i.deleted_at IS NULL AND i.id IN (${
-      ids.map(() => "?").join(",")
+      dialect(q).intsOf("?")
     }) ORDER BY i.id`,
-    [projectId, ...ids],
+    [projectId, JSON.stringify(ids)],
   )).map(toItem);
 }
 
@@ -292,6 +293,16 @@ export async function lockBoard(q: Queries, projectId: number): Promise<void> {
   await q.get("SELECT id FROM projects WHERE id = ? FOR NO KEY UPDATE", [projectId]);
 }
 
+// The ids travel as one JSON array, each placed at its index in it: one statement whatever
+// the column's length (a statement per item took a round trip per item on PostgreSQL).
+const PLACE: PerEngine = {
+  sqlite: `UPDATE todo_items SET column_id = ?, order_index = j.key, updated_at = ?
+    FROM json_each(?) AS j WHERE todo_items.id = j.value`,
+  postgres: `UPDATE todo_items SET column_id = ?, order_index = j.n - 1, updated_at = ?
+    FROM json_array_elements_text(CAST(? AS text)::json) WITH ORDINALITY AS j(value, n)
+    WHERE todo_items.id = j.value::bigint`,
+};
+
 /** Places `ids` in `columnId` at positions 0..n-1 in the given order. */
 export async function placeItems(
   q: Queries,
@@ -299,12 +310,8 @@ export async function placeItems(
   ids: number[],
   at: string,
 ): Promise<void> {
-  for (const [index, id] of ids.entries()) {
-    await q.run(
-      "UPDATE todo_items SET column_id = ?, order_index = ?, updated_at = ? WHERE id = ?",
-      [columnId, index, at, id],
-    );
-  }
+  if (ids.length === 0) return;
+  await q.run(PLACE[q.kind], [columnId, at, JSON.stringify(ids)]);
 }
 
 /** The fields of an item that can be changed. */
@@ -372,4 +379,111 @@ export async function deleteItem(q: Queries, id: number, d: Deletion): Promise<v
     d.by,
     id,
   ]);
+}
+
+/** How many live items of a project match the filters (what `listItems` would return). */
+export async function countItems(
+  q: Queries,
+  projectId: number,
+  filters: { columnId: number | null; assigneeId: number | null; milestoneId: number | null },
+): Promise<number> {
+  return Number(
+    (await q.get<{ n: number }>(
+      `SELECT count(*) AS n FROM todo_items i
+     WHERE i.project_id = ? AND i.deleted_at IS NULL
+     AND (CAST(? AS bigint) IS NULL OR i.column_id = ?)
+     AND (CAST(? AS bigint) IS NULL OR i.assignee_id = ?)
+     AND (CAST(? AS bigint) IS NULL OR i.milestone_id = ?)`,
+      [
+        projectId,
+        filters.columnId,
+        filters.columnId,
+        filters.assigneeId,
+        filters.assigneeId,
+        filters.milestoneId,
+        filters.milestoneId,
+      ],
+    ))!.n,
+  );
+}
+
+/** The live items of each column of a project, by column id (columns without any absent). */
+export async function columnCounts(q: Queries, projectId: number): Promise<Map<number, number>> {
+  const rows = await q.all<{ column_id: number; n: number }>(
+    `SELECT column_id, count(*) AS n FROM todo_items WHERE project_id = ? AND deleted_at IS NULL
+     GROUP BY column_id`,
+    [projectId],
+  );
+  return new Map(rows.map((r) => [r.column_id, Number(r.n)]));
+}
+
+/** The filters a column page takes besides its column. */
+export interface PageFilters {
+  assigneeId: number | null;
+  milestoneId: number | null;
+}
+
+const PAGE_FILTERS = `AND (CAST(? AS bigint) IS NULL OR i.assignee_id = ?)
+  AND (CAST(? AS bigint) IS NULL OR i.milestone_id = ?)`;
+
+function filterArgs(f: PageFilters): Array<number | null> {
+  return [f.assigneeId, f.assigneeId, f.milestoneId, f.milestoneId];
+}
+
+/** Where a live item stands now in a column: its `order_index`, or null when it is not there. */
+export async function placeInColumn(
+  q: Queries,
+  columnId: number,
+  id: number,
+): Promise<number | null> {
+  const r = await q.get<{ order_index: number }>(
+    "SELECT order_index FROM todo_items WHERE id = ? AND column_id = ? AND deleted_at IS NULL",
+    [id, columnId],
+  );
+  return r ? r.order_index : null;
+}
+
+/**
+ * Up to `limit` live items of a column in board order (`order_index`, then id) that come after
+ * the place (`orderIndex`, `id`); the first ones when `after` is null.
+ */
+export async function columnItemsAfter(
+  q: Queries,
+  columnId: number,
+  after: { orderIndex: number; id: number } | null,
+  limit: number,
+  filters: PageFilters,
+): Promise<ItemRow[]> {
+  const o = after?.orderIndex ?? -1;
+  const id = after?.id ?? 0;
+  return (await q.all<RawItem>(
+    `${ITEM_SELECT} WHERE i.column_id = ? AND i.deleted_at IS NULL
+     AND (i.order_index > ? OR (i.order_index = ? AND i.id > ?)) ${PAGE_FILTERS}
+     ORDER BY i.order_index, i.id LIMIT ?`,
+    [columnId, o, o, id, ...filterArgs(filters), limit],
+  )).map(toItem);
+}
+
+/**
+ * Up to `limit` live items of a column newest-completed first (`completed_at` descending, then
+ * id descending; items not completed last), after the place (`completedAt`, `id`), "" standing
+ * for not completed; the first ones when `after` is null.
+ */
+export async function columnItemsByCompletion(
+  q: Queries,
+  columnId: number,
+  after: { completedAt: string; id: number } | null,
+  limit: number,
+  filters: PageFilters,
+): Promise<ItemRow[]> {
+  const c = after?.completedAt ?? null;
+  const id = after?.id ?? 0;
+  // Timestamps are ISO strings of one format: they compare alike under any collation.
+  return (await q.all<RawItem>(
+    `${ITEM_SELECT} WHERE i.column_id = ? AND i.deleted_at IS NULL
+     AND (CAST(? AS text) IS NULL OR coalesce(i.completed_at, '') < ?
+       OR (coalesce(i.completed_at, '') = ? AND i.id < ?)) ${PAGE_FILTERS}
+     ORDER BY coalesce(i.completed_at, '') DESC, i.id DESC LIMIT ?`,
+    [columnId, c, c, c, id, ...filterArgs(filters), limit],
+  )).map(toItem);
 }

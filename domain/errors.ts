@@ -10,7 +10,9 @@ export type ErrorCode =
   | "conflict"
   | "too_large"
   | "unsupported_media_type"
-  | "rate_limited";
+  | "rate_limited"
+  /** A list too long to answer whole: the caller asks for it page by page. */
+  | "too_many";
 
 /** A failure the caller caused or may see; carries no HTTP status. */
 export class DomainError extends Error {

@@ -49,3 +49,37 @@ export function boardOf<I extends { columnId: number }>(
     return { column, cards };
   });
 }
+
+/** How a column's items are ordered on the board. */
+export type LaneOrder = "board" | "completed";
+
+/**
+ * The cards of one stretch of a column (a page of it), where the arrows go by each item's
+ * own `orderIndex` and the columns' totals (`totals`: live items by column id), so a card
+ * loaded on a later page moves as one of the first. A column ordered by completion has no up
+ * or down: its order is not the one a move sets.
+ */
+export function cardsOf<I extends { columnId: number; orderIndex: number }>(
+  columns: ColumnRow[],
+  columnId: number,
+  items: I[],
+  totals: ReadonlyMap<number, number>,
+  order: LaneOrder,
+): BoardCard<I>[] {
+  const at = columns.findIndex((c) => c.id === columnId);
+  const total = totals.get(columnId) ?? 0;
+  const end = (column: ColumnRow | undefined) =>
+    column ? { columnId: column.id, orderIndex: totals.get(column.id) ?? 0 } : null;
+  const ordered = order === "board";
+  return items.map((item) => ({
+    item,
+    moves: {
+      left: end(columns[at - 1]),
+      up: ordered && item.orderIndex > 0 ? { columnId, orderIndex: item.orderIndex - 1 } : null,
+      down: ordered && item.orderIndex < total - 1
+        ? { columnId, orderIndex: item.orderIndex + 1 }
+        : null,
+      right: end(columns[at + 1]),
+    },
+  }));
+}

@@ -6,10 +6,14 @@
 import { milestoneInProject } from "../db/milestones.ts";
 import { memberRole } from "../db/projects.ts";
 import {
+  columnCounts,
   columnItemIds,
+  columnItemsAfter,
+  columnItemsByCompletion,
   type ColumnKey,
   type ColumnRow,
   countColumnItems,
+  countItems,
   deleteColumn,
   deleteItem,
   findColumn,
@@ -22,6 +26,7 @@ import {
   listColumns,
   listItems,
   lockBoard,
+  placeInColumn,
   placeItems,
   type Priority,
   rehomeDeletedItems,
@@ -38,7 +43,7 @@ import { checklistSummaries, type ChecklistSummary } from "./checklists.ts";
 import { DomainError, invalid, outOfOrder } from "./errors.ts";
 import type { FileInfo } from "./files.ts";
 import { cleanTags } from "./notes.ts";
-import { type BoardLane, boardOf } from "./todo_board.ts";
+import { type BoardCard, cardsOf, type LaneOrder } from "./todo_board.ts";
 import type { TrashRef } from "./trash.ts";
 
 export type { ColumnRow as Column, Priority };
@@ -55,6 +60,81 @@ const STANDARD: Array<[ColumnKey, string]> = [
 /** Whether a standard column still has its standard name (not renamed by the project). */
 export function hasStandardName(column: ColumnRow): boolean {
   return STANDARD.some(([key, name]) => key === column.key && name === column.name);
+}
+
+/** The most items a list without `columnId` answers whole; past it, page each column. */
+export const WHOLE_LIST_MAX = 1000;
+/** A column page's default and largest `limit`. */
+export const PAGE_DEFAULT = 100;
+export const PAGE_MAX = 500;
+/** How many of the Done column the board shows before "Show more"; of any other, `PAGE_DEFAULT`. */
+export const DONE_SHOWN = 50;
+/** The most items of a column the board page draws at once (its `show`, clamped). */
+export const BOARD_SHOW_MAX = 5000;
+
+/** How a column page is ordered: the Done column newest-completed first, any other by place. */
+export function laneOrder(column: ColumnRow): LaneOrder {
+  return column.key === "done" ? "completed" : "board";
+}
+
+/**
+ * Where a column page ended, as its cursor says: the last item's id and where it stood then
+ * (board order: its `orderIndex`; completion order: its `completedAt`, "" when not completed).
+ */
+type Cursor = { order: "board"; orderIndex: number; id: number } | {
+  order: "completed";
+  completedAt: string;
+  id: number;
+};
+
+/** The opaque cursor after `item` in `order`: base64url of a small JSON object. */
+function encodeCursor(order: LaneOrder, item: ItemRow): string {
+  const body = order === "board"
+    ? { o: item.orderIndex, i: item.id }
+    : { c: item.completedAt ?? "", i: item.id };
+  return btoa(JSON.stringify(body)).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+}
+
+const COMPLETED_AT = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z)?$/;
+
+/** Reads a cursor given as `after`; anything not made by `encodeCursor` is a validation error. */
+function decodeCursor(text: string): Cursor {
+  const refuse = () => invalid("after", "Not a cursor of this list: pass nextCursor as it came");
+  if (!/^[A-Za-z0-9_-]{1,200}$/.test(text)) throw refuse();
+  let body: unknown;
+  try {
+    body = JSON.parse(atob(text.replaceAll("-", "+").replaceAll("_", "/")));
+  } catch {
+    throw refuse();
+  }
+  if (typeof body !== "object" || body === null || Array.isArray(body)) throw refuse();
+  const { o, c, i } = body as Record<string, unknown>;
+  if (!Number.isSafeInteger(i) || (i as number) < 1) throw refuse();
+  if (Number.isSafeInteger(o) && (o as number) >= 0 && c === undefined) {
+    return { order: "board", orderIndex: o as number, id: i as number };
+  }
+  if (typeof c === "string" && COMPLETED_AT.test(c) && o === undefined) {
+    return { order: "completed", completedAt: c, id: i as number };
+  }
+  throw refuse();
+}
+
+/** A column of the board page: its first items (as many as asked), its total and what follows. */
+export interface BoardColumn {
+  column: ColumnRow;
+  order: LaneOrder;
+  cards: BoardCard<Item>[];
+  /** The column's live items, all of them. */
+  total: number;
+  /** The cursor of the items after `cards`, or null when they are all there. */
+  nextCursor: string | null;
+}
+
+/** The item filters of a list. */
+export interface ItemFilters {
+  columnId: number | null;
+  assigneeId: number | null;
+  milestoneId: number | null;
 }
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -91,6 +171,8 @@ export interface ItemInput {
   tags?: string[] | null | undefined;
   milestoneId?: number | null | undefined;
 }
+
+const NO_FILTER = { assigneeId: null, milestoneId: null };
 
 /** The to-do operations. */
 export function createTodos(ctx: DomainContext, attachments: Attachments) {
@@ -208,6 +290,38 @@ export function createTodos(ctx: DomainContext, attachments: Attachments) {
     },
   );
 
+  /** A page of a column (see `page`), read through `r`. */
+  async function pageOf(
+    r: Queries,
+    column: ColumnRow,
+    order: LaneOrder,
+    after: Cursor | null,
+    limit: number,
+    filters: Omit<ItemFilters, "columnId">,
+  ): Promise<{ items: Item[]; nextCursor: string | null }> {
+    let rows: ItemRow[];
+    if (order === "completed") {
+      const from = after?.order === "completed" ? after : null;
+      rows = await columnItemsByCompletion(r, column.id, from, limit + 1, filters);
+    } else {
+      let from: { orderIndex: number; id: number } | null = null;
+      if (after?.order === "board") {
+        const now = await placeInColumn(r, column.id, after.id);
+        // Gone from the column: the items after it moved up one, to its old index and on.
+        from = now === null
+          ? { orderIndex: after.orderIndex - 1, id: Number.MAX_SAFE_INTEGER }
+          : { orderIndex: now, id: after.id };
+      }
+      rows = await columnItemsAfter(r, column.id, from, limit + 1, filters);
+    }
+    const more = rows.length > limit;
+    const page = more ? rows.slice(0, limit) : rows;
+    return {
+      items: await withFiles(r, page),
+      nextCursor: more ? encodeCursor(order, page.at(-1)!) : null,
+    };
+  }
+
   const operations = {
     /** The columns by position; the standard three are created on first use. */
     async columns(actor: Actor, projectId: number): Promise<ColumnRow[]> {
@@ -270,24 +384,114 @@ export function createTodos(ctx: DomainContext, attachments: Attachments) {
       });
     },
 
-    /** The whole board: each column with its items, and where each card's arrows move it. */
-    async board(actor: Actor, projectId: number): Promise<BoardLane<Item>[]> {
-      const items = await operations.list(actor, projectId, {
-        columnId: null,
-        assigneeId: null,
-        milestoneId: null,
-      });
-      return boardOf(await operations.columns(actor, projectId), items);
-    },
-
-    /** Items by column position then order, optionally filtered. */
-    async list(
+    /**
+     * The board: each column with its first items (`show`: how many of a column, by its id, when
+     * more than `PAGE_DEFAULT` (the Done column `DONE_SHOWN`), at most `BOARD_SHOW_MAX`), its
+     * total and the cursor of the rest, and where each card's arrows move it.
+     */
+    async board(
       actor: Actor,
       projectId: number,
-      filters: { columnId: number | null; assigneeId: number | null; milestoneId: number | null },
-    ): Promise<Item[]> {
+      show: ReadonlyMap<number, number> = new Map(),
+    ): Promise<BoardColumn[]> {
+      const columns = await operations.columns(actor, projectId);
+      return await db.read(async (r) => {
+        const totals = await columnCounts(r, projectId);
+        const lanes: BoardColumn[] = [];
+        for (const column of columns) {
+          const order = laneOrder(column);
+          // `show` asks for more than the first page, never fewer: a re-render after a card
+          // came in shows it too.
+          const first = order === "completed" ? DONE_SHOWN : PAGE_DEFAULT;
+          const limit = Math.min(Math.max(first, show.get(column.id) ?? 0), BOARD_SHOW_MAX);
+          const { items, nextCursor } = await pageOf(r, column, order, null, limit, NO_FILTER);
+          lanes.push({
+            column,
+            order,
+            cards: cardsOf(columns, column.id, items, totals, order),
+            total: totals.get(column.id) ?? 0,
+            nextCursor,
+          });
+        }
+        return lanes;
+      });
+    },
+
+    /**
+     * The cards of a column's page after `after` (a cursor), as the board draws them: the
+     * board page's "Show more".
+     */
+    async boardPage(
+      actor: Actor,
+      projectId: number,
+      input: { columnId: number; after: string | null; limit: number },
+    ): Promise<
+      { column: ColumnRow; cards: BoardCard<Item>[]; total: number; nextCursor: string | null }
+    > {
       await projectAccess(db, actor, projectId);
-      return await withFiles(db, await listItems(db, projectId, filters));
+      const columns = await listColumns(db, projectId);
+      const column = columns.find((c) => c.id === input.columnId);
+      if (!column) throw new DomainError("not_found", "No such column");
+      const order = laneOrder(column);
+      return await db.read(async (r) => {
+        const totals = await columnCounts(r, projectId);
+        const after = input.after === null ? null : decodeCursor(input.after);
+        const limit = Math.min(Math.max(1, input.limit), PAGE_MAX);
+        const { items, nextCursor } = await pageOf(r, column, order, after, limit, NO_FILTER);
+        const cards = cardsOf(columns, column.id, items, totals, order);
+        return { column, cards, total: totals.get(column.id) ?? 0, nextCursor };
+      });
+    },
+
+    /**
+     * Items by column position then order, optionally filtered: the whole list, refused
+     * (`too_many`) past `WHOLE_LIST_MAX` items, where a caller pages each column (`page`).
+     */
+    async list(actor: Actor, projectId: number, filters: ItemFilters): Promise<Item[]> {
+      await projectAccess(db, actor, projectId);
+      return await db.read(async (r) => {
+        if (await countItems(r, projectId, filters) > WHOLE_LIST_MAX) {
+          throw new DomainError(
+            "too_many",
+            `More than ${WHOLE_LIST_MAX} items: page each column with columnId, limit and after`,
+            { details: { columnId: "Required above 1000 items: page each column" } },
+          );
+        }
+        return await withFiles(r, await listItems(r, projectId, filters));
+      });
+    },
+
+    /**
+     * A page of one column: up to `limit` items after the cursor `after` (the first ones when
+     * null), in the column's order (board order: `orderIndex`; `order: "completed"`: newest
+     * completed first), and the cursor of the next page, null at the end. A board-order
+     * cursor names the page's last item and stands for "after that item, where it is now":
+     * the items that stay in the column unmoved keep their order among themselves through
+     * any move, reorder, create or delete (renumbering keeps it), so each of them comes
+     * exactly once across the pages. An item moved while paging may come twice or not at
+     * all (each move is a `todo.updated` event naming it). If the cursor's item has left
+     * the column, the next page starts at its old `orderIndex`.
+     */
+    async page(
+      actor: Actor,
+      projectId: number,
+      input: ItemFilters & {
+        columnId: number;
+        limit: number;
+        after: string | null;
+        order?: LaneOrder | undefined;
+      },
+    ): Promise<{ items: Item[]; nextCursor: string | null }> {
+      await projectAccess(db, actor, projectId);
+      const after = input.after === null ? null : decodeCursor(input.after);
+      const order = input.order ?? "board";
+      if (after && after.order !== order) {
+        throw invalid("after", "Not a cursor of this list: pass nextCursor as it came");
+      }
+      const column = await findColumn(db, projectId, input.columnId);
+      if (!column) return { items: [], nextCursor: null };
+      const limit = Math.min(Math.max(1, input.limit), PAGE_MAX);
+      return await db.read((r) => pageOf(r, column, order, after, limit, input));
     },
 
     /** One item. */
@@ -456,7 +660,8 @@ export function createTodos(ctx: DomainContext, attachments: Attachments) {
           throw invalid("itemIds", "Every item must belong to this project");
         }
         const sources = new Set(found.map((i) => i.columnId).filter((c) => c !== target.id));
-        const rest = (await columnItemIds(tx, target.id)).filter((id) => !ids.includes(id));
+        const listed = new Set(ids);
+        const rest = (await columnItemIds(tx, target.id)).filter((id) => !listed.has(id));
         await placeItems(tx, target.id, [...ids, ...rest], fx.now);
         for (const source of sources) {
           await placeItems(tx, source, await columnItemIds(tx, source), fx.now);

@@ -1,7 +1,11 @@
 // The kanban board's enhancements; every card's buttons work without this file.
 // - Drag and drop within and between columns, by pointer events (mouse, pen and touch; HTML5
-//   drag events never come from a finger); a drop sends the target column's new order to
-//   POST /api/projects/{id}/todos/items/reorder.
+//   drag events never come from a finger); a drop moves the card with
+//   POST /api/projects/{id}/todos/items/{itemId}/move to the place of the card it lands before
+//   (or after), by their orderIndex: a column may be loaded in part, so its whole order (what
+//   /items/reorder takes) is not known here.
+// - "Show more" under a column loads its next page of cards (after the column's cursor) and
+//   adds them; a re-render keeps as many of each column as are loaded.
 // - The move (← → ↑ ↓) and complete buttons call the JSON API instead of reloading, and
 //   keep the keyboard focus on the same button of the same card.
 // - Live: `todo.updated` on the project stream re-renders the board from the server's
@@ -57,8 +61,18 @@ function enhance(initial) {
     if (target instanceof HTMLElement) target.focus();
   }
 
+  /** `show=<columnId>.<count>` for each column, so a re-render keeps what "Show more" added. */
+  function shown() {
+    const parts = [...board.querySelectorAll("[data-column-items]")].map((list) =>
+      `${list.getAttribute("data-column-items")}.${
+        list.querySelectorAll(":scope > [data-item]").length
+      }`
+    );
+    return parts.length ? `&show=${parts.join(",")}` : "";
+  }
+
   async function fetchBoard(/** @type {ReturnType<typeof focusKey>} */ key) {
-    const res = await fetch(`${page}?fragment=1`, { headers: { accept: "text/html" } });
+    const res = await fetch(`${page}?fragment=1${shown()}`, { headers: { accept: "text/html" } });
     if (!res.ok) return;
     const template = document.createElement("template");
     template.innerHTML = await res.text();
@@ -153,6 +167,46 @@ function enhance(initial) {
       event.preventDefault();
       if (!(await post(`/items/${itemId}/toggle-complete`, {}))) return failed();
       await refresh({ item: card.dataset.item, control: "[data-toggle]" });
+    }
+  });
+
+  // ---- show more -------------------------------------------------------------------
+
+  document.addEventListener("click", async (event) => {
+    const link = event.target instanceof Element ? event.target.closest("[data-more-url]") : null;
+    if (!(link instanceof HTMLAnchorElement) || !board.contains(link)) return;
+    event.preventDefault();
+    const more = link.closest("[data-kanban-more]");
+    const columnId = more?.getAttribute("data-kanban-more");
+    const list = board.querySelector(`[data-column-items="${CSS.escape(columnId ?? "")}"]`);
+    if (!more || !list) return;
+    const count = list.querySelectorAll(":scope > [data-item]").length;
+    try {
+      const res = await fetch(`${link.dataset.moreUrl}&shown=${count}`, {
+        headers: { accept: "text/html" },
+      });
+      if (!res.ok) return failed();
+      const template = document.createElement("template");
+      template.innerHTML = await res.text();
+      const next = template.content.querySelector("[data-more-page]");
+      if (!next || !more.isConnected) return;
+      const have = new Set(
+        [...list.querySelectorAll(":scope > [data-item]")].map((el) =>
+          el.getAttribute("data-item")
+        ),
+      );
+      for (const card of next.querySelectorAll("ol > [data-item]")) {
+        // A card moved up past the cursor meanwhile may be here already.
+        if (!have.has(card.getAttribute("data-item"))) list.append(card);
+      }
+      const after = next.querySelector("[data-kanban-more]");
+      if (after) more.replaceWith(after);
+      else more.remove();
+      const first = list.querySelectorAll(":scope > [data-item]")[count];
+      const title = first?.querySelector(".card-title");
+      if (title instanceof HTMLElement) title.focus();
+    } catch {
+      failed();
     }
   });
 
@@ -262,10 +316,10 @@ function enhance(initial) {
       // Let go outside every column: put everything back as the server has it.
       if (!list) return void refresh();
       const columnId = Number(list.getAttribute("data-column-items"));
-      const itemIds = [...list.querySelectorAll(":scope > [data-item]")].map((el) =>
-        Number(el.getAttribute("data-item"))
-      );
-      const ok = await post("/items/reorder", { projectId, columnId, itemIds });
+      const ok = await post(`/items/${card.dataset.item}/move`, {
+        columnId,
+        orderIndex: dropIndex(card, list),
+      });
       if (!ok) return failed();
       await refresh({ item: card.dataset.item, control: ".card-title" });
     });
@@ -285,6 +339,31 @@ function enhance(initial) {
       event.preventDefault();
       event.stopPropagation();
     }, true);
+  }
+
+  /**
+   * The orderIndex a card dropped in `list` goes to: that of the card now after it (or one
+   * past the card now before it), less one when the card came from above it in the same
+   * column (its leaving moves those up one). The Done column is drawn newest-completed first,
+   * not in that order: a card dropped there goes last.
+   */
+  function dropIndex(/** @type {HTMLElement} */ card, /** @type {Element} */ list) {
+    const column = list.closest("[data-column]");
+    if (list.getAttribute("data-order") === "completed") {
+      return Number(column?.getAttribute("data-total") ?? 0);
+    }
+    const from = Number(card.dataset.orderIndex);
+    const same = Number(card.dataset.inColumn) === Number(list.getAttribute("data-column-items"));
+    const next = card.nextElementSibling;
+    const prev = card.previousElementSibling;
+    const at = (/** @type {Element} */ el) => Number(el.getAttribute("data-order-index"));
+    if (next instanceof HTMLElement && next.dataset.item) {
+      return same && from < at(next) ? at(next) - 1 : at(next);
+    }
+    if (prev instanceof HTMLElement && prev.dataset.item) {
+      return same && from < at(prev) ? at(prev) : at(prev) + 1;
+    }
+    return 0;
   }
 
   function finishDrag() {

@@ -106,8 +106,16 @@ function impliedStatuses(path: string, method: string): number[] {
   return statuses;
 }
 
-/** A JSON Schema for the error body with `code`. */
-function errorSchema(code: string) {
+/**
+ * The one exception to "a status, a code": a list that answers whole only up to a size says
+ * 400 `too_many` above it (page it instead). A route's 400 whose description starts with this
+ * is documented with either code.
+ */
+export const TOO_MANY_400 = "`validation` or `too_many`";
+const TOO_MANY_SCHEMA = "ValidationOrTooManyError";
+
+/** A JSON Schema for the error body with `code` (or one of `code`). */
+function errorSchema(code: string | string[]) {
   return {
     allOf: [
       { $ref: "#/components/schemas/Error" },
@@ -116,7 +124,11 @@ function errorSchema(code: string) {
         properties: {
           error: {
             type: "object",
-            properties: { code: { type: "string", const: code } },
+            properties: {
+              code: typeof code === "string"
+                ? { type: "string", const: code }
+                : { type: "string", enum: code },
+            },
             required: ["code"],
           },
         },
@@ -151,12 +163,15 @@ export function withErrors<T extends { paths?: unknown; components?: unknown }>(
         if (status < 400) continue;
         if (!kind) throw new Error(`Cannot document ${method} ${path} ${key}: unknown status`);
         const text = response.description as string | undefined;
+        const schema = status === 400 && text?.startsWith(TOO_MANY_400)
+          ? TOO_MANY_SCHEMA
+          : kind.schema;
         responses[key] = {
           ...response,
           description: text?.startsWith(`\`${kind.code}\``) ? text : errorDescription(status, text),
           ...(HEADERS[status] ? { headers: HEADERS[status] } : {}),
           content: {
-            "application/json": { schema: { $ref: `#/components/schemas/${kind.schema}` } },
+            "application/json": { schema: { $ref: `#/components/schemas/${schema}` } },
           },
         };
       }
@@ -190,6 +205,7 @@ export function withErrors<T extends { paths?: unknown; components?: unknown }>(
     },
   };
   for (const kind of Object.values(ERROR_KINDS)) schemas[kind.schema] = errorSchema(kind.code);
+  schemas[TOO_MANY_SCHEMA] = errorSchema(["validation", "too_many"]);
   return {
     ...document,
     components: {

@@ -23,6 +23,7 @@ const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
   too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,
+  too_many: 400,
 };
 
 /** The HTTP status of a domain error's code, for the API and the pages alike. */

@@ -1,8 +1,19 @@
 /** The kanban board: columns and to-do items. */
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Services } from "../../domain/services.ts";
-import type { Item } from "../../domain/todos.ts";
-import { actorOf, apiApp, errors, Id, IdQuery, jsonRequest, jsonResponse } from "./openapi.ts";
+import { type Item, PAGE_DEFAULT, PAGE_MAX, WHOLE_LIST_MAX } from "../../domain/todos.ts";
+import { invalid } from "../../domain/errors.ts";
+import { TOO_MANY_400 } from "./error_doc.ts";
+import {
+  actorOf,
+  apiApp,
+  errors,
+  ErrorSchema,
+  Id,
+  IdQuery,
+  jsonRequest,
+  jsonResponse,
+} from "./openapi.ts";
 import {
   ChecklistEntrySchema,
   ColumnSchema,
@@ -107,22 +118,56 @@ const removeColumn = createRoute({
   responses: { 204: { description: "Deleted" }, ...errors(400, 401, 403, 404, 409) },
 });
 
+/** The items of a list: the whole list, or (with `columnId`) a page of one column. */
+const ItemList = z.object({
+  items: z.array(ItemSchema),
+  nextCursor: z.string().nullable().optional().openapi({
+    description: "Given with `columnId`: the `after` of the next page, null at the end",
+  }),
+});
+
 const list = createRoute({
   method: "get",
   path: `${base}/items`,
   tags,
-  summary: "Items by column position, then order",
+  summary: "Items by column position, then order; with columnId, one page of that column",
+  description: "Without `columnId`: every matching item as `{items}`, for at most " +
+    `${WHOLE_LIST_MAX} items; above that the answer is 400 \`too_many\`: page each column ` +
+    "instead. With `columnId`: `{items, nextCursor}`, up to `limit` items of the column after " +
+    "the cursor `after`, by `orderIndex` (`order=completed`: newest completed first). A " +
+    "cursor stands for the page's last item where it is now, so an item that stays in the " +
+    "column and is not itself moved is returned exactly once across the pages whatever else " +
+    "moves meanwhile; an item moved or reordered while paging may come twice or not at all " +
+    "(each move is a `todo.updated` event naming it). A malformed `after` or `limit` is 400.",
   request: {
     params: ProjectParam,
     query: z.object({
       columnId: IdQuery.optional(),
       assigneeId: IdQuery.optional(),
       milestoneId: IdQuery.optional(),
+      limit: z.string().regex(/^\d+$/, "Use a number").refine(
+        (raw) => Number(raw) >= 1 && Number(raw) <= PAGE_MAX,
+        `Use a number from 1 to ${PAGE_MAX}`,
+      ).optional().openapi({
+        description: `With columnId: the page's size, default ${PAGE_DEFAULT}, at most ${PAGE_MAX}`,
+      }),
+      after: z.string().min(1).max(200).optional().openapi({
+        description: "With columnId: the opaque `nextCursor` of the previous page",
+      }),
+      order: z.enum(["board", "completed"]).optional().openapi({
+        description: "With columnId: `board` (by orderIndex, the default) or `completed` " +
+          "(newest completed first, then the items not completed)",
+      }),
     }),
   },
   responses: {
-    200: jsonResponse(z.object({ items: z.array(ItemSchema) }), "The items"),
+    200: jsonResponse(ItemList, "The items, or a page of a column's items"),
     ...errors(400, 401, 404),
+    400: {
+      description: `${TOO_MANY_400}: a bad query (\`details\` names it), or, without ` +
+        `columnId, more than ${WHOLE_LIST_MAX} items: page each column instead`,
+      content: { "application/json": { schema: ErrorSchema } },
+    },
   },
 });
 
@@ -248,12 +293,26 @@ export function todoRoutes(services: Services) {
     })
     .openapi(list, async (c) => {
       const query = c.req.valid("query");
-      const items = await todos.list(actorOf(c), c.req.valid("param").projectId, {
+      const projectId = c.req.valid("param").projectId;
+      const filters = {
         columnId: num(query.columnId),
         assigneeId: num(query.assigneeId),
         milestoneId: num(query.milestoneId),
+      };
+      if (filters.columnId === null) {
+        if (query.limit !== undefined || query.after !== undefined || query.order) {
+          throw invalid("columnId", "limit, after and order page one column: give columnId");
+        }
+        return c.json({ items: await todos.list(actorOf(c), projectId, filters) }, 200);
+      }
+      const page = await todos.page(actorOf(c), projectId, {
+        ...filters,
+        columnId: filters.columnId,
+        limit: num(query.limit) ?? PAGE_DEFAULT,
+        after: query.after ?? null,
+        order: query.order,
       });
-      return c.json({ items }, 200);
+      return c.json(page, 200);
     })
     .openapi(create, async (c) => {
       const item = await todos.create(

@@ -78,6 +78,9 @@ export const en = {
   "todos.columnEmpty": "Nothing here.",
   "todos.countOne": "1 item",
   "todos.count": "{count} items",
+  "todos.showMore": "Show more",
+  "todos.shownOf": "{shown} of {total} shown",
+  "todos.doneOrder": "Newest completed first",
   "todos.dragHint":
     "Drag cards within or between columns (by their ⠿ handle on a touch screen), or use the arrow buttons.",
   "todos.field.title": "Title",

@@ -80,6 +80,9 @@ export const ja: Messages = {
   "todos.columnEmpty": "カードはありません。",
   "todos.countOne": "1 件",
   "todos.count": "{count} 件",
+  "todos.showMore": "さらに表示",
+  "todos.shownOf": "{total} 件中 {shown} 件を表示",
+  "todos.doneOrder": "完了が新しい順",
   "todos.dragHint":
     "カードはドラッグで列内・列間を移動できます（タッチ画面では ⠿ の部分をドラッグ）。矢印ボタンでも移動できます。",
   "todos.field.title": "タイトル",

@@ -11,8 +11,16 @@ import { invalid } from "../../domain/errors.ts";
 import type { FileInfo } from "../../domain/files.ts";
 import type { Milestone } from "../../domain/milestones.ts";
 import type { Services } from "../../domain/services.ts";
-import type { BoardCard, BoardLane, BoardPlace, Direction } from "../../domain/todo_board.ts";
-import { type Column, hasStandardName, type Item, type Priority } from "../../domain/todos.ts";
+import type { BoardCard, BoardPlace, Direction } from "../../domain/todo_board.ts";
+import {
+  type BoardColumn,
+  type Column,
+  DONE_SHOWN,
+  hasStandardName,
+  type Item,
+  PAGE_DEFAULT,
+  type Priority,
+} from "../../domain/todos.ts";
 import { MoveInput, TodoInput } from "../api/todos.ts";
 import { ChecklistEntryInput, ChecklistEntryPatch } from "../api/checklists.ts";
 import type { Translate } from "../i18n/i18n.ts";
@@ -39,7 +47,7 @@ import {
   TextField,
 } from "./kit/fields.tsx";
 import { type Fields, idOrNull, orNull, readForm, tagList } from "./kit/forms.ts";
-import { Alert, FieldError } from "./kit/layout.tsx";
+import { Alert, FieldError, renderFragment } from "./kit/layout.tsx";
 import { FilePicker, pickableFiles, PICKER_FIELDS, requiredPick } from "./kit/file_picker.tsx";
 import { type Shown, submit } from "./kit/submit.ts";
 import { afterCreate, afterDelete, afterSave } from "./kit/notices.tsx";
@@ -53,7 +61,7 @@ function columnLabel(t: Translate, column: Column): string {
 
 /** What the board needs to draw itself. */
 interface BoardData {
-  lanes: BoardLane<Item>[];
+  lanes: BoardColumn[];
   milestones: Milestone[];
   /** Today's date in the viewer's zone, for overdue marks. */
   today: string;
@@ -343,6 +351,8 @@ function Card(props: { frame: ProjectFrame; card: BoardCard<Item>; today: string
       class={item.completed ? "kanban-card completed" : "kanban-card"}
       id={`item-${item.id}`}
       data-item={item.id}
+      data-order-index={item.orderIndex}
+      data-in-column={item.columnId}
       data-completed={item.completed ? "true" : "false"}
     >
       <div class="card-head">
@@ -386,6 +396,39 @@ function Card(props: { frame: ProjectFrame; card: BoardCard<Item>; today: string
   );
 }
 
+/**
+ * A column's "Show more", when it has more than it shows: a link to the board showing `step`
+ * more of it (without JavaScript), which `static/kanban.js` turns into loading the next page
+ * after `nextCursor` and adding its cards.
+ */
+function ShowMore(
+  props: {
+    frame: ProjectFrame;
+    column: Column;
+    shown: number;
+    total: number;
+    nextCursor: string | null;
+    step: number;
+  },
+) {
+  const { frame, column, nextCursor } = props;
+  if (nextCursor === null) return null;
+  const { t } = frame.ctx;
+  const base = `/projects/${frame.project.id}/todos`;
+  return (
+    <p class="kanban-more" data-kanban-more={column.id}>
+      <a
+        class="button secondary small"
+        href={`${base}?show=${column.id}.${props.shown + props.step}#column-${column.id}`}
+        data-more-url={`${base}/columns/${column.id}/more?after=${encodeURIComponent(nextCursor)}`}
+      >
+        {t("todos.showMore")}
+      </a>{" "}
+      <span class="muted">{t("todos.shownOf", { shown: props.shown, total: props.total })}</span>
+    </p>
+  );
+}
+
 /** The board alone: the page's middle and the `?fragment=1` answer. */
 function Board(props: { frame: ProjectFrame; data: BoardData }) {
   const { frame, data } = props;
@@ -397,25 +440,37 @@ function Board(props: { frame: ProjectFrame; data: BoardData }) {
       data-project={frame.project.id}
       data-can-write={frame.canWrite ? "true" : "false"}
     >
-      {data.lanes.map(({ column, cards }) => (
+      {data.lanes.map(({ column, cards, total, order, nextCursor }) => (
         <section
           class="kanban-column"
           data-column={column.id}
           data-column-key={column.key ?? ""}
+          data-total={total}
           aria-labelledby={`column-${column.id}`}
         >
           <h2 id={`column-${column.id}`}>
             {columnLabel(t, column)}{" "}
             <span class="count muted">
-              {cards.length === 1 ? t("todos.countOne") : t("todos.count", { count: cards.length })}
+              {total === 1 ? t("todos.countOne") : t("todos.count", { count: total })}
             </span>
           </h2>
-          <ol class="kanban-items" data-column-items={column.id}>
+          {order === "completed" && total > 1
+            ? <p class="hint kanban-order">{t("todos.doneOrder")}</p>
+            : null}
+          <ol class="kanban-items" data-column-items={column.id} data-order={order}>
             {cards.map((card) => (
               <Card key={card.item.id} frame={frame} card={card} today={data.today} />
             ))}
           </ol>
-          {cards.length === 0 ? <p class="muted kanban-empty">{t("todos.columnEmpty")}</p> : null}
+          <ShowMore
+            frame={frame}
+            column={column}
+            shown={cards.length}
+            total={total}
+            nextCursor={nextCursor}
+            step={order === "completed" ? DONE_SHOWN : PAGE_DEFAULT}
+          />
+          {total === 0 ? <p class="muted kanban-empty">{t("todos.columnEmpty")}</p> : null}
         </section>
       ))}
     </div>
@@ -476,7 +531,7 @@ function ItemFields(props: { frame: ProjectFrame; milestones: Milestone[]; form:
 
 const todosPage: AreaPage<BoardData> = {
   area: "todos",
-  load: (_, frame) => boardData(frame),
+  load: (c, frame) => boardData(frame, showOf(c.req.queries("show") ?? [])),
   title: (_, t) => t("todos.title"),
   fragment: ({ frame, data }) => <Board frame={frame} data={data} />,
   view: ({ frame, data, shown }) => {
@@ -513,10 +568,27 @@ const todosPage: AreaPage<BoardData> = {
   },
 };
 
+/**
+ * How many of each column the board shows, from `?show=<columnId>.<count>` (repeatable, or
+ * comma-separated): the "Show more" link's, and the live re-render's of what is loaded. Parts
+ * that are not two numbers are ignored, as a page's other queries are read leniently.
+ */
+function showOf(raw: string[]): Map<number, number> {
+  const show = new Map<number, number>();
+  for (const part of raw.flatMap((r) => r.split(","))) {
+    const m = /^(\d{1,15})\.(\d{1,6})$/.exec(part.trim());
+    if (m) show.set(Number(m[1]), Number(m[2]));
+  }
+  return show;
+}
+
 /** What the board needs to draw itself. */
-async function boardData({ services, ctx, project }: ProjectFrame): Promise<BoardData> {
+async function boardData(
+  { services, ctx, project }: ProjectFrame,
+  show: ReadonlyMap<number, number> = new Map(),
+): Promise<BoardData> {
   return {
-    lanes: await services.todos.board(ctx.actor!, project.id),
+    lanes: await services.todos.board(ctx.actor!, project.id, show),
     milestones: await services.milestones.list(ctx.actor!, project.id),
     today: todayOf(services, ctx.timeZone),
   };
@@ -761,6 +833,42 @@ export function todoPages(services: Services) {
           return toItem ? itemUrl(projectId, itemId) : boardUrl(projectId, itemId);
         },
       });
+    }));
+  // A column's next page of cards, for "Show more" (static/kanban.js): the cards and the
+  // column's next "Show more", or none at the end.
+  area.app.get(`${P}/columns/:columnId{[0-9]+}/more`, (c) =>
+    area.run(c, async (frame) => {
+      const columnId = paramId(c, "columnId");
+      const after = c.req.query("after") ?? null;
+      const lane = await todos.boardPage(frame.ctx.actor!, frame.project.id, {
+        columnId,
+        after,
+        limit: PAGE_DEFAULT,
+      });
+      const today = todayOf(services, frame.ctx.timeZone);
+      // How many the column showed before (the script says): only for the "n of m" text.
+      const before = Math.min(
+        Number(/^\d{1,9}$/.exec(c.req.query("shown") ?? "")?.[0] ?? 0),
+        lane.total,
+      );
+      return renderFragment(
+        c,
+        <div data-more-page={columnId}>
+          <ol>
+            {lane.cards.map((card) => (
+              <Card key={card.item.id} frame={frame} card={card} today={today} />
+            ))}
+          </ol>
+          <ShowMore
+            frame={frame}
+            column={lane.column}
+            shown={Math.min(before + lane.cards.length, lane.total)}
+            total={lane.total}
+            nextCursor={lane.nextCursor}
+            step={PAGE_DEFAULT}
+          />
+        </div>,
+      );
     }));
   checklistForms(services, area, I, itemUrl);
   area.form(`${I}/attachments`, itemPage, {

@@ -171,7 +171,15 @@ Deno.test("Every error response names its code, and 401 and 429 their headers", 
       assert.ok(response.description.startsWith(`\`${code}\``), `${path} ${status}`);
       const ref = response.content["application/json"].schema.$ref.split("/").pop();
       const schema = document.components.schemas[ref];
-      assert.equal(schema.allOf[1].properties.error.properties.code.const, code);
+      const named = schema.allOf[1].properties.error.properties.code;
+      // The one exception: the to-do list, whole only up to 1,000 items, is 400 too_many above.
+      if (
+        status === "400" && path === "/api/projects/{projectId}/todos/items" && method === "get"
+      ) {
+        assert.deepEqual(named.enum, ["validation", "too_many"]);
+        continue;
+      }
+      assert.equal(named.const, code);
     }
     if (op.responses["429"]) assert.ok(op.responses["429"].headers["Retry-After"]);
     assert.ok(op.responses["401"].headers["WWW-Authenticate"]);

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
 import { browserTest } from "./browser.ts";
-import { call, pageAs, register, withBrowser } from "./session.ts";
+import { call, pageAs, register, registerUser, withBrowser } from "./session.ts";
 
 /** The item ids shown in a column, in order. */
 function shown(page: Page, columnId: number): Promise<number[]> {
@@ -66,7 +66,7 @@ browserTest(
 
       // Drag Alpha from To Do into In Progress.
       await Promise.all([
-        page.waitForResponse((r) => r.url().endsWith("/todos/items/reorder") && r.ok()),
+        page.waitForResponse((r) => /\/todos\/items\/\d+\/move$/.test(r.url()) && r.ok()),
         page.dragAndDrop(`[data-item="${alpha}"]`, `[data-column-items="${doing}"]`),
       ]);
       assert.deepEqual(await apiOrder(doing), [alpha]);
@@ -81,7 +81,7 @@ browserTest(
       // Within a column: Gamma dropped on the top half of Beta goes above it.
       await page.waitForSelector("body[data-stream=open]");
       await Promise.all([
-        page.waitForResponse((r) => r.url().endsWith("/todos/items/reorder") && r.ok()),
+        page.waitForResponse((r) => /\/todos\/items\/\d+\/move$/.test(r.url()) && r.ok()),
         page.dragAndDrop(`[data-item="${gamma}"]`, `[data-item="${beta}"]`, {
           targetPosition: { x: 20, y: 3 },
         }),
@@ -246,7 +246,7 @@ browserTest(
         return { x: Math.min(r.left + 30, 390 - 50), y: r.top + r.height / 2 };
       });
       await Promise.all([
-        page.waitForResponse((r) => r.url().endsWith("/todos/items/reorder") && r.ok()),
+        page.waitForResponse((r) => /\/todos\/items\/\d+\/move$/.test(r.url()) && r.ok()),
         swipe(from, list),
       ]);
       assert.equal(await apiColumn(alpha), doing);
@@ -254,6 +254,54 @@ browserTest(
       await until(page, doing, [alpha]);
       await until(page, todo, [beta]);
       assert.equal(await page.$$eval(".kanban-card.dragging", (els) => els.length), 0);
+      assert.deepEqual(errors, []);
+    });
+  },
+);
+
+browserTest(
+  "kanban: a long column shows 100 cards and Show more adds the next 100; a later card still moves",
+  async () => {
+    await withBrowser(async (t, browser) => {
+      const ann = await registerUser(t, "ann@example.com", "Ann");
+      const project = (await call(t, ann.session, "POST", "/api/projects", { name: "Long" })).json
+        .project;
+      const [todo, doing] = ((await call(
+        t,
+        ann.session,
+        "GET",
+        `/api/projects/${project.id}/todos/columns`,
+      )).json.items as Array<{ id: number }>).map((c) => c.id) as [number, number];
+      const at = t.clock.now().toISOString();
+      await t.sql.run(
+        `WITH RECURSIVE s(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM s WHERE i + 1 < 250)
+         INSERT INTO todo_items (project_id, column_id, creator_id, title, tags, order_index,
+           created_at, updated_at)
+         SELECT ?, ?, ?, 'Card ' || CAST(i AS text), '[]', i, ?, ? FROM s`,
+        [project.id, todo, ann.id, at, at],
+      );
+      const ids = (await t.sql.all<{ id: number }>(
+        "SELECT id FROM todo_items WHERE column_id = ? ORDER BY order_index",
+        [todo],
+      )).map((r) => r.id);
+      const page = await pageAs(browser, t, ann.session);
+      const errors: string[] = [];
+      page.on("pageerror", (error) => errors.push(error.message));
+      await page.goto(`${t.baseUrl}/projects/${project.id}/todos`);
+      await page.waitForSelector("body[data-stream=open]");
+      assert.deepEqual(await shown(page, todo), ids.slice(0, 100));
+      await page.click(`[data-kanban-more="${todo}"] a`);
+      await page.waitForSelector(`[data-column-items="${todo}"] > [data-item]:nth-child(200)`);
+      assert.deepEqual(await shown(page, todo), ids.slice(0, 200));
+      assert.match(await page.textContent(`[data-kanban-more="${todo}"]`) ?? "", /200 of 250/);
+      // Card 150 (loaded by Show more) moves right with its button; the board keeps 200 shown.
+      const card = ids[150]!;
+      await Promise.all([
+        page.waitForResponse((r) => r.url().includes(`/todos/items/${card}/move`) && r.ok()),
+        page.click(`[data-item="${card}"] [data-move=right]`),
+      ]);
+      await until(page, doing, [card]);
+      assert.deepEqual(await shown(page, todo), ids.filter((id) => id !== card).slice(0, 200));
       assert.deepEqual(errors, []);
     });
   },

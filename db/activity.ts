@@ -1,4 +1,5 @@
 /** Storage of the per-project activity log. */
+import { dialect } from "./dialect.ts";
 import type { Queries } from "./engine.ts";
 import { subjectAlive } from "./subjects.ts";
 
@@ -60,10 +61,10 @@ export async function latestActivity(
   limit: number,
 ): Promise<ActivityRow[]> {
   if (projectIds.length === 0) return [];
-  const where = `a.project_id IN (${projectIds.map(() => "?").join(",")}) AND ${subjectAlive("a")}`;
+  const where = `a.project_id IN (${dialect(q).intsOf("?")}) AND ${subjectAlive("a")}`;
   return (await q.all<RawActivity>(
     `SELECT ${COLUMNS} FROM activity a WHERE ${where} ORDER BY a.created_at DESC, a.id DESC LIMIT ?`,
-    [...projectIds, limit],
+    [JSON.stringify(projectIds), limit],
   )).map(toActivity);
 }
 
@@ -75,14 +76,14 @@ export async function listActivity(
   offset: number,
 ): Promise<{ items: ActivityRow[]; total: number }> {
   if (projectIds.length === 0) return { items: [], total: 0 };
-  const where = `a.project_id IN (${projectIds.map(() => "?").join(",")}) AND ${subjectAlive("a")}`;
+  const where = `a.project_id IN (${dialect(q).intsOf("?")}) AND ${subjectAlive("a")}`;
   const items = (await q.all<RawActivity>(
     `SELECT ${COLUMNS} FROM activity a WHERE ${where} ORDER BY a.created_at DESC, a.id DESC LIMIT ? OFFSET ?`,
-    [...projectIds, limit, offset],
+    [JSON.stringify(projectIds), limit, offset],
   )).map(toActivity);
   const total =
     ((await q.get<{ n: number }>(`SELECT count(*) AS n FROM activity a WHERE ${where}`, [
-      ...projectIds,
+      JSON.stringify(projectIds),
     ]))!).n;
   return { items, total };
 }

@@ -962,6 +962,24 @@ const CASES: Record<string, Case[]> = {
       "listItems (every filter)",
       (q) => todos.listItems(q, 1, { columnId: 2, assigneeId: 2, milestoneId: 1 }),
     ],
+    [
+      "countItems",
+      (q) => todos.countItems(q, 1, { columnId: 2, assigneeId: null, milestoneId: null }),
+    ],
+    ["columnCounts", async (q) => [...(await todos.columnCounts(q, 1)).entries()].sort()],
+    ["placeInColumn", (q) => todos.placeInColumn(q, 2, 1)],
+    [
+      "columnItemsAfter",
+      (q) =>
+        todos.columnItemsAfter(q, 2, { orderIndex: 0, id: 0 }, 10, {
+          assigneeId: null,
+          milestoneId: null,
+        }),
+    ],
+    [
+      "columnItemsByCompletion",
+      (q) => todos.columnItemsByCompletion(q, 2, null, 10, { assigneeId: null, milestoneId: null }),
+    ],
     ["columnItemIds", (q) => todos.columnItemIds(q, 2)],
     ["lockBoard (a row lock on PostgreSQL; nothing to compare)", (q) => todos.lockBoard(q, 1)],
     ["placeItems", (q) => withRows(q, "todo_items", todos.placeItems(q, 2, [2, 1], T))],

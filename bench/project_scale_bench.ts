@@ -76,7 +76,7 @@ await runMain(async () => {
     `/api/projects/${p}/chat/messages`,
     `/api/projects/${p}/todos/columns`,
     ...columns.map((c) => `/api/projects/${p}/todos/items?columnId=${c.id}`),
-    `/api/projects/${p}/calendar?from=2025-01-01&to=2025-01-31`,
+    `/api/projects/${p}/calendar?from=2025-01-01T00:00:00.000Z&to=2025-02-01T00:00:00.000Z`,
     `/api/projects/${p}/milestones`,
     `/api/projects/${p}/meetings`,
     `/api/projects/${p}/files`,

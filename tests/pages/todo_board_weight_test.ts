@@ -27,10 +27,11 @@ Deno.test("a 250-card board page weighs under 300 KB in English and Japanese", a
          INSERT INTO todo_items (project_id, column_id, creator_id, title, assignee_id,
            priority, due_date, tags, order_index, completed, completed_at, created_at, updated_at)
          SELECT ?, ?, ?, 'Item ' || CAST(i AS text) || ': design release plan 設計 会議',
-           CASE WHEN i % 2 = 1 THEN ? END,
+           CASE WHEN i % 2 = 1 THEN CAST(? AS bigint) END,
            CASE i % 3 WHEN 0 THEN 'low' WHEN 1 THEN 'normal' ELSE 'high' END,
            CASE WHEN i % 5 <> 0 THEN '2026-12-24' END,
-           '["review","bench"]', i, ?, CASE WHEN ? = 1 THEN ? END, ?, ? FROM s`,
+           '["review","bench"]', i, CAST(? AS bigint),
+           CASE WHEN CAST(? AS bigint) = 1 THEN CAST(? AS text) END, ?, ? FROM s`,
         [
           project.id,
           column,

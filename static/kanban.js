@@ -7,7 +7,9 @@
 // - "Show more" under a column loads its next page of cards (after the column's cursor) and
 //   adds them; a re-render keeps as many of each column as are loaded.
 // - The move (← → ↑ ↓) and complete buttons call the JSON API instead of reloading, and
-//   keep the keyboard focus on the same button of the same card.
+//   keep the keyboard focus on the same button of the same card; each shows its name as a
+//   tooltip (the page names them by aria-labelledby, from words said once per board).
+// - Each card gets its drag handle here: only this file can drag.
 // - Live: `todo.updated` on the project stream re-renders the board from the server's
 //   fragment (`?fragment=1`, the same markup as the page).
 
@@ -35,16 +37,55 @@ function enhance(initial) {
 
   // ---- re-rendering -----------------------------------------------------------------
 
+  /** Gives each card of `root` that has none its drag handle (writers only). */
+  function addHandles(/** @type {Element} */ root) {
+    if (!canWrite) return;
+    const title = board.dataset.dragTitle ?? "";
+    for (const head of root.querySelectorAll("[data-item] > .card-head")) {
+      if (head.querySelector("[data-drag-handle]")) continue;
+      // Where a finger starts a drag; the move buttons do the same for the keyboard and
+      // screen readers, so it is hidden from them.
+      const handle = document.createElement("span");
+      handle.className = "drag-handle";
+      handle.setAttribute("data-drag-handle", "");
+      handle.setAttribute("aria-hidden", "true");
+      handle.title = title;
+      handle.textContent = "⠿";
+      head.append(handle);
+    }
+  }
+
+  addHandles(board);
+
+  /** The text of a control's name from its aria-labelledby (the words and the title). */
+  function labelOf(/** @type {Element} */ el) {
+    return (el.getAttribute("aria-labelledby") ?? "").split(" ")
+      .map((id) => document.getElementById(id)?.textContent?.trim() ?? "")
+      .filter(Boolean).join(" ");
+  }
+
+  // A card's control shows its name when pointed at, as a title would.
+  document.addEventListener("pointerover", (event) => {
+    const el = event.target instanceof Element
+      ? event.target.closest("button[aria-labelledby]")
+      : null;
+    if (el instanceof HTMLElement && !el.title && board.contains(el)) el.title = labelOf(el);
+  });
+
   /** Where the focus is on the board, to put it back after a re-render. */
   function focusKey() {
     const active = document.activeElement;
     if (!(active instanceof HTMLElement) || !board.contains(active)) return null;
     const card = active.closest("[data-item]");
     if (!(card instanceof HTMLElement)) return null;
-    const control = active.dataset.move
-      ? `[data-move="${active.dataset.move}"]`
-      : active.hasAttribute("data-toggle")
-      ? "[data-toggle]"
+    // A move button by the words after the title in its name (`w-left`, `w-up`, ...).
+    const words = active.closest(".card-moves")
+      ? active.getAttribute("aria-labelledby")?.split(" ").at(-1)
+      : undefined;
+    const control = words
+      ? `[aria-labelledby$=" ${words}"]`
+      : active.matches(".card-toggle button")
+      ? ".card-toggle button"
       : ".card-title";
     return { item: card.dataset.item, control };
   }
@@ -56,7 +97,8 @@ function enhance(initial) {
     if (!card) return;
     const wanted = card.querySelector(key.control);
     const target = wanted instanceof HTMLButtonElement && wanted.disabled
-      ? card.querySelector("[data-move]:not([disabled])") ?? card.querySelector(".card-title")
+      ? card.querySelector(".card-moves button:not([disabled])") ??
+        card.querySelector(".card-title")
       : wanted ?? card.querySelector(".card-title");
     if (target instanceof HTMLElement) target.focus();
   }
@@ -78,6 +120,7 @@ function enhance(initial) {
     template.innerHTML = await res.text();
     const next = template.content.querySelector(BOARD);
     if (!(next instanceof HTMLElement)) return;
+    addHandles(next);
     if (dragging) {
       stale = true;
       return;
@@ -154,19 +197,22 @@ function enhance(initial) {
     if (!(card instanceof HTMLElement)) return;
     const itemId = Number(card.dataset.item);
     const key = focusKey() ?? { item: card.dataset.item, control: ".card-title" };
-    if (form.hasAttribute("data-kanban-move")) {
+    if (form.classList.contains("card-moves")) {
       event.preventDefault();
-      const data = new FormData(form);
+      // The button pressed says where: `<columnId>.<orderIndex>`.
+      const button = event.submitter;
+      const to = /^(\d+)\.(\d+)$/.exec(button instanceof HTMLButtonElement ? button.value : "");
+      if (!to) return;
       const ok = await post(`/items/${itemId}/move`, {
-        columnId: Number(data.get("columnId")),
-        orderIndex: Number(data.get("orderIndex")),
+        columnId: Number(to[1]),
+        orderIndex: Number(to[2]),
       });
       if (!ok) return failed();
       await refresh(key);
-    } else if (form.hasAttribute("data-kanban-toggle")) {
+    } else if (form.classList.contains("card-toggle")) {
       event.preventDefault();
       if (!(await post(`/items/${itemId}/toggle-complete`, {}))) return failed();
-      await refresh({ item: card.dataset.item, control: "[data-toggle]" });
+      await refresh({ item: card.dataset.item, control: ".card-toggle button" });
     }
   });
 
@@ -199,6 +245,7 @@ function enhance(initial) {
         // A card moved up past the cursor meanwhile may be here already.
         if (!have.has(card.getAttribute("data-item"))) list.append(card);
       }
+      addHandles(list);
       const after = next.querySelector("[data-kanban-more]");
       if (after) more.replaceWith(after);
       else more.remove();
@@ -234,9 +281,9 @@ function enhance(initial) {
   }
 
   /**
-   * A press that may become a drag: the card, the pointer, where it went down and the element
-   * holding the pointer capture.
-   * @type {{ card: HTMLElement; id: number; x: number; y: number; holder: Element } | null}
+   * A press that may become a drag: the card, the pointer, where it went down, the element
+   * holding the pointer capture and the column the card came from.
+   * @type {{ card: HTMLElement; id: number; x: number; y: number; holder: Element; from: number } | null}
    */
   let press = null;
 
@@ -289,7 +336,8 @@ function enhance(initial) {
       }
       const holder = handle ?? card;
       holder.setPointerCapture(event.pointerId);
-      press = { card, id: event.pointerId, x: event.clientX, y: event.clientY, holder };
+      const from = Number(card.parentElement?.getAttribute("data-column-items"));
+      press = { card, id: event.pointerId, x: event.clientX, y: event.clientY, holder, from };
       // No text selection while a mouse drags.
       if (event.pointerType === "mouse") event.preventDefault();
     });
@@ -308,6 +356,7 @@ function enhance(initial) {
 
     document.addEventListener("pointerup", async (event) => {
       if (!press || event.pointerId !== press.id) return;
+      const from = press.from;
       press = null;
       const card = dragging;
       if (!card) return;
@@ -318,7 +367,7 @@ function enhance(initial) {
       const columnId = Number(list.getAttribute("data-column-items"));
       const ok = await post(`/items/${card.dataset.item}/move`, {
         columnId,
-        orderIndex: dropIndex(card, list),
+        orderIndex: dropIndex(card, list, from),
       });
       if (!ok) return failed();
       await refresh({ item: card.dataset.item, control: ".card-title" });
@@ -344,24 +393,28 @@ function enhance(initial) {
   /**
    * The orderIndex a card dropped in `list` goes to: that of the card now after it (or one
    * past the card now before it), less one when the card came from above it in the same
-   * column (its leaving moves those up one). The Done column is drawn newest-completed first,
-   * not in that order: a card dropped there goes last.
+   * column (its leaving moves those up one; `from`: the column it came from). The Done column
+   * is drawn newest-completed first, not in that order: a card dropped there goes last.
    */
-  function dropIndex(/** @type {HTMLElement} */ card, /** @type {Element} */ list) {
+  function dropIndex(
+    /** @type {HTMLElement} */ card,
+    /** @type {Element} */ list,
+    /** @type {number} */ from,
+  ) {
     const column = list.closest("[data-column]");
     if (list.getAttribute("data-order") === "completed") {
       return Number(column?.getAttribute("data-total") ?? 0);
     }
-    const from = Number(card.dataset.orderIndex);
-    const same = Number(card.dataset.inColumn) === Number(list.getAttribute("data-column-items"));
+    const was = Number(card.dataset.orderIndex);
+    const same = from === Number(list.getAttribute("data-column-items"));
     const next = card.nextElementSibling;
     const prev = card.previousElementSibling;
     const at = (/** @type {Element} */ el) => Number(el.getAttribute("data-order-index"));
     if (next instanceof HTMLElement && next.dataset.item) {
-      return same && from < at(next) ? at(next) - 1 : at(next);
+      return same && was < at(next) ? at(next) - 1 : at(next);
     }
     if (prev instanceof HTMLElement && prev.dataset.item) {
-      return same && from < at(prev) ? at(prev) : at(prev) + 1;
+      return same && was < at(prev) ? at(prev) : at(prev) + 1;
     }
     return 0;
   }

@@ -20,6 +20,15 @@ export function formatUtc(
   return formatInZone(when.length === 10 ? `${when}T00:00:00Z` : when, locale, "UTC", options);
 }
 
+/**
+ * The formatters made so far, by language, zone and options. Making one costs far more than
+ * using it (a board of 250 cards with due dates spent most of its rendering here), and a page
+ * formats many dates alike; the few languages, zones and option sets in use keep this small
+ * (it starts again past `FORMATTERS_MAX`).
+ */
+const formatters = new Map<string, Intl.DateTimeFormat>();
+const FORMATTERS_MAX = 500;
+
 /** An instant on the clocks of `zone` as `options` say, in the reader's language. */
 export function formatInZone(
   iso: string,
@@ -27,8 +36,14 @@ export function formatInZone(
   zone: string,
   options: Intl.DateTimeFormatOptions,
 ): string {
-  return new Intl.DateTimeFormat(intlLocale(locale), { ...options, timeZone: zone })
-    .format(new Date(iso));
+  const key = `${locale}\n${zone}\n${JSON.stringify(options)}`;
+  let format = formatters.get(key);
+  if (!format) {
+    format = new Intl.DateTimeFormat(intlLocale(locale), { ...options, timeZone: zone });
+    if (formatters.size >= FORMATTERS_MAX) formatters.clear();
+    formatters.set(key, format);
+  }
+  return format.format(new Date(iso));
 }
 
 /** A calendar date (`YYYY-MM-DD`) in the reader's language. */

@@ -11,7 +11,7 @@ import { invalid } from "../../domain/errors.ts";
 import type { FileInfo } from "../../domain/files.ts";
 import type { Milestone } from "../../domain/milestones.ts";
 import type { Services } from "../../domain/services.ts";
-import type { BoardCard, BoardPlace, Direction } from "../../domain/todo_board.ts";
+import type { BoardCard } from "../../domain/todo_board.ts";
 import {
   type BoardColumn,
   type Column,
@@ -67,51 +67,121 @@ interface BoardData {
   today: string;
 }
 
-/** Each direction's arrow and button label. */
-const MOVES = {
-  left: ["←", "todos.moveLeft"],
-  right: ["→", "todos.moveRight"],
-  up: ["↑", "todos.moveUp"],
-  down: ["↓", "todos.moveDown"],
+/**
+ * A card's controls are named with its title in them ("Move “Write the report” up"). Said in
+ * full on every card, those names were most of a large board's weight; instead each names
+ * itself by `aria-labelledby`: the words before the title and after it, said once per board
+ * (`ControlWords`), and the title's own link. Quotation marks around the title are left out
+ * (a name joins its parts with spaces).
+ */
+const WORDS = {
+  left: "todos.moveLeft",
+  up: "todos.moveUp",
+  down: "todos.moveDown",
+  right: "todos.moveRight",
+  complete: "todos.complete",
+  reopen: "todos.reopen",
 } as const;
 
-function MoveButton(
-  props: {
-    frame: ProjectFrame;
-    item: Item;
-    dir: Direction;
-    /** The target column and index, or null when the card cannot go that way. */
-    target: BoardPlace | null;
-  },
-) {
-  const { frame, item, dir, target } = props;
+type Words = keyof typeof WORDS;
+
+/** The words of `key` before and after its `{title}`, without the quotation marks. */
+function wordsAround(t: Translate, key: (typeof WORDS)[Words]): [string, string] {
+  const [before = "", after = ""] = t(key).split("{title}");
+  return [before.replace(/[“「"]\s*$/u, "").trim(), after.replace(/^\s*[”」"]/u, "").trim()];
+}
+
+/** The board's control words, hidden, for the cards' `aria-labelledby`. */
+function ControlWords(props: { t: Translate }) {
+  return (
+    <div hidden data-kanban-words>
+      {(Object.keys(WORDS) as Words[]).map((w) => {
+        const [before, after] = wordsAround(props.t, WORDS[w]);
+        return (
+          <>
+            {before ? <span id={`w0-${w}`}>{before}</span> : null}
+            {after ? <span id={`w-${w}`}>{after}</span> : null}
+          </>
+        );
+      })}
+    </div>
+  );
+}
+
+/**
+ * The `aria-labelledby` of a card's control: the words before the title (`w0-<words>`), the
+ * title (`ct-<item id>`) and the words after it (`w-<words>`, which every control has in
+ * both languages, so `[aria-labelledby$=" w-right"]` finds a card's → button).
+ */
+function labelledBy(t: Translate, w: Words, itemId: number): string {
+  const [before, after] = wordsAround(t, WORDS[w]);
+  return [before && `w0-${w}`, `ct-${itemId}`, after && `w-${w}`].filter(Boolean).join(" ");
+}
+
+/** Each direction's arrow. */
+const ARROWS = { left: "←", up: "↑", down: "↓", right: "→" } as const;
+
+/**
+ * A card's four moves: one form whose buttons each send their target (`to`: column id and
+ * index) without JavaScript; `static/kanban.js` sends the same to the API instead. A button
+ * that cannot move the card is disabled.
+ */
+function MoveButtons(props: { frame: ProjectFrame; card: BoardCard<Item> }) {
+  const { frame, card: { item, moves } } = props;
   const { t } = frame.ctx;
-  const [arrow, key] = MOVES[dir];
-  const label = t(key, { title: item.title });
   return (
     <form
-      class="inline"
+      class="card-moves"
       method="post"
       action={`/projects/${frame.project.id}/todos/${item.id}/move`}
-      data-kanban-move
     >
-      <input type="hidden" name="columnId" value={target?.columnId ?? item.columnId} />
-      <input type="hidden" name="orderIndex" value={target?.orderIndex ?? item.orderIndex} />
-      <button
-        class="secondary small"
-        type="submit"
-        aria-label={label}
-        title={label}
-        data-move={dir}
-        disabled={target === null}
-      >
-        {arrow}
-      </button>
+      {(["left", "up", "down", "right"] as const).map((dir) => {
+        const target = moves[dir];
+        return (
+          // A submit button, the default in a form: `type` said on each of a large board's
+          // 1,000 buttons weighed 14 KB.
+          // deno-lint-ignore jsx-button-has-type
+          <button
+            name={target ? "to" : undefined}
+            value={target ? `${target.columnId}.${target.orderIndex}` : undefined}
+            aria-labelledby={labelledBy(t, dir, item.id)}
+            disabled={target === null}
+          >
+            {ARROWS[dir]}
+          </button>
+        );
+      })}
     </form>
   );
 }
 
-function ToggleButton(props: { frame: ProjectFrame; item: Item; from: "board" | "item" }) {
+/** The complete toggle on the board: named by `aria-labelledby`, as the moves. */
+function CardToggle(props: { frame: ProjectFrame; item: Item }) {
+  const { frame, item } = props;
+  const button = (
+    // A submit button (no `type`), as the moves'.
+    // deno-lint-ignore jsx-button-has-type
+    <button
+      class="check"
+      aria-labelledby={labelledBy(frame.ctx.t, item.completed ? "reopen" : "complete", item.id)}
+      aria-pressed={item.completed ? "true" : "false"}
+    >
+      {item.completed ? "✓" : ""}
+    </button>
+  );
+  return (
+    <form
+      class="card-toggle"
+      method="post"
+      action={`/projects/${frame.project.id}/todos/${item.id}/toggle`}
+    >
+      {button}
+    </form>
+  );
+}
+
+/** The item page's complete toggle. */
+function ToggleButton(props: { frame: ProjectFrame; item: Item }) {
   const { frame, item } = props;
   const { t } = frame.ctx;
   const label = item.completed
@@ -122,16 +192,14 @@ function ToggleButton(props: { frame: ProjectFrame; item: Item; from: "board" | 
       class="inline"
       method="post"
       action={`/projects/${frame.project.id}/todos/${item.id}/toggle`}
-      data-kanban-toggle
     >
-      <input type="hidden" name="from" value={props.from} />
+      <input type="hidden" name="from" value="item" />
       <button
         class="check"
         type="submit"
         aria-label={label}
         title={label}
         aria-pressed={item.completed ? "true" : "false"}
-        data-toggle
       >
         {item.completed ? "✓" : ""}
       </button>
@@ -139,33 +207,29 @@ function ToggleButton(props: { frame: ProjectFrame; item: Item; from: "board" | 
   );
 }
 
-function TagChip(props: { tag: string }) {
-  return <span class="tag todo-tag" data-tag={props.tag}>#{props.tag}</span>;
-}
-
 /** The facts on a card and on the item page: assignee, due date, priority, tags. */
 function ItemFacts(props: { frame: ProjectFrame; item: Item; today: string }) {
   const { frame, item } = props;
   const { t } = frame.ctx;
   const overdue = !item.completed && item.dueDate !== null && item.dueDate < props.today;
+  const priority = t(`todos.priority.${item.priority}`);
   return (
     <div class="card-facts row">
       {item.assigneeId !== null
         ? (
-          <span class="assignee" data-assignee={item.assigneeId}>
+          <span class="assignee">
             {t("todos.assignee", { name: nameOf(frame, item.assigneeId) })}
           </span>
         )
         : null}
       {item.dueDate !== null ? <Due ctx={frame.ctx} date={item.dueDate} overdue={overdue} /> : null}
       <span
-        class={`tag priority priority-${item.priority}`}
-        data-priority={item.priority}
-        title={t("todos.priorityLabel", { priority: t(`todos.priority.${item.priority}`) })}
+        class={`tag priority-${item.priority}`}
+        title={t("todos.priorityLabel", { priority })}
       >
-        {t(`todos.priority.${item.priority}`)}
+        {priority}
       </span>
-      {item.tags.map((tag) => <TagChip key={tag} tag={tag} />)}
+      {item.tags.map((tag) => <span key={tag} class="tag">#{tag}</span>)}
     </div>
   );
 }
@@ -344,54 +408,38 @@ function Checklist(
   );
 }
 
+/**
+ * A card: what a person reads and uses, and no more, as a large board draws hundreds (see
+ * "Large boards" in docs/api-notes.md). Its controls are named through `ControlWords`; the
+ * drag handle is drawn by `static/kanban.js`, which alone can drag.
+ */
 function Card(props: { frame: ProjectFrame; card: BoardCard<Item>; today: string }) {
-  const { frame, card: { item, moves } } = props;
+  const { frame, card } = props;
+  const { item } = card;
   return (
     <li
       class={item.completed ? "kanban-card completed" : "kanban-card"}
       id={`item-${item.id}`}
       data-item={item.id}
       data-order-index={item.orderIndex}
-      data-in-column={item.columnId}
-      data-completed={item.completed ? "true" : "false"}
     >
       <div class="card-head">
         {frame.canWrite
-          ? <ToggleButton frame={frame} item={item} from="board" />
+          ? <CardToggle frame={frame} item={item} />
           : item.completed
           ? <span class="check done" aria-hidden="true">✓</span>
           : null}
-        <a class="card-title" href={`/projects/${frame.project.id}/todos/${item.id}`}>
+        <a
+          class="card-title"
+          id={`ct-${item.id}`}
+          href={`/projects/${frame.project.id}/todos/${item.id}`}
+        >
           {item.title}
         </a>
-        {
-          /* Where a finger starts a drag (static/kanban.js); the move buttons do the same for
-            the keyboard and screen readers, so it is hidden from them. */
-        }
-        {frame.canWrite
-          ? (
-            <span
-              class="drag-handle"
-              data-drag-handle
-              aria-hidden="true"
-              title={frame.ctx.t("todos.dragHandle")}
-            >
-              ⠿
-            </span>
-          )
-          : null}
       </div>
       <ItemFacts frame={frame} item={item} today={props.today} />
       <ChecklistCount frame={frame} item={item} />
-      {frame.canWrite
-        ? (
-          <div class="card-moves">
-            {(["left", "up", "down", "right"] as const).map((dir) => (
-              <MoveButton frame={frame} item={item} dir={dir} target={moves[dir]} />
-            ))}
-          </div>
-        )
-        : null}
+      {frame.canWrite ? <MoveButtons frame={frame} card={card} /> : null}
     </li>
   );
 }
@@ -439,7 +487,9 @@ function Board(props: { frame: ProjectFrame; data: BoardData }) {
       data-kanban-board
       data-project={frame.project.id}
       data-can-write={frame.canWrite ? "true" : "false"}
+      data-drag-title={frame.canWrite ? t("todos.dragHandle") : undefined}
     >
+      {frame.canWrite ? <ControlWords t={t} /> : null}
       {data.lanes.map(({ column, cards, total, order, nextCursor }) => (
         <section
           class="kanban-column"
@@ -639,7 +689,7 @@ const itemPage: AreaPage<
         />
         <article class="todo-detail" data-item-detail={item.id}>
           <div class="row">
-            {frame.canWrite ? <ToggleButton frame={frame} item={item} from="item" /> : null}
+            {frame.canWrite ? <ToggleButton frame={frame} item={item} /> : null}
             <h1>{item.title}</h1>
             {item.completed ? <span class="tag done">{t("todos.completed")}</span> : null}
           </div>
@@ -804,10 +854,15 @@ export function todoPages(services: Services) {
   area.form(`${I}/move`, todosPage, {
     form: "move",
     schema: MoveInput,
-    read: (fields) => ({
-      columnId: Number(fields.columnId),
-      orderIndex: Number(fields.orderIndex),
-    }),
+    // A card's button sends its target as `to` (`<columnId>.<orderIndex>`); `columnId` and
+    // `orderIndex` apart are read too.
+    read: (fields) => {
+      const to = /^(\d{1,15})\.(\d{1,15})$/.exec(fields.to ?? "");
+      return {
+        columnId: Number(to?.[1] ?? fields.columnId),
+        orderIndex: Number(to?.[2] ?? fields.orderIndex),
+      };
+    },
     change: async ({ c, actor, projectId, input }) => {
       const itemId = paramId(c, "itemId");
       await todos.move(actor, projectId, { itemId, ...input });

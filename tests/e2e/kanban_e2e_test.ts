@@ -63,6 +63,18 @@ browserTest(
         await p.waitForSelector("body[data-stream=open]");
       }
       assert.deepEqual(await shown(page, todo), [alpha, beta, gamma]);
+      // Each card's controls are named with its title (aria-labelledby: words said once per
+      // board, and the card's title), and show that name when pointed at.
+      const named = (name: string) => page.getByRole("button", { name, exact: true });
+      assert.equal(await named("Move Beta to the next column").count(), 1);
+      assert.equal(await named("Move Beta up").count(), 1);
+      assert.equal(await named("Mark Alpha as complete").count(), 1);
+      await named("Move Gamma up").hover();
+      assert.equal(await named("Move Gamma up").getAttribute("title"), "Move Gamma up");
+      assert.equal(
+        await page.getAttribute(`[data-item="${alpha}"] [data-drag-handle]`, "title"),
+        "Drag to move",
+      );
 
       // Drag Alpha from To Do into In Progress.
       await Promise.all([
@@ -93,7 +105,7 @@ browserTest(
 
       // The keyboard: focus Beta's → button and press Enter; the card moves and keeps focus.
       await page.waitForSelector("body[data-stream=open]");
-      await page.focus(`[data-item="${beta}"] [data-move=right]`);
+      await page.focus(`[data-item="${beta}"] [aria-labelledby$=" w-right"]`);
       await Promise.all([
         page.waitForResponse((r) => r.url().includes(`/todos/items/${beta}/move`) && r.ok()),
         page.keyboard.press("Enter"),
@@ -103,11 +115,12 @@ browserTest(
         page.evaluate(`(() => {
           const el = document.activeElement;
           const card = el && el.closest("[data-item]");
-          return card ? card.getAttribute("data-item") + " " + (el.getAttribute("data-move") || el.className) : null;
+          const words = el.closest(".card-moves") ? el.getAttribute("aria-labelledby").split(" ").at(-1) : el.className;
+          return card ? card.getAttribute("data-item") + " " + words : null;
         })()`);
-      assert.equal(await focused(), `${beta} right`);
+      assert.equal(await focused(), `${beta} w-right`);
       // ↑ takes it above Alpha; Space works as well as Enter on a button.
-      await page.focus(`[data-item="${beta}"] [data-move=up]`);
+      await page.focus(`[data-item="${beta}"] [aria-labelledby$=" w-up"]`);
       await Promise.all([
         page.waitForResponse((r) => r.url().includes(`/todos/items/${beta}/move`) && r.ok()),
         page.keyboard.press("Space"),
@@ -117,7 +130,7 @@ browserTest(
       assert.match(String(await focused()), new RegExp(`^${beta} `));
       assert.deepEqual(await apiOrder(doing), [beta, alpha]);
       // → again moves it to Done; the toggle completes it.
-      await page.focus(`[data-item="${beta}"] [data-move=right]`);
+      await page.focus(`[data-item="${beta}"] [aria-labelledby$=" w-right"]`);
       await Promise.all([
         page.waitForResponse((r) => r.url().includes(`/todos/items/${beta}/move`) && r.ok()),
         page.keyboard.press("Enter"),
@@ -125,10 +138,10 @@ browserTest(
       await until(page, done, [beta]);
       await Promise.all([
         page.waitForResponse((r) => r.url().includes(`/items/${beta}/toggle-complete`) && r.ok()),
-        page.click(`[data-item="${beta}"] [data-toggle]`),
+        page.click(`[data-item="${beta}"] .card-toggle button`),
       ]);
-      await page.waitForSelector(`[data-item="${beta}"][data-completed=true]`);
-      await other.waitForSelector(`[data-item="${beta}"][data-completed=true]`);
+      await page.waitForSelector(`[data-item="${beta}"].completed`);
+      await other.waitForSelector(`[data-item="${beta}"].completed`);
       const item = (await call(t, ann, "GET", `/api/projects/${project.id}/todos/items/${beta}`))
         .json.item;
       assert.equal(item.columnId, done);
@@ -151,7 +164,7 @@ browserTest("kanban: the move buttons work with JavaScript turned off", async ()
     await context.addCookies([{ name: "session", value: ann, url: t.baseUrl }]);
     const page = await context.newPage();
     await page.goto(`${t.baseUrl}/projects/${project.id}/todos`);
-    await page.focus(`[data-item="${item.id}"] [data-move=right]`);
+    await page.focus(`[data-item="${item.id}"] [aria-labelledby$=" w-right"]`);
     await Promise.all([page.waitForURL(/#item-\d+$/), page.keyboard.press("Enter")]);
     await page.waitForSelector(
       `[data-column-items="${columns[1]!.id}"] > [data-item="${item.id}"]`,
@@ -298,7 +311,7 @@ browserTest(
       const card = ids[150]!;
       await Promise.all([
         page.waitForResponse((r) => r.url().includes(`/todos/items/${card}/move`) && r.ok()),
-        page.click(`[data-item="${card}"] [data-move=right]`),
+        page.click(`[data-item="${card}"] [aria-labelledby$=" w-right"]`),
       ]);
       await until(page, doing, [card]);
       assert.deepEqual(await shown(page, todo), ids.filter((id) => id !== card).slice(0, 200));

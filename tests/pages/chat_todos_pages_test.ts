@@ -35,6 +35,20 @@ async function items(t: T, cookie: string, projectId: number): Promise<Json[]> {
   return (await getJson(t, cookie, `/api/projects/${projectId}/todos/items`)).items;
 }
 
+/**
+ * The name of the board's control of `itemId` whose `aria-labelledby` ends with `words`
+ * (`w-right`, `w-complete`, ...): the texts of its ids, joined by spaces, as a browser names it.
+ */
+function controlName(html: string, itemId: number, words: string): string {
+  const ids = new RegExp(`aria-labelledby="((?:w0-\\w+ )?ct-${itemId} ${words})"`).exec(html)?.[1];
+  assert.ok(ids, `a control of item ${itemId} named by ${words}`);
+  return ids.split(" ").map((id) => {
+    const text = new RegExp(`id="${id}"[^>]*>([^<]*)<`).exec(html)?.[1];
+    assert.ok(text, `the element #${id}`);
+    return text;
+  }).join(" ");
+}
+
 async function columns(t: T, cookie: string, projectId: number): Promise<Json[]> {
   return (await getJson(t, cookie, `/api/projects/${projectId}/todos/columns`)).items;
 }
@@ -85,12 +99,20 @@ Deno.test("chat and to-do pages render for members in English and Japanese", asy
     assert.match(todosEn.html, /<script type="module" src="\/static\/kanban.js"><\/script>/);
     for (const name of ["To Do", "In Progress", "Done"]) assert.ok(todosEn.html.includes(name));
     assert.match(todosEn.html, new RegExp(`data-item="${item.id}"`));
-    assert.match(todosEn.html, /aria-label="Move “Write the report” to the next column"/);
+    assert.equal(
+      controlName(todosEn.html, item.id, "w-right"),
+      "Move Write the report to the next column",
+    );
+    assert.equal(
+      controlName(todosEn.html, item.id, "w-complete"),
+      "Mark Write the report as complete",
+    );
 
     const todosJa = await page(t, owner.cookie, `/projects/${project.id}/todos`);
     assert.match(todosJa.html, /<h1>ToDoリスト<\/h1>/);
     for (const name of ["未着手", "進行中", "完了"]) assert.ok(todosJa.html.includes(name), name);
-    assert.match(todosJa.html, /「Write the report」を次の列へ移動/);
+    assert.equal(controlName(todosJa.html, item.id, "w-right"), "Write the report を次の列へ移動");
+    assert.equal(controlName(todosJa.html, item.id, "w-complete"), "Write the report を完了にする");
 
     const detail = await page(t, owner.cookie, `/projects/${project.id}/todos/${item.id}`);
     assert.equal(detail.status, 200);
@@ -339,7 +361,7 @@ Deno.test("the kanban create form, move buttons and complete toggle work without
     const html = (await page(t, alice.cookie, board)).html;
     assert.match(html, /Draft &lt;the&gt; plan/);
     assert.match(html, /Assignee: bob/);
-    assert.match(html, /data-priority="high"/);
+    assert.match(html, /class="tag priority-high" title="Priority: High">High</);
     assert.match(html, /#planning/);
     assert.match(html, /data-due="2026-11-30"/);
     assert.match(html, /Due 30 Nov 2026/);
@@ -361,15 +383,30 @@ Deno.test("the kanban create form, move buttons and complete toggle work without
     assert.equal(right.status, 303);
     const moved = (await items(t, alice.cookie, project.id)).find((i: Json) => i.id === item.id);
     assert.equal(moved.columnId, cols[1].id);
-    // The page's own buttons carry those targets.
+    // The page's own buttons carry those targets (`to`: column id and index), and a button
+    // sends its own: ← takes it back to the end of To Do.
     const after = (await page(t, alice.cookie, board)).html;
     const card = after.slice(after.indexOf(`data-item="${item.id}"`));
     assert.match(
       card,
-      new RegExp(
-        `name="columnId" value="${cols[0].id}"><input type="hidden" name="orderIndex" value="1">`,
-      ),
+      new RegExp(`name="to" value="${cols[0].id}\\.1" aria-labelledby="w0-left ct-${item.id} `),
     );
+    const left = await post(t, alice.cookie, `${board}/${item.id}/move`, {
+      to: `${cols[0].id}.1`,
+    });
+    assert.equal(left.status, 303);
+    assert.equal(left.headers.get("location"), `${board}#item-${item.id}`);
+    assert.deepEqual((await items(t, alice.cookie, project.id)).map((i: Json) => i.id), [
+      second.id,
+      item.id,
+    ]);
+    // A malformed target is refused and moves nothing.
+    const malformed = await post(t, alice.cookie, `${board}/${item.id}/move`, { to: "1.x" });
+    assert.equal(malformed.status, 400);
+    assert.deepEqual((await items(t, alice.cookie, project.id)).map((i: Json) => i.id), [
+      second.id,
+      item.id,
+    ]);
 
     const toggled = await post(t, alice.cookie, `${board}/${item.id}/toggle`, {});
     assert.equal(toggled.status, 303);
@@ -415,7 +452,10 @@ Deno.test("the board fragment is the board alone; viewers get no buttons and can
     const read = await page(t, viewer.cookie, `/projects/${project.id}/todos`);
     assert.equal(read.status, 200);
     assert.match(read.html, new RegExp(`data-item="${item.id}"`));
-    assert.doesNotMatch(read.html, /data-kanban-move|data-todo-create|draggable|data-drag-handle/);
+    assert.doesNotMatch(
+      read.html,
+      /card-moves|card-toggle|data-kanban-words|data-todo-create|draggable|data-drag-handle/,
+    );
     const cols = await columns(t, alice.cookie, project.id);
     const refused = await post(t, viewer.cookie, `/projects/${project.id}/todos/${item.id}/move`, {
       columnId: String(cols[1].id),

@@ -11,9 +11,13 @@
  * strings.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
-import type { SqlValue } from "./sqlite.ts";
+/** A value either engine can bind. */
+export type SqlValue = string | number | bigint | null | Uint8Array;
 
-export type { SqlValue };
+/** A write failed because the disk, or the database's size limit, is full. */
+export class StorageFullError extends Error {
+  override name = "StorageFullError";
+}
 
 /** A result row. */
 export type Row = Record<string, unknown>;

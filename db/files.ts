@@ -1,7 +1,9 @@
 /** Storage of file records and attachment links (the bytes live in `file_store.ts`). */
 import { dialect } from "./dialect.ts";
 import type { Queries } from "./engine.ts";
-import { type Deletion, subjectAlive } from "./subjects.ts";
+import { type AttachableType, type Deletion, subjectAlive } from "./subjects.ts";
+
+export type { AttachableType };
 
 /** A stored file record. */
 export interface FileRow {
@@ -17,9 +19,6 @@ export interface FileRow {
   uploadedTo: { type: AttachableType; id: number } | null;
   createdAt: string;
 }
-
-/** What an attachment hangs on. */
-export type AttachableType = "thread" | "comment" | "message" | "item";
 
 type RawFile = {
   id: number;

@@ -7,7 +7,7 @@
  */
 import { dialect, type Kind, perEngine, pgJsonArray } from "./dialect.ts";
 import type { Queries } from "./engine.ts";
-import type { SqlValue } from "./sqlite.ts";
+import type { SqlValue } from "./engine.ts";
 import { ownerGone } from "./presence.ts";
 import { subjectAlive } from "./subjects.ts";
 

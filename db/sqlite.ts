@@ -6,10 +6,10 @@
  * concurrent requests share one transaction and so one fsync.
  */
 import { DatabaseSync } from "node:sqlite";
+import { type SqlValue, StorageFullError } from "./engine.ts";
 import { keepStatements } from "./statement_cache.ts";
 
-/** A value SQLite can bind. */
-export type SqlValue = string | number | bigint | null | Uint8Array;
+export { type SqlValue, StorageFullError };
 
 /** The opened database with its transaction helpers. */
 export interface Database {
@@ -57,11 +57,6 @@ export interface Database {
    * the next open replays; it is reported, not thrown.
    */
   close(): Promise<{ checkpointError: Error | null }>;
-}
-
-/** A write failed because the disk, or the database's size limit, is full. */
-export class StorageFullError extends Error {
-  override name = "StorageFullError";
 }
 
 /** SQLite's message for SQLITE_FULL (node:sqlite exposes no result code). */

@@ -3,6 +3,9 @@
  * subject (or one inside a deleted parent) makes the row invisible in lists and counts.
  */
 
+/** What an attachment hangs on. */
+export type AttachableType = "thread" | "comment" | "message" | "item";
+
 /**
  * An SQL condition true when the subject of row `alias` (`<prefix>_type`, `<prefix>_id`,
  * by default subject_type and subject_id) is live. A condition, not a number: on PostgreSQL

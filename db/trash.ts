@@ -7,7 +7,7 @@
  */
 import type { PerEngine } from "./dialect.ts";
 import type { Queries } from "./engine.ts";
-import type { AttachableType } from "./files.ts";
+import type { AttachableType } from "./subjects.ts";
 
 /** The kinds of item a project's trash holds (the activity `subjectType` names). */
 export type TrashType =

@@ -1,7 +1,7 @@
 /**
  * Which instances are running, as PostgreSQL sees them. Each instance holds a session-level
  * advisory lock of class `PRESENCE_LOCK_CLASS` numbered by the instance, on a connection of its
- * own (domain/presence.ts), and marks what it takes over with that number (a claimed webhook
+ * own (domain/kernel/presence.ts), and marks what it takes over with that number (a claimed webhook
  * delivery, an import's hidden project). The lock goes when the instance's connections go: a
  * process that dies (kill -9, a lost host) lets go of it at once, so what it held can be taken
  * over at once instead of after a lease. SQLite has one instance and marks nothing.

@@ -7,7 +7,7 @@
 import { findProject, memberRole, type ProjectRole, type ProjectRow } from "../db/projects.ts";
 import type { Queries } from "../db/engine.ts";
 import type { Actor } from "./accounts.ts";
-import { DomainError } from "./errors.ts";
+import { DomainError } from "./kernel/errors.ts";
 
 /** The caller's standing in one project. */
 export interface ProjectAccess {

@@ -13,12 +13,12 @@ import {
   updateUser,
   type UserRow,
 } from "../db/users.ts";
-import type { Clock } from "./clock.ts";
-import { DomainError, invalid } from "./errors.ts";
+import type { Clock } from "./kernel/clock.ts";
+import { DomainError, invalid } from "./kernel/errors.ts";
 import type { PasswordHasher } from "./passwords.ts";
 import type { Sessions } from "./sessions.ts";
 import type { LoginThrottle, RegistrationThrottle } from "./throttle.ts";
-import { canonicalTimeZone, DEFAULT_TIME_ZONE } from "./time_zones.ts";
+import { canonicalTimeZone, DEFAULT_TIME_ZONE } from "./kernel/time_zones.ts";
 
 export type { Theme };
 

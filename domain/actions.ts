@@ -9,10 +9,10 @@ import { appendEvent, type EventRow } from "../db/events.ts";
 import type { FileStore } from "../db/file_store.ts";
 import type { Engine, Queries } from "../db/engine.ts";
 import type { UserEventRow } from "../db/user_events.ts";
-import type { Clock } from "./clock.ts";
+import type { Clock } from "./kernel/clock.ts";
 import type { EventHub } from "./event_hub.ts";
 import type { EventRelay } from "./event_relay.ts";
-import type { Presence } from "./presence.ts";
+import type { Presence } from "./kernel/presence.ts";
 import { notify, type NotifyInput, type SubjectType } from "./notifications.ts";
 import { queueDeliveries } from "./webhook_outbox.ts";
 

@@ -3,7 +3,7 @@ import { type ActivityRow, listActivity } from "../db/activity.ts";
 import type { Engine, Queries } from "../db/engine.ts";
 import { projectAccess } from "./access.ts";
 import type { Actor } from "./accounts.ts";
-import { offsetOf, type Page, pageOf, type PageRequest } from "./paging.ts";
+import { offsetOf, type Page, pageOf, type PageRequest } from "./kernel/paging.ts";
 
 /** An activity entry. */
 export type Activity = ActivityRow;

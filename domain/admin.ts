@@ -2,7 +2,7 @@
 import type { Engine } from "../db/engine.ts";
 import { listAppliedMigrations } from "../db/migrations_applied.ts";
 import type { Actor } from "./accounts.ts";
-import { DomainError } from "./errors.ts";
+import { DomainError } from "./kernel/errors.ts";
 
 /** An applied migration as the API shows it. */
 export interface MigrationInfo {

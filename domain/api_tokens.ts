@@ -18,8 +18,8 @@ import {
 } from "../db/api_tokens.ts";
 import type { Engine } from "../db/engine.ts";
 import type { Actor } from "./accounts.ts";
-import type { Clock } from "./clock.ts";
-import { DomainError, invalid, isStorageFull } from "./errors.ts";
+import type { Clock } from "./kernel/clock.ts";
+import { DomainError, invalid, isStorageFull } from "./kernel/errors.ts";
 
 /** A token as the API shows it: never its secret or hash. */
 export interface ApiToken {

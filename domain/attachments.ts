@@ -16,7 +16,7 @@ import type { Deletion } from "../db/subjects.ts";
 import { projectAccess, requireAuthor, requireWrite } from "./access.ts";
 import type { Actor } from "./accounts.ts";
 import { type DomainContext, type Effects, runAction } from "./actions.ts";
-import { DomainError, invalid } from "./errors.ts";
+import { DomainError, invalid } from "./kernel/errors.ts";
 import { type FileInfo, fileInfo, type Files, type Upload } from "./files.ts";
 
 export type { AttachableType };

@@ -17,8 +17,8 @@ import {
   snapshotDatabase,
 } from "../db/snapshot.ts";
 import type { Actor } from "./accounts.ts";
-import type { Clock } from "./clock.ts";
-import { DomainError } from "./errors.ts";
+import type { Clock } from "./kernel/clock.ts";
+import { DomainError } from "./kernel/errors.ts";
 import { GzipWriter } from "./gzip.ts";
 import { endOfArchive, entryHeader, padding, readTar, TarError } from "./tar.ts";
 

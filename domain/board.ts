@@ -20,9 +20,9 @@ import { projectAccess, requireAuthor, requireWrite } from "./access.ts";
 import type { Actor } from "./accounts.ts";
 import { type DomainContext, runAction } from "./actions.ts";
 import type { Attachments } from "./attachments.ts";
-import { DomainError, invalid } from "./errors.ts";
+import { DomainError, invalid } from "./kernel/errors.ts";
 import type { FileInfo } from "./files.ts";
-import { offsetOf, type Page, pageOf, type PageRequest } from "./paging.ts";
+import { offsetOf, type Page, pageOf, type PageRequest } from "./kernel/paging.ts";
 import type { TrashRef } from "./trash.ts";
 
 export type { Category };

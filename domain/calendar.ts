@@ -19,10 +19,10 @@ import { projectAccess, requireWrite } from "./access.ts";
 import type { Actor } from "./accounts.ts";
 import { type DomainContext, runAction } from "./actions.ts";
 import { type CalendarView, calendarView, shownRange, type ViewQuery } from "./calendar_view.ts";
-import { utcDay } from "./days.ts";
-import { DomainError, invalid, outOfOrder } from "./errors.ts";
+import { utcDay } from "./kernel/days.ts";
+import { DomainError, invalid, outOfOrder } from "./kernel/errors.ts";
 import type { TrashRef } from "./trash.ts";
-import { DEFAULT_TIME_ZONE, todayInZone } from "./time_zones.ts";
+import { DEFAULT_TIME_ZONE, todayInZone } from "./kernel/time_zones.ts";
 
 /** A calendar event as the API shows it. */
 export type CalendarEvent = EventRecord;

@@ -24,7 +24,7 @@ import { listProjectsOfUser } from "../db/projects.ts";
 import type { Engine, Queries } from "../db/engine.ts";
 import { findUserById } from "../db/users.ts";
 import type { Actor } from "./accounts.ts";
-import type { Clock } from "./clock.ts";
+import type { Clock } from "./kernel/clock.ts";
 import {
   contentLine,
   dateValue,

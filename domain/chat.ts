@@ -18,7 +18,7 @@ import { projectAccess, requireAuthor, requireWrite } from "./access.ts";
 import type { Actor } from "./accounts.ts";
 import { type DomainContext, type Effects, runAction } from "./actions.ts";
 import type { Attachments } from "./attachments.ts";
-import { DomainError, invalid } from "./errors.ts";
+import { DomainError, invalid } from "./kernel/errors.ts";
 import type { FileInfo } from "./files.ts";
 import { clipText, markdownToText } from "./markdown.ts";
 import { mentionedEmails } from "./mentions.ts";

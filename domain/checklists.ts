@@ -22,7 +22,7 @@ import type { Queries } from "../db/engine.ts";
 import { projectAccess, requireWrite } from "./access.ts";
 import type { Actor } from "./accounts.ts";
 import { type DomainContext, type Effects, runAction } from "./actions.ts";
-import { DomainError, invalid } from "./errors.ts";
+import { DomainError, invalid } from "./kernel/errors.ts";
 
 export type { ChecklistEntryRow as ChecklistEntry, ChecklistSummary };
 

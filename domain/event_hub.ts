@@ -5,7 +5,7 @@
  */
 import type { EventRow } from "../db/events.ts";
 import type { UserEventRow } from "../db/user_events.ts";
-import { DomainError } from "./errors.ts";
+import { DomainError } from "./kernel/errors.ts";
 
 /** One connected stream. */
 export interface Subscriber {

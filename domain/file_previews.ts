@@ -8,7 +8,7 @@ import { type FileRow, findFile } from "../db/files.ts";
 import { projectAccess } from "./access.ts";
 import type { Actor } from "./accounts.ts";
 import type { DomainContext } from "./actions.ts";
-import { DomainError } from "./errors.ts";
+import { DomainError } from "./kernel/errors.ts";
 import { IMAGE_HEAD_BYTES, sniffImage } from "./file_types.ts";
 
 /** A file opened for a preview. */

@@ -13,9 +13,9 @@ import { memberIds } from "../db/projects.ts";
 import { type ProjectAccess, projectAccess, requireAuthor, requireWrite } from "./access.ts";
 import type { Actor } from "./accounts.ts";
 import { type DomainContext, type Effects, runAction } from "./actions.ts";
-import { DomainError, invalid } from "./errors.ts";
+import { DomainError, invalid } from "./kernel/errors.ts";
 import { allowedType, headMatches } from "./file_types.ts";
-import { offsetOf, type Page, pageOf, type PageRequest } from "./paging.ts";
+import { offsetOf, type Page, pageOf, type PageRequest } from "./kernel/paging.ts";
 import type { TrashRef } from "./trash.ts";
 
 /** A file as the API shows it. */

@@ -6,8 +6,8 @@
  */
 import type { Engine } from "../db/engine.ts";
 import { insertCustomer, insertDecision, isBlacklisted } from "../db/loan.ts";
-import type { Clock } from "./clock.ts";
-import { invalid } from "./errors.ts";
+import type { Clock } from "./kernel/clock.ts";
+import { invalid } from "./kernel/errors.ts";
 
 /** Finds an applicant's credit score (0 to 850); replaceable by a real bureau. */
 export type CreditScoreLookup = (applicantName: string) => number | Promise<number>;

@@ -22,9 +22,9 @@ import { projectAccess, requireWrite } from "./access.ts";
 import type { Actor } from "./accounts.ts";
 import { type DomainContext, runAction } from "./actions.ts";
 import { nonBlank, parseInstant, requireOrdered } from "./calendar.ts";
-import { addDays, utcDay } from "./days.ts";
-import { DomainError, invalid } from "./errors.ts";
-import { offsetOf, type Page, pageOf, type PageRequest } from "./paging.ts";
+import { addDays, utcDay } from "./kernel/days.ts";
+import { DomainError, invalid } from "./kernel/errors.ts";
+import { offsetOf, type Page, pageOf, type PageRequest } from "./kernel/paging.ts";
 import type { TrashRef } from "./trash.ts";
 
 /** A meeting as the API shows it. */

@@ -18,8 +18,8 @@ import { projectAccess, requireWrite } from "./access.ts";
 import type { Actor } from "./accounts.ts";
 import { type DomainContext, runAction } from "./actions.ts";
 import { nonBlank, parseDate } from "./calendar.ts";
-import { DomainError } from "./errors.ts";
-import { offsetOf, type Page, pageOf, type PageRequest } from "./paging.ts";
+import { DomainError } from "./kernel/errors.ts";
+import { offsetOf, type Page, pageOf, type PageRequest } from "./kernel/paging.ts";
 
 /** A milestone as the API shows it. */
 export type Milestone = MilestoneRow;

@@ -12,8 +12,8 @@ import { memberIds } from "../db/projects.ts";
 import { projectAccess, requireAuthor, requireWrite } from "./access.ts";
 import type { Actor } from "./accounts.ts";
 import { type DomainContext, runAction } from "./actions.ts";
-import { DomainError, invalid } from "./errors.ts";
-import { offsetOf, type Page, pageOf, type PageRequest } from "./paging.ts";
+import { DomainError, invalid } from "./kernel/errors.ts";
+import { offsetOf, type Page, pageOf, type PageRequest } from "./kernel/paging.ts";
 import type { TrashRef } from "./trash.ts";
 
 /** A note as the API shows it. */

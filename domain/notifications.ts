@@ -19,10 +19,10 @@ import type { Engine, Queries } from "../db/engine.ts";
 import { appendUserEvent, type UserEventRow } from "../db/user_events.ts";
 import { projectAccess } from "./access.ts";
 import type { Actor } from "./accounts.ts";
-import type { Clock } from "./clock.ts";
-import { DomainError } from "./errors.ts";
+import type { Clock } from "./kernel/clock.ts";
+import { DomainError } from "./kernel/errors.ts";
 import type { EventRelay } from "./event_relay.ts";
-import { offsetOf, type Page, pageOf, type PageRequest } from "./paging.ts";
+import { offsetOf, type Page, pageOf, type PageRequest } from "./kernel/paging.ts";
 
 /** The notification kinds. */
 export type NotificationKind =

@@ -9,8 +9,8 @@ import { deleteOtherUserSessions } from "../db/sessions.ts";
 import type { Engine } from "../db/engine.ts";
 import { findUserById, setPasswordHash } from "../db/users.ts";
 import type { Actor } from "./accounts.ts";
-import type { Clock } from "./clock.ts";
-import { DomainError, invalid } from "./errors.ts";
+import type { Clock } from "./kernel/clock.ts";
+import { DomainError, invalid } from "./kernel/errors.ts";
 import type { PasswordHasher } from "./passwords.ts";
 import type { LoginThrottle } from "./throttle.ts";
 

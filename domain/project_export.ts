@@ -24,8 +24,8 @@ import type { Queries, Snapshot } from "../db/engine.ts";
 import { projectAccess, requireOwner } from "./access.ts";
 import type { Actor } from "./accounts.ts";
 import type { DomainContext } from "./actions.ts";
-import { DomainError } from "./errors.ts";
-import { garbagePacer } from "./garbage.ts";
+import { DomainError } from "./kernel/errors.ts";
+import { garbagePacer } from "./kernel/garbage.ts";
 import {
   ARCHIVE_FORMAT,
   ARCHIVE_KINDS,

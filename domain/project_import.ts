@@ -51,7 +51,7 @@ import { findProject, insertMember } from "../db/projects.ts";
 import { type Actor, normaliseEmail } from "./accounts.ts";
 import type { DomainContext } from "./actions.ts";
 import { CHECKLIST_MAX_ENTRIES, CHECKLIST_TEXT_MAX } from "./checklists.ts";
-import { DomainError } from "./errors.ts";
+import { DomainError } from "./kernel/errors.ts";
 import { allowedType, headMatches } from "./file_types.ts";
 import { shortenName } from "./files.ts";
 import {

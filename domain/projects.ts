@@ -20,8 +20,8 @@ import type { UserEventRow } from "../db/user_events.ts";
 import { findUserByEmail } from "../db/users.ts";
 import { type ProjectAccess, projectAccess, requireOwner } from "./access.ts";
 import { type Actor, normaliseEmail } from "./accounts.ts";
-import type { Clock } from "./clock.ts";
-import { DomainError, invalid } from "./errors.ts";
+import type { Clock } from "./kernel/clock.ts";
+import { DomainError, invalid } from "./kernel/errors.ts";
 import type { EventRelay } from "./event_relay.ts";
 import { notify } from "./notifications.ts";
 

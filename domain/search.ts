@@ -9,9 +9,9 @@ import { searchProjects, type SearchRow } from "../db/search.ts";
 import type { Engine, Queries } from "../db/engine.ts";
 import { projectAccess } from "./access.ts";
 import type { Actor } from "./accounts.ts";
-import { invalid } from "./errors.ts";
+import { invalid } from "./kernel/errors.ts";
 import { clipText, markdownToText, type MentionContext } from "./markdown.ts";
-import { offsetOf, type Page, pageOf, type PageRequest } from "./paging.ts";
+import { offsetOf, type Page, pageOf, type PageRequest } from "./kernel/paging.ts";
 
 /** The searchable types. */
 export const SEARCH_TYPES = [

@@ -8,7 +8,7 @@ import { createHash } from "node:crypto";
 import { deleteSession, findSession, insertSession, touchSession } from "../db/sessions.ts";
 import type { Engine } from "../db/engine.ts";
 import { findUserById, type UserRow } from "../db/users.ts";
-import type { Clock } from "./clock.ts";
+import type { Clock } from "./kernel/clock.ts";
 
 const TOUCH_INTERVAL_MS = 60_000;
 

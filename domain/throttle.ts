@@ -21,8 +21,8 @@ import {
   type ThrottleSubject,
 } from "../db/throttle.ts";
 import type { Engine } from "../db/engine.ts";
-import type { Clock } from "./clock.ts";
-import { DomainError } from "./errors.ts";
+import type { Clock } from "./kernel/clock.ts";
+import { DomainError } from "./kernel/errors.ts";
 
 interface Rule {
   /** The rule's name in the database (`throttle_entries.rule`). */

@@ -40,7 +40,7 @@ import type { Actor } from "./accounts.ts";
 import { type DomainContext, type Effects, runAction } from "./actions.ts";
 import type { Attachments } from "./attachments.ts";
 import { checklistSummaries, type ChecklistSummary } from "./checklists.ts";
-import { DomainError, invalid, outOfOrder } from "./errors.ts";
+import { DomainError, invalid, outOfOrder } from "./kernel/errors.ts";
 import type { FileInfo } from "./files.ts";
 import { cleanTags } from "./notes.ts";
 import { type BoardCard, cardsOf, type LaneOrder } from "./todo_board.ts";

@@ -33,8 +33,8 @@ import { takeSweepTurn } from "../db/sweep_turn.ts";
 import { type ProjectAccess, projectAccess, requireOwner, requireWrite } from "./access.ts";
 import type { Actor } from "./accounts.ts";
 import { type DomainContext, runAction } from "./actions.ts";
-import { DomainError } from "./errors.ts";
-import { offsetOf, type Page, pageOf, type PageRequest } from "./paging.ts";
+import { DomainError } from "./kernel/errors.ts";
+import { offsetOf, type Page, pageOf, type PageRequest } from "./kernel/paging.ts";
 import { type Project, toProject } from "./projects.ts";
 
 export { TRASH_TYPES, type TrashType };

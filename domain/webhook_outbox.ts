@@ -20,7 +20,7 @@ import {
   noteWebhookSuccess,
   type WebhookRow,
 } from "../db/webhooks.ts";
-import type { Clock } from "./clock.ts";
+import type { Clock } from "./kernel/clock.ts";
 
 /**
  * The waits before attempts 2 to 8 after a failed attempt: the contract's 1 min, 5 min,

@@ -19,9 +19,9 @@ import {
 import { projectAccess, requireOwner } from "./access.ts";
 import type { Actor } from "./accounts.ts";
 import type { EventName } from "./actions.ts";
-import type { Clock } from "./clock.ts";
-import { DomainError } from "./errors.ts";
-import { offsetOf, type Page, pageOf, type PageRequest } from "./paging.ts";
+import type { Clock } from "./kernel/clock.ts";
+import { DomainError } from "./kernel/errors.ts";
+import { offsetOf, type Page, pageOf, type PageRequest } from "./kernel/paging.ts";
 import { fanOutProject } from "./webhook_outbox.ts";
 import { type AllowList, checkTarget, type Resolver } from "./webhook_targets.ts";
 

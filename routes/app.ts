@@ -1,7 +1,7 @@
 /** Builds the whole HTTP application from explicit dependencies; nothing global. */
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
-import { isStorageFull } from "../domain/errors.ts";
+import { isStorageFull } from "../domain/kernel/errors.ts";
 import { createServices, type ServiceDeps, type Services } from "../domain/services.ts";
 import { soapEndpoints } from "../soap/endpoint.ts";
 import { api } from "./api/api.ts";

@@ -2,7 +2,7 @@
  * The HTTP side of the SOAP services: documents on GET, envelopes on POST. Works on plain
  * `Request`/`Response`, so the router only mounts it.
  */
-import { DomainError, isStorageFull, STORAGE_FULL_MESSAGE } from "../domain/errors.ts";
+import { DomainError, isStorageFull, STORAGE_FULL_MESSAGE } from "../domain/kernel/errors.ts";
 import { greet } from "../domain/greeting.ts";
 import type { LoanService } from "../domain/loan.ts";
 import {

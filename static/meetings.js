@@ -7,7 +7,7 @@
 // - A conflict in a project the reader cannot see (title null) is "a private item in
 //   another project". Everything is inserted as text, never as HTML.
 // - Times are typed in the reader's time zone (`data-time-zone`; `datetime-local` has none)
-//   and read as the server reads them (domain/time_zones.ts): a time in a daylight-saving gap
+//   and read as the server reads them (domain/kernel/time_zones.ts): a time in a daylight-saving gap
 //   moves forward by the gap, a time in an overlap is the earlier instant.
 
 for (const form of document.querySelectorAll("form[data-meeting-form]")) {

@@ -1,6 +1,6 @@
 /** The project activity log. */
 import { createRoute, z } from "@hono/zod-openapi";
-import { pageRequest } from "../../domain/paging.ts";
+import { pageRequest } from "../../domain/kernel/paging.ts";
 import type { Services } from "../../domain/services.ts";
 import { actorOf, apiApp, errors, Id, jsonResponse, PageQuery, pageSchema } from "./openapi.ts";
 import { ActivitySchema } from "./schemas.ts";

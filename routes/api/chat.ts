@@ -1,8 +1,8 @@
 /** Chat messages: history, send, edit, delete. */
 import { createRoute, z } from "@hono/zod-openapi";
 import { HISTORY_DEFAULT, HISTORY_MAX } from "../../domain/chat.ts";
-import { invalid } from "../../domain/errors.ts";
-import { wholeNumber } from "../../domain/paging.ts";
+import { invalid } from "../../domain/kernel/errors.ts";
+import { wholeNumber } from "../../domain/kernel/paging.ts";
 import type { Services } from "../../domain/services.ts";
 import { actorOf, apiApp, errors, Id, jsonRequest, jsonResponse } from "./openapi.ts";
 import { FileIdsSchema, FileSchema, MessageSchema } from "./schemas.ts";

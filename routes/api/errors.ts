@@ -7,7 +7,7 @@ import {
   type ErrorCode,
   isStorageFull,
   STORAGE_FULL_MESSAGE,
-} from "../../domain/errors.ts";
+} from "../../domain/kernel/errors.ts";
 
 /** The JSON error body. */
 export interface ErrorBody {

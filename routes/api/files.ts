@@ -2,9 +2,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
 import type { AttachableType } from "../../domain/attachments.ts";
-import { invalid } from "../../domain/errors.ts";
+import { invalid } from "../../domain/kernel/errors.ts";
 import { tooLarge, type Upload } from "../../domain/files.ts";
-import { pageRequest } from "../../domain/paging.ts";
+import { pageRequest } from "../../domain/kernel/paging.ts";
 import type { Services } from "../../domain/services.ts";
 import { isMultipart, MultipartError, multipartScope, readMultipart } from "../multipart.ts";
 import {

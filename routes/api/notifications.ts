@@ -1,7 +1,7 @@
 /** The caller's notifications. */
 import { createRoute, z } from "@hono/zod-openapi";
 import { NOTIFICATION_LEVELS } from "../../domain/notifications.ts";
-import { pageRequest } from "../../domain/paging.ts";
+import { pageRequest } from "../../domain/kernel/paging.ts";
 import type { Services } from "../../domain/services.ts";
 import {
   actorOf,

@@ -3,7 +3,7 @@ import { OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { Actor } from "../../domain/accounts.ts";
 import type { TokenAuth } from "../../domain/api_tokens.ts";
-import { DomainError } from "../../domain/errors.ts";
+import { DomainError } from "../../domain/kernel/errors.ts";
 import type { ActiveSession } from "../../domain/sessions.ts";
 import { errorDescription } from "./error_doc.ts";
 import { errorBody } from "./errors.ts";

@@ -1,6 +1,6 @@
 /** Planning: milestones, calendar events, the project calendar, meetings and their conflicts. */
 import { createRoute, z } from "@hono/zod-openapi";
-import { pageRequest } from "../../domain/paging.ts";
+import { pageRequest } from "../../domain/kernel/paging.ts";
 import type { Services } from "../../domain/services.ts";
 import {
   actorOf,

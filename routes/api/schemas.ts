@@ -1,6 +1,6 @@
 /** Request and response schemas shared by several resources. */
 import { z } from "@hono/zod-openapi";
-import { canonicalTimeZone } from "../../domain/time_zones.ts";
+import { canonicalTimeZone } from "../../domain/kernel/time_zones.ts";
 import { DateOut, IdOut, TimestampOut } from "./openapi.ts";
 
 /** A user's theme; `system` follows the device's light or dark colour scheme. */

@@ -1,6 +1,6 @@
 /** Search within a project, or across the caller's projects. */
 import { createRoute, z } from "@hono/zod-openapi";
-import { pageRequest } from "../../domain/paging.ts";
+import { pageRequest } from "../../domain/kernel/paging.ts";
 import type { Services } from "../../domain/services.ts";
 import {
   actorOf,

@@ -2,9 +2,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { tokenStreamKey } from "../../domain/api_tokens.ts";
-import { invalid } from "../../domain/errors.ts";
+import { invalid } from "../../domain/kernel/errors.ts";
 import { encodeEvent } from "../../domain/event_hub.ts";
-import { wholeNumber } from "../../domain/paging.ts";
+import { wholeNumber } from "../../domain/kernel/paging.ts";
 import type { Services } from "../../domain/services.ts";
 import type { OpenedStream } from "../../domain/stream.ts";
 import { actorOf, apiApp, type AppEnv, errors, Id } from "./openapi.ts";

@@ -1,6 +1,6 @@
 /** The trash: a project's deleted items and their restore; deleted projects for admins. */
 import { createRoute, z } from "@hono/zod-openapi";
-import { pageRequest } from "../../domain/paging.ts";
+import { pageRequest } from "../../domain/kernel/paging.ts";
 import type { Services } from "../../domain/services.ts";
 import { TRASH_TYPES, type TrashType } from "../../domain/trash.ts";
 import {

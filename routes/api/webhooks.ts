@@ -1,6 +1,6 @@
 /** Webhooks of a project (owners and admins), their delivery log and redelivery. */
 import { createRoute, z } from "@hono/zod-openapi";
-import { pageRequest } from "../../domain/paging.ts";
+import { pageRequest } from "../../domain/kernel/paging.ts";
 import type { Services } from "../../domain/services.ts";
 import { MAX_URL_LENGTH, WEBHOOK_EVENTS } from "../../domain/webhooks.ts";
 import {

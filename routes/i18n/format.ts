@@ -2,8 +2,8 @@
  * Dates, times and sizes in the reader's language. An instant is shown in the reader's time
  * zone (`zone`, an IANA name); a calendar date (`YYYY-MM-DD`) is a date wherever the reader is.
  */
-import { lastDayOf } from "../../domain/days.ts";
-import { dateInZone } from "../../domain/time_zones.ts";
+import { lastDayOf } from "../../domain/kernel/days.ts";
+import { dateInZone } from "../../domain/kernel/time_zones.ts";
 import type { Locale } from "./i18n.ts";
 
 /** The `Intl` locale of an interface language. */

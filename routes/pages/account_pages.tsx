@@ -2,7 +2,7 @@
 import { type Context, Hono } from "hono";
 import type { Child } from "hono/jsx";
 import type { Services } from "../../domain/services.ts";
-import { timeZoneNames } from "../../domain/time_zones.ts";
+import { timeZoneNames } from "../../domain/kernel/time_zones.ts";
 import type { AppEnv } from "../api/openapi.ts";
 import { LoginSchema, ProfileSchema, RegisterSchema } from "../api/schemas.ts";
 import { clientAddress } from "../client_address.ts";

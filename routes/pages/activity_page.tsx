@@ -1,6 +1,6 @@
 /** The project activity page: a paged list, newest first, with links to what still exists. */
 import type { Activity } from "../../domain/activity.ts";
-import { type Page, pageRequest } from "../../domain/paging.ts";
+import { type Page, pageRequest } from "../../domain/kernel/paging.ts";
 import type { Services } from "../../domain/services.ts";
 import { type AreaPage, areaRoutes, nameOf, type ProjectFrame } from "./kit/area.tsx";
 import { activityHref, kindLabel, Pager, Table, Time } from "./kit/content.tsx";

@@ -4,8 +4,8 @@
  */
 import { type Context, Hono } from "hono";
 import type { PublicUser } from "../../domain/accounts.ts";
-import { DomainError } from "../../domain/errors.ts";
-import { type Page, pageRequest } from "../../domain/paging.ts";
+import { DomainError } from "../../domain/kernel/errors.ts";
+import { type Page, pageRequest } from "../../domain/kernel/paging.ts";
 import type { Services } from "../../domain/services.ts";
 import type { DeletedProject } from "../../domain/trash.ts";
 import type { AppEnv } from "../api/openapi.ts";

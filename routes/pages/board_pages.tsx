@@ -5,7 +5,7 @@
  */
 import type { Category, Comment, Thread } from "../../domain/board.ts";
 import type { FileInfo } from "../../domain/files.ts";
-import { type Page, pageRequest } from "../../domain/paging.ts";
+import { type Page, pageRequest } from "../../domain/kernel/paging.ts";
 import type { Services } from "../../domain/services.ts";
 import { CommentInput, CommentPatch, ThreadInput } from "../api/board.ts";
 import type { Translate } from "../i18n/i18n.ts";

@@ -15,10 +15,10 @@ import {
   type DayEntry,
   type ViewQuery,
 } from "../../domain/calendar_view.ts";
-import { addDays, lastDayOf } from "../../domain/days.ts";
-import { DomainError } from "../../domain/errors.ts";
+import { addDays, lastDayOf } from "../../domain/kernel/days.ts";
+import { DomainError } from "../../domain/kernel/errors.ts";
 import type { Services } from "../../domain/services.ts";
-import { dateInZone } from "../../domain/time_zones.ts";
+import { dateInZone } from "../../domain/kernel/time_zones.ts";
 import type { AppEnv } from "../api/openapi.ts";
 import { CalendarEventInput } from "../api/planning.ts";
 import { formatDay, formatSpan, formatTime, formatUtc } from "../i18n/format.ts";

@@ -5,7 +5,7 @@
 import type { Context } from "hono";
 import type { Actor, PublicUser, Theme } from "../../domain/accounts.ts";
 import type { Services } from "../../domain/services.ts";
-import { DEFAULT_TIME_ZONE } from "../../domain/time_zones.ts";
+import { DEFAULT_TIME_ZONE } from "../../domain/kernel/time_zones.ts";
 import type { AppEnv } from "../api/openapi.ts";
 import { preferenceCookies } from "../cookies.ts";
 import { type Locale, type Translate, translator } from "../i18n/i18n.ts";

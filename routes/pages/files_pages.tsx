@@ -3,10 +3,10 @@
  * files, newest first, each with its thumbnail when an image, size, uploader, download link and
  * delete button; and the preview route that shows an image inline.
  */
-import { invalid } from "../../domain/errors.ts";
+import { invalid } from "../../domain/kernel/errors.ts";
 import { isPreviewType } from "../../domain/file_types.ts";
 import type { FileInfo } from "../../domain/files.ts";
-import { type Page, pageRequest } from "../../domain/paging.ts";
+import { type Page, pageRequest } from "../../domain/kernel/paging.ts";
 import type { Services } from "../../domain/services.ts";
 import {
   type AreaPage,

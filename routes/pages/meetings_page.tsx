@@ -7,7 +7,7 @@
  * the viewer's time zone, with the zone's name beside a meeting's time.
  */
 import { agendaOf, type Conflict, type Meeting } from "../../domain/meetings.ts";
-import { type Page, pageRequest } from "../../domain/paging.ts";
+import { type Page, pageRequest } from "../../domain/kernel/paging.ts";
 import type { Services } from "../../domain/services.ts";
 import { MeetingInput } from "../api/planning.ts";
 import {

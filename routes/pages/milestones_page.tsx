@@ -4,7 +4,7 @@
  * edit form per milestone, and the new-milestone form. Forms work without JavaScript: POST,
  * then 303 back to the milestone, on the page that lists it.
  */
-import { DEFAULT_PAGE_SIZE, type Page, pageRequest } from "../../domain/paging.ts";
+import { DEFAULT_PAGE_SIZE, type Page, pageRequest } from "../../domain/kernel/paging.ts";
 import type { Actor } from "../../domain/accounts.ts";
 import type { Milestone } from "../../domain/milestones.ts";
 import type { Services } from "../../domain/services.ts";

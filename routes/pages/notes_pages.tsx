@@ -3,7 +3,7 @@
  * and a note in Markdown with its edit and delete forms. Forms work without JavaScript.
  */
 import type { Note } from "../../domain/notes.ts";
-import { type Page, pageRequest } from "../../domain/paging.ts";
+import { type Page, pageRequest } from "../../domain/kernel/paging.ts";
 import type { Services } from "../../domain/services.ts";
 import { NoteInput } from "../api/notes.ts";
 import {

@@ -4,7 +4,7 @@
  */
 import { Hono } from "hono";
 import type { Notification } from "../../domain/notifications.ts";
-import { pageRequest } from "../../domain/paging.ts";
+import { pageRequest } from "../../domain/kernel/paging.ts";
 import type { Services } from "../../domain/services.ts";
 import type { AppEnv } from "../api/openapi.ts";
 import type { MessageKey } from "../i18n/en.ts";

@@ -3,7 +3,7 @@
  * module mounted with one line; its own 404 and its own error page.
  */
 import { Hono, type MiddlewareHandler } from "hono";
-import { DomainError, isStorageFull } from "../../domain/errors.ts";
+import { DomainError, isStorageFull } from "../../domain/kernel/errors.ts";
 import type { Services } from "../../domain/services.ts";
 import type { AppEnv } from "../api/openapi.ts";
 import { type Failures, handleFailure, SERVER_ERROR_PAGE } from "../failures.ts";

@@ -6,7 +6,7 @@
  * an over-long query shows a message.
  */
 import { raw } from "hono/html";
-import type { Page } from "../../domain/paging.ts";
+import type { Page } from "../../domain/kernel/paging.ts";
 import { SEARCH_TYPES, type SearchHit } from "../../domain/search.ts";
 import type { Services } from "../../domain/services.ts";
 import type { Translate } from "../i18n/i18n.ts";

@@ -7,7 +7,7 @@
  * updates, re-rendering from `?fragment=1` (the board alone, same markup).
  */
 import type { ChecklistEntry } from "../../domain/checklists.ts";
-import { invalid } from "../../domain/errors.ts";
+import { invalid } from "../../domain/kernel/errors.ts";
 import type { FileInfo } from "../../domain/files.ts";
 import type { Milestone } from "../../domain/milestones.ts";
 import type { Services } from "../../domain/services.ts";

@@ -3,8 +3,8 @@
  * recently deleted first, with Restore where the caller may restore it. Restore is also where
  * the Undo of a delete posts (see `kit/notices.tsx`), coming back to the page it was on.
  */
-import { DomainError } from "../../domain/errors.ts";
-import { type Page, pageRequest } from "../../domain/paging.ts";
+import { DomainError } from "../../domain/kernel/errors.ts";
+import { type Page, pageRequest } from "../../domain/kernel/paging.ts";
 import type { Services } from "../../domain/services.ts";
 import { isTrashType, type TrashEntry } from "../../domain/trash.ts";
 import { formatDateTime } from "../i18n/format.ts";

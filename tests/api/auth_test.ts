@@ -1,6 +1,6 @@
 /** Accounts and sessions: register, login, logout, me and the caller's profile. */
 import assert from "node:assert/strict";
-import { DomainError } from "../../domain/errors.ts";
+import { DomainError } from "../../domain/kernel/errors.ts";
 import { scryptHasher } from "../../domain/passwords.ts";
 import { testApp } from "../helpers/app.ts";
 import {

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import postgres from "postgres";
 import { openPostgresEngine } from "../../db/postgres/engine.ts";
 import { migratePostgres, POSTGRES_MIGRATIONS_DIR } from "../../db/postgres/migrate.ts";
-import { FixedClock } from "../../domain/clock.ts";
+import { FixedClock } from "../../domain/kernel/clock.ts";
 import { parseConfig } from "../../domain/config.ts";
 import { scryptHasher } from "../../domain/passwords.ts";
 import { type App, createApp } from "../../routes/app.ts";

@@ -14,9 +14,9 @@ import { migratePostgres, POSTGRES_MIGRATIONS_DIR } from "../../db/postgres/migr
 import { openDatabase } from "../../db/sqlite.ts";
 import { sqliteEngine } from "../../db/sqlite_engine.ts";
 import { listThrottleEntries, pruneThrottleEntries } from "../../db/throttle.ts";
-import { FixedClock } from "../../domain/clock.ts";
+import { FixedClock } from "../../domain/kernel/clock.ts";
 import { parseConfig } from "../../domain/config.ts";
-import { DomainError } from "../../domain/errors.ts";
+import { DomainError } from "../../domain/kernel/errors.ts";
 import { scryptHasher } from "../../domain/passwords.ts";
 import { LoginThrottle, RegistrationThrottle } from "../../domain/throttle.ts";
 import { type App, createApp } from "../../routes/app.ts";

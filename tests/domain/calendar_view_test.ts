@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import type { CalendarItem } from "../../domain/calendar.ts";
 import { calendarView, type ViewQuery } from "../../domain/calendar_view.ts";
-import { DomainError } from "../../domain/errors.ts";
+import { DomainError } from "../../domain/kernel/errors.ts";
 
 const TODAY = "2026-11-22"; // a Sunday
 

@@ -1,6 +1,6 @@
 /** Password hashing: round trip, and the bounded queue in front of scrypt. */
 import assert from "node:assert/strict";
-import { DomainError } from "../../domain/errors.ts";
+import { DomainError } from "../../domain/kernel/errors.ts";
 import { scryptHasher } from "../../domain/passwords.ts";
 
 const CHEAP = { N: 2 ** 10, r: 8, p: 1 };

@@ -8,8 +8,8 @@ import type { Engine } from "../../db/engine.ts";
 import { migrate, MIGRATIONS_DIR } from "../../db/migrate.ts";
 import { openDatabase } from "../../db/sqlite.ts";
 import { sqliteEngine } from "../../db/sqlite_engine.ts";
-import { FixedClock } from "../../domain/clock.ts";
-import { DomainError } from "../../domain/errors.ts";
+import { FixedClock } from "../../domain/kernel/clock.ts";
+import { DomainError } from "../../domain/kernel/errors.ts";
 import { LoginThrottle, RegistrationThrottle } from "../../domain/throttle.ts";
 
 const isRateLimited = (error: unknown) =>

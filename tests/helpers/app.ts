@@ -5,7 +5,7 @@ import { migrate, MIGRATIONS_DIR } from "../../db/migrate.ts";
 import { openPostgresEngine } from "../../db/postgres/engine.ts";
 import { sqliteEngine } from "../../db/sqlite_engine.ts";
 import { type Database, openDatabase } from "../../db/sqlite.ts";
-import { FixedClock } from "../../domain/clock.ts";
+import { FixedClock } from "../../domain/kernel/clock.ts";
 import { type Config, parseConfig } from "../../domain/config.ts";
 import type { CreditScoreLookup } from "../../domain/loan.ts";
 import { type PasswordHasher, scryptHasher } from "../../domain/passwords.ts";

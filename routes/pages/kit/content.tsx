@@ -8,7 +8,7 @@ import type { Activity } from "../../../domain/activity.ts";
 import { isPreviewType } from "../../../domain/file_types.ts";
 import type { FileInfo } from "../../../domain/files.ts";
 import type { MentionContext } from "../../../domain/markdown.ts";
-import type { Page } from "../../../domain/paging.ts";
+import type { Page } from "../../../domain/kernel/paging.ts";
 import { en, type MessageKey } from "../../i18n/en.ts";
 import { formatDateTime, formatDay, formatRelative, formatSize } from "../../i18n/format.ts";
 import type { Translate } from "../../i18n/i18n.ts";

@@ -1,11 +1,11 @@
 /**
  * Dates and times read from page forms and the page's today, in the viewer's time zone.
  * Instants are ISO 8601 UTC with `Z`; calendar dates are `YYYY-MM-DD` and stay dates. A time
- * typed into a form is a wall-clock time in the viewer's zone (`domain/time_zones.ts` says how
+ * typed into a form is a wall-clock time in the viewer's zone (`domain/kernel/time_zones.ts` says how
  * a time in a daylight-saving gap or overlap is read). (Showing them: `i18n/format.ts`.)
  */
 import type { Services } from "../../../domain/services.ts";
-import { todayInZone, wallTimeInZone, wallTimeToUtc } from "../../../domain/time_zones.ts";
+import { todayInZone, wallTimeInZone, wallTimeToUtc } from "../../../domain/kernel/time_zones.ts";
 
 /** An instant as the value of a `datetime-local` input: its wall-clock time in `zone`. */
 export function inputValue(iso: string, zone: string): string {

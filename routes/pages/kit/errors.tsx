@@ -4,7 +4,7 @@
  */
 import type { Context } from "hono";
 import { html } from "hono/html";
-import { DomainError, type ErrorCode } from "../../../domain/errors.ts";
+import { DomainError, type ErrorCode } from "../../../domain/kernel/errors.ts";
 import type { Services } from "../../../domain/services.ts";
 import { statusOf } from "../../api/errors.ts";
 import type { AppEnv } from "../../api/openapi.ts";

@@ -2,7 +2,7 @@
  * Attaching a file the project already has: a select of its files beside the upload control,
  * posted as field `fileId`, and how a page reads it into the `fileIds` a domain call links.
  */
-import { DomainError, invalid } from "../../../domain/errors.ts";
+import { DomainError, invalid } from "../../../domain/kernel/errors.ts";
 import type { FileInfo } from "../../../domain/files.ts";
 import type { Services } from "../../../domain/services.ts";
 import type { Actor } from "../../../domain/accounts.ts";

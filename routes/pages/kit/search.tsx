@@ -3,8 +3,8 @@
  * `page` from the address, asking the domain, saying its refusal, and the form.
  */
 import type { Context } from "hono";
-import { DomainError } from "../../../domain/errors.ts";
-import { type Page, type PageRequest, pageRequest } from "../../../domain/paging.ts";
+import { DomainError } from "../../../domain/kernel/errors.ts";
+import { type Page, type PageRequest, pageRequest } from "../../../domain/kernel/paging.ts";
 import { MAX_QUERY, SEARCH_TYPES } from "../../../domain/search.ts";
 import type { Translate } from "../../i18n/i18n.ts";
 import { subjectHref } from "./content.tsx";

@@ -6,7 +6,7 @@
  */
 import type { z } from "@hono/zod-openapi";
 import type { Context, Hono } from "hono";
-import type { DomainError } from "../../../domain/errors.ts";
+import type { DomainError } from "../../../domain/kernel/errors.ts";
 import type { Services } from "../../../domain/services.ts";
 import type { AppEnv } from "../../api/openapi.ts";
 import type { Translate } from "../../i18n/i18n.ts";

@@ -7,7 +7,7 @@ import {
   timeZoneNames,
   wallTimeInZone,
   wallTimeToUtc,
-} from "../../domain/time_zones.ts";
+} from "../../../domain/kernel/time_zones.ts";
 
 Deno.test("timeZoneNames: the runtime's zones and UTC, sorted", () => {
   const names = timeZoneNames();

@@ -1,8 +1,8 @@
 /** Readiness: the database check behind /healthz. */
 import assert from "node:assert/strict";
-import type { Engine } from "../../db/engine.ts";
-import { createHealth } from "../../domain/health.ts";
-import { testApp } from "../helpers/app.ts";
+import type { Engine } from "../../../db/engine.ts";
+import { createHealth } from "../../../domain/kernel/health.ts";
+import { testApp } from "../../helpers/app.ts";
 
 /** An engine whose every read is `answer()`. */
 function engineAnswering(answer: () => Promise<unknown>): Engine {

@@ -1,7 +1,7 @@
 /** The pacing of young collections while an export streams file pieces. */
 import assert from "node:assert/strict";
-import { garbagePacer } from "../../domain/garbage.ts";
-import { FILE_PIECE_BYTES, fileChunks } from "../../domain/project_export.ts";
+import { garbagePacer } from "../../../domain/kernel/garbage.ts";
+import { FILE_PIECE_BYTES, fileChunks } from "../../../domain/project_export.ts";
 
 Deno.test("garbagePacer collects once per `everyBytes` handed on, counting across calls", () => {
   let collections = 0;
@@ -52,7 +52,7 @@ Deno.test("fileChunks reads a file in pieces of its size, the bytes unchanged, e
 
 Deno.test("the start and compile tasks run V8 with --expose-gc, so the export's collections happen", async () => {
   const config = JSON.parse(
-    await Deno.readTextFile(new URL("../../deno.json", import.meta.url)),
+    await Deno.readTextFile(new URL("../../../deno.json", import.meta.url)),
   ) as { tasks: Record<string, string> };
   for (const task of ["start", "compile"]) {
     const flags = config.tasks[task]!.match(/--v8-flags=(\S+)/)?.[1]?.split(",") ?? [];

@@ -4,8 +4,8 @@
  * once when it stopped, however it stopped, and take over what it held. On SQLite there is one
  * instance and no number.
  */
-import type { Engine, Listening } from "../db/engine.ts";
-import { PRESENCE_LOCK_CLASS } from "../db/presence.ts";
+import type { Engine, Listening } from "../../db/engine.ts";
+import { PRESENCE_LOCK_CLASS } from "../../db/presence.ts";
 
 /** How many numbers an instance draws before it gives up (each a 1 in 2^31 chance taken). */
 const DRAWS = 8;

@@ -19,8 +19,8 @@ import {
 import type { Actor } from "./accounts.ts";
 import type { Clock } from "./kernel/clock.ts";
 import { DomainError } from "./kernel/errors.ts";
-import { GzipWriter } from "./gzip.ts";
-import { endOfArchive, entryHeader, padding, readTar, TarError } from "./tar.ts";
+import { GzipWriter } from "./formats/gzip.ts";
+import { endOfArchive, entryHeader, padding, readTar, TarError } from "./formats/tar.ts";
 
 /** The `format` of every manifest. */
 export const BACKUP_FORMAT = "collab-backup";

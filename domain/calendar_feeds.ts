@@ -33,7 +33,7 @@ import {
   mailto,
   nextDateValue,
   paramValue,
-} from "./ical.ts";
+} from "./formats/ical.ts";
 
 /** A feed token and the projects it covers (for their URLs). */
 export interface FeedAccess {

@@ -20,8 +20,8 @@ import { type DomainContext, type Effects, runAction } from "./actions.ts";
 import type { Attachments } from "./attachments.ts";
 import { DomainError, invalid } from "./kernel/errors.ts";
 import type { FileInfo } from "./files.ts";
-import { clipText, markdownToText } from "./markdown.ts";
-import { mentionedEmails } from "./mentions.ts";
+import { clipText, markdownToText } from "./formats/markdown.ts";
+import { mentionedEmails } from "./formats/mentions.ts";
 import type { TrashRef } from "./trash.ts";
 
 /** A chat message as the API and the stream show it. */

@@ -9,7 +9,7 @@ import { projectAccess } from "./access.ts";
 import type { Actor } from "./accounts.ts";
 import type { DomainContext } from "./actions.ts";
 import { DomainError } from "./kernel/errors.ts";
-import { IMAGE_HEAD_BYTES, sniffImage } from "./file_types.ts";
+import { IMAGE_HEAD_BYTES, sniffImage } from "./formats/file_types.ts";
 
 /** A file opened for a preview. */
 export interface Preview {

@@ -14,7 +14,7 @@ import { type ProjectAccess, projectAccess, requireAuthor, requireWrite } from "
 import type { Actor } from "./accounts.ts";
 import { type DomainContext, type Effects, runAction } from "./actions.ts";
 import { DomainError, invalid } from "./kernel/errors.ts";
-import { allowedType, headMatches } from "./file_types.ts";
+import { allowedType, headMatches } from "./formats/file_types.ts";
 import { offsetOf, type Page, pageOf, type PageRequest } from "./kernel/paging.ts";
 import type { TrashRef } from "./trash.ts";
 

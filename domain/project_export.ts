@@ -37,7 +37,7 @@ import {
   PROJECT_JSON,
   threadEntryName,
 } from "./project_archive.ts";
-import { type ZipSink, zipStream } from "./zip_archive.ts";
+import { type ZipSink, zipStream } from "./formats/zip_archive.ts";
 
 /**
  * Rows read per query. A page of project.json becomes one string: at 500 rows those strings

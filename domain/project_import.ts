@@ -52,7 +52,7 @@ import { type Actor, normaliseEmail } from "./accounts.ts";
 import type { DomainContext } from "./actions.ts";
 import { CHECKLIST_MAX_ENTRIES, CHECKLIST_TEXT_MAX } from "./checklists.ts";
 import { DomainError } from "./kernel/errors.ts";
-import { allowedType, headMatches } from "./file_types.ts";
+import { allowedType, headMatches } from "./formats/file_types.ts";
 import { shortenName } from "./files.ts";
 import {
   ARCHIVE_FORMAT,
@@ -65,7 +65,7 @@ import {
   SUBJECT_KINDS,
 } from "./project_archive.ts";
 import { type Project, toProject } from "./projects.ts";
-import { ArchiveError, type InflateBudget, openArchive } from "./zip_archive.ts";
+import { ArchiveError, type InflateBudget, openArchive } from "./formats/zip_archive.ts";
 
 /** What an import reports beside the new project. */
 export interface ImportReport {

@@ -10,7 +10,7 @@ import type { Engine, Queries } from "../db/engine.ts";
 import { projectAccess } from "./access.ts";
 import type { Actor } from "./accounts.ts";
 import { invalid } from "./kernel/errors.ts";
-import { clipText, markdownToText, type MentionContext } from "./markdown.ts";
+import { clipText, markdownToText, type MentionContext } from "./formats/markdown.ts";
 import { offsetOf, type Page, pageOf, type PageRequest } from "./kernel/paging.ts";
 
 /** The searchable types. */

@@ -1,5 +1,5 @@
 /**
- * Markdown to sanitised HTML, in one place (the parser of domain/markdown.ts): raw HTML is
+ * Markdown to sanitised HTML, in one place (the parser of domain/formats/markdown.ts): raw HTML is
  * off (escaped as text), links and images may only point at http(s) or mailto, images become
  * links (the page CSP allows no remote images), every link opens without a referrer, and an
  * @mention of a member shows their name in a `mention` span (`mention-me` for the reader).
@@ -9,7 +9,7 @@ import {
   type MentionContext,
   type MentionMeta,
   mentionTarget,
-} from "../domain/markdown.ts";
+} from "../domain/formats/markdown.ts";
 
 const ALLOWED = /^(https?:|mailto:)/i;
 

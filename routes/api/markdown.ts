@@ -1,6 +1,6 @@
 /** The Markdown preview of the pages' text boxes: the same renderer the pages show text with. */
 import { createRoute, z } from "@hono/zod-openapi";
-import type { MentionContext } from "../../domain/markdown.ts";
+import type { MentionContext } from "../../domain/formats/markdown.ts";
 import type { Services } from "../../domain/services.ts";
 import { renderMarkdown } from "../markdown.ts";
 import { actorOf, apiApp, errors, jsonRequest, jsonResponse } from "./openapi.ts";

@@ -9,7 +9,7 @@
 import type { Child } from "hono/jsx";
 import type { Activity } from "../../domain/activity.ts";
 import type { PersonalDashboard, ProjectDashboard } from "../../domain/dashboards.ts";
-import { clipText, markdownToText, type MentionContext } from "../../domain/markdown.ts";
+import { clipText, markdownToText, type MentionContext } from "../../domain/formats/markdown.ts";
 import type { Meeting } from "../../domain/meetings.ts";
 import type { Item } from "../../domain/todos.ts";
 import { en, type MessageKey } from "../i18n/en.ts";

@@ -4,7 +4,7 @@
  * delete button; and the preview route that shows an image inline.
  */
 import { invalid } from "../../domain/kernel/errors.ts";
-import { isPreviewType } from "../../domain/file_types.ts";
+import { isPreviewType } from "../../domain/formats/file_types.ts";
 import type { FileInfo } from "../../domain/files.ts";
 import { type Page, pageRequest } from "../../domain/kernel/paging.ts";
 import type { Services } from "../../domain/services.ts";

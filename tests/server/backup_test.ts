@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { endOfArchive, entryHeader, padding } from "../../domain/tar.ts";
+import { endOfArchive, entryHeader, padding } from "../../domain/formats/tar.ts";
 import { type Finished, runMain, spawnMain, startServer } from "../helpers/main_process.ts";
 import { ON_POSTGRES } from "../helpers/test_database.ts";
 

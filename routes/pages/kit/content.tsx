@@ -5,9 +5,9 @@
 import { raw } from "hono/html";
 import type { Child } from "hono/jsx";
 import type { Activity } from "../../../domain/activity.ts";
-import { isPreviewType } from "../../../domain/file_types.ts";
+import { isPreviewType } from "../../../domain/formats/file_types.ts";
 import type { FileInfo } from "../../../domain/files.ts";
-import type { MentionContext } from "../../../domain/markdown.ts";
+import type { MentionContext } from "../../../domain/formats/markdown.ts";
 import type { Page } from "../../../domain/kernel/paging.ts";
 import { en, type MessageKey } from "../../i18n/en.ts";
 import { formatDateTime, formatDay, formatRelative, formatSize } from "../../i18n/format.ts";

@@ -1,6 +1,6 @@
 /** iCalendar writing: escaping, folding at 75 octets, values, and a whole calendar. */
 import assert from "node:assert/strict";
-import { renderCalendar } from "../../domain/calendar_feeds.ts";
+import { renderCalendar } from "../../../domain/calendar_feeds.ts";
 import {
   contentLine,
   dateValue,
@@ -11,7 +11,7 @@ import {
   MAX_LINE_OCTETS,
   nextDateValue,
   paramValue,
-} from "../../domain/ical.ts";
+} from "../../../domain/formats/ical.ts";
 
 const encoder = new TextEncoder();
 const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);

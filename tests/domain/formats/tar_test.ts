@@ -1,7 +1,13 @@
 /** The backups' tar format: what it writes, what it reads back, and what it refuses. */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { endOfArchive, entryHeader, padding, readTar, TarError } from "../../domain/tar.ts";
+import {
+  endOfArchive,
+  entryHeader,
+  padding,
+  readTar,
+  TarError,
+} from "../../../domain/formats/tar.ts";
 
 function archive(entries: Array<[string, Uint8Array]>, end = true): Uint8Array {
   const parts: Uint8Array[] = [];

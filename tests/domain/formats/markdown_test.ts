@@ -4,8 +4,8 @@
  * no Markdown marks left in text, hostile input escaped, mentions shown as members' names.
  */
 import assert from "node:assert/strict";
-import { clipText, markdownToText, type MentionContext } from "../../domain/markdown.ts";
-import { renderMarkdown } from "../../routes/markdown.ts";
+import { clipText, markdownToText, type MentionContext } from "../../../domain/formats/markdown.ts";
+import { renderMarkdown } from "../../../routes/markdown.ts";
 
 const TEAM: MentionContext = {
   members: [

@@ -1,6 +1,6 @@
 /** The backups' gzip writer: deflated and stored pieces in one stream any gzip reader reads. */
 import assert from "node:assert/strict";
-import { GzipWriter } from "../../domain/gzip.ts";
+import { GzipWriter } from "../../../domain/formats/gzip.ts";
 
 function random(size: number): Uint8Array {
   const bytes = new Uint8Array(size);

@@ -1,7 +1,7 @@
 /** The zip writer and reader: round trips, Zip64 end records, and the inflate budget. */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { type InflateBudget, openArchive, zipStream } from "../../domain/zip_archive.ts";
+import { type InflateBudget, openArchive, zipStream } from "../../../domain/formats/zip_archive.ts";
 
 async function written(
   produce: Parameters<typeof zipStream>[0],

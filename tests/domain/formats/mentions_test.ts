@@ -1,6 +1,6 @@
 /** Unit tests of `mentionedEmails`: which addresses after `@` (or `＠`) a chat text mentions. */
 import assert from "node:assert/strict";
-import { mentionedEmails } from "../../domain/mentions.ts";
+import { mentionedEmails } from "../../../domain/formats/mentions.ts";
 
 Deno.test("mentionedEmails: a plain mention, and nothing without one", () => {
   assert.deepEqual(mentionedEmails("hi @bo@example.com"), ["bo@example.com"]);

@@ -25,7 +25,7 @@
  * Exits 1 when a target fails, 2 when the benchmark itself cannot run.
  */
 import process from "node:process";
-import type { Actor } from "../domain/accounts.ts";
+import type { Actor } from "../domain/accounts/accounts.ts";
 import { searchProjectItems } from "../domain/search.ts";
 import type { Database } from "../db/sqlite.ts";
 import { sqliteOf, type TestApp, testApp } from "../tests/helpers/app.ts";

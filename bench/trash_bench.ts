@@ -28,7 +28,7 @@ import { migrate, MIGRATIONS_DIR } from "../db/migrate.ts";
 import { sqliteEngine } from "../db/sqlite_engine.ts";
 import { openDatabase } from "../db/sqlite.ts";
 import { parseConfig } from "../domain/config.ts";
-import { scryptHasher } from "../domain/passwords.ts";
+import { scryptHasher } from "../domain/accounts/passwords.ts";
 import { createApp } from "../routes/app.ts";
 import { BenchError, envNumber } from "./harness.ts";
 

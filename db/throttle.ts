@@ -1,6 +1,6 @@
 /**
  * Storage of the login, password-change and registration throttles (migration 020): one row
- * per attempt in flight, counted event or lock of a rule's subject. `domain/throttle.ts`
+ * per attempt in flight, counted event or lock of a rule's subject. `domain/accounts/throttle.ts`
  * decides; these functions read and write, each in the caller's transaction.
  */
 import { dialect } from "./dialect.ts";

@@ -16,7 +16,7 @@ import {
   type SnapshotContents,
   snapshotDatabase,
 } from "../db/snapshot.ts";
-import type { Actor } from "./accounts.ts";
+import type { Actor } from "./accounts/accounts.ts";
 import type { Clock } from "./kernel/clock.ts";
 import { DomainError } from "./kernel/errors.ts";
 import { GzipWriter } from "./formats/gzip.ts";

@@ -16,8 +16,8 @@ import {
   updateThread,
 } from "../db/board.ts";
 import type { Queries } from "../db/engine.ts";
-import { projectAccess, requireAuthor, requireWrite } from "./access.ts";
-import type { Actor } from "./accounts.ts";
+import { projectAccess, requireAuthor, requireWrite } from "./accounts/access.ts";
+import type { Actor } from "./accounts/accounts.ts";
 import { type DomainContext, runAction } from "./actions.ts";
 import type { Attachments } from "./attachments.ts";
 import { DomainError, invalid } from "./kernel/errors.ts";

@@ -15,8 +15,8 @@ import {
 } from "../db/calendar.ts";
 import type { Queries } from "../db/engine.ts";
 import { userTimeZone } from "../db/users.ts";
-import { projectAccess, requireWrite } from "./access.ts";
-import type { Actor } from "./accounts.ts";
+import { projectAccess, requireWrite } from "./accounts/access.ts";
+import type { Actor } from "./accounts/accounts.ts";
 import { type DomainContext, runAction } from "./actions.ts";
 import { type CalendarView, calendarView, shownRange, type ViewQuery } from "./calendar_view.ts";
 import { utcDay } from "./kernel/days.ts";

@@ -23,7 +23,7 @@ import {
 import { listProjectsOfUser } from "../db/projects.ts";
 import type { Engine, Queries } from "../db/engine.ts";
 import { findUserById } from "../db/users.ts";
-import type { Actor } from "./accounts.ts";
+import type { Actor } from "./accounts/accounts.ts";
 import type { Clock } from "./kernel/clock.ts";
 import {
   contentLine,

@@ -14,8 +14,8 @@ import {
 import type { Queries } from "../db/engine.ts";
 import { recipientsOf } from "../db/notifications.ts";
 import { listMembers } from "../db/projects.ts";
-import { projectAccess, requireAuthor, requireWrite } from "./access.ts";
-import type { Actor } from "./accounts.ts";
+import { projectAccess, requireAuthor, requireWrite } from "./accounts/access.ts";
+import type { Actor } from "./accounts/accounts.ts";
 import { type DomainContext, type Effects, runAction } from "./actions.ts";
 import type { Attachments } from "./attachments.ts";
 import { DomainError, invalid } from "./kernel/errors.ts";

@@ -19,8 +19,8 @@ import {
 } from "../db/checklists.ts";
 import { findItem, type ItemRow, updateItem } from "../db/todos.ts";
 import type { Queries } from "../db/engine.ts";
-import { projectAccess, requireWrite } from "./access.ts";
-import type { Actor } from "./accounts.ts";
+import { projectAccess, requireWrite } from "./accounts/access.ts";
+import type { Actor } from "./accounts/accounts.ts";
 import { type DomainContext, type Effects, runAction } from "./actions.ts";
 import { DomainError, invalid } from "./kernel/errors.ts";
 

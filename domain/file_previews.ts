@@ -5,8 +5,8 @@
  * name or the type recorded at upload.
  */
 import { type FileRow, findFile } from "../db/files.ts";
-import { projectAccess } from "./access.ts";
-import type { Actor } from "./accounts.ts";
+import { projectAccess } from "./accounts/access.ts";
+import type { Actor } from "./accounts/accounts.ts";
 import type { DomainContext } from "./actions.ts";
 import { DomainError } from "./kernel/errors.ts";
 import { IMAGE_HEAD_BYTES, sniffImage } from "./formats/file_types.ts";

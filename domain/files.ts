@@ -10,8 +10,13 @@ import {
 } from "../db/files.ts";
 import type { Queries } from "../db/engine.ts";
 import { memberIds } from "../db/projects.ts";
-import { type ProjectAccess, projectAccess, requireAuthor, requireWrite } from "./access.ts";
-import type { Actor } from "./accounts.ts";
+import {
+  type ProjectAccess,
+  projectAccess,
+  requireAuthor,
+  requireWrite,
+} from "./accounts/access.ts";
+import type { Actor } from "./accounts/accounts.ts";
 import { type DomainContext, type Effects, runAction } from "./actions.ts";
 import { DomainError, invalid } from "./kernel/errors.ts";
 import { allowedType, headMatches } from "./formats/file_types.ts";

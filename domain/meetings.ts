@@ -18,8 +18,8 @@ import {
 } from "../db/meetings.ts";
 import type { Queries } from "../db/engine.ts";
 import { listProjectsOfUser } from "../db/projects.ts";
-import { projectAccess, requireWrite } from "./access.ts";
-import type { Actor } from "./accounts.ts";
+import { projectAccess, requireWrite } from "./accounts/access.ts";
+import type { Actor } from "./accounts/accounts.ts";
 import { type DomainContext, runAction } from "./actions.ts";
 import { nonBlank, parseInstant, requireOrdered } from "./calendar.ts";
 import { addDays, utcDay } from "./kernel/days.ts";

@@ -14,8 +14,8 @@ import {
   updateMilestone,
 } from "../db/milestones.ts";
 import type { Queries } from "../db/engine.ts";
-import { projectAccess, requireWrite } from "./access.ts";
-import type { Actor } from "./accounts.ts";
+import { projectAccess, requireWrite } from "./accounts/access.ts";
+import type { Actor } from "./accounts/accounts.ts";
 import { type DomainContext, runAction } from "./actions.ts";
 import { nonBlank, parseDate } from "./calendar.ts";
 import { DomainError } from "./kernel/errors.ts";

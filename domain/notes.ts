@@ -9,8 +9,8 @@ import {
 } from "../db/notes.ts";
 import type { Queries } from "../db/engine.ts";
 import { memberIds } from "../db/projects.ts";
-import { projectAccess, requireAuthor, requireWrite } from "./access.ts";
-import type { Actor } from "./accounts.ts";
+import { projectAccess, requireAuthor, requireWrite } from "./accounts/access.ts";
+import type { Actor } from "./accounts/accounts.ts";
 import { type DomainContext, runAction } from "./actions.ts";
 import { DomainError, invalid } from "./kernel/errors.ts";
 import { offsetOf, type Page, pageOf, type PageRequest } from "./kernel/paging.ts";

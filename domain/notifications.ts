@@ -17,8 +17,8 @@ import {
 import { memberIds } from "../db/projects.ts";
 import type { Engine, Queries } from "../db/engine.ts";
 import { appendUserEvent, type UserEventRow } from "../db/user_events.ts";
-import { projectAccess } from "./access.ts";
-import type { Actor } from "./accounts.ts";
+import { projectAccess } from "./accounts/access.ts";
+import type { Actor } from "./accounts/accounts.ts";
 import type { Clock } from "./kernel/clock.ts";
 import { DomainError } from "./kernel/errors.ts";
 import type { EventRelay } from "./event_relay.ts";

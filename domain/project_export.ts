@@ -21,8 +21,8 @@ import {
   readThreadComments,
 } from "../db/project_archive.ts";
 import type { Queries, Snapshot } from "../db/engine.ts";
-import { projectAccess, requireOwner } from "./access.ts";
-import type { Actor } from "./accounts.ts";
+import { projectAccess, requireOwner } from "./accounts/access.ts";
+import type { Actor } from "./accounts/accounts.ts";
 import type { DomainContext } from "./actions.ts";
 import { DomainError } from "./kernel/errors.ts";
 import { garbagePacer } from "./kernel/garbage.ts";

@@ -48,7 +48,7 @@ import type { Queries, Row, SqlValue } from "../db/engine.ts";
 import { insertEntry } from "../db/checklists.ts";
 import { deleteProjectRowsWithin, type PurgeBudget } from "../db/trash.ts";
 import { findProject, insertMember } from "../db/projects.ts";
-import { type Actor, normaliseEmail } from "./accounts.ts";
+import { type Actor, normaliseEmail } from "./accounts/accounts.ts";
 import type { DomainContext } from "./actions.ts";
 import { CHECKLIST_MAX_ENTRIES, CHECKLIST_TEXT_MAX } from "./checklists.ts";
 import { DomainError } from "./kernel/errors.ts";

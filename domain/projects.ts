@@ -18,8 +18,8 @@ import {
 import type { Engine, Queries } from "../db/engine.ts";
 import type { UserEventRow } from "../db/user_events.ts";
 import { findUserByEmail } from "../db/users.ts";
-import { type ProjectAccess, projectAccess, requireOwner } from "./access.ts";
-import { type Actor, normaliseEmail } from "./accounts.ts";
+import { type ProjectAccess, projectAccess, requireOwner } from "./accounts/access.ts";
+import { type Actor, normaliseEmail } from "./accounts/accounts.ts";
 import type { Clock } from "./kernel/clock.ts";
 import { DomainError, invalid } from "./kernel/errors.ts";
 import type { EventRelay } from "./event_relay.ts";

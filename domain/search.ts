@@ -7,8 +7,8 @@
 import { listMembers, listProjectsOfUser } from "../db/projects.ts";
 import { searchProjects, type SearchRow } from "../db/search.ts";
 import type { Engine, Queries } from "../db/engine.ts";
-import { projectAccess } from "./access.ts";
-import type { Actor } from "./accounts.ts";
+import { projectAccess } from "./accounts/access.ts";
+import type { Actor } from "./accounts/accounts.ts";
 import { invalid } from "./kernel/errors.ts";
 import { clipText, markdownToText, type MentionContext } from "./formats/markdown.ts";
 import { offsetOf, type Page, pageOf, type PageRequest } from "./kernel/paging.ts";

@@ -6,8 +6,8 @@
 import { newestEventId } from "../db/event_relay.ts";
 import { type EventRow, EVENTS_KEPT, eventsAfter } from "../db/events.ts";
 import { USER_EVENTS_KEPT, type UserEventRow, userEventsAfter } from "../db/user_events.ts";
-import { projectAccess } from "./access.ts";
-import type { Actor } from "./accounts.ts";
+import { projectAccess } from "./accounts/access.ts";
+import type { Actor } from "./accounts/accounts.ts";
 import type { DomainContext } from "./actions.ts";
 import type { Subscriber } from "./event_hub.ts";
 

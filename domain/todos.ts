@@ -35,8 +35,8 @@ import {
   updateItem,
 } from "../db/todos.ts";
 import type { Queries } from "../db/engine.ts";
-import { projectAccess, requireWrite } from "./access.ts";
-import type { Actor } from "./accounts.ts";
+import { projectAccess, requireWrite } from "./accounts/access.ts";
+import type { Actor } from "./accounts/accounts.ts";
 import { type DomainContext, type Effects, runAction } from "./actions.ts";
 import type { Attachments } from "./attachments.ts";
 import { checklistSummaries, type ChecklistSummary } from "./checklists.ts";

@@ -30,8 +30,13 @@ import {
 } from "../db/trash.ts";
 import { insertActivity } from "../db/activity.ts";
 import { takeSweepTurn } from "../db/sweep_turn.ts";
-import { type ProjectAccess, projectAccess, requireOwner, requireWrite } from "./access.ts";
-import type { Actor } from "./accounts.ts";
+import {
+  type ProjectAccess,
+  projectAccess,
+  requireOwner,
+  requireWrite,
+} from "./accounts/access.ts";
+import type { Actor } from "./accounts/accounts.ts";
 import { type DomainContext, runAction } from "./actions.ts";
 import { DomainError } from "./kernel/errors.ts";
 import { offsetOf, type Page, pageOf, type PageRequest } from "./kernel/paging.ts";

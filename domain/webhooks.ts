@@ -16,8 +16,8 @@ import {
   updateWebhook,
   type WebhookRow,
 } from "../db/webhooks.ts";
-import { projectAccess, requireOwner } from "./access.ts";
-import type { Actor } from "./accounts.ts";
+import { projectAccess, requireOwner } from "./accounts/access.ts";
+import type { Actor } from "./accounts/accounts.ts";
 import type { EventName } from "./actions.ts";
 import type { Clock } from "./kernel/clock.ts";
 import { DomainError } from "./kernel/errors.ts";

@@ -1,7 +1,7 @@
 /** The cookies this server sets: the session, and the theme and locale preferences. */
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
-import type { Theme } from "../domain/accounts.ts";
+import type { Theme } from "../domain/accounts/accounts.ts";
 
 /** The session cookie's name. */
 export const SESSION_COOKIE = "session";

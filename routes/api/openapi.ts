@@ -1,10 +1,10 @@
 /** The typed sub-app every API resource is built on, and its shared pieces. */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import type { Actor } from "../../domain/accounts.ts";
-import type { TokenAuth } from "../../domain/api_tokens.ts";
+import type { Actor } from "../../domain/accounts/accounts.ts";
+import type { TokenAuth } from "../../domain/accounts/api_tokens.ts";
 import { DomainError } from "../../domain/kernel/errors.ts";
-import type { ActiveSession } from "../../domain/sessions.ts";
+import type { ActiveSession } from "../../domain/accounts/sessions.ts";
 import { errorDescription } from "./error_doc.ts";
 import { errorBody } from "./errors.ts";
 

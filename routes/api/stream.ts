@@ -1,7 +1,7 @@
 /** The event streams (server-sent events): a project's, and the caller's own. */
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { tokenStreamKey } from "../../domain/api_tokens.ts";
+import { tokenStreamKey } from "../../domain/accounts/api_tokens.ts";
 import { invalid } from "../../domain/kernel/errors.ts";
 import { encodeEvent } from "../../domain/event_hub.ts";
 import { wholeNumber } from "../../domain/kernel/paging.ts";

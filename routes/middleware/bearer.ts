@@ -8,7 +8,7 @@
  * the admin routes. Every 401 under `/api` carries `WWW-Authenticate: Bearer`.
  */
 import type { Context, MiddlewareHandler } from "hono";
-import type { ApiTokens, TokenScope } from "../../domain/api_tokens.ts";
+import type { ApiTokens, TokenScope } from "../../domain/accounts/api_tokens.ts";
 import { errorBody } from "../api/errors.ts";
 import { sessionOnly } from "../api/session_only.ts";
 import type { AppEnv } from "../api/openapi.ts";

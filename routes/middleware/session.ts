@@ -1,6 +1,6 @@
 /** Authentication: who is calling, from the signed session cookie checked on the server. */
 import type { MiddlewareHandler } from "hono";
-import type { Sessions } from "../../domain/sessions.ts";
+import type { Sessions } from "../../domain/accounts/sessions.ts";
 import { errorBody } from "../api/errors.ts";
 import type { AppEnv } from "../api/openapi.ts";
 import { SESSION_COOKIE, sessionCookie } from "../cookies.ts";

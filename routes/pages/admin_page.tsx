@@ -3,7 +3,7 @@
  * sweep purges them) and the applied migrations.
  */
 import { type Context, Hono } from "hono";
-import type { PublicUser } from "../../domain/accounts.ts";
+import type { PublicUser } from "../../domain/accounts/accounts.ts";
 import { DomainError } from "../../domain/kernel/errors.ts";
 import { type Page, pageRequest } from "../../domain/kernel/paging.ts";
 import type { Services } from "../../domain/services.ts";

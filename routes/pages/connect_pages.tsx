@@ -5,7 +5,7 @@
  * adds the Copy buttons.
  */
 import { type Context, Hono } from "hono";
-import type { ApiToken } from "../../domain/api_tokens.ts";
+import type { ApiToken } from "../../domain/accounts/api_tokens.ts";
 import type { Services } from "../../domain/services.ts";
 import { feedUrls } from "../api/calendar_feed.ts";
 import type { AppEnv } from "../api/openapi.ts";

@@ -3,7 +3,7 @@
  * now and the unread count.
  */
 import type { Context } from "hono";
-import type { Actor, PublicUser, Theme } from "../../domain/accounts.ts";
+import type { Actor, PublicUser, Theme } from "../../domain/accounts/accounts.ts";
 import type { Services } from "../../domain/services.ts";
 import { DEFAULT_TIME_ZONE } from "../../domain/kernel/time_zones.ts";
 import type { AppEnv } from "../api/openapi.ts";

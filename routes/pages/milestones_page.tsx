@@ -5,7 +5,7 @@
  * then 303 back to the milestone, on the page that lists it.
  */
 import { DEFAULT_PAGE_SIZE, type Page, pageRequest } from "../../domain/kernel/paging.ts";
-import type { Actor } from "../../domain/accounts.ts";
+import type { Actor } from "../../domain/accounts/accounts.ts";
 import type { Milestone } from "../../domain/milestones.ts";
 import type { Services } from "../../domain/services.ts";
 import { MilestoneInput } from "../api/planning.ts";

@@ -8,7 +8,7 @@
 import type { z } from "@hono/zod-openapi";
 import { type Context, Hono } from "hono";
 import type { Child } from "hono/jsx";
-import type { Actor } from "../../domain/accounts.ts";
+import type { Actor } from "../../domain/accounts/accounts.ts";
 import { DomainError, invalid } from "../../domain/kernel/errors.ts";
 import { NOTIFICATION_LEVELS, type NotificationLevel } from "../../domain/notifications.ts";
 import { ARCHIVE_KINDS } from "../../domain/project_archive.ts";

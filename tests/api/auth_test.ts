@@ -1,7 +1,7 @@
 /** Accounts and sessions: register, login, logout, me and the caller's profile. */
 import assert from "node:assert/strict";
 import { DomainError } from "../../domain/kernel/errors.ts";
-import { scryptHasher } from "../../domain/passwords.ts";
+import { scryptHasher } from "../../domain/accounts/passwords.ts";
 import { testApp } from "../helpers/app.ts";
 import {
   api,

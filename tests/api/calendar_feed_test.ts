@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { scryptHasher } from "../../domain/passwords.ts";
+import { scryptHasher } from "../../domain/accounts/passwords.ts";
 import { createApp } from "../../routes/app.ts";
 import { type TestApp, testApp } from "../helpers/app.ts";
 import {

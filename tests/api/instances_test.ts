@@ -8,7 +8,7 @@ import { openPostgresEngine } from "../../db/postgres/engine.ts";
 import { migratePostgres, POSTGRES_MIGRATIONS_DIR } from "../../db/postgres/migrate.ts";
 import { FixedClock } from "../../domain/kernel/clock.ts";
 import { parseConfig } from "../../domain/config.ts";
-import { scryptHasher } from "../../domain/passwords.ts";
+import { scryptHasher } from "../../domain/accounts/passwords.ts";
 import { type App, createApp } from "../../routes/app.ts";
 import type { TestApp } from "../helpers/app.ts";
 import {

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { openPostgresEngine } from "../../db/postgres/engine.ts";
 import { openDatabase } from "../../db/sqlite.ts";
 import { sqliteEngine } from "../../db/sqlite_engine.ts";
-import { scryptHasher } from "../../domain/passwords.ts";
+import { scryptHasher } from "../../domain/accounts/passwords.ts";
 import { createApp } from "../../routes/app.ts";
 import { checkedApp, type TestApp, testApp } from "../helpers/app.ts";
 import { api, expectError, expectJson, login, PASSWORD, register } from "../helpers/api.ts";

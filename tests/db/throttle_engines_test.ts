@@ -1,5 +1,5 @@
 /**
- * The throttles (`domain/throttle.ts` over `db/throttle.ts`) on PostgreSQL: the same answers
+ * The throttles (`domain/accounts/throttle.ts` over `db/throttle.ts`) on PostgreSQL: the same answers
  * and rows as on SQLite for the same attempts, attempts sent at once through two instances
  * (two connection pools) that pass no limit together, and two app instances over one database
  * that count logins and registrations together. Needs Debian's postgresql (`.ci/run`
@@ -17,8 +17,8 @@ import { listThrottleEntries, pruneThrottleEntries } from "../../db/throttle.ts"
 import { FixedClock } from "../../domain/kernel/clock.ts";
 import { parseConfig } from "../../domain/config.ts";
 import { DomainError } from "../../domain/kernel/errors.ts";
-import { scryptHasher } from "../../domain/passwords.ts";
-import { LoginThrottle, RegistrationThrottle } from "../../domain/throttle.ts";
+import { scryptHasher } from "../../domain/accounts/passwords.ts";
+import { LoginThrottle, RegistrationThrottle } from "../../domain/accounts/throttle.ts";
 import { type App, createApp } from "../../routes/app.ts";
 import { PASSWORD } from "../helpers/api.ts";
 import { postgresTest } from "../helpers/postgres.ts";

@@ -8,7 +8,7 @@ import { type Database, openDatabase } from "../../db/sqlite.ts";
 import { FixedClock } from "../../domain/kernel/clock.ts";
 import { type Config, parseConfig } from "../../domain/config.ts";
 import type { CreditScoreLookup } from "../../domain/loan.ts";
-import { type PasswordHasher, scryptHasher } from "../../domain/passwords.ts";
+import { type PasswordHasher, scryptHasher } from "../../domain/accounts/passwords.ts";
 import type { ImportOptions } from "../../domain/project_import.ts";
 import type { WebhookSenderOptions } from "../../domain/webhook_sender.ts";
 import { type App, createApp, type Lifecycle } from "../../routes/app.ts";

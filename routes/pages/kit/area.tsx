@@ -7,7 +7,7 @@
 import type { z } from "@hono/zod-openapi";
 import { type Context, Hono } from "hono";
 import type { Child } from "hono/jsx";
-import type { Actor } from "../../../domain/accounts.ts";
+import type { Actor } from "../../../domain/accounts/accounts.ts";
 import type { MentionContext } from "../../../domain/formats/markdown.ts";
 import type { Member, Project } from "../../../domain/projects.ts";
 import type { Services } from "../../../domain/services.ts";

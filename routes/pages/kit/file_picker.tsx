@@ -5,7 +5,7 @@
 import { DomainError, invalid } from "../../../domain/kernel/errors.ts";
 import type { FileInfo } from "../../../domain/files.ts";
 import type { Services } from "../../../domain/services.ts";
-import type { Actor } from "../../../domain/accounts.ts";
+import type { Actor } from "../../../domain/accounts/accounts.ts";
 import { formatSize } from "../../i18n/format.ts";
 import type { PageCtx } from "../context.ts";
 import type { Fields } from "./forms.ts";

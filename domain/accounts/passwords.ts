@@ -4,7 +4,7 @@
  * parameters are stored with each hash, so they can be raised later.
  */
 import { randomBytes, scrypt, timingSafeEqual } from "node:crypto";
-import { DomainError } from "./kernel/errors.ts";
+import { DomainError } from "../kernel/errors.ts";
 
 /** Hashes and verifies passwords. */
 export interface PasswordHasher {

@@ -19,10 +19,10 @@ import {
   pruneThrottleEntries,
   type ThrottleEntry,
   type ThrottleSubject,
-} from "../db/throttle.ts";
-import type { Engine } from "../db/engine.ts";
-import type { Clock } from "./kernel/clock.ts";
-import { DomainError } from "./kernel/errors.ts";
+} from "../../db/throttle.ts";
+import type { Engine } from "../../db/engine.ts";
+import type { Clock } from "../kernel/clock.ts";
+import { DomainError } from "../kernel/errors.ts";
 
 interface Rule {
   /** The rule's name in the database (`throttle_entries.rule`). */

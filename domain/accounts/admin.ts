@@ -1,8 +1,8 @@
 /** System administration beyond users: the migration listing. */
-import type { Engine } from "../db/engine.ts";
-import { listAppliedMigrations } from "../db/migrations_applied.ts";
+import type { Engine } from "../../db/engine.ts";
+import { listAppliedMigrations } from "../../db/migrations_applied.ts";
 import type { Actor } from "./accounts.ts";
-import { DomainError } from "./kernel/errors.ts";
+import { DomainError } from "../kernel/errors.ts";
 
 /** An applied migration as the API shows it. */
 export interface MigrationInfo {

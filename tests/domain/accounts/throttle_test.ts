@@ -4,13 +4,13 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import type { Engine } from "../../db/engine.ts";
-import { migrate, MIGRATIONS_DIR } from "../../db/migrate.ts";
-import { openDatabase } from "../../db/sqlite.ts";
-import { sqliteEngine } from "../../db/sqlite_engine.ts";
-import { FixedClock } from "../../domain/kernel/clock.ts";
-import { DomainError } from "../../domain/kernel/errors.ts";
-import { LoginThrottle, RegistrationThrottle } from "../../domain/throttle.ts";
+import type { Engine } from "../../../db/engine.ts";
+import { migrate, MIGRATIONS_DIR } from "../../../db/migrate.ts";
+import { openDatabase } from "../../../db/sqlite.ts";
+import { sqliteEngine } from "../../../db/sqlite_engine.ts";
+import { FixedClock } from "../../../domain/kernel/clock.ts";
+import { DomainError } from "../../../domain/kernel/errors.ts";
+import { LoginThrottle, RegistrationThrottle } from "../../../domain/accounts/throttle.ts";
 
 const isRateLimited = (error: unknown) =>
   error instanceof DomainError && error.code === "rate_limited";

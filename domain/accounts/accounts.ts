@@ -1,7 +1,7 @@
 /** Accounts: registration, login and logout, the profile, and user administration. */
-import { deleteUserApiTokens } from "../db/api_tokens.ts";
-import { deleteUserSessions } from "../db/sessions.ts";
-import type { Engine } from "../db/engine.ts";
+import { deleteUserApiTokens } from "../../db/api_tokens.ts";
+import { deleteUserSessions } from "../../db/sessions.ts";
+import type { Engine } from "../../db/engine.ts";
 import {
   countActiveAdmins,
   countUsers,
@@ -12,13 +12,13 @@ import {
   type Theme,
   updateUser,
   type UserRow,
-} from "../db/users.ts";
-import type { Clock } from "./kernel/clock.ts";
-import { DomainError, invalid } from "./kernel/errors.ts";
+} from "../../db/users.ts";
+import type { Clock } from "../kernel/clock.ts";
+import { DomainError, invalid } from "../kernel/errors.ts";
 import type { PasswordHasher } from "./passwords.ts";
 import type { Sessions } from "./sessions.ts";
 import type { LoginThrottle, RegistrationThrottle } from "./throttle.ts";
-import { canonicalTimeZone, DEFAULT_TIME_ZONE } from "./kernel/time_zones.ts";
+import { canonicalTimeZone, DEFAULT_TIME_ZONE } from "../kernel/time_zones.ts";
 
 export type { Theme };
 

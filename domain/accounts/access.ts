@@ -4,10 +4,10 @@
  * members create and edit shared work; authored content is edited by its author, the
  * owner or an admin; an archived project is read-only until unarchived.
  */
-import { findProject, memberRole, type ProjectRole, type ProjectRow } from "../db/projects.ts";
-import type { Queries } from "../db/engine.ts";
+import { findProject, memberRole, type ProjectRole, type ProjectRow } from "../../db/projects.ts";
+import type { Queries } from "../../db/engine.ts";
 import type { Actor } from "./accounts.ts";
-import { DomainError } from "./kernel/errors.ts";
+import { DomainError } from "../kernel/errors.ts";
 
 /** The caller's standing in one project. */
 export interface ProjectAccess {

@@ -15,11 +15,11 @@ import {
   insertApiToken,
   listApiTokens,
   touchApiToken,
-} from "../db/api_tokens.ts";
-import type { Engine } from "../db/engine.ts";
+} from "../../db/api_tokens.ts";
+import type { Engine } from "../../db/engine.ts";
 import type { Actor } from "./accounts.ts";
-import type { Clock } from "./kernel/clock.ts";
-import { DomainError, invalid, isStorageFull } from "./kernel/errors.ts";
+import type { Clock } from "../kernel/clock.ts";
+import { DomainError, invalid, isStorageFull } from "../kernel/errors.ts";
 
 /** A token as the API shows it: never its secret or hash. */
 export interface ApiToken {

@@ -5,10 +5,10 @@
  * whatever the cookie says.
  */
 import { createHash } from "node:crypto";
-import { deleteSession, findSession, insertSession, touchSession } from "../db/sessions.ts";
-import type { Engine } from "../db/engine.ts";
-import { findUserById, type UserRow } from "../db/users.ts";
-import type { Clock } from "./kernel/clock.ts";
+import { deleteSession, findSession, insertSession, touchSession } from "../../db/sessions.ts";
+import type { Engine } from "../../db/engine.ts";
+import { findUserById, type UserRow } from "../../db/users.ts";
+import type { Clock } from "../kernel/clock.ts";
 
 const TOUCH_INTERVAL_MS = 60_000;
 

@@ -1,7 +1,7 @@
 /** Password hashing: round trip, and the bounded queue in front of scrypt. */
 import assert from "node:assert/strict";
-import { DomainError } from "../../domain/kernel/errors.ts";
-import { scryptHasher } from "../../domain/passwords.ts";
+import { DomainError } from "../../../domain/kernel/errors.ts";
+import { scryptHasher } from "../../../domain/accounts/passwords.ts";
 
 const CHEAP = { N: 2 ** 10, r: 8, p: 1 };
 

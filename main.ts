@@ -178,7 +178,7 @@ try {
   fail(`Cannot start: cannot listen for the other instances' events: ${reason(error)}`);
 }
 const requests = drain(app.fetch, lifecycle);
-// The trash is purged now and hourly, in short batches between requests (domain/trash.ts).
+// The trash is purged now and hourly, in short batches between requests (domain/projects/trash.ts).
 const sweeps = app.services.trash.startSweeps({
   onSwept: ({ items, projects }) => {
     if (items > 0 || projects > 0) {

@@ -18,12 +18,12 @@ import {
 import type { Queries } from "../db/engine.ts";
 import { projectAccess, requireAuthor, requireWrite } from "./accounts/access.ts";
 import type { Actor } from "./accounts/accounts.ts";
-import { type DomainContext, runAction } from "./actions.ts";
+import { type DomainContext, runAction } from "./projects/actions.ts";
 import type { Attachments } from "./attachments.ts";
 import { DomainError, invalid } from "./kernel/errors.ts";
 import type { FileInfo } from "./files.ts";
 import { offsetOf, type Page, pageOf, type PageRequest } from "./kernel/paging.ts";
-import type { TrashRef } from "./trash.ts";
+import type { TrashRef } from "./projects/trash.ts";
 
 export type { Category };
 

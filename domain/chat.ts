@@ -16,13 +16,13 @@ import { recipientsOf } from "../db/notifications.ts";
 import { listMembers } from "../db/projects.ts";
 import { projectAccess, requireAuthor, requireWrite } from "./accounts/access.ts";
 import type { Actor } from "./accounts/accounts.ts";
-import { type DomainContext, type Effects, runAction } from "./actions.ts";
+import { type DomainContext, type Effects, runAction } from "./projects/actions.ts";
 import type { Attachments } from "./attachments.ts";
 import { DomainError, invalid } from "./kernel/errors.ts";
 import type { FileInfo } from "./files.ts";
 import { clipText, markdownToText } from "./formats/markdown.ts";
 import { mentionedEmails } from "./formats/mentions.ts";
-import type { TrashRef } from "./trash.ts";
+import type { TrashRef } from "./projects/trash.ts";
 
 /** A chat message as the API and the stream show it. */
 export type Message = MessageRow & { attachments: FileInfo[] };

@@ -21,7 +21,7 @@ import { findItem, type ItemRow, updateItem } from "../db/todos.ts";
 import type { Queries } from "../db/engine.ts";
 import { projectAccess, requireWrite } from "./accounts/access.ts";
 import type { Actor } from "./accounts/accounts.ts";
-import { type DomainContext, type Effects, runAction } from "./actions.ts";
+import { type DomainContext, type Effects, runAction } from "./projects/actions.ts";
 import { DomainError, invalid } from "./kernel/errors.ts";
 
 export type { ChecklistEntryRow as ChecklistEntry, ChecklistSummary };

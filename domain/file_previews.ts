@@ -7,7 +7,7 @@
 import { type FileRow, findFile } from "../db/files.ts";
 import { projectAccess } from "./accounts/access.ts";
 import type { Actor } from "./accounts/accounts.ts";
-import type { DomainContext } from "./actions.ts";
+import type { DomainContext } from "./projects/actions.ts";
 import { DomainError } from "./kernel/errors.ts";
 import { IMAGE_HEAD_BYTES, sniffImage } from "./formats/file_types.ts";
 

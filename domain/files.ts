@@ -17,11 +17,11 @@ import {
   requireWrite,
 } from "./accounts/access.ts";
 import type { Actor } from "./accounts/accounts.ts";
-import { type DomainContext, type Effects, runAction } from "./actions.ts";
+import { type DomainContext, type Effects, runAction } from "./projects/actions.ts";
 import { DomainError, invalid } from "./kernel/errors.ts";
 import { allowedType, headMatches } from "./formats/file_types.ts";
 import { offsetOf, type Page, pageOf, type PageRequest } from "./kernel/paging.ts";
-import type { TrashRef } from "./trash.ts";
+import type { TrashRef } from "./projects/trash.ts";
 
 /** A file as the API shows it. */
 export interface FileInfo {

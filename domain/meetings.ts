@@ -20,12 +20,12 @@ import type { Queries } from "../db/engine.ts";
 import { listProjectsOfUser } from "../db/projects.ts";
 import { projectAccess, requireWrite } from "./accounts/access.ts";
 import type { Actor } from "./accounts/accounts.ts";
-import { type DomainContext, runAction } from "./actions.ts";
+import { type DomainContext, runAction } from "./projects/actions.ts";
 import { nonBlank, parseInstant, requireOrdered } from "./calendar.ts";
 import { addDays, utcDay } from "./kernel/days.ts";
 import { DomainError, invalid } from "./kernel/errors.ts";
 import { offsetOf, type Page, pageOf, type PageRequest } from "./kernel/paging.ts";
-import type { TrashRef } from "./trash.ts";
+import type { TrashRef } from "./projects/trash.ts";
 
 /** A meeting as the API shows it. */
 export type Meeting = MeetingRow;

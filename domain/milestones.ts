@@ -16,7 +16,7 @@ import {
 import type { Queries } from "../db/engine.ts";
 import { projectAccess, requireWrite } from "./accounts/access.ts";
 import type { Actor } from "./accounts/accounts.ts";
-import { type DomainContext, runAction } from "./actions.ts";
+import { type DomainContext, runAction } from "./projects/actions.ts";
 import { nonBlank, parseDate } from "./calendar.ts";
 import { DomainError } from "./kernel/errors.ts";
 import { offsetOf, type Page, pageOf, type PageRequest } from "./kernel/paging.ts";

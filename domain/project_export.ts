@@ -23,7 +23,7 @@ import {
 import type { Queries, Snapshot } from "../db/engine.ts";
 import { projectAccess, requireOwner } from "./accounts/access.ts";
 import type { Actor } from "./accounts/accounts.ts";
-import type { DomainContext } from "./actions.ts";
+import type { DomainContext } from "./projects/actions.ts";
 import { DomainError } from "./kernel/errors.ts";
 import { garbagePacer } from "./kernel/garbage.ts";
 import {

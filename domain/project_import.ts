@@ -49,7 +49,7 @@ import { insertEntry } from "../db/checklists.ts";
 import { deleteProjectRowsWithin, type PurgeBudget } from "../db/trash.ts";
 import { findProject, insertMember } from "../db/projects.ts";
 import { type Actor, normaliseEmail } from "./accounts/accounts.ts";
-import type { DomainContext } from "./actions.ts";
+import type { DomainContext } from "./projects/actions.ts";
 import { CHECKLIST_MAX_ENTRIES, CHECKLIST_TEXT_MAX } from "./checklists.ts";
 import { DomainError } from "./kernel/errors.ts";
 import { allowedType, headMatches } from "./formats/file_types.ts";
@@ -64,7 +64,7 @@ import {
   PROJECT_JSON,
   SUBJECT_KINDS,
 } from "./project_archive.ts";
-import { type Project, toProject } from "./projects.ts";
+import { type Project, toProject } from "./projects/projects.ts";
 import { ArchiveError, type InflateBudget, openArchive } from "./formats/zip_archive.ts";
 
 /** What an import reports beside the new project. */

@@ -39,7 +39,12 @@ import {
 } from "../db/webhooks.ts";
 import type { Clock } from "./kernel/clock.ts";
 import type { Presence } from "./kernel/presence.ts";
-import { type AttemptOutcome, fanOutAll, fanOutQueued, recordAttempt } from "./webhook_outbox.ts";
+import {
+  type AttemptOutcome,
+  fanOutAll,
+  fanOutQueued,
+  recordAttempt,
+} from "./projects/webhook_outbox.ts";
 import { type Poster, WebhookPoster } from "./webhook_poster.ts";
 import { type AllowList, dnsResolver, type Resolver } from "./webhook_targets.ts";
 

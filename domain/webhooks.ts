@@ -18,11 +18,11 @@ import {
 } from "../db/webhooks.ts";
 import { projectAccess, requireOwner } from "./accounts/access.ts";
 import type { Actor } from "./accounts/accounts.ts";
-import type { EventName } from "./actions.ts";
+import type { EventName } from "./projects/actions.ts";
 import type { Clock } from "./kernel/clock.ts";
 import { DomainError } from "./kernel/errors.ts";
 import { offsetOf, type Page, pageOf, type PageRequest } from "./kernel/paging.ts";
-import { fanOutProject } from "./webhook_outbox.ts";
+import { fanOutProject } from "./projects/webhook_outbox.ts";
 import { type AllowList, checkTarget, type Resolver } from "./webhook_targets.ts";
 
 /**

@@ -1,6 +1,6 @@
 /** The caller's notifications. */
 import { createRoute, z } from "@hono/zod-openapi";
-import { NOTIFICATION_LEVELS } from "../../domain/notifications.ts";
+import { NOTIFICATION_LEVELS } from "../../domain/projects/notifications.ts";
 import { pageRequest } from "../../domain/kernel/paging.ts";
 import type { Services } from "../../domain/services.ts";
 import {

@@ -3,10 +3,10 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { tokenStreamKey } from "../../domain/accounts/api_tokens.ts";
 import { invalid } from "../../domain/kernel/errors.ts";
-import { encodeEvent } from "../../domain/event_hub.ts";
+import { encodeEvent } from "../../domain/projects/event_hub.ts";
 import { wholeNumber } from "../../domain/kernel/paging.ts";
 import type { Services } from "../../domain/services.ts";
-import type { OpenedStream } from "../../domain/stream.ts";
+import type { OpenedStream } from "../../domain/projects/stream.ts";
 import { actorOf, apiApp, type AppEnv, errors, Id } from "./openapi.ts";
 
 /** A client further behind than this many queued writes (after its replay) is disconnected. */

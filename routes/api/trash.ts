@@ -2,7 +2,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { pageRequest } from "../../domain/kernel/paging.ts";
 import type { Services } from "../../domain/services.ts";
-import { TRASH_TYPES, type TrashType } from "../../domain/trash.ts";
+import { TRASH_TYPES, type TrashType } from "../../domain/projects/trash.ts";
 import {
   actorOf,
   apiApp,

@@ -1,5 +1,5 @@
 /** The project activity page: a paged list, newest first, with links to what still exists. */
-import type { Activity } from "../../domain/activity.ts";
+import type { Activity } from "../../domain/projects/activity.ts";
 import { type Page, pageRequest } from "../../domain/kernel/paging.ts";
 import type { Services } from "../../domain/services.ts";
 import { type AreaPage, areaRoutes, nameOf, type ProjectFrame } from "./kit/area.tsx";

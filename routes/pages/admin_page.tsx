@@ -7,7 +7,7 @@ import type { PublicUser } from "../../domain/accounts/accounts.ts";
 import { DomainError } from "../../domain/kernel/errors.ts";
 import { type Page, pageRequest } from "../../domain/kernel/paging.ts";
 import type { Services } from "../../domain/services.ts";
-import type { DeletedProject } from "../../domain/trash.ts";
+import type { DeletedProject } from "../../domain/projects/trash.ts";
 import type { AppEnv } from "../api/openapi.ts";
 import { AdminUserInput } from "../api/admin.ts";
 import { formatDateTime } from "../i18n/format.ts";

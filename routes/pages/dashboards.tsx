@@ -7,7 +7,7 @@
  * personal one.
  */
 import type { Child } from "hono/jsx";
-import type { Activity } from "../../domain/activity.ts";
+import type { Activity } from "../../domain/projects/activity.ts";
 import type { PersonalDashboard, ProjectDashboard } from "../../domain/dashboards.ts";
 import { clipText, markdownToText, type MentionContext } from "../../domain/formats/markdown.ts";
 import type { Meeting } from "../../domain/meetings.ts";

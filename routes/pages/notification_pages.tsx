@@ -3,7 +3,7 @@
  * all of them at once.
  */
 import { Hono } from "hono";
-import type { Notification } from "../../domain/notifications.ts";
+import type { Notification } from "../../domain/projects/notifications.ts";
 import { pageRequest } from "../../domain/kernel/paging.ts";
 import type { Services } from "../../domain/services.ts";
 import type { AppEnv } from "../api/openapi.ts";

@@ -10,10 +10,13 @@ import { type Context, Hono } from "hono";
 import type { Child } from "hono/jsx";
 import type { Actor } from "../../domain/accounts/accounts.ts";
 import { DomainError, invalid } from "../../domain/kernel/errors.ts";
-import { NOTIFICATION_LEVELS, type NotificationLevel } from "../../domain/notifications.ts";
+import {
+  NOTIFICATION_LEVELS,
+  type NotificationLevel,
+} from "../../domain/projects/notifications.ts";
 import { ARCHIVE_KINDS } from "../../domain/project_archive.ts";
 import type { ImportReport } from "../../domain/project_import.ts";
-import type { Member, Project, ProjectRole } from "../../domain/projects.ts";
+import type { Member, Project, ProjectRole } from "../../domain/projects/projects.ts";
 import type { Services } from "../../domain/services.ts";
 import type { AppEnv } from "../api/openapi.ts";
 import { NotificationLevelInput } from "../api/notifications.ts";

@@ -6,7 +6,7 @@
 import { DomainError } from "../../domain/kernel/errors.ts";
 import { type Page, pageRequest } from "../../domain/kernel/paging.ts";
 import type { Services } from "../../domain/services.ts";
-import { isTrashType, type TrashEntry } from "../../domain/trash.ts";
+import { isTrashType, type TrashEntry } from "../../domain/projects/trash.ts";
 import { formatDateTime } from "../i18n/format.ts";
 import { type AreaPage, areaRoutes, nameOf, paramId, type ProjectFrame } from "./kit/area.tsx";
 import { Pager, Table, Time } from "./kit/content.tsx";

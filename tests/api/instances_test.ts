@@ -24,7 +24,7 @@ import {
 } from "../helpers/api.ts";
 import { receiver } from "../helpers/receiver.ts";
 import { DAY } from "../helpers/trash.ts";
-import { fanOutAll, RETRY_DELAYS_MS } from "../../domain/webhook_outbox.ts";
+import { fanOutAll, RETRY_DELAYS_MS } from "../../domain/projects/webhook_outbox.ts";
 import { CLAIM_LEASE_MS } from "../../domain/webhook_sender.ts";
 import { postgresTest } from "../helpers/postgres.ts";
 import { exportProject, importZip, richProject } from "../helpers/project_fixture.ts";

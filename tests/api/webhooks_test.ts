@@ -5,9 +5,9 @@
  */
 import assert from "node:assert/strict";
 import { createHmac } from "node:crypto";
-import { runAction } from "../../domain/actions.ts";
+import { runAction } from "../../domain/projects/actions.ts";
 import { ConfigError, parseConfig } from "../../domain/config.ts";
-import { fanOutProject, fanOutQueued } from "../../domain/webhook_outbox.ts";
+import { fanOutProject, fanOutQueued } from "../../domain/projects/webhook_outbox.ts";
 import type { WebhookSenderOptions } from "../../domain/webhook_sender.ts";
 import {
   api,

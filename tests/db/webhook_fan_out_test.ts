@@ -10,7 +10,7 @@ import type { Engine, Queries, Row, SqlValue } from "../../db/engine.ts";
 import { openPostgresEngine } from "../../db/postgres/engine.ts";
 import { migratePostgres, POSTGRES_MIGRATIONS_DIR } from "../../db/postgres/migrate.ts";
 import { fanOutDeliveries, fanOutProjectDeliveries } from "../../db/webhooks.ts";
-import { fanOutAll } from "../../domain/webhook_outbox.ts";
+import { fanOutAll } from "../../domain/projects/webhook_outbox.ts";
 import { type Postgres, postgresTest, settledOrWaiting } from "../helpers/postgres.ts";
 
 const T = "2026-11-25T09:00:00.000Z";

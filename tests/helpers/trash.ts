@@ -1,5 +1,5 @@
 /** Test helpers for the trash: letting deleted items expire and running the sweep. */
-import type { SweepResult } from "../../domain/trash.ts";
+import type { SweepResult } from "../../domain/projects/trash.ts";
 import type { TestApp } from "./app.ts";
 
 /** One day in milliseconds. */

@@ -1,6 +1,6 @@
 /** A notification links to what it is about, not only to its project. */
 import assert from "node:assert/strict";
-import type { Notification } from "../../domain/notifications.ts";
+import type { Notification } from "../../domain/projects/notifications.ts";
 import { link } from "../../routes/pages/notification_pages.tsx";
 import { testApp } from "../helpers/app.ts";
 import { api, team } from "../helpers/api.ts";

@@ -1,7 +1,7 @@
 /** One address per thing with a page of its own, whatever name the domain gives its type. */
 import assert from "node:assert/strict";
 import { activityHref, subjectHref } from "../../routes/pages/kit/content.tsx";
-import type { Activity } from "../../domain/activity.ts";
+import type { Activity } from "../../domain/projects/activity.ts";
 
 Deno.test("each subject type, by any of its names, links to its page", () => {
   const cases: Array<[string, string | null]> = [

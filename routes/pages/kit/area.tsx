@@ -9,7 +9,7 @@ import { type Context, Hono } from "hono";
 import type { Child } from "hono/jsx";
 import type { Actor } from "../../../domain/accounts/accounts.ts";
 import type { MentionContext } from "../../../domain/formats/markdown.ts";
-import type { Member, Project } from "../../../domain/projects.ts";
+import type { Member, Project } from "../../../domain/projects/projects.ts";
 import type { Services } from "../../../domain/services.ts";
 import type { AppEnv } from "../../api/openapi.ts";
 import type { MessageKey } from "../../i18n/en.ts";

@@ -5,7 +5,7 @@
  * from the trash, and `?restored={type}-{id}` after a restore. Each names the thing, never a
  * sentence to show.
  */
-import { isTrashType, type TrashType } from "../../../domain/trash.ts";
+import { isTrashType, type TrashType } from "../../../domain/projects/trash.ts";
 import { type PageCtx, safeNext } from "../context.ts";
 import { subjectHref } from "./content.tsx";
 import { ButtonForm } from "./fields.tsx";

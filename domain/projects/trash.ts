@@ -5,7 +5,7 @@
  * (at start-up and hourly) purges what has expired in bounded batches, each its own short
  * transaction, yielding between them so requests keep flowing.
  */
-import { memberRole } from "../db/projects.ts";
+import { memberRole } from "../../db/projects.ts";
 import {
   deleteProjectRow,
   expiredProjectIds,
@@ -27,19 +27,19 @@ import {
   TRASH_TYPES,
   type TrashRow,
   type TrashType,
-} from "../db/trash.ts";
-import { insertActivity } from "../db/activity.ts";
-import { takeSweepTurn } from "../db/sweep_turn.ts";
+} from "../../db/trash.ts";
+import { insertActivity } from "../../db/activity.ts";
+import { takeSweepTurn } from "../../db/sweep_turn.ts";
 import {
   type ProjectAccess,
   projectAccess,
   requireOwner,
   requireWrite,
-} from "./accounts/access.ts";
-import type { Actor } from "./accounts/accounts.ts";
+} from "../accounts/access.ts";
+import type { Actor } from "../accounts/accounts.ts";
 import { type DomainContext, runAction } from "./actions.ts";
-import { DomainError } from "./kernel/errors.ts";
-import { offsetOf, type Page, pageOf, type PageRequest } from "./kernel/paging.ts";
+import { DomainError } from "../kernel/errors.ts";
+import { offsetOf, type Page, pageOf, type PageRequest } from "../kernel/paging.ts";
 import { type Project, toProject } from "./projects.ts";
 
 export { TRASH_TYPES, type TrashType };

@@ -4,15 +4,15 @@
  * stream events, all inside the action's transaction; events are published and file bytes removed only after the commit. Each
  * event also queues its webhook deliveries in that transaction (the outbox).
  */
-import { insertActivity } from "../db/activity.ts";
-import { appendEvent, type EventRow } from "../db/events.ts";
-import type { FileStore } from "../db/file_store.ts";
-import type { Engine, Queries } from "../db/engine.ts";
-import type { UserEventRow } from "../db/user_events.ts";
-import type { Clock } from "./kernel/clock.ts";
+import { insertActivity } from "../../db/activity.ts";
+import { appendEvent, type EventRow } from "../../db/events.ts";
+import type { FileStore } from "../../db/file_store.ts";
+import type { Engine, Queries } from "../../db/engine.ts";
+import type { UserEventRow } from "../../db/user_events.ts";
+import type { Clock } from "../kernel/clock.ts";
 import type { EventHub } from "./event_hub.ts";
 import type { EventRelay } from "./event_relay.ts";
-import type { Presence } from "./kernel/presence.ts";
+import type { Presence } from "../kernel/presence.ts";
 import { notify, type NotifyInput, type SubjectType } from "./notifications.ts";
 import { queueDeliveries } from "./webhook_outbox.ts";
 

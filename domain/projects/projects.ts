@@ -14,14 +14,14 @@ import {
   setProjectArchived,
   updateMemberRole,
   updateProject,
-} from "../db/projects.ts";
-import type { Engine, Queries } from "../db/engine.ts";
-import type { UserEventRow } from "../db/user_events.ts";
-import { findUserByEmail } from "../db/users.ts";
-import { type ProjectAccess, projectAccess, requireOwner } from "./accounts/access.ts";
-import { type Actor, normaliseEmail } from "./accounts/accounts.ts";
-import type { Clock } from "./kernel/clock.ts";
-import { DomainError, invalid } from "./kernel/errors.ts";
+} from "../../db/projects.ts";
+import type { Engine, Queries } from "../../db/engine.ts";
+import type { UserEventRow } from "../../db/user_events.ts";
+import { findUserByEmail } from "../../db/users.ts";
+import { type ProjectAccess, projectAccess, requireOwner } from "../accounts/access.ts";
+import { type Actor, normaliseEmail } from "../accounts/accounts.ts";
+import type { Clock } from "../kernel/clock.ts";
+import { DomainError, invalid } from "../kernel/errors.ts";
 import type { EventRelay } from "./event_relay.ts";
 import { notify } from "./notifications.ts";
 

@@ -13,16 +13,16 @@ import {
   type NotificationRow,
   quietMembers,
   setNotificationLevel,
-} from "../db/notifications.ts";
-import { memberIds } from "../db/projects.ts";
-import type { Engine, Queries } from "../db/engine.ts";
-import { appendUserEvent, type UserEventRow } from "../db/user_events.ts";
-import { projectAccess } from "./accounts/access.ts";
-import type { Actor } from "./accounts/accounts.ts";
-import type { Clock } from "./kernel/clock.ts";
-import { DomainError } from "./kernel/errors.ts";
+} from "../../db/notifications.ts";
+import { memberIds } from "../../db/projects.ts";
+import type { Engine, Queries } from "../../db/engine.ts";
+import { appendUserEvent, type UserEventRow } from "../../db/user_events.ts";
+import { projectAccess } from "../accounts/access.ts";
+import type { Actor } from "../accounts/accounts.ts";
+import type { Clock } from "../kernel/clock.ts";
+import { DomainError } from "../kernel/errors.ts";
 import type { EventRelay } from "./event_relay.ts";
-import { offsetOf, type Page, pageOf, type PageRequest } from "./kernel/paging.ts";
+import { offsetOf, type Page, pageOf, type PageRequest } from "../kernel/paging.ts";
 
 /** The notification kinds. */
 export type NotificationKind =

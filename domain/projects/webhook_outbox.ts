@@ -4,10 +4,10 @@
  * in the transaction of the change that caused it (one outbox row, however many webhooks);
  * the sender fans it out into a delivery per subscribed webhook (`fanOutQueued`).
  */
-import type { Engine, Queries } from "../db/engine.ts";
-import type { EventRow } from "../db/events.ts";
-import { insertNotifications } from "../db/notifications.ts";
-import { listMembers } from "../db/projects.ts";
+import type { Engine, Queries } from "../../db/engine.ts";
+import type { EventRow } from "../../db/events.ts";
+import { insertNotifications } from "../../db/notifications.ts";
+import { listMembers } from "../../db/projects.ts";
 import {
   type DeliveryRow,
   enqueueDeliveries,
@@ -19,8 +19,8 @@ import {
   noteWebhookFailure,
   noteWebhookSuccess,
   type WebhookRow,
-} from "../db/webhooks.ts";
-import type { Clock } from "./kernel/clock.ts";
+} from "../../db/webhooks.ts";
+import type { Clock } from "../kernel/clock.ts";
 
 /**
  * The waits before attempts 2 to 8 after a failed attempt: the contract's 1 min, 5 min,

@@ -1,9 +1,9 @@
 /** The per-project activity log as the API shows it. */
-import { type ActivityRow, listActivity } from "../db/activity.ts";
-import type { Engine, Queries } from "../db/engine.ts";
-import { projectAccess } from "./accounts/access.ts";
-import type { Actor } from "./accounts/accounts.ts";
-import { offsetOf, type Page, pageOf, type PageRequest } from "./kernel/paging.ts";
+import { type ActivityRow, listActivity } from "../../db/activity.ts";
+import type { Engine, Queries } from "../../db/engine.ts";
+import { projectAccess } from "../accounts/access.ts";
+import type { Actor } from "../accounts/accounts.ts";
+import { offsetOf, type Page, pageOf, type PageRequest } from "../kernel/paging.ts";
 
 /** An activity entry. */
 export type Activity = ActivityRow;

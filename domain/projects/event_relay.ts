@@ -8,10 +8,10 @@
  * the logs every half second until it listens again (then reads once more), so its streams
  * miss nothing the logs still hold, whatever was lost on the way.
  */
-import type { Engine, Listening, Queries } from "../db/engine.ts";
-import { EVENTS_CHANNEL, eventsSince, newestEventIds, notifyEvents } from "../db/event_relay.ts";
-import type { EventRow } from "../db/events.ts";
-import type { UserEventRow } from "../db/user_events.ts";
+import type { Engine, Listening, Queries } from "../../db/engine.ts";
+import { EVENTS_CHANNEL, eventsSince, newestEventIds, notifyEvents } from "../../db/event_relay.ts";
+import type { EventRow } from "../../db/events.ts";
+import type { UserEventRow } from "../../db/user_events.ts";
 import type { EventHub } from "./event_hub.ts";
 
 /** The most a read takes of each log at once. */

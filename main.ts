@@ -20,7 +20,7 @@ import { type Database, isDamaged, openDatabase, quickCheck } from "./db/sqlite.
 import { sqliteEngine } from "./db/sqlite_engine.ts";
 import { removeLeftoverBackupWork } from "./domain/backup.ts";
 import { type Config, ConfigError, parseConfig } from "./domain/config.ts";
-import { WorkerPoster } from "./domain/webhook_poster.ts";
+import { WorkerPoster } from "./domain/integrations/webhook_poster.ts";
 import { createApp, type Lifecycle } from "./routes/app.ts";
 import { drain, signalGate } from "./routes/drain.ts";
 

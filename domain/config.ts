@@ -4,7 +4,7 @@
  * names the variable, the value and what is expected.
  */
 import { join } from "node:path";
-import { type AllowList, parseAllowList } from "./webhook_targets.ts";
+import { type AllowList, parseAllowList } from "./integrations/webhook_targets.ts";
 
 /** The validated configuration. */
 export interface Config {

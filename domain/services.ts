@@ -13,7 +13,7 @@ import { createAttachments } from "./attachments.ts";
 import { createBackups } from "./backup.ts";
 import { createBoard } from "./board.ts";
 import { createCalendar } from "./calendar.ts";
-import { createCalendarFeeds } from "./calendar_feeds.ts";
+import { createCalendarFeeds } from "./integrations/calendar_feeds.ts";
 import { createChat } from "./chat.ts";
 import { createChecklists } from "./checklists.ts";
 import { createDashboards } from "./dashboards.ts";
@@ -41,9 +41,9 @@ import { createTodos } from "./todos.ts";
 import { createTrash } from "./projects/trash.ts";
 import { Sessions } from "./accounts/sessions.ts";
 import { LoginThrottle, RegistrationThrottle } from "./accounts/throttle.ts";
-import { createWebhooks } from "./webhooks.ts";
-import { WebhookSender, type WebhookSenderOptions } from "./webhook_sender.ts";
-import { dnsResolver } from "./webhook_targets.ts";
+import { createWebhooks } from "./integrations/webhooks.ts";
+import { WebhookSender, type WebhookSenderOptions } from "./integrations/webhook_sender.ts";
+import { dnsResolver } from "./integrations/webhook_targets.ts";
 
 /** What the services are built from. */
 export interface ServiceDeps {

@@ -8,7 +8,7 @@
  */
 import { Hono } from "hono";
 import type { Context } from "hono";
-import type { CalendarFeeds } from "../domain/calendar_feeds.ts";
+import type { CalendarFeeds } from "../domain/integrations/calendar_feeds.ts";
 
 const PROJECT_FILE = /^([1-9]\d{0,15})\.ics$/;
 

@@ -1,7 +1,7 @@
 /** The caller's calendar feed URLs, and resetting them (sessions only, like tokens). */
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import type { FeedAccess } from "../../domain/calendar_feeds.ts";
+import type { FeedAccess } from "../../domain/integrations/calendar_feeds.ts";
 import type { Services } from "../../domain/services.ts";
 import { actorOf, apiApp, errors, IdOut, jsonResponse } from "./openapi.ts";
 

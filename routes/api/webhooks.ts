@@ -2,7 +2,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { pageRequest } from "../../domain/kernel/paging.ts";
 import type { Services } from "../../domain/services.ts";
-import { MAX_URL_LENGTH, WEBHOOK_EVENTS } from "../../domain/webhooks.ts";
+import { MAX_URL_LENGTH, WEBHOOK_EVENTS } from "../../domain/integrations/webhooks.ts";
 import {
   actorOf,
   apiApp,

@@ -4,7 +4,7 @@
  * shown once), each webhook with its state and recent deliveries, redeliver, disable or
  * enable, delete. Forms work without JavaScript.
  */
-import { type Delivery, type Webhook, WEBHOOK_EVENTS } from "../../domain/webhooks.ts";
+import { type Delivery, type Webhook, WEBHOOK_EVENTS } from "../../domain/integrations/webhooks.ts";
 import type { Services } from "../../domain/services.ts";
 import { WebhookInput } from "../api/webhooks.ts";
 import { formatDateTime } from "../i18n/format.ts";

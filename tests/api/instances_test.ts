@@ -25,7 +25,7 @@ import {
 import { receiver } from "../helpers/receiver.ts";
 import { DAY } from "../helpers/trash.ts";
 import { fanOutAll, RETRY_DELAYS_MS } from "../../domain/projects/webhook_outbox.ts";
-import { CLAIM_LEASE_MS } from "../../domain/webhook_sender.ts";
+import { CLAIM_LEASE_MS } from "../../domain/integrations/webhook_sender.ts";
 import { postgresTest } from "../helpers/postgres.ts";
 import { exportProject, importZip, richProject } from "../helpers/project_fixture.ts";
 import { IMPORT_LEASE_MS, type ImportOptions } from "../../domain/project_import.ts";

@@ -8,7 +8,7 @@ import { createHmac } from "node:crypto";
 import { runAction } from "../../domain/projects/actions.ts";
 import { ConfigError, parseConfig } from "../../domain/config.ts";
 import { fanOutProject, fanOutQueued } from "../../domain/projects/webhook_outbox.ts";
-import type { WebhookSenderOptions } from "../../domain/webhook_sender.ts";
+import type { WebhookSenderOptions } from "../../domain/integrations/webhook_sender.ts";
 import {
   api,
   createProject,

@@ -10,7 +10,7 @@ import { type Config, parseConfig } from "../../domain/config.ts";
 import type { CreditScoreLookup } from "../../domain/loan.ts";
 import { type PasswordHasher, scryptHasher } from "../../domain/accounts/passwords.ts";
 import type { ImportOptions } from "../../domain/project_import.ts";
-import type { WebhookSenderOptions } from "../../domain/webhook_sender.ts";
+import type { WebhookSenderOptions } from "../../domain/integrations/webhook_sender.ts";
 import { type App, createApp, type Lifecycle } from "../../routes/app.ts";
 import { isDocumentedArea, sharedValidator } from "./openapi_validator.ts";
 import { appDatabase, ON_POSTGRES } from "./test_database.ts";

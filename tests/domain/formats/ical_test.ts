@@ -1,6 +1,6 @@
 /** iCalendar writing: escaping, folding at 75 octets, values, and a whole calendar. */
 import assert from "node:assert/strict";
-import { renderCalendar } from "../../../domain/calendar_feeds.ts";
+import { renderCalendar } from "../../../domain/integrations/calendar_feeds.ts";
 import {
   contentLine,
   dateValue,

@@ -13,7 +13,7 @@
  * remaining window is covered by TLS: a rebound address would have to present a valid
  * certificate for the webhook's host name before any byte of the request is sent.
  */
-import { type AttemptOutcome, signature, signingKey } from "./projects/webhook_outbox.ts";
+import { type AttemptOutcome, signature, signingKey } from "../projects/webhook_outbox.ts";
 import {
   type AllowList,
   allowListText,

@@ -25,8 +25,8 @@
  * The HTTP side of an attempt is a `Poster` (`webhook_poster.ts`): on this thread by default,
  * on a worker thread of its own in the server (`main.ts`).
  */
-import type { Engine } from "../db/engine.ts";
-import { takeSweepTurn } from "../db/sweep_turn.ts";
+import type { Engine } from "../../db/engine.ts";
+import { takeSweepTurn } from "../../db/sweep_turn.ts";
 import {
   claimDueDeliveries,
   type DeliveryRow,
@@ -36,15 +36,15 @@ import {
   pruneDeliveries,
   type WebhookRow,
   webhooksWithDueDeliveries,
-} from "../db/webhooks.ts";
-import type { Clock } from "./kernel/clock.ts";
-import type { Presence } from "./kernel/presence.ts";
+} from "../../db/webhooks.ts";
+import type { Clock } from "../kernel/clock.ts";
+import type { Presence } from "../kernel/presence.ts";
 import {
   type AttemptOutcome,
   fanOutAll,
   fanOutQueued,
   recordAttempt,
-} from "./projects/webhook_outbox.ts";
+} from "../projects/webhook_outbox.ts";
 import { type Poster, WebhookPoster } from "./webhook_poster.ts";
 import { type AllowList, dnsResolver, type Resolver } from "./webhook_targets.ts";
 

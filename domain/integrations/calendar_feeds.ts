@@ -19,12 +19,12 @@ import {
   findFeedOfUser,
   saveFeed,
   setFeedHash,
-} from "../db/calendar_feeds.ts";
-import { listProjectsOfUser } from "../db/projects.ts";
-import type { Engine, Queries } from "../db/engine.ts";
-import { findUserById } from "../db/users.ts";
-import type { Actor } from "./accounts/accounts.ts";
-import type { Clock } from "./kernel/clock.ts";
+} from "../../db/calendar_feeds.ts";
+import { listProjectsOfUser } from "../../db/projects.ts";
+import type { Engine, Queries } from "../../db/engine.ts";
+import { findUserById } from "../../db/users.ts";
+import type { Actor } from "../accounts/accounts.ts";
+import type { Clock } from "../kernel/clock.ts";
 import {
   contentLine,
   dateValue,
@@ -33,7 +33,7 @@ import {
   mailto,
   nextDateValue,
   paramValue,
-} from "./formats/ical.ts";
+} from "../formats/ical.ts";
 
 /** A feed token and the projects it covers (for their URLs). */
 export interface FeedAccess {

@@ -3,10 +3,10 @@
  * poster sends, keeps the allow-list it was given, and cuts attempts short when told to.
  */
 import assert from "node:assert/strict";
-import { signature, signingKey } from "../../domain/projects/webhook_outbox.ts";
-import { type PostJob, WorkerPoster } from "../../domain/webhook_poster.ts";
-import { allowListText, parseAllowList } from "../../domain/webhook_targets.ts";
-import { receiver } from "../helpers/receiver.ts";
+import { signature, signingKey } from "../../../domain/projects/webhook_outbox.ts";
+import { type PostJob, WorkerPoster } from "../../../domain/integrations/webhook_poster.ts";
+import { allowListText, parseAllowList } from "../../../domain/integrations/webhook_targets.ts";
+import { receiver } from "../../helpers/receiver.ts";
 
 function job(url: string, deliveryId = 7): PostJob {
   return {

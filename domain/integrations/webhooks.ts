@@ -3,7 +3,7 @@
  * once), list, change, delete, the delivery log and redelivery. Sending lives in
  * `webhook_sender.ts`, queuing in `webhook_outbox.ts`.
  */
-import type { Engine, Queries } from "../db/engine.ts";
+import type { Engine, Queries } from "../../db/engine.ts";
 import {
   deleteWebhook,
   type DeliveryRow,
@@ -15,14 +15,14 @@ import {
   listWebhooks,
   updateWebhook,
   type WebhookRow,
-} from "../db/webhooks.ts";
-import { projectAccess, requireOwner } from "./accounts/access.ts";
-import type { Actor } from "./accounts/accounts.ts";
-import type { EventName } from "./projects/actions.ts";
-import type { Clock } from "./kernel/clock.ts";
-import { DomainError } from "./kernel/errors.ts";
-import { offsetOf, type Page, pageOf, type PageRequest } from "./kernel/paging.ts";
-import { fanOutProject } from "./projects/webhook_outbox.ts";
+} from "../../db/webhooks.ts";
+import { projectAccess, requireOwner } from "../accounts/access.ts";
+import type { Actor } from "../accounts/accounts.ts";
+import type { EventName } from "../projects/actions.ts";
+import type { Clock } from "../kernel/clock.ts";
+import { DomainError } from "../kernel/errors.ts";
+import { offsetOf, type Page, pageOf, type PageRequest } from "../kernel/paging.ts";
+import { fanOutProject } from "../projects/webhook_outbox.ts";
 import { type AllowList, checkTarget, type Resolver } from "./webhook_targets.ts";
 
 /**

@@ -26,7 +26,7 @@ import { openPostgresEngine } from "../db/postgres/engine.ts";
 import { migratePostgres, POSTGRES_MIGRATIONS_DIR } from "../db/postgres/migrate.ts";
 import { POSTGRES_SEARCH_SETTINGS } from "../db/search.ts";
 import { sqliteEngine } from "../db/sqlite_engine.ts";
-import { searchProjectItems } from "../domain/search.ts";
+import { searchProjectItems } from "../domain/content/search.ts";
 import { createServices } from "../domain/services.ts";
 import { sqliteOf } from "../tests/helpers/app.ts";
 import { postgresBin, startPostgres } from "../tests/helpers/postgres.ts";

@@ -53,7 +53,7 @@ import type { DomainContext } from "./projects/actions.ts";
 import { CHECKLIST_MAX_ENTRIES, CHECKLIST_TEXT_MAX } from "./checklists.ts";
 import { DomainError } from "./kernel/errors.ts";
 import { allowedType, headMatches } from "./formats/file_types.ts";
-import { shortenName } from "./files.ts";
+import { shortenName } from "./content/files.ts";
 import {
   ARCHIVE_FORMAT,
   ARCHIVE_KINDS,

@@ -38,11 +38,11 @@ import type { Queries } from "../db/engine.ts";
 import { projectAccess, requireWrite } from "./accounts/access.ts";
 import type { Actor } from "./accounts/accounts.ts";
 import { type DomainContext, type Effects, runAction } from "./projects/actions.ts";
-import type { Attachments } from "./attachments.ts";
+import type { Attachments } from "./content/attachments.ts";
 import { checklistSummaries, type ChecklistSummary } from "./checklists.ts";
 import { DomainError, invalid, outOfOrder } from "./kernel/errors.ts";
-import type { FileInfo } from "./files.ts";
-import { cleanTags } from "./notes.ts";
+import type { FileInfo } from "./content/files.ts";
+import { cleanTags } from "./content/notes.ts";
 import { type BoardCard, cardsOf, type LaneOrder } from "./todo_board.ts";
 import type { TrashRef } from "./projects/trash.ts";
 

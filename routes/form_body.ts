@@ -5,7 +5,7 @@
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import type { UploadSpool } from "../domain/files.ts";
+import type { UploadSpool } from "../domain/content/files.ts";
 import { isClientGone } from "../soap/http_body.ts";
 import {
   isMultipart,

@@ -10,7 +10,7 @@
  */
 import { Busboy, type BusboyFileStream, type BusboyInstance } from "@fastify/busboy";
 import type { Context, MiddlewareHandler } from "hono";
-import { isOverLimit, type UploadBytes, type UploadSpool } from "../domain/files.ts";
+import { isOverLimit, type UploadBytes, type UploadSpool } from "../domain/content/files.ts";
 import { isClientGone } from "../soap/http_body.ts";
 
 /** Text fields of a form may hold this many bytes in all (as any other page form). */

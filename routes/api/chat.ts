@@ -1,6 +1,6 @@
 /** Chat messages: history, send, edit, delete. */
 import { createRoute, z } from "@hono/zod-openapi";
-import { HISTORY_DEFAULT, HISTORY_MAX } from "../../domain/chat.ts";
+import { HISTORY_DEFAULT, HISTORY_MAX } from "../../domain/content/chat.ts";
 import { invalid } from "../../domain/kernel/errors.ts";
 import { wholeNumber } from "../../domain/kernel/paging.ts";
 import type { Services } from "../../domain/services.ts";

@@ -1,9 +1,9 @@
 /** Files: upload, list, delete, download, and attachments on threads, comments and more. */
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
-import type { AttachableType } from "../../domain/attachments.ts";
+import type { AttachableType } from "../../domain/content/attachments.ts";
 import { invalid } from "../../domain/kernel/errors.ts";
-import { tooLarge, type Upload } from "../../domain/files.ts";
+import { tooLarge, type Upload } from "../../domain/content/files.ts";
 import { pageRequest } from "../../domain/kernel/paging.ts";
 import type { Services } from "../../domain/services.ts";
 import { isMultipart, MultipartError, multipartScope, readMultipart } from "../multipart.ts";

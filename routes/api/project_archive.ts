@@ -3,7 +3,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { Services } from "../../domain/services.ts";
 import { DomainError, invalid } from "../../domain/kernel/errors.ts";
-import { isOverLimit, type UploadBytes } from "../../domain/files.ts";
+import { isOverLimit, type UploadBytes } from "../../domain/content/files.ts";
 import { isMultipart, MultipartError, multipartScope, readMultipart } from "../multipart.ts";
 import { contentDisposition } from "./files.ts";
 import { actorOf, apiApp, errors, ErrorSchema, header, Id, jsonResponse } from "./openapi.ts";

@@ -3,8 +3,8 @@
  * new-thread form, and a thread with its attachments, comments and reply form. Every form
  * works without JavaScript: POST, then 303; a refusal re-renders with its message.
  */
-import type { Category, Comment, Thread } from "../../domain/board.ts";
-import type { FileInfo } from "../../domain/files.ts";
+import type { Category, Comment, Thread } from "../../domain/content/board.ts";
+import type { FileInfo } from "../../domain/content/files.ts";
 import { type Page, pageRequest } from "../../domain/kernel/paging.ts";
 import type { Services } from "../../domain/services.ts";
 import { CommentInput, CommentPatch, ThreadInput } from "../api/board.ts";

@@ -7,8 +7,8 @@
  * every message on the page comes from the same escaping and Markdown code.
  */
 import type { Context } from "hono";
-import { HISTORY_DEFAULT, type Message } from "../../domain/chat.ts";
-import type { FileInfo } from "../../domain/files.ts";
+import { HISTORY_DEFAULT, type Message } from "../../domain/content/chat.ts";
+import type { FileInfo } from "../../domain/content/files.ts";
 import type { Services } from "../../domain/services.ts";
 import { MessageInput, MessagePatch } from "../api/chat.ts";
 import {

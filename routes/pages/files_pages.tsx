@@ -5,7 +5,7 @@
  */
 import { invalid } from "../../domain/kernel/errors.ts";
 import { isPreviewType } from "../../domain/formats/file_types.ts";
-import type { FileInfo } from "../../domain/files.ts";
+import type { FileInfo } from "../../domain/content/files.ts";
 import { type Page, pageRequest } from "../../domain/kernel/paging.ts";
 import type { Services } from "../../domain/services.ts";
 import {

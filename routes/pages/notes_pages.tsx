@@ -2,7 +2,7 @@
  * The notes pages: the list (pinned first, filterable by tag, paged) with the new-note form,
  * and a note in Markdown with its edit and delete forms. Forms work without JavaScript.
  */
-import type { Note } from "../../domain/notes.ts";
+import type { Note } from "../../domain/content/notes.ts";
 import { type Page, pageRequest } from "../../domain/kernel/paging.ts";
 import type { Services } from "../../domain/services.ts";
 import { NoteInput } from "../api/notes.ts";

@@ -6,7 +6,7 @@
 import { Hono } from "hono";
 import { raw } from "hono/html";
 import type { Page } from "../../domain/kernel/paging.ts";
-import type { ProjectSearchHit, SEARCH_TYPES } from "../../domain/search.ts";
+import type { ProjectSearchHit, SEARCH_TYPES } from "../../domain/content/search.ts";
 import type { Services } from "../../domain/services.ts";
 import type { AppEnv } from "../api/openapi.ts";
 import { type PageCtx, pageCtx } from "./context.ts";

@@ -7,7 +7,7 @@
  */
 import { raw } from "hono/html";
 import type { Page } from "../../domain/kernel/paging.ts";
-import { SEARCH_TYPES, type SearchHit } from "../../domain/search.ts";
+import { SEARCH_TYPES, type SearchHit } from "../../domain/content/search.ts";
 import type { Services } from "../../domain/services.ts";
 import type { Translate } from "../i18n/i18n.ts";
 import { areaRoutes, type ProjectFrame, renderArea } from "./kit/area.tsx";

@@ -8,7 +8,7 @@
  */
 import type { ChecklistEntry } from "../../domain/checklists.ts";
 import { invalid } from "../../domain/kernel/errors.ts";
-import type { FileInfo } from "../../domain/files.ts";
+import type { FileInfo } from "../../domain/content/files.ts";
 import type { Milestone } from "../../domain/milestones.ts";
 import type { Services } from "../../domain/services.ts";
 import type { BoardCard } from "../../domain/todo_board.ts";

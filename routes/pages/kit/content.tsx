@@ -6,7 +6,7 @@ import { raw } from "hono/html";
 import type { Child } from "hono/jsx";
 import type { Activity } from "../../../domain/projects/activity.ts";
 import { isPreviewType } from "../../../domain/formats/file_types.ts";
-import type { FileInfo } from "../../../domain/files.ts";
+import type { FileInfo } from "../../../domain/content/files.ts";
 import type { MentionContext } from "../../../domain/formats/markdown.ts";
 import type { Page } from "../../../domain/kernel/paging.ts";
 import { en, type MessageKey } from "../../i18n/en.ts";

@@ -3,7 +3,7 @@
  * posted as field `fileId`, and how a page reads it into the `fileIds` a domain call links.
  */
 import { DomainError, invalid } from "../../../domain/kernel/errors.ts";
-import type { FileInfo } from "../../../domain/files.ts";
+import type { FileInfo } from "../../../domain/content/files.ts";
 import type { Services } from "../../../domain/services.ts";
 import type { Actor } from "../../../domain/accounts/accounts.ts";
 import { formatSize } from "../../i18n/format.ts";

@@ -2,7 +2,7 @@
 import type { Context } from "hono";
 import { raw } from "hono/html";
 import type { Child } from "hono/jsx";
-import { MAX_QUERY } from "../../../domain/search.ts";
+import { MAX_QUERY } from "../../../domain/content/search.ts";
 import type { MessageKey } from "../../i18n/en.ts";
 import type { PageCtx } from "../context.ts";
 

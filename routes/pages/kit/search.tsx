@@ -5,7 +5,7 @@
 import type { Context } from "hono";
 import { DomainError } from "../../../domain/kernel/errors.ts";
 import { type Page, type PageRequest, pageRequest } from "../../../domain/kernel/paging.ts";
-import { MAX_QUERY, SEARCH_TYPES } from "../../../domain/search.ts";
+import { MAX_QUERY, SEARCH_TYPES } from "../../../domain/content/search.ts";
 import type { Translate } from "../../i18n/i18n.ts";
 import { subjectHref } from "./content.tsx";
 import { Select } from "./fields.tsx";

@@ -6,15 +6,15 @@ import {
   listNotes,
   type NoteRow,
   updateNote,
-} from "../db/notes.ts";
-import type { Queries } from "../db/engine.ts";
-import { memberIds } from "../db/projects.ts";
-import { projectAccess, requireAuthor, requireWrite } from "./accounts/access.ts";
-import type { Actor } from "./accounts/accounts.ts";
-import { type DomainContext, runAction } from "./projects/actions.ts";
-import { DomainError, invalid } from "./kernel/errors.ts";
-import { offsetOf, type Page, pageOf, type PageRequest } from "./kernel/paging.ts";
-import type { TrashRef } from "./projects/trash.ts";
+} from "../../db/notes.ts";
+import type { Queries } from "../../db/engine.ts";
+import { memberIds } from "../../db/projects.ts";
+import { projectAccess, requireAuthor, requireWrite } from "../accounts/access.ts";
+import type { Actor } from "../accounts/accounts.ts";
+import { type DomainContext, runAction } from "../projects/actions.ts";
+import { DomainError, invalid } from "../kernel/errors.ts";
+import { offsetOf, type Page, pageOf, type PageRequest } from "../kernel/paging.ts";
+import type { TrashRef } from "../projects/trash.ts";
 
 /** A note as the API shows it. */
 export type Note = NoteRow;

@@ -10,19 +10,19 @@ import {
   messageHistory,
   type MessageRow,
   updateMessage,
-} from "../db/chat.ts";
-import type { Queries } from "../db/engine.ts";
-import { recipientsOf } from "../db/notifications.ts";
-import { listMembers } from "../db/projects.ts";
-import { projectAccess, requireAuthor, requireWrite } from "./accounts/access.ts";
-import type { Actor } from "./accounts/accounts.ts";
-import { type DomainContext, type Effects, runAction } from "./projects/actions.ts";
+} from "../../db/chat.ts";
+import type { Queries } from "../../db/engine.ts";
+import { recipientsOf } from "../../db/notifications.ts";
+import { listMembers } from "../../db/projects.ts";
+import { projectAccess, requireAuthor, requireWrite } from "../accounts/access.ts";
+import type { Actor } from "../accounts/accounts.ts";
+import { type DomainContext, type Effects, runAction } from "../projects/actions.ts";
 import type { Attachments } from "./attachments.ts";
-import { DomainError, invalid } from "./kernel/errors.ts";
+import { DomainError, invalid } from "../kernel/errors.ts";
 import type { FileInfo } from "./files.ts";
-import { clipText, markdownToText } from "./formats/markdown.ts";
-import { mentionedEmails } from "./formats/mentions.ts";
-import type { TrashRef } from "./projects/trash.ts";
+import { clipText, markdownToText } from "../formats/markdown.ts";
+import { mentionedEmails } from "../formats/mentions.ts";
+import type { TrashRef } from "../projects/trash.ts";
 
 /** A chat message as the API and the stream show it. */
 export type Message = MessageRow & { attachments: FileInfo[] };

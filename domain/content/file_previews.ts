@@ -4,12 +4,12 @@
  * download. The type is sniffed from the stored bytes on every request, never taken from the
  * name or the type recorded at upload.
  */
-import { type FileRow, findFile } from "../db/files.ts";
-import { projectAccess } from "./accounts/access.ts";
-import type { Actor } from "./accounts/accounts.ts";
-import type { DomainContext } from "./projects/actions.ts";
-import { DomainError } from "./kernel/errors.ts";
-import { IMAGE_HEAD_BYTES, sniffImage } from "./formats/file_types.ts";
+import { type FileRow, findFile } from "../../db/files.ts";
+import { projectAccess } from "../accounts/access.ts";
+import type { Actor } from "../accounts/accounts.ts";
+import type { DomainContext } from "../projects/actions.ts";
+import { DomainError } from "../kernel/errors.ts";
+import { IMAGE_HEAD_BYTES, sniffImage } from "../formats/file_types.ts";
 
 /** A file opened for a preview. */
 export interface Preview {

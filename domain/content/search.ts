@@ -4,14 +4,14 @@
  * scan. Snippets are HTML-escaped plain text (Markdown read as text) with each match
  * wrapped in `<mark>`.
  */
-import { listMembers, listProjectsOfUser } from "../db/projects.ts";
-import { searchProjects, type SearchRow } from "../db/search.ts";
-import type { Engine, Queries } from "../db/engine.ts";
-import { projectAccess } from "./accounts/access.ts";
-import type { Actor } from "./accounts/accounts.ts";
-import { invalid } from "./kernel/errors.ts";
-import { clipText, markdownToText, type MentionContext } from "./formats/markdown.ts";
-import { offsetOf, type Page, pageOf, type PageRequest } from "./kernel/paging.ts";
+import { listMembers, listProjectsOfUser } from "../../db/projects.ts";
+import { searchProjects, type SearchRow } from "../../db/search.ts";
+import type { Engine, Queries } from "../../db/engine.ts";
+import { projectAccess } from "../accounts/access.ts";
+import type { Actor } from "../accounts/accounts.ts";
+import { invalid } from "../kernel/errors.ts";
+import { clipText, markdownToText, type MentionContext } from "../formats/markdown.ts";
+import { offsetOf, type Page, pageOf, type PageRequest } from "../kernel/paging.ts";
 
 /** The searchable types. */
 export const SEARCH_TYPES = [

@@ -14,16 +14,16 @@ import {
   type ThreadRow,
   updateComment,
   updateThread,
-} from "../db/board.ts";
-import type { Queries } from "../db/engine.ts";
-import { projectAccess, requireAuthor, requireWrite } from "./accounts/access.ts";
-import type { Actor } from "./accounts/accounts.ts";
-import { type DomainContext, runAction } from "./projects/actions.ts";
+} from "../../db/board.ts";
+import type { Queries } from "../../db/engine.ts";
+import { projectAccess, requireAuthor, requireWrite } from "../accounts/access.ts";
+import type { Actor } from "../accounts/accounts.ts";
+import { type DomainContext, runAction } from "../projects/actions.ts";
 import type { Attachments } from "./attachments.ts";
-import { DomainError, invalid } from "./kernel/errors.ts";
+import { DomainError, invalid } from "../kernel/errors.ts";
 import type { FileInfo } from "./files.ts";
-import { offsetOf, type Page, pageOf, type PageRequest } from "./kernel/paging.ts";
-import type { TrashRef } from "./projects/trash.ts";
+import { offsetOf, type Page, pageOf, type PageRequest } from "../kernel/paging.ts";
+import type { TrashRef } from "../projects/trash.ts";
 
 export type { Category };
 

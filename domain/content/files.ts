@@ -1,5 +1,5 @@
 /** Files: upload (type-checked, size-limited, atomic), list, download and delete. */
-import { type SpooledBytes, TooLargeError } from "../db/file_store.ts";
+import { type SpooledBytes, TooLargeError } from "../../db/file_store.ts";
 import {
   type AttachableType,
   deleteFile,
@@ -7,21 +7,21 @@ import {
   findFile,
   insertFile,
   listFiles,
-} from "../db/files.ts";
-import type { Queries } from "../db/engine.ts";
-import { memberIds } from "../db/projects.ts";
+} from "../../db/files.ts";
+import type { Queries } from "../../db/engine.ts";
+import { memberIds } from "../../db/projects.ts";
 import {
   type ProjectAccess,
   projectAccess,
   requireAuthor,
   requireWrite,
-} from "./accounts/access.ts";
-import type { Actor } from "./accounts/accounts.ts";
-import { type DomainContext, type Effects, runAction } from "./projects/actions.ts";
-import { DomainError, invalid } from "./kernel/errors.ts";
-import { allowedType, headMatches } from "./formats/file_types.ts";
-import { offsetOf, type Page, pageOf, type PageRequest } from "./kernel/paging.ts";
-import type { TrashRef } from "./projects/trash.ts";
+} from "../accounts/access.ts";
+import type { Actor } from "../accounts/accounts.ts";
+import { type DomainContext, type Effects, runAction } from "../projects/actions.ts";
+import { DomainError, invalid } from "../kernel/errors.ts";
+import { allowedType, headMatches } from "../formats/file_types.ts";
+import { offsetOf, type Page, pageOf, type PageRequest } from "../kernel/paging.ts";
+import type { TrashRef } from "../projects/trash.ts";
 
 /** A file as the API shows it. */
 export interface FileInfo {

@@ -9,14 +9,14 @@ import {
   findProjectFiles,
   insertAttachments,
   trashUploads,
-} from "../db/files.ts";
-import type { AttachableType } from "../db/files.ts";
-import type { Queries } from "../db/engine.ts";
-import type { Deletion } from "../db/subjects.ts";
-import { projectAccess, requireAuthor, requireWrite } from "./accounts/access.ts";
-import type { Actor } from "./accounts/accounts.ts";
-import { type DomainContext, type Effects, runAction } from "./projects/actions.ts";
-import { DomainError, invalid } from "./kernel/errors.ts";
+} from "../../db/files.ts";
+import type { AttachableType } from "../../db/files.ts";
+import type { Queries } from "../../db/engine.ts";
+import type { Deletion } from "../../db/subjects.ts";
+import { projectAccess, requireAuthor, requireWrite } from "../accounts/access.ts";
+import type { Actor } from "../accounts/accounts.ts";
+import { type DomainContext, type Effects, runAction } from "../projects/actions.ts";
+import { DomainError, invalid } from "../kernel/errors.ts";
 import { type FileInfo, fileInfo, type Files, type Upload } from "./files.ts";
 
 export type { AttachableType };

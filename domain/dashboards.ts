@@ -37,7 +37,7 @@ import type { Activity } from "./projects/activity.ts";
 import type { DomainContext } from "./projects/actions.ts";
 import { addDays } from "./kernel/days.ts";
 import type { Attachments } from "./content/attachments.ts";
-import { checklistSummaries } from "./checklists.ts";
+import { checklistSummaries } from "./planning/checklists.ts";
 import { DomainError } from "./kernel/errors.ts";
 import type { Thread } from "./content/board.ts";
 import type { Message } from "./content/chat.ts";
@@ -45,7 +45,7 @@ import { type FileInfo, fileInfo } from "./content/files.ts";
 import type { Note } from "./content/notes.ts";
 import { type Notification, toNotification } from "./projects/notifications.ts";
 import { type Project, toProject } from "./projects/projects.ts";
-import type { Item } from "./todos.ts";
+import type { Item } from "./planning/todos.ts";
 import { DEFAULT_TIME_ZONE, todayInZone } from "./kernel/time_zones.ts";
 
 const LATEST = 5;

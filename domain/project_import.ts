@@ -50,7 +50,7 @@ import { deleteProjectRowsWithin, type PurgeBudget } from "../db/trash.ts";
 import { findProject, insertMember } from "../db/projects.ts";
 import { type Actor, normaliseEmail } from "./accounts/accounts.ts";
 import type { DomainContext } from "./projects/actions.ts";
-import { CHECKLIST_MAX_ENTRIES, CHECKLIST_TEXT_MAX } from "./checklists.ts";
+import { CHECKLIST_MAX_ENTRIES, CHECKLIST_TEXT_MAX } from "./planning/checklists.ts";
 import { DomainError } from "./kernel/errors.ts";
 import { allowedType, headMatches } from "./formats/file_types.ts";
 import { shortenName } from "./content/files.ts";

@@ -1,6 +1,6 @@
 /** Checklists on to-do items: entries to add, rename, check, reorder and remove. */
 import { createRoute, z } from "@hono/zod-openapi";
-import { CHECKLIST_MAX_ENTRIES, CHECKLIST_TEXT_MAX } from "../../domain/checklists.ts";
+import { CHECKLIST_MAX_ENTRIES, CHECKLIST_TEXT_MAX } from "../../domain/planning/checklists.ts";
 import type { Services } from "../../domain/services.ts";
 import { actorOf, apiApp, errors, Id, jsonRequest, jsonResponse } from "./openapi.ts";
 import { ChecklistEntrySchema } from "./schemas.ts";

@@ -1,7 +1,7 @@
 /** The kanban board: columns and to-do items. */
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Services } from "../../domain/services.ts";
-import { type Item, PAGE_DEFAULT, PAGE_MAX, WHOLE_LIST_MAX } from "../../domain/todos.ts";
+import { type Item, PAGE_DEFAULT, PAGE_MAX, WHOLE_LIST_MAX } from "../../domain/planning/todos.ts";
 import { invalid } from "../../domain/kernel/errors.ts";
 import { TOO_MANY_400 } from "./error_doc.ts";
 import {

@@ -7,14 +7,14 @@
  * dates. Forms work without JavaScript: POST, then 303.
  */
 import type { Context } from "hono";
-import type { CalendarEvent } from "../../domain/calendar.ts";
+import type { CalendarEvent } from "../../domain/planning/calendar.ts";
 import {
   type CalendarDay,
   type CalendarView,
   dateOrNull,
   type DayEntry,
   type ViewQuery,
-} from "../../domain/calendar_view.ts";
+} from "../../domain/planning/calendar_view.ts";
 import { addDays, lastDayOf } from "../../domain/kernel/days.ts";
 import { DomainError } from "../../domain/kernel/errors.ts";
 import type { Services } from "../../domain/services.ts";

@@ -6,7 +6,7 @@
  * the time and invitees change (GET /api/projects/{id}/meetings/check). Times are shown and typed in
  * the viewer's time zone, with the zone's name beside a meeting's time.
  */
-import { agendaOf, type Conflict, type Meeting } from "../../domain/meetings.ts";
+import { agendaOf, type Conflict, type Meeting } from "../../domain/planning/meetings.ts";
 import { type Page, pageRequest } from "../../domain/kernel/paging.ts";
 import type { Services } from "../../domain/services.ts";
 import { MeetingInput } from "../api/planning.ts";

@@ -6,7 +6,7 @@
  */
 import { DEFAULT_PAGE_SIZE, type Page, pageRequest } from "../../domain/kernel/paging.ts";
 import type { Actor } from "../../domain/accounts/accounts.ts";
-import type { Milestone } from "../../domain/milestones.ts";
+import type { Milestone } from "../../domain/planning/milestones.ts";
 import type { Services } from "../../domain/services.ts";
 import { MilestoneInput } from "../api/planning.ts";
 import { type AreaPage, areaRoutes, mentionsOf, paramId, type ProjectFrame } from "./kit/area.tsx";

@@ -6,12 +6,12 @@
  * form too), an edit form and an upload form. `static/kanban.js` adds drag and drop and live
  * updates, re-rendering from `?fragment=1` (the board alone, same markup).
  */
-import type { ChecklistEntry } from "../../domain/checklists.ts";
+import type { ChecklistEntry } from "../../domain/planning/checklists.ts";
 import { invalid } from "../../domain/kernel/errors.ts";
 import type { FileInfo } from "../../domain/content/files.ts";
-import type { Milestone } from "../../domain/milestones.ts";
+import type { Milestone } from "../../domain/planning/milestones.ts";
 import type { Services } from "../../domain/services.ts";
-import type { BoardCard } from "../../domain/todo_board.ts";
+import type { BoardCard } from "../../domain/planning/todo_board.ts";
 import {
   type BoardColumn,
   type Column,
@@ -20,7 +20,7 @@ import {
   type Item,
   PAGE_DEFAULT,
   type Priority,
-} from "../../domain/todos.ts";
+} from "../../domain/planning/todos.ts";
 import { MoveInput, TodoInput } from "../api/todos.ts";
 import { ChecklistEntryInput, ChecklistEntryPatch } from "../api/checklists.ts";
 import type { Translate } from "../i18n/i18n.ts";

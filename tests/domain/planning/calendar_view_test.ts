@@ -1,8 +1,8 @@
 /** Unit tests of `calendarView`: which days a month or week shows, and each day's entries. */
 import assert from "node:assert/strict";
-import type { CalendarItem } from "../../domain/calendar.ts";
-import { calendarView, type ViewQuery } from "../../domain/calendar_view.ts";
-import { DomainError } from "../../domain/kernel/errors.ts";
+import type { CalendarItem } from "../../../domain/planning/calendar.ts";
+import { calendarView, type ViewQuery } from "../../../domain/planning/calendar_view.ts";
+import { DomainError } from "../../../domain/kernel/errors.ts";
 
 const TODAY = "2026-11-22"; // a Sunday
 

@@ -2,7 +2,7 @@
  * Meetings: invitees are project members; invitations and updates are notified (never to
  * the actor). Schedule conflicts are warnings, never failures: see `conflicts` below.
  */
-import { eventsOverlapping } from "../db/calendar.ts";
+import { eventsOverlapping } from "../../db/calendar.ts";
 import {
   busyMeetings,
   countMeetings,
@@ -15,17 +15,17 @@ import {
   pressingTodos,
   setInvitees,
   updateMeeting,
-} from "../db/meetings.ts";
-import type { Queries } from "../db/engine.ts";
-import { listProjectsOfUser } from "../db/projects.ts";
-import { projectAccess, requireWrite } from "./accounts/access.ts";
-import type { Actor } from "./accounts/accounts.ts";
-import { type DomainContext, runAction } from "./projects/actions.ts";
+} from "../../db/meetings.ts";
+import type { Queries } from "../../db/engine.ts";
+import { listProjectsOfUser } from "../../db/projects.ts";
+import { projectAccess, requireWrite } from "../accounts/access.ts";
+import type { Actor } from "../accounts/accounts.ts";
+import { type DomainContext, runAction } from "../projects/actions.ts";
 import { nonBlank, parseInstant, requireOrdered } from "./calendar.ts";
-import { addDays, utcDay } from "./kernel/days.ts";
-import { DomainError, invalid } from "./kernel/errors.ts";
-import { offsetOf, type Page, pageOf, type PageRequest } from "./kernel/paging.ts";
-import type { TrashRef } from "./projects/trash.ts";
+import { addDays, utcDay } from "../kernel/days.ts";
+import { DomainError, invalid } from "../kernel/errors.ts";
+import { offsetOf, type Page, pageOf, type PageRequest } from "../kernel/paging.ts";
+import type { TrashRef } from "../projects/trash.ts";
 
 /** A meeting as the API shows it. */
 export type Meeting = MeetingRow;

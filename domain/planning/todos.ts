@@ -3,8 +3,8 @@
  * shared work any member may change. Every change writes activity and one `todo.updated`
  * stream event; assigning someone notifies them.
  */
-import { milestoneInProject } from "../db/milestones.ts";
-import { memberRole } from "../db/projects.ts";
+import { milestoneInProject } from "../../db/milestones.ts";
+import { memberRole } from "../../db/projects.ts";
 import {
   columnCounts,
   columnItemIds,
@@ -33,18 +33,18 @@ import {
   renameColumn,
   setCompleted,
   updateItem,
-} from "../db/todos.ts";
-import type { Queries } from "../db/engine.ts";
-import { projectAccess, requireWrite } from "./accounts/access.ts";
-import type { Actor } from "./accounts/accounts.ts";
-import { type DomainContext, type Effects, runAction } from "./projects/actions.ts";
-import type { Attachments } from "./content/attachments.ts";
+} from "../../db/todos.ts";
+import type { Queries } from "../../db/engine.ts";
+import { projectAccess, requireWrite } from "../accounts/access.ts";
+import type { Actor } from "../accounts/accounts.ts";
+import { type DomainContext, type Effects, runAction } from "../projects/actions.ts";
+import type { Attachments } from "../content/attachments.ts";
 import { checklistSummaries, type ChecklistSummary } from "./checklists.ts";
-import { DomainError, invalid, outOfOrder } from "./kernel/errors.ts";
-import type { FileInfo } from "./content/files.ts";
-import { cleanTags } from "./content/notes.ts";
+import { DomainError, invalid, outOfOrder } from "../kernel/errors.ts";
+import type { FileInfo } from "../content/files.ts";
+import { cleanTags } from "../content/notes.ts";
 import { type BoardCard, cardsOf, type LaneOrder } from "./todo_board.ts";
-import type { TrashRef } from "./projects/trash.ts";
+import type { TrashRef } from "../projects/trash.ts";
 
 export type { ColumnRow as Column, Priority };
 

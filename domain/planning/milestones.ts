@@ -12,14 +12,14 @@ import {
   type MilestoneRow,
   pageMilestones,
   updateMilestone,
-} from "../db/milestones.ts";
-import type { Queries } from "../db/engine.ts";
-import { projectAccess, requireWrite } from "./accounts/access.ts";
-import type { Actor } from "./accounts/accounts.ts";
-import { type DomainContext, runAction } from "./projects/actions.ts";
+} from "../../db/milestones.ts";
+import type { Queries } from "../../db/engine.ts";
+import { projectAccess, requireWrite } from "../accounts/access.ts";
+import type { Actor } from "../accounts/accounts.ts";
+import { type DomainContext, runAction } from "../projects/actions.ts";
 import { nonBlank, parseDate } from "./calendar.ts";
-import { DomainError } from "./kernel/errors.ts";
-import { offsetOf, type Page, pageOf, type PageRequest } from "./kernel/paging.ts";
+import { DomainError } from "../kernel/errors.ts";
+import { offsetOf, type Page, pageOf, type PageRequest } from "../kernel/paging.ts";
 
 /** A milestone as the API shows it. */
 export type Milestone = MilestoneRow;

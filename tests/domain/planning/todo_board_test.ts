@@ -1,7 +1,7 @@
 /** Unit tests of `boardOf`: each column's cards, and where each card's arrows move it. */
 import assert from "node:assert/strict";
-import type { Column } from "../../domain/todos.ts";
-import { boardOf } from "../../domain/todo_board.ts";
+import type { Column } from "../../../domain/planning/todos.ts";
+import { boardOf } from "../../../domain/planning/todo_board.ts";
 
 const column = (id: number) => ({ id, key: null, name: `column ${id}` }) as unknown as Column;
 const item = (id: number, columnId: number) => ({ id, columnId });

@@ -16,13 +16,13 @@ import {
   placeEntries,
   summariesOf,
   updateEntry,
-} from "../db/checklists.ts";
-import { findItem, type ItemRow, updateItem } from "../db/todos.ts";
-import type { Queries } from "../db/engine.ts";
-import { projectAccess, requireWrite } from "./accounts/access.ts";
-import type { Actor } from "./accounts/accounts.ts";
-import { type DomainContext, type Effects, runAction } from "./projects/actions.ts";
-import { DomainError, invalid } from "./kernel/errors.ts";
+} from "../../db/checklists.ts";
+import { findItem, type ItemRow, updateItem } from "../../db/todos.ts";
+import type { Queries } from "../../db/engine.ts";
+import { projectAccess, requireWrite } from "../accounts/access.ts";
+import type { Actor } from "../accounts/accounts.ts";
+import { type DomainContext, type Effects, runAction } from "../projects/actions.ts";
+import { DomainError, invalid } from "../kernel/errors.ts";
 
 export type { ChecklistEntryRow as ChecklistEntry, ChecklistSummary };
 

@@ -12,17 +12,17 @@ import {
   insertEvent,
   listEvents,
   updateEvent,
-} from "../db/calendar.ts";
-import type { Queries } from "../db/engine.ts";
-import { userTimeZone } from "../db/users.ts";
-import { projectAccess, requireWrite } from "./accounts/access.ts";
-import type { Actor } from "./accounts/accounts.ts";
-import { type DomainContext, runAction } from "./projects/actions.ts";
+} from "../../db/calendar.ts";
+import type { Queries } from "../../db/engine.ts";
+import { userTimeZone } from "../../db/users.ts";
+import { projectAccess, requireWrite } from "../accounts/access.ts";
+import type { Actor } from "../accounts/accounts.ts";
+import { type DomainContext, runAction } from "../projects/actions.ts";
 import { type CalendarView, calendarView, shownRange, type ViewQuery } from "./calendar_view.ts";
-import { utcDay } from "./kernel/days.ts";
-import { DomainError, invalid, outOfOrder } from "./kernel/errors.ts";
-import type { TrashRef } from "./projects/trash.ts";
-import { DEFAULT_TIME_ZONE, todayInZone } from "./kernel/time_zones.ts";
+import { utcDay } from "../kernel/days.ts";
+import { DomainError, invalid, outOfOrder } from "../kernel/errors.ts";
+import type { TrashRef } from "../projects/trash.ts";
+import { DEFAULT_TIME_ZONE, todayInZone } from "../kernel/time_zones.ts";
 
 /** A calendar event as the API shows it. */
 export type CalendarEvent = EventRecord;

@@ -5,10 +5,10 @@
  * time zone, and the shown days begin at the zone's midnights; whole-day entries (milestones,
  * to-dos, all-day events) stay on their dates.
  */
-import type { CalendarRow } from "../db/calendar.ts";
-import { addDays, mondayOf } from "./kernel/days.ts";
-import { invalid } from "./kernel/errors.ts";
-import { dateInZone, DEFAULT_TIME_ZONE, startOfDayInZone } from "./kernel/time_zones.ts";
+import type { CalendarRow } from "../../db/calendar.ts";
+import { addDays, mondayOf } from "../kernel/days.ts";
+import { invalid } from "../kernel/errors.ts";
+import { dateInZone, DEFAULT_TIME_ZONE, startOfDayInZone } from "../kernel/time_zones.ts";
 
 /** What a caller asks to see: a month (`YYYY-MM`), or the week of a date; absent means today's. */
 export interface ViewQuery {

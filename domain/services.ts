@@ -16,7 +16,7 @@ import { createCalendar } from "./planning/calendar.ts";
 import { createCalendarFeeds } from "./integrations/calendar_feeds.ts";
 import { createChat } from "./content/chat.ts";
 import { createChecklists } from "./planning/checklists.ts";
-import { createDashboards } from "./dashboards.ts";
+import { createDashboards } from "./overview/dashboards.ts";
 import { EventHub } from "./projects/event_hub.ts";
 import { createEventRelay } from "./projects/event_relay.ts";
 import { createPresence } from "./kernel/presence.ts";

@@ -1,6 +1,6 @@
 /** The project and personal dashboards. */
 import { createRoute, z } from "@hono/zod-openapi";
-import { LISTED } from "../../domain/dashboards.ts";
+import { LISTED } from "../../domain/overview/dashboards.ts";
 import type { Services } from "../../domain/services.ts";
 import { actorOf, apiApp, errors, Id, jsonResponse } from "./openapi.ts";
 import { MeetingSchema, MilestoneSchema } from "./planning.ts";

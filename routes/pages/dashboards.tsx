@@ -8,7 +8,7 @@
  */
 import type { Child } from "hono/jsx";
 import type { Activity } from "../../domain/projects/activity.ts";
-import type { PersonalDashboard, ProjectDashboard } from "../../domain/dashboards.ts";
+import type { PersonalDashboard, ProjectDashboard } from "../../domain/overview/dashboards.ts";
 import { clipText, markdownToText, type MentionContext } from "../../domain/formats/markdown.ts";
 import type { Meeting } from "../../domain/planning/meetings.ts";
 import type { Item } from "../../domain/planning/todos.ts";

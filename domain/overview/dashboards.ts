@@ -5,9 +5,9 @@
  * elsewhere); the "latest" lists are fixed windows of news (5 or 10) and carry no total. "Today" is the clock's date in the caller's time zone (UTC for a
  * person who never chose one), so a to-do due today turns overdue at the caller's midnight.
  */
-import { latestActivity } from "../db/activity.ts";
-import { threadsByIds } from "../db/board.ts";
-import { latestMessages } from "../db/chat.ts";
+import { latestActivity } from "../../db/activity.ts";
+import { threadsByIds } from "../../db/board.ts";
+import { latestMessages } from "../../db/chat.ts";
 import {
   assignedItems,
   countAssignedItems,
@@ -21,32 +21,32 @@ import {
   nextMeetingId,
   upcomingMeetingIds,
   userProjectIds,
-} from "../db/dashboards.ts";
-import type { Queries } from "../db/engine.ts";
-import { latestFiles } from "../db/files.ts";
-import { type MeetingRow, meetingsByIds } from "../db/meetings.ts";
-import { countMilestones, type MilestoneRow, pageMilestones } from "../db/milestones.ts";
-import { notesByIds } from "../db/notes.ts";
-import { listUnread } from "../db/notifications.ts";
-import { listMembers, listProjectsOfUser } from "../db/projects.ts";
-import { userTimeZone } from "../db/users.ts";
-import type { ItemRow } from "../db/todos.ts";
-import { projectAccess } from "./accounts/access.ts";
-import type { Actor } from "./accounts/accounts.ts";
-import type { Activity } from "./projects/activity.ts";
-import type { DomainContext } from "./projects/actions.ts";
-import { addDays } from "./kernel/days.ts";
-import type { Attachments } from "./content/attachments.ts";
-import { checklistSummaries } from "./planning/checklists.ts";
-import { DomainError } from "./kernel/errors.ts";
-import type { Thread } from "./content/board.ts";
-import type { Message } from "./content/chat.ts";
-import { type FileInfo, fileInfo } from "./content/files.ts";
-import type { Note } from "./content/notes.ts";
-import { type Notification, toNotification } from "./projects/notifications.ts";
-import { type Project, toProject } from "./projects/projects.ts";
-import type { Item } from "./planning/todos.ts";
-import { DEFAULT_TIME_ZONE, todayInZone } from "./kernel/time_zones.ts";
+} from "../../db/dashboards.ts";
+import type { Queries } from "../../db/engine.ts";
+import { latestFiles } from "../../db/files.ts";
+import { type MeetingRow, meetingsByIds } from "../../db/meetings.ts";
+import { countMilestones, type MilestoneRow, pageMilestones } from "../../db/milestones.ts";
+import { notesByIds } from "../../db/notes.ts";
+import { listUnread } from "../../db/notifications.ts";
+import { listMembers, listProjectsOfUser } from "../../db/projects.ts";
+import { userTimeZone } from "../../db/users.ts";
+import type { ItemRow } from "../../db/todos.ts";
+import { projectAccess } from "../accounts/access.ts";
+import type { Actor } from "../accounts/accounts.ts";
+import type { Activity } from "../projects/activity.ts";
+import type { DomainContext } from "../projects/actions.ts";
+import { addDays } from "../kernel/days.ts";
+import type { Attachments } from "../content/attachments.ts";
+import { checklistSummaries } from "../planning/checklists.ts";
+import { DomainError } from "../kernel/errors.ts";
+import type { Thread } from "../content/board.ts";
+import type { Message } from "../content/chat.ts";
+import { type FileInfo, fileInfo } from "../content/files.ts";
+import type { Note } from "../content/notes.ts";
+import { type Notification, toNotification } from "../projects/notifications.ts";
+import { type Project, toProject } from "../projects/projects.ts";
+import type { Item } from "../planning/todos.ts";
+import { DEFAULT_TIME_ZONE, todayInZone } from "../kernel/time_zones.ts";
 
 const LATEST = 5;
 const ACTIVITY = 10;

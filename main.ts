@@ -18,7 +18,7 @@ import {
 } from "./db/postgres/migrate.ts";
 import { type Database, isDamaged, openDatabase, quickCheck } from "./db/sqlite.ts";
 import { sqliteEngine } from "./db/sqlite_engine.ts";
-import { removeLeftoverBackupWork } from "./domain/backup.ts";
+import { removeLeftoverBackupWork } from "./domain/archives/backup.ts";
 import { type Config, ConfigError, parseConfig } from "./domain/config.ts";
 import { WorkerPoster } from "./domain/integrations/webhook_poster.ts";
 import { createApp, type Lifecycle } from "./routes/app.ts";
@@ -243,7 +243,7 @@ const server = Deno.serve({
 // Deliveries queued before this start (or left in flight by a crash) go out now.
 app.services.webhookSender.start();
 // An import a crash cut short left a hidden project: removed now, in short batches between
-// requests (domain/project_import.ts), and hourly after, for those of another instance that
+// requests (domain/archives/project_import.ts), and hourly after, for those of another instance that
 // stopped (their lease runs out first).
 const leftoverRemoval = app.services.projectImport.startLeftoverRemoval({
   onRemoved: (removed) => {

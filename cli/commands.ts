@@ -15,7 +15,7 @@ import {
   type Progress,
   restoreBackup,
   verifyBackup,
-} from "../domain/backup.ts";
+} from "../domain/archives/backup.ts";
 
 /** How to call the commands. */
 export const USAGE = [

@@ -14,8 +14,8 @@ import {
   NOTIFICATION_LEVELS,
   type NotificationLevel,
 } from "../../domain/projects/notifications.ts";
-import { ARCHIVE_KINDS } from "../../domain/project_archive.ts";
-import type { ImportReport } from "../../domain/project_import.ts";
+import { ARCHIVE_KINDS } from "../../domain/archives/project_archive.ts";
+import type { ImportReport } from "../../domain/archives/project_import.ts";
 import type { Member, Project, ProjectRole } from "../../domain/projects/projects.ts";
 import type { Services } from "../../domain/services.ts";
 import type { AppEnv } from "../api/openapi.ts";

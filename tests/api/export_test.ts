@@ -1,7 +1,7 @@
 /** GET /api/projects/:id/export: the archive's content, headers, permissions, consistency. */
 import assert from "node:assert/strict";
-import { ARCHIVE_KINDS } from "../../domain/project_archive.ts";
-import { FILE_PIECE_BYTES } from "../../domain/project_export.ts";
+import { ARCHIVE_KINDS } from "../../domain/archives/project_archive.ts";
+import { FILE_PIECE_BYTES } from "../../domain/archives/project_export.ts";
 import {
   api,
   createProject,

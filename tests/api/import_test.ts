@@ -8,7 +8,7 @@ import {
   ARCHIVE_KINDS,
   type ArchiveSubjectType,
   SUBJECT_KINDS,
-} from "../../domain/project_archive.ts";
+} from "../../domain/archives/project_archive.ts";
 import {
   api,
   download,

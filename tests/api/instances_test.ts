@@ -28,7 +28,7 @@ import { fanOutAll, RETRY_DELAYS_MS } from "../../domain/projects/webhook_outbox
 import { CLAIM_LEASE_MS } from "../../domain/integrations/webhook_sender.ts";
 import { postgresTest } from "../helpers/postgres.ts";
 import { exportProject, importZip, richProject } from "../helpers/project_fixture.ts";
-import { IMPORT_LEASE_MS, type ImportOptions } from "../../domain/project_import.ts";
+import { IMPORT_LEASE_MS, type ImportOptions } from "../../domain/archives/project_import.ts";
 
 /** An instance: its app, and how it ends. */
 interface Instance {

@@ -41,7 +41,7 @@ import * as trashModule from "../../db/trash.ts";
 import * as userEventsModule from "../../db/user_events.ts";
 import * as usersModule from "../../db/users.ts";
 import * as webhooksModule from "../../db/webhooks.ts";
-import { ARCHIVE_KINDS } from "../../domain/project_archive.ts";
+import { ARCHIVE_KINDS } from "../../domain/archives/project_archive.ts";
 import { postgresTest } from "../helpers/postgres.ts";
 
 const NOW = () => new Date("2024-01-06T00:00:00.000Z");

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { pagePlan, showImportedPlan } from "../../db/project_archive.ts";
-import { ARCHIVE_KINDS } from "../../domain/project_archive.ts";
+import { ARCHIVE_KINDS } from "../../domain/archives/project_archive.ts";
 import { testApp } from "../helpers/app.ts";
 import { ON_POSTGRES } from "../helpers/test_database.ts";
 

@@ -9,7 +9,7 @@ import { FixedClock } from "../../domain/kernel/clock.ts";
 import { type Config, parseConfig } from "../../domain/config.ts";
 import type { CreditScoreLookup } from "../../domain/loan.ts";
 import { type PasswordHasher, scryptHasher } from "../../domain/accounts/passwords.ts";
-import type { ImportOptions } from "../../domain/project_import.ts";
+import type { ImportOptions } from "../../domain/archives/project_import.ts";
 import type { WebhookSenderOptions } from "../../domain/integrations/webhook_sender.ts";
 import { type App, createApp, type Lifecycle } from "../../routes/app.ts";
 import { isDocumentedArea, sharedValidator } from "./openapi_validator.ts";

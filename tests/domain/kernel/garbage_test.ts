@@ -1,7 +1,7 @@
 /** The pacing of young collections while an export streams file pieces. */
 import assert from "node:assert/strict";
 import { garbagePacer } from "../../../domain/kernel/garbage.ts";
-import { FILE_PIECE_BYTES, fileChunks } from "../../../domain/project_export.ts";
+import { FILE_PIECE_BYTES, fileChunks } from "../../../domain/archives/project_export.ts";
 
 Deno.test("garbagePacer collects once per `everyBytes` handed on, counting across calls", () => {
   let collections = 0;

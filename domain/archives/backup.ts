@@ -8,19 +8,19 @@
 import { createHash } from "node:crypto";
 import { closeSync, fsyncSync, openSync } from "node:fs";
 import { basename, dirname, extname, join, resolve } from "node:path";
-import { filesRoot } from "../db/file_store.ts";
-import { MIGRATIONS_DIR, readMigrations } from "../db/migrate.ts";
+import { filesRoot } from "../../db/file_store.ts";
+import { MIGRATIONS_DIR, readMigrations } from "../../db/migrate.ts";
 import {
   readSnapshot,
   type RecordedMigration,
   type SnapshotContents,
   snapshotDatabase,
-} from "../db/snapshot.ts";
-import type { Actor } from "./accounts/accounts.ts";
-import type { Clock } from "./kernel/clock.ts";
-import { DomainError } from "./kernel/errors.ts";
-import { GzipWriter } from "./formats/gzip.ts";
-import { endOfArchive, entryHeader, padding, readTar, TarError } from "./formats/tar.ts";
+} from "../../db/snapshot.ts";
+import type { Actor } from "../accounts/accounts.ts";
+import type { Clock } from "../kernel/clock.ts";
+import { DomainError } from "../kernel/errors.ts";
+import { GzipWriter } from "../formats/gzip.ts";
+import { endOfArchive, entryHeader, padding, readTar, TarError } from "../formats/tar.ts";
 
 /** The `format` of every manifest. */
 export const BACKUP_FORMAT = "collab-backup";

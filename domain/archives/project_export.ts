@@ -19,13 +19,13 @@ import {
   readPage,
   readProject,
   readThreadComments,
-} from "../db/project_archive.ts";
-import type { Queries, Snapshot } from "../db/engine.ts";
-import { projectAccess, requireOwner } from "./accounts/access.ts";
-import type { Actor } from "./accounts/accounts.ts";
-import type { DomainContext } from "./projects/actions.ts";
-import { DomainError } from "./kernel/errors.ts";
-import { garbagePacer } from "./kernel/garbage.ts";
+} from "../../db/project_archive.ts";
+import type { Queries, Snapshot } from "../../db/engine.ts";
+import { projectAccess, requireOwner } from "../accounts/access.ts";
+import type { Actor } from "../accounts/accounts.ts";
+import type { DomainContext } from "../projects/actions.ts";
+import { DomainError } from "../kernel/errors.ts";
+import { garbagePacer } from "../kernel/garbage.ts";
 import {
   ARCHIVE_FORMAT,
   ARCHIVE_KINDS,
@@ -37,7 +37,7 @@ import {
   PROJECT_JSON,
   threadEntryName,
 } from "./project_archive.ts";
-import { type ZipSink, zipStream } from "./formats/zip_archive.ts";
+import { type ZipSink, zipStream } from "../formats/zip_archive.ts";
 
 /**
  * Rows read per query. A page of project.json becomes one string: at 500 rows those strings

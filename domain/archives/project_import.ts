@@ -43,17 +43,17 @@ import {
   showImported,
   takeImportLeftover,
   userIdsByEmail,
-} from "../db/project_archive.ts";
-import type { Queries, Row, SqlValue } from "../db/engine.ts";
-import { insertEntry } from "../db/checklists.ts";
-import { deleteProjectRowsWithin, type PurgeBudget } from "../db/trash.ts";
-import { findProject, insertMember } from "../db/projects.ts";
-import { type Actor, normaliseEmail } from "./accounts/accounts.ts";
-import type { DomainContext } from "./projects/actions.ts";
-import { CHECKLIST_MAX_ENTRIES, CHECKLIST_TEXT_MAX } from "./planning/checklists.ts";
-import { DomainError } from "./kernel/errors.ts";
-import { allowedType, headMatches } from "./formats/file_types.ts";
-import { shortenName } from "./content/files.ts";
+} from "../../db/project_archive.ts";
+import type { Queries, Row, SqlValue } from "../../db/engine.ts";
+import { insertEntry } from "../../db/checklists.ts";
+import { deleteProjectRowsWithin, type PurgeBudget } from "../../db/trash.ts";
+import { findProject, insertMember } from "../../db/projects.ts";
+import { type Actor, normaliseEmail } from "../accounts/accounts.ts";
+import type { DomainContext } from "../projects/actions.ts";
+import { CHECKLIST_MAX_ENTRIES, CHECKLIST_TEXT_MAX } from "../planning/checklists.ts";
+import { DomainError } from "../kernel/errors.ts";
+import { allowedType, headMatches } from "../formats/file_types.ts";
+import { shortenName } from "../content/files.ts";
 import {
   ARCHIVE_FORMAT,
   ARCHIVE_KINDS,
@@ -64,8 +64,8 @@ import {
   PROJECT_JSON,
   SUBJECT_KINDS,
 } from "./project_archive.ts";
-import { type Project, toProject } from "./projects/projects.ts";
-import { ArchiveError, type InflateBudget, openArchive } from "./formats/zip_archive.ts";
+import { type Project, toProject } from "../projects/projects.ts";
+import { ArchiveError, type InflateBudget, openArchive } from "../formats/zip_archive.ts";
 
 /** What an import reports beside the new project. */
 export interface ImportReport {

@@ -15,7 +15,7 @@
  */
 import { join } from "node:path";
 import { SaxesParser } from "saxes";
-import type { LoanService } from "../domain/loan.ts";
+import type { LoanService } from "../domain/loan/loan.ts";
 import { stdoutLog } from "../routes/middleware/request_log.ts";
 import { soapFastPath } from "../routes/soap_fast_path.ts";
 import { soapEndpoints } from "../soap/endpoint.ts";

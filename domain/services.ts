@@ -28,7 +28,7 @@ import { createMilestones } from "./planning/milestones.ts";
 import { createNotes } from "./content/notes.ts";
 import type { Clock } from "./kernel/clock.ts";
 import type { Config } from "./config.ts";
-import { createLoanService, type CreditScoreLookup, fixedCreditScore } from "./loan.ts";
+import { createLoanService, type CreditScoreLookup, fixedCreditScore } from "./loan/loan.ts";
 import { createNotifications } from "./projects/notifications.ts";
 import { createPasswordChange } from "./accounts/password_change.ts";
 import { type PasswordHasher, scryptHasher } from "./accounts/passwords.ts";

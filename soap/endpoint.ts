@@ -3,8 +3,8 @@
  * `Request`/`Response`, so the router only mounts it.
  */
 import { DomainError, isStorageFull, STORAGE_FULL_MESSAGE } from "../domain/kernel/errors.ts";
-import { greet } from "../domain/greeting.ts";
-import type { LoanService } from "../domain/loan.ts";
+import { greet } from "../domain/loan/greeting.ts";
+import type { LoanService } from "../domain/loan/loan.ts";
 import {
   decodeRequest,
   encodeFault,

@@ -7,7 +7,7 @@ import { sqliteEngine } from "../../db/sqlite_engine.ts";
 import { type Database, openDatabase } from "../../db/sqlite.ts";
 import { FixedClock } from "../../domain/kernel/clock.ts";
 import { type Config, parseConfig } from "../../domain/config.ts";
-import type { CreditScoreLookup } from "../../domain/loan.ts";
+import type { CreditScoreLookup } from "../../domain/loan/loan.ts";
 import { type PasswordHasher, scryptHasher } from "../../domain/accounts/passwords.ts";
 import type { ImportOptions } from "../../domain/archives/project_import.ts";
 import type { WebhookSenderOptions } from "../../domain/integrations/webhook_sender.ts";

@@ -4,10 +4,10 @@
  * Every decision is durably stored (group commit) before it is returned; a validation
  * failure stores nothing.
  */
-import type { Engine } from "../db/engine.ts";
-import { insertCustomer, insertDecision, isBlacklisted } from "../db/loan.ts";
-import type { Clock } from "./kernel/clock.ts";
-import { invalid } from "./kernel/errors.ts";
+import type { Engine } from "../../db/engine.ts";
+import { insertCustomer, insertDecision, isBlacklisted } from "../../db/loan.ts";
+import type { Clock } from "../kernel/clock.ts";
+import { invalid } from "../kernel/errors.ts";
 
 /** Finds an applicant's credit score (0 to 850); replaceable by a real bureau. */
 export type CreditScoreLookup = (applicantName: string) => number | Promise<number>;

@@ -1,8 +1,8 @@
 /** The loan decision table at every boundary, with the credit-score lookup injected. */
 import assert from "node:assert/strict";
-import { testApp } from "../helpers/app.ts";
-import { application, post, registration } from "../helpers/soap.ts";
-import { decideLoan } from "../../domain/loan.ts";
+import { testApp } from "../../helpers/app.ts";
+import { application, post, registration } from "../../helpers/soap.ts";
+import { decideLoan } from "../../../domain/loan/loan.ts";
 
 const TABLE: Array<[number, boolean, boolean, string, string | null, string]> = [
   [499, false, false, "0.0", "Credit score too low", "Loan application rejected"],

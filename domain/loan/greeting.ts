@@ -1,5 +1,5 @@
 /** The greeting service's rule. */
-import { invalid } from "./kernel/errors.ts";
+import { invalid } from "../kernel/errors.ts";
 
 /** Greets `name`; a missing or empty name is a validation error. */
 export function greet(name: string | null): string {

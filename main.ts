@@ -6,10 +6,10 @@
 import { mkdirSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { runCommand } from "./cli/commands.ts";
-import { removeLeftoverParts } from "./db/file_store.ts";
+import { removeLeftoverParts } from "./db/kernel/file_store.ts";
 import { migrate, MigrationError, MIGRATIONS_DIR } from "./db/migrate.ts";
-import { loadOrCreateSecret, SecretError } from "./db/secret.ts";
-import type { Engine } from "./db/engine.ts";
+import { loadOrCreateSecret, SecretError } from "./db/kernel/secret.ts";
+import type { Engine } from "./db/kernel/engine.ts";
 import { keepClientTimerErrors, openPostgresEngine } from "./db/postgres/engine.ts";
 import {
   migratePostgresAt,

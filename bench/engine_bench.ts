@@ -1,5 +1,5 @@
 /**
- * What the asynchronous storage interface (issue 18, `db/engine.ts`) costs the busiest write,
+ * What the asynchronous storage interface (issue 18, `db/kernel/engine.ts`) costs the busiest write,
  * a SOAP loan decision (one durable insert of a history row after a customer lookup), against
  * the synchronous group commit the server runs today (`Database.commit` in `db/sqlite.ts`),
  * in process, on the real schema (every migration applied).
@@ -17,7 +17,7 @@
  */
 import { join } from "node:path";
 import postgres from "postgres";
-import type { Engine } from "../db/engine.ts";
+import type { Engine } from "../db/kernel/engine.ts";
 import { migrate, MIGRATIONS_DIR } from "../db/migrate.ts";
 import { openPostgresEngine } from "../db/postgres/engine.ts";
 import { migratePostgres, POSTGRES_MIGRATIONS_DIR } from "../db/postgres/migrate.ts";

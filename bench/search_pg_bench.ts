@@ -21,7 +21,7 @@
  * Exits 1 when a target fails or the dashboards differ, 2 when the benchmark cannot run.
  */
 import postgres from "postgres";
-import type { Engine, Queries } from "../db/engine.ts";
+import type { Engine, Queries } from "../db/kernel/engine.ts";
 import { openPostgresEngine } from "../db/postgres/engine.ts";
 import { migratePostgres, POSTGRES_MIGRATIONS_DIR } from "../db/postgres/migrate.ts";
 import { POSTGRES_SEARCH_SETTINGS } from "../db/search.ts";

@@ -2,7 +2,7 @@
  * The queries behind the dashboards: each is one statement whatever the number of
  * projects or items, so a dashboard costs a fixed number of queries.
  */
-import type { Queries, Row, SqlValue } from "./engine.ts";
+import type { Queries, Row, SqlValue } from "./kernel/engine.ts";
 import { type ItemRow, toItem } from "./todos.ts";
 
 const ITEM_SELECT = `SELECT i.id, i.project_id, i.column_id, i.creator_id, i.title, i.description,

@@ -5,11 +5,11 @@
  * hidden project over many short transactions, indexes it for search in creation order, then
  * shows it in one last short one.
  */
-import { dialect, type Kind, perEngine, pgJsonArray } from "./dialect.ts";
-import type { Queries } from "./engine.ts";
-import type { SqlValue } from "./engine.ts";
-import { ownerGone } from "./presence.ts";
-import { subjectAlive } from "./subjects.ts";
+import { dialect, type Kind, perEngine, pgJsonArray } from "./kernel/dialect.ts";
+import type { Queries } from "./kernel/engine.ts";
+import type { SqlValue } from "./kernel/engine.ts";
+import { ownerGone } from "./kernel/presence.ts";
+import { subjectAlive } from "./kernel/subjects.ts";
 
 // ---------------------------------------------------------------------------------------
 // Reading (export). Every row type carries the emails of the users it names.
@@ -326,7 +326,7 @@ export async function showImported(
 }
 
 /**
- * Who holds an import's hidden project (the instance's number, db/presence.ts; null when it
+ * Who holds an import's hidden project (the instance's number, db/kernel/presence.ts; null when it
  * has none: SQLite, or before it took one), and until when (see migration 021).
  */
 export interface ImportLease {

@@ -1,7 +1,7 @@
 /** Storage of webhooks and their delivery outbox. */
-import { dialect } from "./dialect.ts";
-import type { Queries, SqlValue } from "./engine.ts";
-import { ownerGone } from "./presence.ts";
+import { dialect } from "./kernel/dialect.ts";
+import type { Queries, SqlValue } from "./kernel/engine.ts";
+import { ownerGone } from "./kernel/presence.ts";
 
 /** A stored webhook (with its secret: only domain code that signs reads it). */
 export interface WebhookRow {
@@ -449,7 +449,7 @@ export async function liveWebhookIds(q: Queries, ids: Iterable<number>): Promise
  * its first attempts (a pending delivery never attempted whose time is ahead: a lease, as
  * fresh deliveries are due when made; those in `exclude` are the caller's own), the chosen
  * deliveries get `next_attempt_at = leaseUntil` and `claimed_by = owner` (the instance's
- * number, db/presence.ts). No other instance finds them due until the outcome is recorded, the
+ * number, db/kernel/presence.ts). No other instance finds them due until the outcome is recorded, the
  * owner is gone (it died mid-attempt: another sends them again at once, at least once) or the
  * lease runs out (it stalled), nor starts the webhook's next ones meanwhile, so they keep their
  * order as on one instance. The owner may claim again its own claims not in `exclude` (a batch

@@ -1,9 +1,9 @@
 /** Wires every domain service from the app's dependencies; nothing global. */
-import { FileStore } from "../db/file_store.ts";
+import { FileStore } from "../db/kernel/file_store.ts";
 import { listProjectsOfUser } from "../db/projects.ts";
 import { findUserById } from "../db/users.ts";
 import type { Database } from "../db/sqlite.ts";
-import type { Engine } from "../db/engine.ts";
+import type { Engine } from "../db/kernel/engine.ts";
 import { createAccounts } from "./accounts/accounts.ts";
 import { createApiTokens, tokenStreamKey } from "./accounts/api_tokens.ts";
 import type { DomainContext } from "./projects/actions.ts";

@@ -18,7 +18,7 @@ import {
   type SqlValue,
   toPostgresParams,
   transactionGuard,
-} from "../engine.ts";
+} from "../kernel/engine.ts";
 
 /**
  * Whether `error` is the `postgres` client's write to a connection already closed

@@ -5,7 +5,7 @@
  * owner or an admin; an archived project is read-only until unarchived.
  */
 import { findProject, memberRole, type ProjectRole, type ProjectRow } from "../../db/projects.ts";
-import type { Queries } from "../../db/engine.ts";
+import type { Queries } from "../../db/kernel/engine.ts";
 import type { Actor } from "./accounts.ts";
 import { DomainError } from "../kernel/errors.ts";
 

@@ -1,7 +1,7 @@
 /** Accounts: registration, login and logout, the profile, and user administration. */
 import { deleteUserApiTokens } from "../../db/api_tokens.ts";
 import { deleteUserSessions } from "../../db/sessions.ts";
-import type { Engine } from "../../db/engine.ts";
+import type { Engine } from "../../db/kernel/engine.ts";
 import {
   countActiveAdmins,
   countUsers,

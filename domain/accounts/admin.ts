@@ -1,6 +1,6 @@
 /** System administration beyond users: the migration listing. */
-import type { Engine } from "../../db/engine.ts";
-import { listAppliedMigrations } from "../../db/migrations_applied.ts";
+import type { Engine } from "../../db/kernel/engine.ts";
+import { listAppliedMigrations } from "../../db/kernel/migrations_applied.ts";
 import type { Actor } from "./accounts.ts";
 import { DomainError } from "../kernel/errors.ts";
 

@@ -16,7 +16,7 @@ import {
   listApiTokens,
   touchApiToken,
 } from "../../db/api_tokens.ts";
-import type { Engine } from "../../db/engine.ts";
+import type { Engine } from "../../db/kernel/engine.ts";
 import type { Actor } from "./accounts.ts";
 import type { Clock } from "../kernel/clock.ts";
 import { DomainError, invalid, isStorageFull } from "../kernel/errors.ts";

@@ -6,7 +6,7 @@
  */
 import { deleteUserApiTokens, listApiTokens } from "../../db/api_tokens.ts";
 import { deleteOtherUserSessions } from "../../db/sessions.ts";
-import type { Engine } from "../../db/engine.ts";
+import type { Engine } from "../../db/kernel/engine.ts";
 import { findUserById, setPasswordHash } from "../../db/users.ts";
 import type { Actor } from "./accounts.ts";
 import type { Clock } from "../kernel/clock.ts";

@@ -6,7 +6,7 @@
  */
 import { createHash } from "node:crypto";
 import { deleteSession, findSession, insertSession, touchSession } from "../../db/sessions.ts";
-import type { Engine } from "../../db/engine.ts";
+import type { Engine } from "../../db/kernel/engine.ts";
 import { findUserById, type UserRow } from "../../db/users.ts";
 import type { Clock } from "../kernel/clock.ts";
 

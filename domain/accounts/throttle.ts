@@ -20,7 +20,7 @@ import {
   type ThrottleEntry,
   type ThrottleSubject,
 } from "../../db/throttle.ts";
-import type { Engine } from "../../db/engine.ts";
+import type { Engine } from "../../db/kernel/engine.ts";
 import type { Clock } from "../kernel/clock.ts";
 import { DomainError } from "../kernel/errors.ts";
 

@@ -8,7 +8,7 @@
 import { createHash } from "node:crypto";
 import { closeSync, fsyncSync, openSync } from "node:fs";
 import { basename, dirname, extname, join, resolve } from "node:path";
-import { filesRoot } from "../../db/file_store.ts";
+import { filesRoot } from "../../db/kernel/file_store.ts";
 import { MIGRATIONS_DIR, readMigrations } from "../../db/migrate.ts";
 import {
   readSnapshot,

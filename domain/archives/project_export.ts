@@ -20,7 +20,7 @@ import {
   readProject,
   readThreadComments,
 } from "../../db/project_archive.ts";
-import type { Queries, Snapshot } from "../../db/engine.ts";
+import type { Queries, Snapshot } from "../../db/kernel/engine.ts";
 import { projectAccess, requireOwner } from "../accounts/access.ts";
 import type { Actor } from "../accounts/accounts.ts";
 import type { DomainContext } from "../projects/actions.ts";

@@ -44,7 +44,7 @@ import {
   takeImportLeftover,
   userIdsByEmail,
 } from "../../db/project_archive.ts";
-import type { Queries, Row, SqlValue } from "../../db/engine.ts";
+import type { Queries, Row, SqlValue } from "../../db/kernel/engine.ts";
 import { insertEntry } from "../../db/checklists.ts";
 import { deleteProjectRowsWithin, type PurgeBudget } from "../../db/trash.ts";
 import { findProject, insertMember } from "../../db/projects.ts";

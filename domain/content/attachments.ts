@@ -11,8 +11,8 @@ import {
   trashUploads,
 } from "../../db/files.ts";
 import type { AttachableType } from "../../db/files.ts";
-import type { Queries } from "../../db/engine.ts";
-import type { Deletion } from "../../db/subjects.ts";
+import type { Queries } from "../../db/kernel/engine.ts";
+import type { Deletion } from "../../db/kernel/subjects.ts";
 import { projectAccess, requireAuthor, requireWrite } from "../accounts/access.ts";
 import type { Actor } from "../accounts/accounts.ts";
 import { type DomainContext, type Effects, runAction } from "../projects/actions.ts";

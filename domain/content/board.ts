@@ -15,7 +15,7 @@ import {
   updateComment,
   updateThread,
 } from "../../db/board.ts";
-import type { Queries } from "../../db/engine.ts";
+import type { Queries } from "../../db/kernel/engine.ts";
 import { projectAccess, requireAuthor, requireWrite } from "../accounts/access.ts";
 import type { Actor } from "../accounts/accounts.ts";
 import { type DomainContext, runAction } from "../projects/actions.ts";

@@ -11,7 +11,7 @@ import {
   type MessageRow,
   updateMessage,
 } from "../../db/chat.ts";
-import type { Queries } from "../../db/engine.ts";
+import type { Queries } from "../../db/kernel/engine.ts";
 import { recipientsOf } from "../../db/notifications.ts";
 import { listMembers } from "../../db/projects.ts";
 import { projectAccess, requireAuthor, requireWrite } from "../accounts/access.ts";

@@ -1,5 +1,5 @@
 /** Files: upload (type-checked, size-limited, atomic), list, download and delete. */
-import { type SpooledBytes, TooLargeError } from "../../db/file_store.ts";
+import { type SpooledBytes, TooLargeError } from "../../db/kernel/file_store.ts";
 import {
   type AttachableType,
   deleteFile,
@@ -8,7 +8,7 @@ import {
   insertFile,
   listFiles,
 } from "../../db/files.ts";
-import type { Queries } from "../../db/engine.ts";
+import type { Queries } from "../../db/kernel/engine.ts";
 import { memberIds } from "../../db/projects.ts";
 import {
   type ProjectAccess,

@@ -7,7 +7,7 @@ import {
   type NoteRow,
   updateNote,
 } from "../../db/notes.ts";
-import type { Queries } from "../../db/engine.ts";
+import type { Queries } from "../../db/kernel/engine.ts";
 import { memberIds } from "../../db/projects.ts";
 import { projectAccess, requireAuthor, requireWrite } from "../accounts/access.ts";
 import type { Actor } from "../accounts/accounts.ts";

@@ -6,7 +6,7 @@
  */
 import { listMembers, listProjectsOfUser } from "../../db/projects.ts";
 import { searchProjects, type SearchRow } from "../../db/search.ts";
-import type { Engine, Queries } from "../../db/engine.ts";
+import type { Engine, Queries } from "../../db/kernel/engine.ts";
 import { projectAccess } from "../accounts/access.ts";
 import type { Actor } from "../accounts/accounts.ts";
 import { invalid } from "../kernel/errors.ts";

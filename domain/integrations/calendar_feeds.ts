@@ -21,7 +21,7 @@ import {
   setFeedHash,
 } from "../../db/calendar_feeds.ts";
 import { listProjectsOfUser } from "../../db/projects.ts";
-import type { Engine, Queries } from "../../db/engine.ts";
+import type { Engine, Queries } from "../../db/kernel/engine.ts";
 import { findUserById } from "../../db/users.ts";
 import type { Actor } from "../accounts/accounts.ts";
 import type { Clock } from "../kernel/clock.ts";

@@ -25,8 +25,8 @@
  * The HTTP side of an attempt is a `Poster` (`webhook_poster.ts`): on this thread by default,
  * on a worker thread of its own in the server (`main.ts`).
  */
-import type { Engine } from "../../db/engine.ts";
-import { takeSweepTurn } from "../../db/sweep_turn.ts";
+import type { Engine } from "../../db/kernel/engine.ts";
+import { takeSweepTurn } from "../../db/kernel/sweep_turn.ts";
 import {
   claimDueDeliveries,
   type DeliveryRow,

@@ -3,7 +3,7 @@
  * once), list, change, delete, the delivery log and redelivery. Sending lives in
  * `webhook_sender.ts`, queuing in `webhook_outbox.ts`.
  */
-import type { Engine, Queries } from "../../db/engine.ts";
+import type { Engine, Queries } from "../../db/kernel/engine.ts";
 import {
   deleteWebhook,
   type DeliveryRow,

@@ -1,5 +1,5 @@
 /** The typed errors domain code throws; routes map them to HTTP, `soap/` to faults. */
-import { StorageFullError } from "../../db/engine.ts";
+import { StorageFullError } from "../../db/kernel/engine.ts";
 
 /** The kinds of failure a domain operation reports. */
 export type ErrorCode =

@@ -1,6 +1,6 @@
 /** Readiness: whether the database answers, for `/healthz` (a load balancer's probe). */
-import type { Engine } from "../../db/engine.ts";
-import { databaseAnswers } from "../../db/health.ts";
+import type { Engine } from "../../db/kernel/engine.ts";
+import { databaseAnswers } from "../../db/kernel/health.ts";
 
 /** How long `/healthz` waits for the database before calling it unreachable. */
 export const HEALTH_TIMEOUT_MS = 2_000;

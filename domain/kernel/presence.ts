@@ -1,11 +1,11 @@
 /**
  * This instance among several on one PostgreSQL database: a number of its own, held as an
- * advisory lock while it runs (db/presence.ts), that marks what it takes over. Others see at
+ * advisory lock while it runs (db/kernel/presence.ts), that marks what it takes over. Others see at
  * once when it stopped, however it stopped, and take over what it held. On SQLite there is one
  * instance and no number.
  */
-import type { Engine, Listening } from "../../db/engine.ts";
-import { PRESENCE_LOCK_CLASS } from "../../db/presence.ts";
+import type { Engine, Listening } from "../../db/kernel/engine.ts";
+import { PRESENCE_LOCK_CLASS } from "../../db/kernel/presence.ts";
 
 /** How many numbers an instance draws before it gives up (each a 1 in 2^31 chance taken). */
 const DRAWS = 8;

@@ -4,7 +4,7 @@
  * Every decision is durably stored (group commit) before it is returned; a validation
  * failure stores nothing.
  */
-import type { Engine } from "../../db/engine.ts";
+import type { Engine } from "../../db/kernel/engine.ts";
 import { insertCustomer, insertDecision, isBlacklisted } from "../../db/loan.ts";
 import type { Clock } from "../kernel/clock.ts";
 import { invalid } from "../kernel/errors.ts";

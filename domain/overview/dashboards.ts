@@ -22,7 +22,7 @@ import {
   upcomingMeetingIds,
   userProjectIds,
 } from "../../db/dashboards.ts";
-import type { Queries } from "../../db/engine.ts";
+import type { Queries } from "../../db/kernel/engine.ts";
 import { latestFiles } from "../../db/files.ts";
 import { type MeetingRow, meetingsByIds } from "../../db/meetings.ts";
 import { countMilestones, type MilestoneRow, pageMilestones } from "../../db/milestones.ts";

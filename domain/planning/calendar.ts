@@ -13,7 +13,7 @@ import {
   listEvents,
   updateEvent,
 } from "../../db/calendar.ts";
-import type { Queries } from "../../db/engine.ts";
+import type { Queries } from "../../db/kernel/engine.ts";
 import { userTimeZone } from "../../db/users.ts";
 import { projectAccess, requireWrite } from "../accounts/access.ts";
 import type { Actor } from "../accounts/accounts.ts";

@@ -16,7 +16,7 @@ import {
   setInvitees,
   updateMeeting,
 } from "../../db/meetings.ts";
-import type { Queries } from "../../db/engine.ts";
+import type { Queries } from "../../db/kernel/engine.ts";
 import { listProjectsOfUser } from "../../db/projects.ts";
 import { projectAccess, requireWrite } from "../accounts/access.ts";
 import type { Actor } from "../accounts/accounts.ts";

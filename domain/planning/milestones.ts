@@ -13,7 +13,7 @@ import {
   pageMilestones,
   updateMilestone,
 } from "../../db/milestones.ts";
-import type { Queries } from "../../db/engine.ts";
+import type { Queries } from "../../db/kernel/engine.ts";
 import { projectAccess, requireWrite } from "../accounts/access.ts";
 import type { Actor } from "../accounts/accounts.ts";
 import { type DomainContext, runAction } from "../projects/actions.ts";

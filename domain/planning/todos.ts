@@ -34,7 +34,7 @@ import {
   setCompleted,
   updateItem,
 } from "../../db/todos.ts";
-import type { Queries } from "../../db/engine.ts";
+import type { Queries } from "../../db/kernel/engine.ts";
 import { projectAccess, requireWrite } from "../accounts/access.ts";
 import type { Actor } from "../accounts/accounts.ts";
 import { type DomainContext, type Effects, runAction } from "../projects/actions.ts";

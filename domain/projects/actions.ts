@@ -6,8 +6,8 @@
  */
 import { insertActivity } from "../../db/activity.ts";
 import { appendEvent, type EventRow } from "../../db/events.ts";
-import type { FileStore } from "../../db/file_store.ts";
-import type { Engine, Queries } from "../../db/engine.ts";
+import type { FileStore } from "../../db/kernel/file_store.ts";
+import type { Engine, Queries } from "../../db/kernel/engine.ts";
 import type { UserEventRow } from "../../db/user_events.ts";
 import type { Clock } from "../kernel/clock.ts";
 import type { EventHub } from "./event_hub.ts";

@@ -1,6 +1,6 @@
 /** The per-project activity log as the API shows it. */
 import { type ActivityRow, listActivity } from "../../db/activity.ts";
-import type { Engine, Queries } from "../../db/engine.ts";
+import type { Engine, Queries } from "../../db/kernel/engine.ts";
 import { projectAccess } from "../accounts/access.ts";
 import type { Actor } from "../accounts/accounts.ts";
 import { offsetOf, type Page, pageOf, type PageRequest } from "../kernel/paging.ts";

@@ -8,7 +8,7 @@
  * the logs every half second until it listens again (then reads once more), so its streams
  * miss nothing the logs still hold, whatever was lost on the way.
  */
-import type { Engine, Listening, Queries } from "../../db/engine.ts";
+import type { Engine, Listening, Queries } from "../../db/kernel/engine.ts";
 import { EVENTS_CHANNEL, eventsSince, newestEventIds, notifyEvents } from "../../db/event_relay.ts";
 import type { EventRow } from "../../db/events.ts";
 import type { UserEventRow } from "../../db/user_events.ts";

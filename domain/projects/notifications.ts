@@ -15,7 +15,7 @@ import {
   setNotificationLevel,
 } from "../../db/notifications.ts";
 import { memberIds } from "../../db/projects.ts";
-import type { Engine, Queries } from "../../db/engine.ts";
+import type { Engine, Queries } from "../../db/kernel/engine.ts";
 import { appendUserEvent, type UserEventRow } from "../../db/user_events.ts";
 import { projectAccess } from "../accounts/access.ts";
 import type { Actor } from "../accounts/accounts.ts";

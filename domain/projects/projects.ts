@@ -15,7 +15,7 @@ import {
   updateMemberRole,
   updateProject,
 } from "../../db/projects.ts";
-import type { Engine, Queries } from "../../db/engine.ts";
+import type { Engine, Queries } from "../../db/kernel/engine.ts";
 import type { UserEventRow } from "../../db/user_events.ts";
 import { findUserByEmail } from "../../db/users.ts";
 import { type ProjectAccess, projectAccess, requireOwner } from "../accounts/access.ts";

@@ -29,7 +29,7 @@ import {
   type TrashType,
 } from "../../db/trash.ts";
 import { insertActivity } from "../../db/activity.ts";
-import { takeSweepTurn } from "../../db/sweep_turn.ts";
+import { takeSweepTurn } from "../../db/kernel/sweep_turn.ts";
 import {
   type ProjectAccess,
   projectAccess,

@@ -4,7 +4,7 @@
  * in the transaction of the change that caused it (one outbox row, however many webhooks);
  * the sender fans it out into a delivery per subscribed webhook (`fanOutQueued`).
  */
-import type { Engine, Queries } from "../../db/engine.ts";
+import type { Engine, Queries } from "../../db/kernel/engine.ts";
 import type { EventRow } from "../../db/events.ts";
 import { insertNotifications } from "../../db/notifications.ts";
 import { listMembers } from "../../db/projects.ts";

@@ -5,7 +5,7 @@
  * once; deleted projects are restored by an admin or purged with their files directory.
  */
 import assert from "node:assert/strict";
-import type { Queries } from "../../db/engine.ts";
+import type { Queries } from "../../db/kernel/engine.ts";
 import {
   searchRowsTable,
   searchTextOutOfStep,

@@ -1,7 +1,7 @@
 /** The event logs: one id sequence, each owner keeping its latest events for replay. */
 import assert from "node:assert/strict";
 import { eventLog } from "../../db/event_log.ts";
-import type { Queries } from "../../db/engine.ts";
+import type { Queries } from "../../db/kernel/engine.ts";
 import { openDatabase } from "../../db/sqlite.ts";
 import { sqliteEngine } from "../../db/sqlite_engine.ts";
 import { openPostgresEngine } from "../../db/postgres/engine.ts";

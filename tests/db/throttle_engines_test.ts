@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import type { Engine } from "../../db/engine.ts";
+import type { Engine } from "../../db/kernel/engine.ts";
 import { migrate, MIGRATIONS_DIR } from "../../db/migrate.ts";
 import { openPostgresEngine } from "../../db/postgres/engine.ts";
 import { migratePostgres, POSTGRES_MIGRATIONS_DIR } from "../../db/postgres/migrate.ts";

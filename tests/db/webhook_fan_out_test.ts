@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import postgres from "postgres";
-import type { Engine, Queries, Row, SqlValue } from "../../db/engine.ts";
+import type { Engine, Queries, Row, SqlValue } from "../../db/kernel/engine.ts";
 import { openPostgresEngine } from "../../db/postgres/engine.ts";
 import { migratePostgres, POSTGRES_MIGRATIONS_DIR } from "../../db/postgres/migrate.ts";
 import { fanOutDeliveries, fanOutProjectDeliveries } from "../../db/webhooks.ts";

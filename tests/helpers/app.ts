@@ -1,6 +1,6 @@
 /** Test helpers: a fresh app over a temporary database, and a real server on a free port. */
 import { join } from "node:path";
-import type { Engine, Row, SqlValue } from "../../db/engine.ts";
+import type { Engine, Row, SqlValue } from "../../db/kernel/engine.ts";
 import { migrate, MIGRATIONS_DIR } from "../../db/migrate.ts";
 import { openPostgresEngine } from "../../db/postgres/engine.ts";
 import { sqliteEngine } from "../../db/sqlite_engine.ts";

@@ -3,7 +3,7 @@
  * services hold is patched in place, so every query they make is seen.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
-import type { Engine, Queries, Row, SqlValue } from "../../db/engine.ts";
+import type { Engine, Queries, Row, SqlValue } from "../../db/kernel/engine.ts";
 
 /** What was asked of the engine since the spy started (or since `reset`). */
 export interface EngineCounts {

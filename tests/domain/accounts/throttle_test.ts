@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import type { Engine } from "../../../db/engine.ts";
+import type { Engine } from "../../../db/kernel/engine.ts";
 import { migrate, MIGRATIONS_DIR } from "../../../db/migrate.ts";
 import { openDatabase } from "../../../db/sqlite.ts";
 import { sqliteEngine } from "../../../db/sqlite_engine.ts";

@@ -1,6 +1,6 @@
 /** Readiness: the database check behind /healthz. */
 import assert from "node:assert/strict";
-import type { Engine } from "../../../db/engine.ts";
+import type { Engine } from "../../../db/kernel/engine.ts";
 import { createHealth } from "../../../domain/kernel/health.ts";
 import { testApp } from "../../helpers/app.ts";
 

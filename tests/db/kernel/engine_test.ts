@@ -6,11 +6,11 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { type Engine, type Queries, toPostgresParams } from "../../db/engine.ts";
-import { openPostgresEngine } from "../../db/postgres/engine.ts";
-import { openDatabase } from "../../db/sqlite.ts";
-import { openSqliteEngine, sqliteEngine } from "../../db/sqlite_engine.ts";
-import { postgresTest } from "../helpers/postgres.ts";
+import { type Engine, type Queries, toPostgresParams } from "../../../db/kernel/engine.ts";
+import { openPostgresEngine } from "../../../db/postgres/engine.ts";
+import { openDatabase } from "../../../db/sqlite.ts";
+import { openSqliteEngine, sqliteEngine } from "../../../db/sqlite_engine.ts";
+import { postgresTest } from "../../helpers/postgres.ts";
 
 const SCHEMA = {
   sqlite: "CREATE TABLE things (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, " +

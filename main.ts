@@ -7,7 +7,7 @@ import { mkdirSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { runCommand } from "./cli/commands.ts";
 import { removeLeftoverParts } from "./db/kernel/file_store.ts";
-import { migrate, MigrationError, MIGRATIONS_DIR } from "./db/migrate.ts";
+import { migrate, MigrationError, MIGRATIONS_DIR } from "./db/sqlite/migrate.ts";
 import { loadOrCreateSecret, SecretError } from "./db/kernel/secret.ts";
 import type { Engine } from "./db/kernel/engine.ts";
 import { keepClientTimerErrors, openPostgresEngine } from "./db/postgres/engine.ts";
@@ -16,8 +16,8 @@ import {
   POSTGRES_MIGRATIONS_DIR,
   PostgresUnreachableError,
 } from "./db/postgres/migrate.ts";
-import { type Database, isDamaged, openDatabase, quickCheck } from "./db/sqlite.ts";
-import { sqliteEngine } from "./db/sqlite_engine.ts";
+import { type Database, isDamaged, openDatabase, quickCheck } from "./db/sqlite/sqlite.ts";
+import { sqliteEngine } from "./db/sqlite/sqlite_engine.ts";
 import { removeLeftoverBackupWork } from "./domain/archives/backup.ts";
 import { type Config, ConfigError, parseConfig } from "./domain/config.ts";
 import { WorkerPoster } from "./domain/integrations/webhook_poster.ts";

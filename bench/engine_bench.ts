@@ -1,7 +1,7 @@
 /**
  * What the asynchronous storage interface (issue 18, `db/kernel/engine.ts`) costs the busiest write,
  * a SOAP loan decision (one durable insert of a history row after a customer lookup), against
- * the synchronous group commit the server runs today (`Database.commit` in `db/sqlite.ts`),
+ * the synchronous group commit the server runs today (`Database.commit` in `db/sqlite/sqlite.ts`),
  * in process, on the real schema (every migration applied).
  *
  *   deno run --allow-all bench/engine_bench.ts
@@ -18,11 +18,11 @@
 import { join } from "node:path";
 import postgres from "postgres";
 import type { Engine } from "../db/kernel/engine.ts";
-import { migrate, MIGRATIONS_DIR } from "../db/migrate.ts";
+import { migrate, MIGRATIONS_DIR } from "../db/sqlite/migrate.ts";
 import { openPostgresEngine } from "../db/postgres/engine.ts";
 import { migratePostgres, POSTGRES_MIGRATIONS_DIR } from "../db/postgres/migrate.ts";
-import { openDatabase } from "../db/sqlite.ts";
-import { openSqliteEngine } from "../db/sqlite_engine.ts";
+import { openDatabase } from "../db/sqlite/sqlite.ts";
+import { openSqliteEngine } from "../db/sqlite/sqlite_engine.ts";
 import { postgresBin, startPostgres } from "../tests/helpers/postgres.ts";
 import { envNumber } from "./harness.ts";
 

@@ -27,7 +27,7 @@
 import process from "node:process";
 import type { Actor } from "../domain/accounts/accounts.ts";
 import { searchProjectItems } from "../domain/content/search.ts";
-import type { Database } from "../db/sqlite.ts";
+import type { Database } from "../db/sqlite/sqlite.ts";
 import { sqliteOf, type TestApp, testApp } from "../tests/helpers/app.ts";
 import { BenchError, envNumber } from "./harness.ts";
 

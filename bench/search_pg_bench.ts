@@ -25,7 +25,7 @@ import type { Engine, Queries } from "../db/kernel/engine.ts";
 import { openPostgresEngine } from "../db/postgres/engine.ts";
 import { migratePostgres, POSTGRES_MIGRATIONS_DIR } from "../db/postgres/migrate.ts";
 import { POSTGRES_SEARCH_SETTINGS } from "../db/search.ts";
-import { sqliteEngine } from "../db/sqlite_engine.ts";
+import { sqliteEngine } from "../db/sqlite/sqlite_engine.ts";
 import { searchProjectItems } from "../domain/content/search.ts";
 import { createServices } from "../domain/services.ts";
 import { sqliteOf } from "../tests/helpers/app.ts";

@@ -24,7 +24,7 @@
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import process from "node:process";
-import { openDatabase } from "../db/sqlite.ts";
+import { openDatabase } from "../db/sqlite/sqlite.ts";
 import { sqliteOf, type TestApp, testApp } from "../tests/helpers/app.ts";
 import { api, createProject, expectJson, sessionFrom } from "../tests/helpers/api.ts";
 import {

@@ -24,9 +24,9 @@
  */
 import { join } from "node:path";
 import process from "node:process";
-import { migrate, MIGRATIONS_DIR } from "../db/migrate.ts";
-import { sqliteEngine } from "../db/sqlite_engine.ts";
-import { openDatabase } from "../db/sqlite.ts";
+import { migrate, MIGRATIONS_DIR } from "../db/sqlite/migrate.ts";
+import { sqliteEngine } from "../db/sqlite/sqlite_engine.ts";
+import { openDatabase } from "../db/sqlite/sqlite.ts";
 import { parseConfig } from "../domain/config.ts";
 import { scryptHasher } from "../domain/accounts/passwords.ts";
 import { createApp } from "../routes/app.ts";

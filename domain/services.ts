@@ -2,7 +2,7 @@
 import { FileStore } from "../db/kernel/file_store.ts";
 import { listProjectsOfUser } from "../db/projects.ts";
 import { findUserById } from "../db/users.ts";
-import type { Database } from "../db/sqlite.ts";
+import type { Database } from "../db/sqlite/sqlite.ts";
 import type { Engine } from "../db/kernel/engine.ts";
 import { createAccounts } from "./accounts/accounts.ts";
 import { createApiTokens, tokenStreamKey } from "./accounts/api_tokens.ts";

@@ -13,7 +13,7 @@ import {
   cannotApply,
   pendingMigrations,
   readMigrations,
-} from "../migrate.ts";
+} from "../sqlite/migrate.ts";
 
 /** The folder of the PostgreSQL migrations, next to the SQLite ones (compile-ready). */
 export const POSTGRES_MIGRATIONS_DIR = join(

@@ -9,13 +9,13 @@ import { createHash } from "node:crypto";
 import { closeSync, fsyncSync, openSync } from "node:fs";
 import { basename, dirname, extname, join, resolve } from "node:path";
 import { filesRoot } from "../../db/kernel/file_store.ts";
-import { MIGRATIONS_DIR, readMigrations } from "../../db/migrate.ts";
+import { MIGRATIONS_DIR, readMigrations } from "../../db/sqlite/migrate.ts";
 import {
   readSnapshot,
   type RecordedMigration,
   type SnapshotContents,
   snapshotDatabase,
-} from "../../db/snapshot.ts";
+} from "../../db/sqlite/snapshot.ts";
 import type { Actor } from "../accounts/accounts.ts";
 import type { Clock } from "../kernel/clock.ts";
 import { DomainError } from "../kernel/errors.ts";

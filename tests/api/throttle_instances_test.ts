@@ -8,8 +8,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { openPostgresEngine } from "../../db/postgres/engine.ts";
-import { openDatabase } from "../../db/sqlite.ts";
-import { sqliteEngine } from "../../db/sqlite_engine.ts";
+import { openDatabase } from "../../db/sqlite/sqlite.ts";
+import { sqliteEngine } from "../../db/sqlite/sqlite_engine.ts";
 import { scryptHasher } from "../../domain/accounts/passwords.ts";
 import { createApp } from "../../routes/app.ts";
 import { checkedApp, type TestApp, testApp } from "../helpers/app.ts";

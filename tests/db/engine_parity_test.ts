@@ -13,11 +13,11 @@
  */
 import assert from "node:assert/strict";
 import type { Engine, Queries } from "../../db/kernel/engine.ts";
-import { migrate, MIGRATIONS_DIR } from "../../db/migrate.ts";
+import { migrate, MIGRATIONS_DIR } from "../../db/sqlite/migrate.ts";
 import { openPostgresEngine } from "../../db/postgres/engine.ts";
 import { migratePostgres, POSTGRES_MIGRATIONS_DIR } from "../../db/postgres/migrate.ts";
-import { openDatabase } from "../../db/sqlite.ts";
-import { sqliteEngine } from "../../db/sqlite_engine.ts";
+import { openDatabase } from "../../db/sqlite/sqlite.ts";
+import { sqliteEngine } from "../../db/sqlite/sqlite_engine.ts";
 import * as activityModule from "../../db/activity.ts";
 import * as apiTokensModule from "../../db/api_tokens.ts";
 import * as boardModule from "../../db/board.ts";

@@ -2,8 +2,8 @@
 import assert from "node:assert/strict";
 import { eventLog } from "../../db/event_log.ts";
 import type { Queries } from "../../db/kernel/engine.ts";
-import { openDatabase } from "../../db/sqlite.ts";
-import { sqliteEngine } from "../../db/sqlite_engine.ts";
+import { openDatabase } from "../../db/sqlite/sqlite.ts";
+import { sqliteEngine } from "../../db/sqlite/sqlite_engine.ts";
 import { openPostgresEngine } from "../../db/postgres/engine.ts";
 import type postgres from "postgres";
 import { type Postgres, postgresTest, settledOrWaiting } from "../helpers/postgres.ts";

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import postgres from "postgres";
-import { MigrationError } from "../../db/migrate.ts";
+import { MigrationError } from "../../db/sqlite/migrate.ts";
 import { appliedPostgresMigrations, migratePostgres } from "../../db/postgres/migrate.ts";
 import { type Postgres, postgresBin, startPostgres } from "../helpers/postgres.ts";
 

@@ -8,8 +8,8 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { migrate, MIGRATIONS_DIR } from "../../db/migrate.ts";
-import { type Database, openDatabase } from "../../db/sqlite.ts";
+import { migrate, MIGRATIONS_DIR } from "../../db/sqlite/migrate.ts";
+import { type Database, openDatabase } from "../../db/sqlite/sqlite.ts";
 import { api, createProject, expectJson, signUp, todoColumns } from "../helpers/api.ts";
 import { sqliteOf, testApp } from "../helpers/app.ts";
 import { PYTHON } from "../helpers/python.ts";

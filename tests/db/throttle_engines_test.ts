@@ -8,11 +8,11 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import type { Engine } from "../../db/kernel/engine.ts";
-import { migrate, MIGRATIONS_DIR } from "../../db/migrate.ts";
+import { migrate, MIGRATIONS_DIR } from "../../db/sqlite/migrate.ts";
 import { openPostgresEngine } from "../../db/postgres/engine.ts";
 import { migratePostgres, POSTGRES_MIGRATIONS_DIR } from "../../db/postgres/migrate.ts";
-import { openDatabase } from "../../db/sqlite.ts";
-import { sqliteEngine } from "../../db/sqlite_engine.ts";
+import { openDatabase } from "../../db/sqlite/sqlite.ts";
+import { sqliteEngine } from "../../db/sqlite/sqlite_engine.ts";
 import { listThrottleEntries, pruneThrottleEntries } from "../../db/throttle.ts";
 import { FixedClock } from "../../domain/kernel/clock.ts";
 import { parseConfig } from "../../domain/config.ts";

@@ -1,10 +1,10 @@
 /** Test helpers: a fresh app over a temporary database, and a real server on a free port. */
 import { join } from "node:path";
 import type { Engine, Row, SqlValue } from "../../db/kernel/engine.ts";
-import { migrate, MIGRATIONS_DIR } from "../../db/migrate.ts";
+import { migrate, MIGRATIONS_DIR } from "../../db/sqlite/migrate.ts";
 import { openPostgresEngine } from "../../db/postgres/engine.ts";
-import { sqliteEngine } from "../../db/sqlite_engine.ts";
-import { type Database, openDatabase } from "../../db/sqlite.ts";
+import { sqliteEngine } from "../../db/sqlite/sqlite_engine.ts";
+import { type Database, openDatabase } from "../../db/sqlite/sqlite.ts";
 import { FixedClock } from "../../domain/kernel/clock.ts";
 import { type Config, parseConfig } from "../../domain/config.ts";
 import type { CreditScoreLookup } from "../../domain/loan/loan.ts";

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import type { Engine } from "../../db/kernel/engine.ts";
 import { openPostgresEngine } from "../../db/postgres/engine.ts";
-import { openSqliteEngine } from "../../db/sqlite_engine.ts";
+import { openSqliteEngine } from "../../db/sqlite/sqlite_engine.ts";
 import { createTestDatabase, ON_POSTGRES, type TestDatabase } from "./test_database.ts";
 
 /** The entry point the tests run. */

@@ -12,7 +12,7 @@
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import postgres from "postgres";
-import { readMigrations } from "../../db/migrate.ts";
+import { readMigrations } from "../../db/sqlite/migrate.ts";
 import { migratePostgresAt, POSTGRES_MIGRATIONS_DIR } from "../../db/postgres/migrate.ts";
 import { postgresBin } from "./postgres.ts";
 

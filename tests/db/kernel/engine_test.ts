@@ -8,8 +8,8 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { type Engine, type Queries, toPostgresParams } from "../../../db/kernel/engine.ts";
 import { openPostgresEngine } from "../../../db/postgres/engine.ts";
-import { openDatabase } from "../../../db/sqlite.ts";
-import { openSqliteEngine, sqliteEngine } from "../../../db/sqlite_engine.ts";
+import { openDatabase } from "../../../db/sqlite/sqlite.ts";
+import { openSqliteEngine, sqliteEngine } from "../../../db/sqlite/sqlite_engine.ts";
 import { postgresTest } from "../../helpers/postgres.ts";
 
 const SCHEMA = {

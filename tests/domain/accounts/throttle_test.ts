@@ -5,9 +5,9 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import type { Engine } from "../../../db/kernel/engine.ts";
-import { migrate, MIGRATIONS_DIR } from "../../../db/migrate.ts";
-import { openDatabase } from "../../../db/sqlite.ts";
-import { sqliteEngine } from "../../../db/sqlite_engine.ts";
+import { migrate, MIGRATIONS_DIR } from "../../../db/sqlite/migrate.ts";
+import { openDatabase } from "../../../db/sqlite/sqlite.ts";
+import { sqliteEngine } from "../../../db/sqlite/sqlite_engine.ts";
 import { FixedClock } from "../../../domain/kernel/clock.ts";
 import { DomainError } from "../../../domain/kernel/errors.ts";
 import { LoginThrottle, RegistrationThrottle } from "../../../domain/accounts/throttle.ts";

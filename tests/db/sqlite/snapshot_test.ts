@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { copyDatabase, readSnapshot } from "../../db/snapshot.ts";
+import { copyDatabase, readSnapshot } from "../../../db/sqlite/snapshot.ts";
 
 async function withDatabase(
   rows: number,

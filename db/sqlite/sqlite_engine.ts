@@ -18,7 +18,7 @@ import {
   type Snapshot,
   type SqlValue,
   transactionGuard,
-} from "./kernel/engine.ts";
+} from "../kernel/engine.ts";
 import { type Database, openDatabase } from "./sqlite.ts";
 import { keepStatements } from "./statement_cache.ts";
 

@@ -1,7 +1,12 @@
 /** The transaction helpers: nesting, rollback, and group commit's per-job isolation. */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { type Database, openDatabase, quickCheck, StorageFullError } from "../../db/sqlite.ts";
+import {
+  type Database,
+  openDatabase,
+  quickCheck,
+  StorageFullError,
+} from "../../../db/sqlite/sqlite.ts";
 
 function memory() {
   const db = openDatabase(":memory:");

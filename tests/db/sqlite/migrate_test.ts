@@ -7,8 +7,8 @@ import {
   MigrationError,
   MIGRATIONS_DIR,
   readMigrations,
-} from "../../db/migrate.ts";
-import { openDatabase } from "../../db/sqlite.ts";
+} from "../../../db/sqlite/migrate.ts";
+import { openDatabase } from "../../../db/sqlite/sqlite.ts";
 
 const now = () => new Date("2026-11-22T08:30:00.000Z");
 

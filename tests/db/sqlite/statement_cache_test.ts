@@ -1,8 +1,8 @@
 /** Kept statements: each SQL text compiled once per connection, bounded, safe to reuse. */
 import assert from "node:assert/strict";
 import { DatabaseSync, type StatementSync } from "node:sqlite";
-import { openDatabase } from "../../db/sqlite.ts";
-import { keepStatements } from "../../db/statement_cache.ts";
+import { openDatabase } from "../../../db/sqlite/sqlite.ts";
+import { keepStatements } from "../../../db/sqlite/statement_cache.ts";
 
 Deno.test("an opened database compiles each SQL text once and hands the same statement back", async () => {
   const db = openDatabase(":memory:");

@@ -6,7 +6,7 @@
  * concurrent requests share one transaction and so one fsync.
  */
 import { DatabaseSync } from "node:sqlite";
-import { type SqlValue, StorageFullError } from "./kernel/engine.ts";
+import { type SqlValue, StorageFullError } from "../kernel/engine.ts";
 import { keepStatements } from "./statement_cache.ts";
 
 export { type SqlValue, StorageFullError };

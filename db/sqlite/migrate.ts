@@ -31,7 +31,7 @@ export class MigrationError extends Error {
 }
 
 /** The folder of this server's own migrations, found next to the code (compile-ready). */
-export const MIGRATIONS_DIR = join(import.meta.dirname ?? ".", "..", "migrations");
+export const MIGRATIONS_DIR = join(import.meta.dirname ?? ".", "..", "..", "migrations");
 
 const FILE_PATTERN = /^(\d{3})_([a-z0-9_]+)\.sql$/;
 

@@ -1,6 +1,6 @@
 /** Accounts: registration, login and logout, the profile, and user administration. */
-import { deleteUserApiTokens } from "../../db/api_tokens.ts";
-import { deleteUserSessions } from "../../db/sessions.ts";
+import { deleteUserApiTokens } from "../../db/accounts/api_tokens.ts";
+import { deleteUserSessions } from "../../db/accounts/sessions.ts";
 import type { Engine } from "../../db/kernel/engine.ts";
 import {
   countActiveAdmins,
@@ -12,7 +12,7 @@ import {
   type Theme,
   updateUser,
   type UserRow,
-} from "../../db/users.ts";
+} from "../../db/accounts/users.ts";
 import type { Clock } from "../kernel/clock.ts";
 import { DomainError, invalid } from "../kernel/errors.ts";
 import type { PasswordHasher } from "./passwords.ts";

@@ -15,7 +15,7 @@ import {
   insertApiToken,
   listApiTokens,
   touchApiToken,
-} from "../../db/api_tokens.ts";
+} from "../../db/accounts/api_tokens.ts";
 import type { Engine } from "../../db/kernel/engine.ts";
 import type { Actor } from "./accounts.ts";
 import type { Clock } from "../kernel/clock.ts";

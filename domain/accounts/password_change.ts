@@ -4,10 +4,10 @@
  * client address. A change revokes every API token of the account and ends its other
  * sessions: a password is changed when it may have leaked, and what was opened with it goes.
  */
-import { deleteUserApiTokens, listApiTokens } from "../../db/api_tokens.ts";
-import { deleteOtherUserSessions } from "../../db/sessions.ts";
+import { deleteUserApiTokens, listApiTokens } from "../../db/accounts/api_tokens.ts";
+import { deleteOtherUserSessions } from "../../db/accounts/sessions.ts";
 import type { Engine } from "../../db/kernel/engine.ts";
-import { findUserById, setPasswordHash } from "../../db/users.ts";
+import { findUserById, setPasswordHash } from "../../db/accounts/users.ts";
 import type { Actor } from "./accounts.ts";
 import type { Clock } from "../kernel/clock.ts";
 import { DomainError, invalid } from "../kernel/errors.ts";

@@ -5,9 +5,14 @@
  * whatever the cookie says.
  */
 import { createHash } from "node:crypto";
-import { deleteSession, findSession, insertSession, touchSession } from "../../db/sessions.ts";
+import {
+  deleteSession,
+  findSession,
+  insertSession,
+  touchSession,
+} from "../../db/accounts/sessions.ts";
 import type { Engine } from "../../db/kernel/engine.ts";
-import { findUserById, type UserRow } from "../../db/users.ts";
+import { findUserById, type UserRow } from "../../db/accounts/users.ts";
 import type { Clock } from "../kernel/clock.ts";
 
 const TOUCH_INTERVAL_MS = 60_000;

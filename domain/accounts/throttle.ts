@@ -1,6 +1,6 @@
 /**
  * Throttles checked before any hashing, kept in the database so that every instance over it
- * counts together (`db/throttle.ts`, migration 020). Logins: per account (5 failures within 15
+ * counts together (`db/accounts/throttle.ts`, migration 020). Logins: per account (5 failures within 15
  * minutes lock that email for 15 minutes) and per client address (20 failures within a minute
  * lock that address for a minute). Registrations: per client address, a configured number of
  * accepted registrations within any hour.
@@ -19,7 +19,7 @@ import {
   pruneThrottleEntries,
   type ThrottleEntry,
   type ThrottleSubject,
-} from "../../db/throttle.ts";
+} from "../../db/accounts/throttle.ts";
 import type { Engine } from "../../db/kernel/engine.ts";
 import type { Clock } from "../kernel/clock.ts";
 import { DomainError } from "../kernel/errors.ts";

@@ -22,7 +22,7 @@ import {
 } from "../../db/calendar_feeds.ts";
 import { listProjectsOfUser } from "../../db/projects.ts";
 import type { Engine, Queries } from "../../db/kernel/engine.ts";
-import { findUserById } from "../../db/users.ts";
+import { findUserById } from "../../db/accounts/users.ts";
 import type { Actor } from "../accounts/accounts.ts";
 import type { Clock } from "../kernel/clock.ts";
 import {

@@ -29,7 +29,7 @@ import { countMilestones, type MilestoneRow, pageMilestones } from "../../db/mil
 import { notesByIds } from "../../db/notes.ts";
 import { listUnread } from "../../db/notifications.ts";
 import { listMembers, listProjectsOfUser } from "../../db/projects.ts";
-import { userTimeZone } from "../../db/users.ts";
+import { userTimeZone } from "../../db/accounts/users.ts";
 import type { ItemRow } from "../../db/todos.ts";
 import { projectAccess } from "../accounts/access.ts";
 import type { Actor } from "../accounts/accounts.ts";

@@ -14,7 +14,7 @@ import {
   updateEvent,
 } from "../../db/calendar.ts";
 import type { Queries } from "../../db/kernel/engine.ts";
-import { userTimeZone } from "../../db/users.ts";
+import { userTimeZone } from "../../db/accounts/users.ts";
 import { projectAccess, requireWrite } from "../accounts/access.ts";
 import type { Actor } from "../accounts/accounts.ts";
 import { type DomainContext, runAction } from "../projects/actions.ts";

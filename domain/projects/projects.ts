@@ -17,7 +17,7 @@ import {
 } from "../../db/projects.ts";
 import type { Engine, Queries } from "../../db/kernel/engine.ts";
 import type { UserEventRow } from "../../db/user_events.ts";
-import { findUserByEmail } from "../../db/users.ts";
+import { findUserByEmail } from "../../db/accounts/users.ts";
 import { type ProjectAccess, projectAccess, requireOwner } from "../accounts/access.ts";
 import { type Actor, normaliseEmail } from "../accounts/accounts.ts";
 import type { Clock } from "../kernel/clock.ts";

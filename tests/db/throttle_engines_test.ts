@@ -1,5 +1,5 @@
 /**
- * The throttles (`domain/accounts/throttle.ts` over `db/throttle.ts`) on PostgreSQL: the same answers
+ * The throttles (`domain/accounts/throttle.ts` over `db/accounts/throttle.ts`) on PostgreSQL: the same answers
  * and rows as on SQLite for the same attempts, attempts sent at once through two instances
  * (two connection pools) that pass no limit together, and two app instances over one database
  * that count logins and registrations together. Needs Debian's postgresql (`.ci/run`
@@ -13,7 +13,7 @@ import { openPostgresEngine } from "../../db/postgres/engine.ts";
 import { migratePostgres, POSTGRES_MIGRATIONS_DIR } from "../../db/postgres/migrate.ts";
 import { openDatabase } from "../../db/sqlite/sqlite.ts";
 import { sqliteEngine } from "../../db/sqlite/sqlite_engine.ts";
-import { listThrottleEntries, pruneThrottleEntries } from "../../db/throttle.ts";
+import { listThrottleEntries, pruneThrottleEntries } from "../../db/accounts/throttle.ts";
 import { FixedClock } from "../../domain/kernel/clock.ts";
 import { parseConfig } from "../../domain/config.ts";
 import { DomainError } from "../../domain/kernel/errors.ts";

@@ -3,8 +3,8 @@
  * per attempt in flight, counted event or lock of a rule's subject. `domain/accounts/throttle.ts`
  * decides; these functions read and write, each in the caller's transaction.
  */
-import { dialect } from "./kernel/dialect.ts";
-import type { Queries } from "./kernel/engine.ts";
+import { dialect } from "../kernel/dialect.ts";
+import type { Queries } from "../kernel/engine.ts";
 
 /** What a row says about its subject. */
 export type ThrottleState = "pending" | "counted" | "locked";

@@ -1,5 +1,5 @@
 /** Storage of server-side sessions, keyed by a hash of the session id. */
-import type { Queries } from "./kernel/engine.ts";
+import type { Queries } from "../kernel/engine.ts";
 
 /** A stored session. */
 export interface SessionRow {

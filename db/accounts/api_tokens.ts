@@ -1,5 +1,5 @@
 /** Storage of personal API tokens, keyed by the SHA-256 of their secret (never the secret). */
-import type { Queries } from "./kernel/engine.ts";
+import type { Queries } from "../kernel/engine.ts";
 
 /** A stored token, without its hash. */
 export interface ApiTokenRow {

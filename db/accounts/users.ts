@@ -1,5 +1,5 @@
 /** Storage of user accounts. */
-import type { Queries } from "./kernel/engine.ts";
+import type { Queries } from "../kernel/engine.ts";
 
 /** A user's theme: dark, light, or whichever the device's colour scheme is (`system`). */
 export type Theme = "dark" | "light" | "system";

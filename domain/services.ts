@@ -1,6 +1,6 @@
 /** Wires every domain service from the app's dependencies; nothing global. */
 import { FileStore } from "../db/kernel/file_store.ts";
-import { listProjectsOfUser } from "../db/projects.ts";
+import { listProjectsOfUser } from "../db/projects/projects.ts";
 import { findUserById } from "../db/accounts/users.ts";
 import type { Database } from "../db/sqlite/sqlite.ts";
 import type { Engine } from "../db/kernel/engine.ts";

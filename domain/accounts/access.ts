@@ -4,7 +4,12 @@
  * members create and edit shared work; authored content is edited by its author, the
  * owner or an admin; an archived project is read-only until unarchived.
  */
-import { findProject, memberRole, type ProjectRole, type ProjectRow } from "../../db/projects.ts";
+import {
+  findProject,
+  memberRole,
+  type ProjectRole,
+  type ProjectRow,
+} from "../../db/projects/projects.ts";
 import type { Queries } from "../../db/kernel/engine.ts";
 import type { Actor } from "./accounts.ts";
 import { DomainError } from "../kernel/errors.ts";

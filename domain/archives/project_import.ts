@@ -46,8 +46,8 @@ import {
 } from "../../db/project_archive.ts";
 import type { Queries, Row, SqlValue } from "../../db/kernel/engine.ts";
 import { insertEntry } from "../../db/checklists.ts";
-import { deleteProjectRowsWithin, type PurgeBudget } from "../../db/trash.ts";
-import { findProject, insertMember } from "../../db/projects.ts";
+import { deleteProjectRowsWithin, type PurgeBudget } from "../../db/projects/trash.ts";
+import { findProject, insertMember } from "../../db/projects/projects.ts";
 import { type Actor, normaliseEmail } from "../accounts/accounts.ts";
 import type { DomainContext } from "../projects/actions.ts";
 import { CHECKLIST_MAX_ENTRIES, CHECKLIST_TEXT_MAX } from "../planning/checklists.ts";

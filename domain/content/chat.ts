@@ -12,8 +12,8 @@ import {
   updateMessage,
 } from "../../db/chat.ts";
 import type { Queries } from "../../db/kernel/engine.ts";
-import { recipientsOf } from "../../db/notifications.ts";
-import { listMembers } from "../../db/projects.ts";
+import { recipientsOf } from "../../db/projects/notifications.ts";
+import { listMembers } from "../../db/projects/projects.ts";
 import { projectAccess, requireAuthor, requireWrite } from "../accounts/access.ts";
 import type { Actor } from "../accounts/accounts.ts";
 import { type DomainContext, type Effects, runAction } from "../projects/actions.ts";

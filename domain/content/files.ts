@@ -9,7 +9,7 @@ import {
   listFiles,
 } from "../../db/files.ts";
 import type { Queries } from "../../db/kernel/engine.ts";
-import { memberIds } from "../../db/projects.ts";
+import { memberIds } from "../../db/projects/projects.ts";
 import {
   type ProjectAccess,
   projectAccess,

@@ -8,7 +8,7 @@ import {
   updateNote,
 } from "../../db/notes.ts";
 import type { Queries } from "../../db/kernel/engine.ts";
-import { memberIds } from "../../db/projects.ts";
+import { memberIds } from "../../db/projects/projects.ts";
 import { projectAccess, requireAuthor, requireWrite } from "../accounts/access.ts";
 import type { Actor } from "../accounts/accounts.ts";
 import { type DomainContext, runAction } from "../projects/actions.ts";

@@ -4,7 +4,7 @@
  * scan. Snippets are HTML-escaped plain text (Markdown read as text) with each match
  * wrapped in `<mark>`.
  */
-import { listMembers, listProjectsOfUser } from "../../db/projects.ts";
+import { listMembers, listProjectsOfUser } from "../../db/projects/projects.ts";
 import { searchProjects, type SearchRow } from "../../db/search.ts";
 import type { Engine, Queries } from "../../db/kernel/engine.ts";
 import { projectAccess } from "../accounts/access.ts";

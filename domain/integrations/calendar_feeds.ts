@@ -20,7 +20,7 @@ import {
   saveFeed,
   setFeedHash,
 } from "../../db/calendar_feeds.ts";
-import { listProjectsOfUser } from "../../db/projects.ts";
+import { listProjectsOfUser } from "../../db/projects/projects.ts";
 import type { Engine, Queries } from "../../db/kernel/engine.ts";
 import { findUserById } from "../../db/accounts/users.ts";
 import type { Actor } from "../accounts/accounts.ts";

@@ -5,7 +5,7 @@
  * elsewhere); the "latest" lists are fixed windows of news (5 or 10) and carry no total. "Today" is the clock's date in the caller's time zone (UTC for a
  * person who never chose one), so a to-do due today turns overdue at the caller's midnight.
  */
-import { latestActivity } from "../../db/activity.ts";
+import { latestActivity } from "../../db/projects/activity.ts";
 import { threadsByIds } from "../../db/board.ts";
 import { latestMessages } from "../../db/chat.ts";
 import {
@@ -27,8 +27,8 @@ import { latestFiles } from "../../db/files.ts";
 import { type MeetingRow, meetingsByIds } from "../../db/meetings.ts";
 import { countMilestones, type MilestoneRow, pageMilestones } from "../../db/milestones.ts";
 import { notesByIds } from "../../db/notes.ts";
-import { listUnread } from "../../db/notifications.ts";
-import { listMembers, listProjectsOfUser } from "../../db/projects.ts";
+import { listUnread } from "../../db/projects/notifications.ts";
+import { listMembers, listProjectsOfUser } from "../../db/projects/projects.ts";
 import { userTimeZone } from "../../db/accounts/users.ts";
 import type { ItemRow } from "../../db/todos.ts";
 import { projectAccess } from "../accounts/access.ts";

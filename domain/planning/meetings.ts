@@ -17,7 +17,7 @@ import {
   updateMeeting,
 } from "../../db/meetings.ts";
 import type { Queries } from "../../db/kernel/engine.ts";
-import { listProjectsOfUser } from "../../db/projects.ts";
+import { listProjectsOfUser } from "../../db/projects/projects.ts";
 import { projectAccess, requireWrite } from "../accounts/access.ts";
 import type { Actor } from "../accounts/accounts.ts";
 import { type DomainContext, runAction } from "../projects/actions.ts";

@@ -4,7 +4,7 @@
  * stream event; assigning someone notifies them.
  */
 import { milestoneInProject } from "../../db/milestones.ts";
-import { memberRole } from "../../db/projects.ts";
+import { memberRole } from "../../db/projects/projects.ts";
 import {
   columnCounts,
   columnItemIds,

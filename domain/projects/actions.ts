@@ -4,11 +4,11 @@
  * stream events, all inside the action's transaction; events are published and file bytes removed only after the commit. Each
  * event also queues its webhook deliveries in that transaction (the outbox).
  */
-import { insertActivity } from "../../db/activity.ts";
-import { appendEvent, type EventRow } from "../../db/events.ts";
+import { insertActivity } from "../../db/projects/activity.ts";
+import { appendEvent, type EventRow } from "../../db/projects/events.ts";
 import type { FileStore } from "../../db/kernel/file_store.ts";
 import type { Engine, Queries } from "../../db/kernel/engine.ts";
-import type { UserEventRow } from "../../db/user_events.ts";
+import type { UserEventRow } from "../../db/projects/user_events.ts";
 import type { Clock } from "../kernel/clock.ts";
 import type { EventHub } from "./event_hub.ts";
 import type { EventRelay } from "./event_relay.ts";

@@ -1,5 +1,5 @@
 /** The per-project activity log as the API shows it. */
-import { type ActivityRow, listActivity } from "../../db/activity.ts";
+import { type ActivityRow, listActivity } from "../../db/projects/activity.ts";
 import type { Engine, Queries } from "../../db/kernel/engine.ts";
 import { projectAccess } from "../accounts/access.ts";
 import type { Actor } from "../accounts/accounts.ts";

@@ -3,8 +3,8 @@
  * project and per user, each event encoded once and the same bytes written to every subscriber, one heartbeat timer for
  * all streams, and the limits (10 streams per user, 1,000 in all).
  */
-import type { EventRow } from "../../db/events.ts";
-import type { UserEventRow } from "../../db/user_events.ts";
+import type { EventRow } from "../../db/projects/events.ts";
+import type { UserEventRow } from "../../db/projects/user_events.ts";
 import { DomainError } from "../kernel/errors.ts";
 
 /** One connected stream. */

@@ -9,9 +9,14 @@
  * miss nothing the logs still hold, whatever was lost on the way.
  */
 import type { Engine, Listening, Queries } from "../../db/kernel/engine.ts";
-import { EVENTS_CHANNEL, eventsSince, newestEventIds, notifyEvents } from "../../db/event_relay.ts";
-import type { EventRow } from "../../db/events.ts";
-import type { UserEventRow } from "../../db/user_events.ts";
+import {
+  EVENTS_CHANNEL,
+  eventsSince,
+  newestEventIds,
+  notifyEvents,
+} from "../../db/projects/event_relay.ts";
+import type { EventRow } from "../../db/projects/events.ts";
+import type { UserEventRow } from "../../db/projects/user_events.ts";
 import type { EventHub } from "./event_hub.ts";
 
 /** The most a read takes of each log at once. */
@@ -52,7 +57,7 @@ export function createEventRelay(
   }
   const listen = db.listen.bind(db);
   // The newest ids published, so that a read neither repeats nor skips (ids of each log
-  // commit in order: see db/event_log.ts).
+  // commit in order: see db/projects/event_log.ts).
   const seen = { project: 0, user: 0 };
   let listening: Listening | null = null;
   let heard = false; // listening now

@@ -13,10 +13,10 @@ import {
   type NotificationRow,
   quietMembers,
   setNotificationLevel,
-} from "../../db/notifications.ts";
-import { memberIds } from "../../db/projects.ts";
+} from "../../db/projects/notifications.ts";
+import { memberIds } from "../../db/projects/projects.ts";
 import type { Engine, Queries } from "../../db/kernel/engine.ts";
-import { appendUserEvent, type UserEventRow } from "../../db/user_events.ts";
+import { appendUserEvent, type UserEventRow } from "../../db/projects/user_events.ts";
 import { projectAccess } from "../accounts/access.ts";
 import type { Actor } from "../accounts/accounts.ts";
 import type { Clock } from "../kernel/clock.ts";

@@ -14,9 +14,9 @@ import {
   setProjectArchived,
   updateMemberRole,
   updateProject,
-} from "../../db/projects.ts";
+} from "../../db/projects/projects.ts";
 import type { Engine, Queries } from "../../db/kernel/engine.ts";
-import type { UserEventRow } from "../../db/user_events.ts";
+import type { UserEventRow } from "../../db/projects/user_events.ts";
 import { findUserByEmail } from "../../db/accounts/users.ts";
 import { type ProjectAccess, projectAccess, requireOwner } from "../accounts/access.ts";
 import { type Actor, normaliseEmail } from "../accounts/accounts.ts";

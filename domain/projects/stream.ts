@@ -3,9 +3,13 @@
  * subscription is made first and the events missed since `Last-Event-ID` are read after it,
  * so nothing falls between replay and live delivery.
  */
-import { newestEventId } from "../../db/event_relay.ts";
-import { type EventRow, EVENTS_KEPT, eventsAfter } from "../../db/events.ts";
-import { USER_EVENTS_KEPT, type UserEventRow, userEventsAfter } from "../../db/user_events.ts";
+import { newestEventId } from "../../db/projects/event_relay.ts";
+import { type EventRow, EVENTS_KEPT, eventsAfter } from "../../db/projects/events.ts";
+import {
+  USER_EVENTS_KEPT,
+  type UserEventRow,
+  userEventsAfter,
+} from "../../db/projects/user_events.ts";
 import { projectAccess } from "../accounts/access.ts";
 import type { Actor } from "../accounts/accounts.ts";
 import type { DomainContext } from "./actions.ts";

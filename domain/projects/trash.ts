@@ -5,7 +5,7 @@
  * (at start-up and hourly) purges what has expired in bounded batches, each its own short
  * transaction, yielding between them so requests keep flowing.
  */
-import { memberRole } from "../../db/projects.ts";
+import { memberRole } from "../../db/projects/projects.ts";
 import {
   deleteProjectRow,
   expiredProjectIds,
@@ -27,8 +27,8 @@ import {
   TRASH_TYPES,
   type TrashRow,
   type TrashType,
-} from "../../db/trash.ts";
-import { insertActivity } from "../../db/activity.ts";
+} from "../../db/projects/trash.ts";
+import { insertActivity } from "../../db/projects/activity.ts";
 import { takeSweepTurn } from "../../db/kernel/sweep_turn.ts";
 import {
   type ProjectAccess,

@@ -5,9 +5,9 @@
  * the sender fans it out into a delivery per subscribed webhook (`fanOutQueued`).
  */
 import type { Engine, Queries } from "../../db/kernel/engine.ts";
-import type { EventRow } from "../../db/events.ts";
-import { insertNotifications } from "../../db/notifications.ts";
-import { listMembers } from "../../db/projects.ts";
+import type { EventRow } from "../../db/projects/events.ts";
+import { insertNotifications } from "../../db/projects/notifications.ts";
+import { listMembers } from "../../db/projects/projects.ts";
 import {
   type DeliveryRow,
   enqueueDeliveries,

@@ -3,7 +3,7 @@
  * server; HEAD, long replays and the slow-client cut-off in process.
  */
 import assert from "node:assert/strict";
-import { appendEvent } from "../../db/events.ts";
+import { appendEvent } from "../../db/projects/events.ts";
 import { openStreamInProcess, streamEnded } from "../helpers/in_process_stream.ts";
 import { testApp, type TestServer, testServer } from "../helpers/app.ts";
 import {

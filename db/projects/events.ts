@@ -1,6 +1,6 @@
 /** The per-project event log behind the event stream. */
 import { eventLog } from "./event_log.ts";
-import type { Queries } from "./kernel/engine.ts";
+import type { Queries } from "../kernel/engine.ts";
 
 /** A stored stream event. */
 export interface EventRow {

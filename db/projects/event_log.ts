@@ -3,7 +3,7 @@
  * stream's (`project_events`, owner `project_id`) and each user's own stream's (`user_events`,
  * owner `user_id`). Every owner keeps its latest `kept` events; older ones are pruned now and then.
  */
-import type { Queries } from "./kernel/engine.ts";
+import type { Queries } from "../kernel/engine.ts";
 
 /** A stored event of one owner's log. */
 export interface LogRow {

@@ -1,12 +1,12 @@
 /** The event logs: one id sequence, each owner keeping its latest events for replay. */
 import assert from "node:assert/strict";
-import { eventLog } from "../../db/event_log.ts";
-import type { Queries } from "../../db/kernel/engine.ts";
-import { openDatabase } from "../../db/sqlite/sqlite.ts";
-import { sqliteEngine } from "../../db/sqlite/sqlite_engine.ts";
-import { openPostgresEngine } from "../../db/postgres/engine.ts";
+import { eventLog } from "../../../db/projects/event_log.ts";
+import type { Queries } from "../../../db/kernel/engine.ts";
+import { openDatabase } from "../../../db/sqlite/sqlite.ts";
+import { sqliteEngine } from "../../../db/sqlite/sqlite_engine.ts";
+import { openPostgresEngine } from "../../../db/postgres/engine.ts";
 import type postgres from "postgres";
-import { type Postgres, postgresTest, settledOrWaiting } from "../helpers/postgres.ts";
+import { type Postgres, postgresTest, settledOrWaiting } from "../../helpers/postgres.ts";
 
 const AT = "2026-11-24T00:00:00.000Z";
 

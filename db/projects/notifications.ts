@@ -1,6 +1,6 @@
 /** Storage of notifications. */
-import type { Queries } from "./kernel/engine.ts";
-import { subjectAlive } from "./kernel/subjects.ts";
+import type { Queries } from "../kernel/engine.ts";
+import { subjectAlive } from "../kernel/subjects.ts";
 
 /** A stored notification. */
 export interface NotificationRow {

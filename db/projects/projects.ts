@@ -1,6 +1,6 @@
 /** Storage of projects and their members. */
-import type { Queries } from "./kernel/engine.ts";
-import type { Deletion } from "./kernel/subjects.ts";
+import type { Queries } from "../kernel/engine.ts";
+import type { Deletion } from "../kernel/subjects.ts";
 
 /** A project member role. */
 export type ProjectRole = "owner" | "member" | "viewer";

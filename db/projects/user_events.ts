@@ -1,6 +1,6 @@
 /** The per-user event log behind the caller's own event stream. */
 import { eventLog } from "./event_log.ts";
-import type { Queries } from "./kernel/engine.ts";
+import type { Queries } from "../kernel/engine.ts";
 
 /** A stored event of one user's stream. */
 export interface UserEventRow {

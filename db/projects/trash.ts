@@ -5,9 +5,9 @@
  * the caller commits one at a time. Deleted projects are listed, restored, and purged table by
  * table in the same bounded way.
  */
-import type { PerEngine } from "./kernel/dialect.ts";
-import type { Queries } from "./kernel/engine.ts";
-import type { AttachableType } from "./kernel/subjects.ts";
+import type { PerEngine } from "../kernel/dialect.ts";
+import type { Queries } from "../kernel/engine.ts";
+import type { AttachableType } from "../kernel/subjects.ts";
 
 /** The kinds of item a project's trash holds (the activity `subjectType` names). */
 export type TrashType =

@@ -3,7 +3,7 @@
  * transaction naming the events' ids (the logs hold the events), and the reads of the logs
  * past the newest events an instance published.
  */
-import type { Queries } from "./kernel/engine.ts";
+import type { Queries } from "../kernel/engine.ts";
 import type { EventRow } from "./events.ts";
 import type { UserEventRow } from "./user_events.ts";
 

@@ -1,7 +1,7 @@
 /** Storage of the per-project activity log. */
-import { dialect } from "./kernel/dialect.ts";
-import type { Queries } from "./kernel/engine.ts";
-import { subjectAlive } from "./kernel/subjects.ts";
+import { dialect } from "../kernel/dialect.ts";
+import type { Queries } from "../kernel/engine.ts";
+import { subjectAlive } from "../kernel/subjects.ts";
 
 /** An activity entry. */
 export interface ActivityRow {

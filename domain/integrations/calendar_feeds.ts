@@ -19,7 +19,7 @@ import {
   findFeedOfUser,
   saveFeed,
   setFeedHash,
-} from "../../db/calendar_feeds.ts";
+} from "../../db/integrations/calendar_feeds.ts";
 import { listProjectsOfUser } from "../../db/projects/projects.ts";
 import type { Engine, Queries } from "../../db/kernel/engine.ts";
 import { findUserById } from "../../db/accounts/users.ts";

@@ -36,7 +36,7 @@ import {
   pruneDeliveries,
   type WebhookRow,
   webhooksWithDueDeliveries,
-} from "../../db/webhooks.ts";
+} from "../../db/integrations/webhooks.ts";
 import type { Clock } from "../kernel/clock.ts";
 import type { Presence } from "../kernel/presence.ts";
 import {

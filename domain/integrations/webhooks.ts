@@ -15,7 +15,7 @@ import {
   listWebhooks,
   updateWebhook,
   type WebhookRow,
-} from "../../db/webhooks.ts";
+} from "../../db/integrations/webhooks.ts";
 import { projectAccess, requireOwner } from "../accounts/access.ts";
 import type { Actor } from "../accounts/accounts.ts";
 import type { EventName } from "../projects/actions.ts";

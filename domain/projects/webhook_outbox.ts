@@ -19,7 +19,7 @@ import {
   noteWebhookFailure,
   noteWebhookSuccess,
   type WebhookRow,
-} from "../../db/webhooks.ts";
+} from "../../db/integrations/webhooks.ts";
 import type { Clock } from "../kernel/clock.ts";
 
 /**

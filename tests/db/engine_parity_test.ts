@@ -22,7 +22,7 @@ import * as activityModule from "../../db/projects/activity.ts";
 import * as apiTokensModule from "../../db/accounts/api_tokens.ts";
 import * as boardModule from "../../db/board.ts";
 import * as calendarModule from "../../db/calendar.ts";
-import * as calendarFeedsModule from "../../db/calendar_feeds.ts";
+import * as calendarFeedsModule from "../../db/integrations/calendar_feeds.ts";
 import * as chatModule from "../../db/chat.ts";
 import * as checklistsModule from "../../db/checklists.ts";
 import * as dashboardsModule from "../../db/dashboards.ts";
@@ -40,7 +40,7 @@ import * as todosModule from "../../db/todos.ts";
 import * as trashModule from "../../db/projects/trash.ts";
 import * as userEventsModule from "../../db/projects/user_events.ts";
 import * as usersModule from "../../db/accounts/users.ts";
-import * as webhooksModule from "../../db/webhooks.ts";
+import * as webhooksModule from "../../db/integrations/webhooks.ts";
 import { ARCHIVE_KINDS } from "../../domain/archives/project_archive.ts";
 import { postgresTest } from "../helpers/postgres.ts";
 

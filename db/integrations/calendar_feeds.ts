@@ -2,8 +2,8 @@
  * Storage of calendar feed tokens (a salt and the token's SHA-256, never the token), and the
  * feed's queries: every dated item of a set of projects, and their meetings with people.
  */
-import { dialect, type PerEngine, pgJsonArray } from "./kernel/dialect.ts";
-import type { Queries } from "./kernel/engine.ts";
+import { dialect, type PerEngine, pgJsonArray } from "../kernel/dialect.ts";
+import type { Queries } from "../kernel/engine.ts";
 
 /** A user's feed: the salt its token is derived from, and the token's hash. */
 export interface FeedRow {

@@ -1,7 +1,7 @@
 /** Storage of webhooks and their delivery outbox. */
-import { dialect } from "./kernel/dialect.ts";
-import type { Queries, SqlValue } from "./kernel/engine.ts";
-import { ownerGone } from "./kernel/presence.ts";
+import { dialect } from "../kernel/dialect.ts";
+import type { Queries, SqlValue } from "../kernel/engine.ts";
+import { ownerGone } from "../kernel/presence.ts";
 
 /** A stored webhook (with its secret: only domain code that signs reads it). */
 export interface WebhookRow {

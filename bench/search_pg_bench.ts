@@ -24,7 +24,7 @@ import postgres from "postgres";
 import type { Engine, Queries } from "../db/kernel/engine.ts";
 import { openPostgresEngine } from "../db/postgres/engine.ts";
 import { migratePostgres, POSTGRES_MIGRATIONS_DIR } from "../db/postgres/migrate.ts";
-import { POSTGRES_SEARCH_SETTINGS } from "../db/search.ts";
+import { POSTGRES_SEARCH_SETTINGS } from "../db/content/search.ts";
 import { sqliteEngine } from "../db/sqlite/sqlite_engine.ts";
 import { searchProjectItems } from "../domain/content/search.ts";
 import { createServices } from "../domain/services.ts";
@@ -234,7 +234,7 @@ async function main(): Promise<boolean> {
           type: c.type,
           page: { page: c.page, pageSize: PAGE_SIZE },
         });
-        // As the search runs them: in a transaction with its settings (db/search.ts).
+        // As the search runs them: in a transaction with its settings (db/content/search.ts).
         await printPlans(`plans of ${c.label}`, pge, seen, true);
       }
       const { engine, seen } = tracing(pge);

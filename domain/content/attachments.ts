@@ -9,8 +9,8 @@ import {
   findProjectFiles,
   insertAttachments,
   trashUploads,
-} from "../../db/files.ts";
-import type { AttachableType } from "../../db/files.ts";
+} from "../../db/content/files.ts";
+import type { AttachableType } from "../../db/content/files.ts";
 import type { Queries } from "../../db/kernel/engine.ts";
 import type { Deletion } from "../../db/kernel/subjects.ts";
 import { projectAccess, requireAuthor, requireWrite } from "../accounts/access.ts";

@@ -14,7 +14,7 @@ import {
   type ThreadRow,
   updateComment,
   updateThread,
-} from "../../db/board.ts";
+} from "../../db/content/board.ts";
 import type { Queries } from "../../db/kernel/engine.ts";
 import { projectAccess, requireAuthor, requireWrite } from "../accounts/access.ts";
 import type { Actor } from "../accounts/accounts.ts";

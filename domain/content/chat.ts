@@ -10,7 +10,7 @@ import {
   messageHistory,
   type MessageRow,
   updateMessage,
-} from "../../db/chat.ts";
+} from "../../db/content/chat.ts";
 import type { Queries } from "../../db/kernel/engine.ts";
 import { recipientsOf } from "../../db/projects/notifications.ts";
 import { listMembers } from "../../db/projects/projects.ts";

@@ -4,7 +4,7 @@
  * download. The type is sniffed from the stored bytes on every request, never taken from the
  * name or the type recorded at upload.
  */
-import { type FileRow, findFile } from "../../db/files.ts";
+import { type FileRow, findFile } from "../../db/content/files.ts";
 import { projectAccess } from "../accounts/access.ts";
 import type { Actor } from "../accounts/accounts.ts";
 import type { DomainContext } from "../projects/actions.ts";

@@ -7,7 +7,7 @@ import {
   findFile,
   insertFile,
   listFiles,
-} from "../../db/files.ts";
+} from "../../db/content/files.ts";
 import type { Queries } from "../../db/kernel/engine.ts";
 import { memberIds } from "../../db/projects/projects.ts";
 import {

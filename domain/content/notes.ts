@@ -6,7 +6,7 @@ import {
   listNotes,
   type NoteRow,
   updateNote,
-} from "../../db/notes.ts";
+} from "../../db/content/notes.ts";
 import type { Queries } from "../../db/kernel/engine.ts";
 import { memberIds } from "../../db/projects/projects.ts";
 import { projectAccess, requireAuthor, requireWrite } from "../accounts/access.ts";

@@ -5,7 +5,7 @@
  * wrapped in `<mark>`.
  */
 import { listMembers, listProjectsOfUser } from "../../db/projects/projects.ts";
-import { searchProjects, type SearchRow } from "../../db/search.ts";
+import { searchProjects, type SearchRow } from "../../db/content/search.ts";
 import type { Engine, Queries } from "../../db/kernel/engine.ts";
 import { projectAccess } from "../accounts/access.ts";
 import type { Actor } from "../accounts/accounts.ts";

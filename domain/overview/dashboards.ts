@@ -6,8 +6,8 @@
  * person who never chose one), so a to-do due today turns overdue at the caller's midnight.
  */
 import { latestActivity } from "../../db/projects/activity.ts";
-import { threadsByIds } from "../../db/board.ts";
-import { latestMessages } from "../../db/chat.ts";
+import { threadsByIds } from "../../db/content/board.ts";
+import { latestMessages } from "../../db/content/chat.ts";
 import {
   assignedItems,
   countAssignedItems,
@@ -23,10 +23,10 @@ import {
   userProjectIds,
 } from "../../db/dashboards.ts";
 import type { Queries } from "../../db/kernel/engine.ts";
-import { latestFiles } from "../../db/files.ts";
+import { latestFiles } from "../../db/content/files.ts";
 import { type MeetingRow, meetingsByIds } from "../../db/meetings.ts";
 import { countMilestones, type MilestoneRow, pageMilestones } from "../../db/milestones.ts";
-import { notesByIds } from "../../db/notes.ts";
+import { notesByIds } from "../../db/content/notes.ts";
 import { listUnread } from "../../db/projects/notifications.ts";
 import { listMembers, listProjectsOfUser } from "../../db/projects/projects.ts";
 import { userTimeZone } from "../../db/accounts/users.ts";

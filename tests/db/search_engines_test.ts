@@ -15,7 +15,7 @@ import type { Engine } from "../../db/kernel/engine.ts";
 import { migrate, MIGRATIONS_DIR } from "../../db/sqlite/migrate.ts";
 import { openPostgresEngine } from "../../db/postgres/engine.ts";
 import { migratePostgres, POSTGRES_MIGRATIONS_DIR } from "../../db/postgres/migrate.ts";
-import { searchProjects } from "../../db/search.ts";
+import { searchProjects } from "../../db/content/search.ts";
 import { openDatabase } from "../../db/sqlite/sqlite.ts";
 import { sqliteEngine } from "../../db/sqlite/sqlite_engine.ts";
 import { postgresTest } from "../helpers/postgres.ts";

@@ -5,7 +5,7 @@
  * SQL differ here and only here; both give the same answers on the same data
  * (`tests/db/search_engines_test.ts`).
  */
-import type { Engine, Queries } from "./kernel/engine.ts";
+import type { Engine, Queries } from "../kernel/engine.ts";
 
 /** A match, with its indexed text (the domain cuts the snippet from it). */
 export interface SearchRow {

@@ -1,7 +1,7 @@
 /** Storage of notes. */
-import { dialect } from "./kernel/dialect.ts";
-import type { Queries } from "./kernel/engine.ts";
-import type { Deletion } from "./kernel/subjects.ts";
+import { dialect } from "../kernel/dialect.ts";
+import type { Queries } from "../kernel/engine.ts";
+import type { Deletion } from "../kernel/subjects.ts";
 
 /** A live note. */
 export interface NoteRow {

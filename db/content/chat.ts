@@ -1,6 +1,6 @@
 /** Storage of chat messages. */
-import type { Queries } from "./kernel/engine.ts";
-import type { Deletion } from "./kernel/subjects.ts";
+import type { Queries } from "../kernel/engine.ts";
+import type { Deletion } from "../kernel/subjects.ts";
 
 /** A live chat message. */
 export interface MessageRow {

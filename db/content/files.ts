@@ -1,7 +1,7 @@
 /** Storage of file records and attachment links (the bytes live in `file_store.ts`). */
-import { dialect } from "./kernel/dialect.ts";
-import type { Queries } from "./kernel/engine.ts";
-import { type AttachableType, type Deletion, subjectAlive } from "./kernel/subjects.ts";
+import { dialect } from "../kernel/dialect.ts";
+import type { Queries } from "../kernel/engine.ts";
+import { type AttachableType, type Deletion, subjectAlive } from "../kernel/subjects.ts";
 
 export type { AttachableType };
 

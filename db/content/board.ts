@@ -1,7 +1,7 @@
 /** Storage of board threads and comments. */
-import { dialect } from "./kernel/dialect.ts";
-import type { Queries } from "./kernel/engine.ts";
-import type { Deletion } from "./kernel/subjects.ts";
+import { dialect } from "../kernel/dialect.ts";
+import type { Queries } from "../kernel/engine.ts";
+import type { Deletion } from "../kernel/subjects.ts";
 
 /** A thread category. */
 export type Category = "general" | "announcement" | "question" | "idea";

@@ -45,7 +45,7 @@ import {
   userIdsByEmail,
 } from "../../db/project_archive.ts";
 import type { Queries, Row, SqlValue } from "../../db/kernel/engine.ts";
-import { insertEntry } from "../../db/checklists.ts";
+import { insertEntry } from "../../db/planning/checklists.ts";
 import { deleteProjectRowsWithin, type PurgeBudget } from "../../db/projects/trash.ts";
 import { findProject, insertMember } from "../../db/projects/projects.ts";
 import { type Actor, normaliseEmail } from "../accounts/accounts.ts";

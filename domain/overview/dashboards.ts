@@ -24,13 +24,17 @@ import {
 } from "../../db/dashboards.ts";
 import type { Queries } from "../../db/kernel/engine.ts";
 import { latestFiles } from "../../db/content/files.ts";
-import { type MeetingRow, meetingsByIds } from "../../db/meetings.ts";
-import { countMilestones, type MilestoneRow, pageMilestones } from "../../db/milestones.ts";
+import { type MeetingRow, meetingsByIds } from "../../db/planning/meetings.ts";
+import {
+  countMilestones,
+  type MilestoneRow,
+  pageMilestones,
+} from "../../db/planning/milestones.ts";
 import { notesByIds } from "../../db/content/notes.ts";
 import { listUnread } from "../../db/projects/notifications.ts";
 import { listMembers, listProjectsOfUser } from "../../db/projects/projects.ts";
 import { userTimeZone } from "../../db/accounts/users.ts";
-import type { ItemRow } from "../../db/todos.ts";
+import type { ItemRow } from "../../db/planning/todos.ts";
 import { projectAccess } from "../accounts/access.ts";
 import type { Actor } from "../accounts/accounts.ts";
 import type { Activity } from "../projects/activity.ts";

@@ -12,7 +12,7 @@ import {
   insertEvent,
   listEvents,
   updateEvent,
-} from "../../db/calendar.ts";
+} from "../../db/planning/calendar.ts";
 import type { Queries } from "../../db/kernel/engine.ts";
 import { userTimeZone } from "../../db/accounts/users.ts";
 import { projectAccess, requireWrite } from "../accounts/access.ts";

@@ -5,7 +5,7 @@
  * time zone, and the shown days begin at the zone's midnights; whole-day entries (milestones,
  * to-dos, all-day events) stay on their dates.
  */
-import type { CalendarRow } from "../../db/calendar.ts";
+import type { CalendarRow } from "../../db/planning/calendar.ts";
 import { addDays, mondayOf } from "../kernel/days.ts";
 import { invalid } from "../kernel/errors.ts";
 import { dateInZone, DEFAULT_TIME_ZONE, startOfDayInZone } from "../kernel/time_zones.ts";

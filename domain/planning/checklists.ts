@@ -16,8 +16,8 @@ import {
   placeEntries,
   summariesOf,
   updateEntry,
-} from "../../db/checklists.ts";
-import { findItem, type ItemRow, updateItem } from "../../db/todos.ts";
+} from "../../db/planning/checklists.ts";
+import { findItem, type ItemRow, updateItem } from "../../db/planning/todos.ts";
 import type { Queries } from "../../db/kernel/engine.ts";
 import { projectAccess, requireWrite } from "../accounts/access.ts";
 import type { Actor } from "../accounts/accounts.ts";

@@ -2,7 +2,7 @@
  * Meetings: invitees are project members; invitations and updates are notified (never to
  * the actor). Schedule conflicts are warnings, never failures: see `conflicts` below.
  */
-import { eventsOverlapping } from "../../db/calendar.ts";
+import { eventsOverlapping } from "../../db/planning/calendar.ts";
 import {
   busyMeetings,
   countMeetings,
@@ -15,7 +15,7 @@ import {
   pressingTodos,
   setInvitees,
   updateMeeting,
-} from "../../db/meetings.ts";
+} from "../../db/planning/meetings.ts";
 import type { Queries } from "../../db/kernel/engine.ts";
 import { listProjectsOfUser } from "../../db/projects/projects.ts";
 import { projectAccess, requireWrite } from "../accounts/access.ts";

@@ -12,7 +12,7 @@ import {
   type MilestoneRow,
   pageMilestones,
   updateMilestone,
-} from "../../db/milestones.ts";
+} from "../../db/planning/milestones.ts";
 import type { Queries } from "../../db/kernel/engine.ts";
 import { projectAccess, requireWrite } from "../accounts/access.ts";
 import type { Actor } from "../accounts/accounts.ts";

@@ -2,7 +2,7 @@
  * The kanban board as it is drawn: each column with its items in order, and where each card's
  * arrow buttons move it (the end of the column beside it, or one place up or down in its own).
  */
-import type { ColumnRow } from "../../db/todos.ts";
+import type { ColumnRow } from "../../db/planning/todos.ts";
 
 /** A place on the board: a column and a position in it. */
 export interface BoardPlace {

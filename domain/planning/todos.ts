@@ -3,7 +3,7 @@
  * shared work any member may change. Every change writes activity and one `todo.updated`
  * stream event; assigning someone notifies them.
  */
-import { milestoneInProject } from "../../db/milestones.ts";
+import { milestoneInProject } from "../../db/planning/milestones.ts";
 import { memberRole } from "../../db/projects/projects.ts";
 import {
   columnCounts,
@@ -33,7 +33,7 @@ import {
   renameColumn,
   setCompleted,
   updateItem,
-} from "../../db/todos.ts";
+} from "../../db/planning/todos.ts";
 import type { Queries } from "../../db/kernel/engine.ts";
 import { projectAccess, requireWrite } from "../accounts/access.ts";
 import type { Actor } from "../accounts/accounts.ts";

@@ -1,7 +1,7 @@
 /** Storage of kanban columns and to-do items. */
-import { dialect, type PerEngine } from "./kernel/dialect.ts";
-import type { Queries } from "./kernel/engine.ts";
-import type { Deletion } from "./kernel/subjects.ts";
+import { dialect, type PerEngine } from "../kernel/dialect.ts";
+import type { Queries } from "../kernel/engine.ts";
+import type { Deletion } from "../kernel/subjects.ts";
 
 /** A column key of the standard set. */
 export type ColumnKey = "todo" | "in_progress" | "done";

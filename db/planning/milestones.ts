@@ -1,5 +1,5 @@
 /** Storage of milestones, with their progress over the live to-do items linked to them. */
-import type { Queries } from "./kernel/engine.ts";
+import type { Queries } from "../kernel/engine.ts";
 
 /** A live milestone with its progress (0..100). */
 export interface MilestoneRow {

@@ -1,7 +1,7 @@
 /** Storage of meetings and their invitees, and the schedule queries behind conflict checks. */
-import { dialect, type PerEngine, perEngine, pgJsonArray } from "./kernel/dialect.ts";
-import type { Queries } from "./kernel/engine.ts";
-import type { Deletion } from "./kernel/subjects.ts";
+import { dialect, type PerEngine, perEngine, pgJsonArray } from "../kernel/dialect.ts";
+import type { Queries } from "../kernel/engine.ts";
+import type { Deletion } from "../kernel/subjects.ts";
 
 /** A live meeting with its invitees (ascending user ids). */
 export interface MeetingRow {

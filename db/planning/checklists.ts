@@ -1,6 +1,6 @@
 /** Storage of to-do checklists: each item's ordered entries (migration 016). */
-import { dialect } from "./kernel/dialect.ts";
-import type { Queries } from "./kernel/engine.ts";
+import { dialect } from "../kernel/dialect.ts";
+import type { Queries } from "../kernel/engine.ts";
 
 /** A checklist entry. */
 export interface ChecklistEntryRow {

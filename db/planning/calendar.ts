@@ -2,8 +2,8 @@
  * Storage of calendar events, and the calendar's range query over events, milestones, to-dos
  * (and meetings, when asked).
  */
-import type { Queries } from "./kernel/engine.ts";
-import type { Deletion } from "./kernel/subjects.ts";
+import type { Queries } from "../kernel/engine.ts";
+import type { Deletion } from "../kernel/subjects.ts";
 
 /** A live calendar event; times are ISO 8601 UTC with `Z`. */
 export interface EventRecord {

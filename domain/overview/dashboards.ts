@@ -21,7 +21,7 @@ import {
   nextMeetingId,
   upcomingMeetingIds,
   userProjectIds,
-} from "../../db/dashboards.ts";
+} from "../../db/overview/dashboards.ts";
 import type { Queries } from "../../db/kernel/engine.ts";
 import { latestFiles } from "../../db/content/files.ts";
 import { type MeetingRow, meetingsByIds } from "../../db/planning/meetings.ts";

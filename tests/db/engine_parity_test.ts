@@ -25,7 +25,7 @@ import * as calendarModule from "../../db/planning/calendar.ts";
 import * as calendarFeedsModule from "../../db/integrations/calendar_feeds.ts";
 import * as chatModule from "../../db/content/chat.ts";
 import * as checklistsModule from "../../db/planning/checklists.ts";
-import * as dashboardsModule from "../../db/dashboards.ts";
+import * as dashboardsModule from "../../db/overview/dashboards.ts";
 import * as eventsModule from "../../db/projects/events.ts";
 import * as filesModule from "../../db/content/files.ts";
 import * as loanModule from "../../db/loan.ts";

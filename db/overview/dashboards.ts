@@ -2,8 +2,8 @@
  * The queries behind the dashboards: each is one statement whatever the number of
  * projects or items, so a dashboard costs a fixed number of queries.
  */
-import type { Queries, Row, SqlValue } from "./kernel/engine.ts";
-import { type ItemRow, toItem } from "./planning/todos.ts";
+import type { Queries, Row, SqlValue } from "../kernel/engine.ts";
+import { type ItemRow, toItem } from "../planning/todos.ts";
 
 const ITEM_SELECT = `SELECT i.id, i.project_id, i.column_id, i.creator_id, i.title, i.description,
   i.assignee_id, i.priority, i.start_date, i.due_date, i.tags, i.order_index, i.completed,

@@ -4,7 +4,7 @@
  * `files/<fileId>/<name>` for each live file, and Markdown copies of the board and notes.
  *
  * Adding a resource kind: a key in `ARCHIVE_KINDS` (its place in project.json), a paged read
- * in `db/project_archive.ts`, its archive shape in `project_export.ts` (`EXPORTS`), and its
+ * in `db/archives/project_archive.ts`, its archive shape in `project_export.ts` (`EXPORTS`), and its
  * schema and insert in `project_import.ts` (`IMPORTS`, in dependency order).
  */
 

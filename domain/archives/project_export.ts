@@ -19,7 +19,7 @@ import {
   readPage,
   readProject,
   readThreadComments,
-} from "../../db/project_archive.ts";
+} from "../../db/archives/project_archive.ts";
 import type { Queries, Snapshot } from "../../db/kernel/engine.ts";
 import { projectAccess, requireOwner } from "../accounts/access.ts";
 import type { Actor } from "../accounts/accounts.ts";

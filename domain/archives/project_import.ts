@@ -43,7 +43,7 @@ import {
   showImported,
   takeImportLeftover,
   userIdsByEmail,
-} from "../../db/project_archive.ts";
+} from "../../db/archives/project_archive.ts";
 import type { Queries, Row, SqlValue } from "../../db/kernel/engine.ts";
 import { insertEntry } from "../../db/planning/checklists.ts";
 import { deleteProjectRowsWithin, type PurgeBudget } from "../../db/projects/trash.ts";

@@ -33,7 +33,7 @@ import * as meetingsModule from "../../db/planning/meetings.ts";
 import * as milestonesModule from "../../db/planning/milestones.ts";
 import * as notesModule from "../../db/content/notes.ts";
 import * as notificationsModule from "../../db/projects/notifications.ts";
-import * as archiveModule from "../../db/project_archive.ts";
+import * as archiveModule from "../../db/archives/project_archive.ts";
 import * as projectsModule from "../../db/projects/projects.ts";
 import * as sessionsModule from "../../db/accounts/sessions.ts";
 import * as todosModule from "../../db/planning/todos.ts";

@@ -5,11 +5,11 @@
  * hidden project over many short transactions, indexes it for search in creation order, then
  * shows it in one last short one.
  */
-import { dialect, type Kind, perEngine, pgJsonArray } from "./kernel/dialect.ts";
-import type { Queries } from "./kernel/engine.ts";
-import type { SqlValue } from "./kernel/engine.ts";
-import { ownerGone } from "./kernel/presence.ts";
-import { subjectAlive } from "./kernel/subjects.ts";
+import { dialect, type Kind, perEngine, pgJsonArray } from "../kernel/dialect.ts";
+import type { Queries } from "../kernel/engine.ts";
+import type { SqlValue } from "../kernel/engine.ts";
+import { ownerGone } from "../kernel/presence.ts";
+import { subjectAlive } from "../kernel/subjects.ts";
 
 // ---------------------------------------------------------------------------------------
 // Reading (export). Every row type carries the emails of the users it names.

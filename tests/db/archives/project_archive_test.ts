@@ -4,10 +4,10 @@
  * these tests are ignored when the suite runs on PostgreSQL.
  */
 import assert from "node:assert/strict";
-import { pagePlan, showImportedPlan } from "../../db/project_archive.ts";
-import { ARCHIVE_KINDS } from "../../domain/archives/project_archive.ts";
-import { testApp } from "../helpers/app.ts";
-import { ON_POSTGRES } from "../helpers/test_database.ts";
+import { pagePlan, showImportedPlan } from "../../../db/archives/project_archive.ts";
+import { ARCHIVE_KINDS } from "../../../domain/archives/project_archive.ts";
+import { testApp } from "../../helpers/app.ts";
+import { ON_POSTGRES } from "../../helpers/test_database.ts";
 
 Deno.test({
   name: "each page of an export is a range of ids: no sort of the project's rows per page",

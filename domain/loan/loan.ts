@@ -5,7 +5,7 @@
  * failure stores nothing.
  */
 import type { Engine } from "../../db/kernel/engine.ts";
-import { insertCustomer, insertDecision, isBlacklisted } from "../../db/loan.ts";
+import { insertCustomer, insertDecision, isBlacklisted } from "../../db/loan/loan.ts";
 import type { Clock } from "../kernel/clock.ts";
 import { invalid } from "../kernel/errors.ts";
 

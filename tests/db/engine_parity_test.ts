@@ -28,7 +28,7 @@ import * as checklistsModule from "../../db/planning/checklists.ts";
 import * as dashboardsModule from "../../db/overview/dashboards.ts";
 import * as eventsModule from "../../db/projects/events.ts";
 import * as filesModule from "../../db/content/files.ts";
-import * as loanModule from "../../db/loan.ts";
+import * as loanModule from "../../db/loan/loan.ts";
 import * as meetingsModule from "../../db/planning/meetings.ts";
 import * as milestonesModule from "../../db/planning/milestones.ts";
 import * as notesModule from "../../db/content/notes.ts";

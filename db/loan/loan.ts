@@ -2,7 +2,7 @@
  * Storage of the loan service: customers and the loan history, over the storage interface
  * (`engine.ts`), so the same statements serve SQLite and PostgreSQL.
  */
-import type { Queries } from "./kernel/engine.ts";
+import type { Queries } from "../kernel/engine.ts";
 
 /** One decision as written to the loan history. */
 export interface LoanHistoryRecord {

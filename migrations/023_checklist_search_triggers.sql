@@ -5,7 +5,7 @@
 -- text in the same order comes from aggregating a subquery ordered by id (SQLite never
 -- flattens an ordered subquery into an aggregate query, so its rows arrive in that order).
 -- A released migration never changes: these triggers replace 016's. Nothing else in the
--- schema needs more than SQLite 3.40 (tests/db/sqlite_shell_test.ts checks it with the shell).
+-- schema needs more than SQLite 3.40 (tests/db/sqlite/sqlite_shell_test.ts checks it with the shell).
 
 -- todo: todo_items, with the checklist's text after the description and tags.
 DROP TRIGGER search_todo_items_insert;

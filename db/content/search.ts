@@ -3,7 +3,7 @@
  * (migrations 006, 008 and 016), on PostgreSQL a narrow table of live items' text with a
  * pg_trgm index (`postgres/006_search.sql`, `postgres/022_search_text.sql`). The two engines'
  * SQL differ here and only here; both give the same answers on the same data
- * (`tests/db/search_engines_test.ts`).
+ * (`tests/db/content/search_engines_test.ts`).
  */
 import type { Engine, Queries } from "../kernel/engine.ts";
 

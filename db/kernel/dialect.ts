@@ -9,7 +9,7 @@
  * A list of values travels as one parameter holding a JSON array (`JSON.stringify(ids)`): one
  * statement text whatever its length, which a list of `?` would not be.
  *
- * Written once for both (the forms `tests/db/engine_parity_test.ts` holds both engines to):
+ * Written once for both (the forms `tests/db/kernel/engine_parity_test.ts` holds both engines to):
  * - a parameter only tested for NULL gets a type, `CAST(? AS text) IS NULL`: PostgreSQL cannot
  *   tell the type of a bare `? IS NULL`;
  * - a flag parameter is compared, `? = 1`: PostgreSQL would type a bare `?` boolean (and the

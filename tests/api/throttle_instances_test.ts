@@ -3,7 +3,7 @@
  * the throttles live in the database, not in either process. Here both instances are apps in
  * this process, each with its own connections to the same database (the same SQLite file, as
  * two processes on one host would have, or the same PostgreSQL database);
- * `tests/db/throttle_engines_test.ts` checks the throttle's queries on both engines.
+ * `tests/db/accounts/throttle_engines_test.ts` checks the throttle's queries on both engines.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";

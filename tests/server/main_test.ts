@@ -181,7 +181,7 @@ Deno.test("invalid configuration stops start-up with a message naming each varia
 
 Deno.test({
   name: "start-up is refused, changing nothing, when an applied migration was edited",
-  // Edits SQLite's file; on PostgreSQL: tests/db/postgres_migrate_test.ts.
+  // Edits SQLite's file; on PostgreSQL: tests/db/postgres/migrate_test.ts.
   ignore: ON_POSTGRES,
 }, async () => {
   const dataDir = await Deno.makeTempDir({ prefix: "main-test-" });

@@ -6,12 +6,12 @@
  */
 import assert from "node:assert/strict";
 import postgres from "postgres";
-import type { Engine, Queries, Row, SqlValue } from "../../db/kernel/engine.ts";
-import { openPostgresEngine } from "../../db/postgres/engine.ts";
-import { migratePostgres, POSTGRES_MIGRATIONS_DIR } from "../../db/postgres/migrate.ts";
-import { fanOutDeliveries, fanOutProjectDeliveries } from "../../db/integrations/webhooks.ts";
-import { fanOutAll } from "../../domain/projects/webhook_outbox.ts";
-import { type Postgres, postgresTest, settledOrWaiting } from "../helpers/postgres.ts";
+import type { Engine, Queries, Row, SqlValue } from "../../../db/kernel/engine.ts";
+import { openPostgresEngine } from "../../../db/postgres/engine.ts";
+import { migratePostgres, POSTGRES_MIGRATIONS_DIR } from "../../../db/postgres/migrate.ts";
+import { fanOutDeliveries, fanOutProjectDeliveries } from "../../../db/integrations/webhooks.ts";
+import { fanOutAll } from "../../../domain/projects/webhook_outbox.ts";
+import { type Postgres, postgresTest, settledOrWaiting } from "../../helpers/postgres.ts";
 
 const T = "2026-11-25T09:00:00.000Z";
 const PROJECT = 1;

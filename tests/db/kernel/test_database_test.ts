@@ -6,10 +6,10 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import postgres from "postgres";
-import { createTestDatabase, templateName } from "../helpers/test_database.ts";
-import { postgresTest } from "../helpers/postgres.ts";
+import { createTestDatabase, templateName } from "../../helpers/test_database.ts";
+import { postgresTest } from "../../helpers/postgres.ts";
 
-const HELPER = join(import.meta.dirname!, "..", "helpers", "test_database.ts");
+const HELPER = join(import.meta.dirname!, "..", "..", "helpers", "test_database.ts");
 
 /** The databases of the cluster whose names start with `prefix`. */
 async function named(sql: postgres.Sql, prefix: string): Promise<string[]> {
@@ -32,7 +32,7 @@ async function makeInAnotherProcess(server: string): Promise<string> {
     console.log(made.name);`;
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["eval", "--ext=ts", code],
-    cwd: join(import.meta.dirname!, "..", ".."),
+    cwd: join(import.meta.dirname!, "..", "..", ".."),
     stdout: "piped",
     stderr: "piped",
   }).output();

@@ -7,9 +7,9 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import postgres from "postgres";
-import { MigrationError } from "../../db/sqlite/migrate.ts";
-import { appliedPostgresMigrations, migratePostgres } from "../../db/postgres/migrate.ts";
-import { type Postgres, postgresBin, startPostgres } from "../helpers/postgres.ts";
+import { MigrationError } from "../../../db/sqlite/migrate.ts";
+import { appliedPostgresMigrations, migratePostgres } from "../../../db/postgres/migrate.ts";
+import { type Postgres, postgresBin, startPostgres } from "../../helpers/postgres.ts";
 
 const NOW = () => new Date("2026-11-25T03:30:00.000Z");
 

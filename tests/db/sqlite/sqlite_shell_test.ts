@@ -8,12 +8,12 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { migrate, MIGRATIONS_DIR } from "../../db/sqlite/migrate.ts";
-import { type Database, openDatabase } from "../../db/sqlite/sqlite.ts";
-import { api, createProject, expectJson, signUp, todoColumns } from "../helpers/api.ts";
-import { sqliteOf, testApp } from "../helpers/app.ts";
-import { PYTHON } from "../helpers/python.ts";
-import { ON_POSTGRES } from "../helpers/test_database.ts";
+import { migrate, MIGRATIONS_DIR } from "../../../db/sqlite/migrate.ts";
+import { type Database, openDatabase } from "../../../db/sqlite/sqlite.ts";
+import { api, createProject, expectJson, signUp, todoColumns } from "../../helpers/api.ts";
+import { sqliteOf, testApp } from "../../helpers/app.ts";
+import { PYTHON } from "../../helpers/python.ts";
+import { ON_POSTGRES } from "../../helpers/test_database.ts";
 
 const SHELL = "/usr/bin/sqlite3";
 const NOW = () => new Date("2026-11-28T09:00:00.000Z");

@@ -1,6 +1,6 @@
 /** Unit tests of `agendaOf`: a project's meetings split into upcoming and past. */
 import assert from "node:assert/strict";
-import { agendaOf, type Meeting } from "../../domain/planning/meetings.ts";
+import { agendaOf, type Meeting } from "../../../domain/planning/meetings.ts";
 
 const meeting = (id: number, startAt: string, endAt: string) => ({ id, startAt, endAt }) as Meeting;
 const ids = (meetings: Meeting[]) => meetings.map((m) => m.id);

@@ -7,21 +7,21 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import type { Engine } from "../../db/kernel/engine.ts";
-import { migrate, MIGRATIONS_DIR } from "../../db/sqlite/migrate.ts";
-import { openPostgresEngine } from "../../db/postgres/engine.ts";
-import { migratePostgres, POSTGRES_MIGRATIONS_DIR } from "../../db/postgres/migrate.ts";
-import { openDatabase } from "../../db/sqlite/sqlite.ts";
-import { sqliteEngine } from "../../db/sqlite/sqlite_engine.ts";
-import { listThrottleEntries, pruneThrottleEntries } from "../../db/accounts/throttle.ts";
-import { FixedClock } from "../../domain/kernel/clock.ts";
-import { parseConfig } from "../../domain/config.ts";
-import { DomainError } from "../../domain/kernel/errors.ts";
-import { scryptHasher } from "../../domain/accounts/passwords.ts";
-import { LoginThrottle, RegistrationThrottle } from "../../domain/accounts/throttle.ts";
-import { type App, createApp } from "../../routes/app.ts";
-import { PASSWORD } from "../helpers/api.ts";
-import { postgresTest } from "../helpers/postgres.ts";
+import type { Engine } from "../../../db/kernel/engine.ts";
+import { migrate, MIGRATIONS_DIR } from "../../../db/sqlite/migrate.ts";
+import { openPostgresEngine } from "../../../db/postgres/engine.ts";
+import { migratePostgres, POSTGRES_MIGRATIONS_DIR } from "../../../db/postgres/migrate.ts";
+import { openDatabase } from "../../../db/sqlite/sqlite.ts";
+import { sqliteEngine } from "../../../db/sqlite/sqlite_engine.ts";
+import { listThrottleEntries, pruneThrottleEntries } from "../../../db/accounts/throttle.ts";
+import { FixedClock } from "../../../domain/kernel/clock.ts";
+import { parseConfig } from "../../../domain/config.ts";
+import { DomainError } from "../../../domain/kernel/errors.ts";
+import { scryptHasher } from "../../../domain/accounts/passwords.ts";
+import { LoginThrottle, RegistrationThrottle } from "../../../domain/accounts/throttle.ts";
+import { type App, createApp } from "../../../routes/app.ts";
+import { PASSWORD } from "../../helpers/api.ts";
+import { postgresTest } from "../../helpers/postgres.ts";
 
 const START = "2026-11-25T09:00:00.000Z";
 const NOW = () => new Date(START);

@@ -11,14 +11,14 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import type postgres from "postgres";
-import type { Engine } from "../../db/kernel/engine.ts";
-import { migrate, MIGRATIONS_DIR } from "../../db/sqlite/migrate.ts";
-import { openPostgresEngine } from "../../db/postgres/engine.ts";
-import { migratePostgres, POSTGRES_MIGRATIONS_DIR } from "../../db/postgres/migrate.ts";
-import { searchProjects } from "../../db/content/search.ts";
-import { openDatabase } from "../../db/sqlite/sqlite.ts";
-import { sqliteEngine } from "../../db/sqlite/sqlite_engine.ts";
-import { postgresTest } from "../helpers/postgres.ts";
+import type { Engine } from "../../../db/kernel/engine.ts";
+import { migrate, MIGRATIONS_DIR } from "../../../db/sqlite/migrate.ts";
+import { openPostgresEngine } from "../../../db/postgres/engine.ts";
+import { migratePostgres, POSTGRES_MIGRATIONS_DIR } from "../../../db/postgres/migrate.ts";
+import { searchProjects } from "../../../db/content/search.ts";
+import { openDatabase } from "../../../db/sqlite/sqlite.ts";
+import { sqliteEngine } from "../../../db/sqlite/sqlite_engine.ts";
+import { postgresTest } from "../../helpers/postgres.ts";
 
 const NOW = () => new Date("2026-11-25T09:00:00.000Z");
 

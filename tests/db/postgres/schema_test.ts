@@ -8,10 +8,10 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import postgres from "postgres";
-import { migrate, MIGRATIONS_DIR, readMigrations } from "../../db/sqlite/migrate.ts";
-import { migratePostgres, POSTGRES_MIGRATIONS_DIR } from "../../db/postgres/migrate.ts";
-import { openDatabase } from "../../db/sqlite/sqlite.ts";
-import { postgresTest } from "../helpers/postgres.ts";
+import { migrate, MIGRATIONS_DIR, readMigrations } from "../../../db/sqlite/migrate.ts";
+import { migratePostgres, POSTGRES_MIGRATIONS_DIR } from "../../../db/postgres/migrate.ts";
+import { openDatabase } from "../../../db/sqlite/sqlite.ts";
+import { postgresTest } from "../../helpers/postgres.ts";
 
 /** The search tables and their indexes, which differ between the engines by design. */
 const SEARCH = /^search_/;

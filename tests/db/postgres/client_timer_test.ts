@@ -4,9 +4,9 @@
  * does. Run in a child process, since an uncaught error is what is tested.
  */
 import assert from "node:assert/strict";
-import { isClosedSocketWrite } from "../../db/postgres/engine.ts";
+import { isClosedSocketWrite } from "../../../db/postgres/engine.ts";
 
-const ENGINE = new URL("../../db/postgres/engine.ts", import.meta.url).href;
+const ENGINE = new URL("../../../db/postgres/engine.ts", import.meta.url).href;
 
 /** The client's error as its timer throws it (the message and frames of 3.4.9). */
 const CLIENT_STACK = "TypeError: Cannot read properties of null (reading 'write')\n" +

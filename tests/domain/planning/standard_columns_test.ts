@@ -1,6 +1,6 @@
 /** A standard to-do column keeps its standard name until the project renames it. */
 import assert from "node:assert/strict";
-import { type Column, hasStandardName } from "../../domain/planning/todos.ts";
+import { type Column, hasStandardName } from "../../../domain/planning/todos.ts";
 
 Deno.test("a standard column has its standard name until it is renamed", () => {
   const column = (key: Column["key"], name: string) => ({ key, name }) as Column;

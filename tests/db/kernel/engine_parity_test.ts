@@ -12,37 +12,37 @@
  * Needs Debian's postgresql (`.ci/run` installs it).
  */
 import assert from "node:assert/strict";
-import type { Engine, Queries } from "../../db/kernel/engine.ts";
-import { migrate, MIGRATIONS_DIR } from "../../db/sqlite/migrate.ts";
-import { openPostgresEngine } from "../../db/postgres/engine.ts";
-import { migratePostgres, POSTGRES_MIGRATIONS_DIR } from "../../db/postgres/migrate.ts";
-import { openDatabase } from "../../db/sqlite/sqlite.ts";
-import { sqliteEngine } from "../../db/sqlite/sqlite_engine.ts";
-import * as activityModule from "../../db/projects/activity.ts";
-import * as apiTokensModule from "../../db/accounts/api_tokens.ts";
-import * as boardModule from "../../db/content/board.ts";
-import * as calendarModule from "../../db/planning/calendar.ts";
-import * as calendarFeedsModule from "../../db/integrations/calendar_feeds.ts";
-import * as chatModule from "../../db/content/chat.ts";
-import * as checklistsModule from "../../db/planning/checklists.ts";
-import * as dashboardsModule from "../../db/overview/dashboards.ts";
-import * as eventsModule from "../../db/projects/events.ts";
-import * as filesModule from "../../db/content/files.ts";
-import * as loanModule from "../../db/loan/loan.ts";
-import * as meetingsModule from "../../db/planning/meetings.ts";
-import * as milestonesModule from "../../db/planning/milestones.ts";
-import * as notesModule from "../../db/content/notes.ts";
-import * as notificationsModule from "../../db/projects/notifications.ts";
-import * as archiveModule from "../../db/archives/project_archive.ts";
-import * as projectsModule from "../../db/projects/projects.ts";
-import * as sessionsModule from "../../db/accounts/sessions.ts";
-import * as todosModule from "../../db/planning/todos.ts";
-import * as trashModule from "../../db/projects/trash.ts";
-import * as userEventsModule from "../../db/projects/user_events.ts";
-import * as usersModule from "../../db/accounts/users.ts";
-import * as webhooksModule from "../../db/integrations/webhooks.ts";
-import { ARCHIVE_KINDS } from "../../domain/archives/project_archive.ts";
-import { postgresTest } from "../helpers/postgres.ts";
+import type { Engine, Queries } from "../../../db/kernel/engine.ts";
+import { migrate, MIGRATIONS_DIR } from "../../../db/sqlite/migrate.ts";
+import { openPostgresEngine } from "../../../db/postgres/engine.ts";
+import { migratePostgres, POSTGRES_MIGRATIONS_DIR } from "../../../db/postgres/migrate.ts";
+import { openDatabase } from "../../../db/sqlite/sqlite.ts";
+import { sqliteEngine } from "../../../db/sqlite/sqlite_engine.ts";
+import * as activityModule from "../../../db/projects/activity.ts";
+import * as apiTokensModule from "../../../db/accounts/api_tokens.ts";
+import * as boardModule from "../../../db/content/board.ts";
+import * as calendarModule from "../../../db/planning/calendar.ts";
+import * as calendarFeedsModule from "../../../db/integrations/calendar_feeds.ts";
+import * as chatModule from "../../../db/content/chat.ts";
+import * as checklistsModule from "../../../db/planning/checklists.ts";
+import * as dashboardsModule from "../../../db/overview/dashboards.ts";
+import * as eventsModule from "../../../db/projects/events.ts";
+import * as filesModule from "../../../db/content/files.ts";
+import * as loanModule from "../../../db/loan/loan.ts";
+import * as meetingsModule from "../../../db/planning/meetings.ts";
+import * as milestonesModule from "../../../db/planning/milestones.ts";
+import * as notesModule from "../../../db/content/notes.ts";
+import * as notificationsModule from "../../../db/projects/notifications.ts";
+import * as archiveModule from "../../../db/archives/project_archive.ts";
+import * as projectsModule from "../../../db/projects/projects.ts";
+import * as sessionsModule from "../../../db/accounts/sessions.ts";
+import * as todosModule from "../../../db/planning/todos.ts";
+import * as trashModule from "../../../db/projects/trash.ts";
+import * as userEventsModule from "../../../db/projects/user_events.ts";
+import * as usersModule from "../../../db/accounts/users.ts";
+import * as webhooksModule from "../../../db/integrations/webhooks.ts";
+import { ARCHIVE_KINDS } from "../../../domain/archives/project_archive.ts";
+import { postgresTest } from "../../helpers/postgres.ts";
 
 const NOW = () => new Date("2024-01-06T00:00:00.000Z");
 /** The time every write of the cases stamps. */
@@ -1220,7 +1220,7 @@ Deno.test(
     "every query function answers alike on SQLite and PostgreSQL",
     async (pg, sql, t) => {
       const seed = await Deno.readTextFile(
-        new URL("../fixtures/engine_parity_seed.sql", import.meta.url),
+        new URL("../../fixtures/engine_parity_seed.sql", import.meta.url),
       );
       const db = openDatabase(":memory:");
       migrate(db, MIGRATIONS_DIR, NOW);

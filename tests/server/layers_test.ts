@@ -111,3 +111,55 @@ Deno.test("pages share helpers only through routes/pages/kit/, and no page impor
   }
   assert.deepEqual(offending, []);
 });
+
+/**
+ * The capability folders of domain/ and db/, lowest first (docs/architecture.md): a folder
+ * imports only the folders before it. The top-level files of domain/ (config, services) wire
+ * every folder together and are not ranked; db/'s capability folders import db/kernel/ only,
+ * besides the engines' own folders, with the exception listed.
+ */
+const DOMAIN_FOLDERS = [
+  "kernel",
+  "formats",
+  "accounts",
+  "projects",
+  "integrations",
+  "content",
+  "planning",
+  "overview",
+  "archives",
+  "loan",
+];
+const DB_FOLDERS = ["kernel", "sqlite", "postgres", ...DOMAIN_FOLDERS.slice(2)];
+
+Deno.test("every module of domain/ and db/ sits in a capability folder, or is one of domain's wiring files", async () => {
+  const loose = [...(await modules()).keys()].filter((path) => {
+    const parts = path.split("/");
+    if (parts[0] !== "domain" && parts[0] !== "db") return false;
+    if (parts.length === 2) return !["domain/config.ts", "domain/services.ts"].includes(path);
+    const folders = parts[0] === "domain" ? DOMAIN_FOLDERS : DB_FOLDERS;
+    return !folders.includes(parts[1]!);
+  });
+  assert.deepEqual(loose, []);
+});
+
+Deno.test("capability folders import one way: a folder of domain/ or db/ imports only the folders before it", async () => {
+  const offending: string[] = [];
+  for (const [from, targets] of await importGraph()) {
+    const [layer, folder] = from.split("/");
+    if ((layer !== "domain" && layer !== "db") || from.split("/").length !== 3) continue;
+    const order = layer === "domain" ? DOMAIN_FOLDERS : DB_FOLDERS;
+    for (const to of targets) {
+      const [toLayer, toFolder] = to.split("/");
+      if (toLayer !== layer || to.split("/").length !== 3 || toFolder === folder) continue;
+      if (order.indexOf(toFolder!) >= order.indexOf(folder!)) offending.push(`${from} → ${to}`);
+      // db/: a table folder imports the engine's kernel, and only an earlier table folder
+      // where it reuses rows (overview → planning: the to-do row).
+      if (
+        layer === "db" && order.indexOf(folder!) > 2 && toFolder !== "kernel" &&
+        !(folder === "overview" && toFolder === "planning")
+      ) offending.push(`${from} → ${to}`);
+    }
+  }
+  assert.deepEqual(offending, []);
+});

@@ -80,7 +80,11 @@ async function resultOf(
   const hasMore = rows.length > q.limit;
   const items = rows.slice(0, q.limit).map(hitOf);
   if (!hasMore && (items.length > 0 || q.offset === 0)) {
-    return { items, total: q.offset + items.length, totalIsExact: true, hasMore };
+    // The last page: its end is the total, capped as a count would be.
+    const last = q.offset + items.length;
+    return last > SEARCH_COUNT_CAP
+      ? { items, total: SEARCH_COUNT_CAP, totalIsExact: false, hasMore }
+      : { items, total: last, totalIsExact: true, hasMore };
   }
   const n = await count(SEARCH_COUNT_CAP);
   return n > SEARCH_COUNT_CAP

@@ -114,11 +114,15 @@ export interface SearchQuery {
 export function searchProjects(
   engine: Engine,
   q: SearchQuery & { projectIds: number[] },
-  tuning: { fewMatches?: number } = {},
+  tuning: Partial<PostgresTuning> = {},
 ): Promise<SearchResult> {
   if (q.projectIds.length === 0) return Promise.resolve(NOTHING);
   return engine.kind === "postgres"
-    ? searchPostgres(engine, q, tuning.fewMatches ?? FEW_MATCHES)
+    ? searchPostgres(engine, q, {
+      fewMatches: tuning.fewMatches ?? FEW_MATCHES,
+      denseSample: tuning.denseSample ?? DENSE_SAMPLE,
+      denseShare: tuning.denseShare ?? DENSE_SHARE,
+    })
     : searchSqlite(engine, q);
 }
 
@@ -164,6 +168,13 @@ type HitRow = {
  */
 const FEW_MATCHES = 2000;
 
+/**
+ * The newest rows of a project sampled, and the share of them the terms must be in, for the
+ * count to walk the project newest first (`walkedCount`).
+ */
+const DENSE_SAMPLE = 1000;
+const DENSE_SHARE = 0.3;
+
 /** The planner settings of a PostgreSQL search's read (why: `searchPostgres`). */
 export const POSTGRES_SEARCH_SETTINGS = "SELECT set_config('enable_seqscan', 'off', true), " +
   "set_config('plan_cache_mode', 'force_custom_plan', true), " +
@@ -181,7 +192,7 @@ export const POSTGRES_SEARCH_SETTINGS = "SELECT set_config('enable_seqscan', 'of
 function searchPostgres(
   engine: Engine,
   q: SearchQuery & { projectIds: number[] },
-  fewMatches: number,
+  tuning: PostgresTuning,
 ): Promise<SearchResult> {
   // The planner underrates what reading every row costs here (each row's `doc` is read and
   // matched): for a two-character term found in a quarter of the rows it chose
@@ -194,14 +205,52 @@ function searchPostgres(
   // memory it reads, and the count of a two-character term took 75 ms with them, 12 without.
   return engine.read(async (reads) => {
     await reads.get(POSTGRES_SEARCH_SETTINGS);
-    return await pagePostgres(reads, q, fewMatches);
+    return await pagePostgres(reads, q, tuning);
   });
+}
+
+/** How a PostgreSQL search chooses its paths (`FEW_MATCHES`, `DENSE_SAMPLE`, `DENSE_SHARE`). */
+type PostgresTuning = { fewMatches: number; denseSample: number; denseShare: number };
+
+/**
+ * The capped count of a single project's matches by walking its rows newest first, when a
+ * sample of its newest rows says the terms are in at least `denseShare` of them (else null):
+ * then `cap + 1` matches are met within `(cap + 1) / denseShare` rows or so, while the trigram
+ * index would gather every match's place before counting any (bench/search.md, section G).
+ */
+async function walkedCount(
+  db: Queries,
+  q: SearchQuery & { projectIds: number[] },
+  scope: { clause: string; args: Array<string | number> },
+  likes: { clause: string; args: Array<string | number> },
+  tuning: PostgresTuning,
+): Promise<number | null> {
+  if (q.projectIds.length !== 1 || tuning.denseSample <= 0) return null;
+  const newest = (limit: string) =>
+    `SELECT doc FROM search_text WHERE ${scope.clause} ORDER BY seq DESC LIMIT ${limit}`;
+  const sample = (await db.get<{ seen: number; hits: number }>(
+    `SELECT count(*) AS seen, count(*) FILTER (WHERE ${likes.clause}) AS hits
+     FROM (${newest("?")}) s`,
+    [...likes.args, ...scope.args, tuning.denseSample],
+  ))!;
+  const [seen, hits] = [Number(sample.seen), Number(sample.hits)];
+  // A project smaller than the sample: the sample is every row, and its count exact.
+  if (seen < tuning.denseSample) return hits;
+  if (hits < seen * tuning.denseShare) return null;
+  return Number(
+    (await db.get<{ n: number }>(
+      // OFFSET 0 keeps LIKE out of the walk, where the planner would take the trigram index.
+      `SELECT count(*) AS n FROM (SELECT 1 FROM (${newest("ALL OFFSET 0")}) r
+       WHERE ${likes.clause} LIMIT ?) m`,
+      [...scope.args, ...likes.args, SEARCH_COUNT_CAP + 1],
+    ))!.n,
+  );
 }
 
 async function pagePostgres(
   db: Queries,
   q: SearchQuery & { projectIds: number[] },
-  fewMatches: number,
+  tuning: PostgresTuning,
 ): Promise<SearchResult> {
   // The items in scope, the pieces that find a two-character term through its index, and the
   // LIKE conditions that decide every term.
@@ -226,15 +275,17 @@ async function pagePostgres(
     clause: parts.map((p) => p.sql).join(" AND "),
     args: parts.flatMap((p) => p.args),
   });
-  // Through the indexes: the count (up to one past the cap), and the page when the matches are
-  // few.
+  // The count, up to one past the cap: through the newest-first walk when the terms are in much
+  // of the newest rows, else through the indexes.
   const found = where([...scope, ...pairs, ...likes]);
-  const counted = Number(
-    (await db.get<{ n: number }>(
-      `SELECT count(*) AS n FROM (SELECT 1 FROM search_text WHERE ${found.clause} LIMIT ?) m`,
-      [...found.args, SEARCH_COUNT_CAP + 1],
-    ))!.n,
-  );
+  const walked = where([...scope, ...likes]);
+  const counted = await walkedCount(db, q, where(scope), where(likes), tuning) ??
+    Number(
+      (await db.get<{ n: number }>(
+        `SELECT count(*) AS n FROM (SELECT 1 FROM search_text WHERE ${found.clause} LIMIT ?) m`,
+        [...found.args, SEARCH_COUNT_CAP + 1],
+      ))!.n,
+    );
   const totalIsExact = counted <= SEARCH_COUNT_CAP;
   const total = Math.min(counted, SEARCH_COUNT_CAP);
   if (total === 0 || (totalIsExact && q.offset >= total)) {
@@ -252,8 +303,7 @@ async function pagePostgres(
   const columns = "seq, project_id, created_at";
   // Many matches: newest first through the order index, each row read decided by LIKE alone
   // (computing its pieces too would cost more than it saves).
-  const walked = where([...scope, ...likes]);
-  const rows = counted <= fewMatches
+  const rows = counted <= tuning.fewMatches
     ? await db.all<HitRow>(
       `WITH m AS MATERIALIZED (SELECT ${columns} FROM search_text WHERE ${found.clause}) ` +
         page("SELECT * FROM m"),

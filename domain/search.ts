@@ -2,7 +2,7 @@
  * Search across the eight searchable types of one project. Terms of three or more
  * characters use the trigram index; shorter ones (such as 会議) fall back to a substring
  * scan. Snippets are HTML-escaped plain text (Markdown read as text) with each match
- * wrapped in `<mark>`.
+ * wrapped in `<mark>`. The count stops past `SEARCH_COUNT_CAP` matches (`SearchPage`).
  */
 import { listMembers, listProjectsOfUser } from "../db/projects.ts";
 import { SEARCH_COUNT_CAP, searchProjects, type SearchRow } from "../db/search.ts";

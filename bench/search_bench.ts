@@ -665,8 +665,8 @@ export interface Measured {
   domainCpu: Map<string, number[]>;
   /** Wall-clock time of the in-process HTTP request, body read. */
   http: Map<string, number[]>;
-  /** The `total` each search case reported. */
-  totals: Map<string, number>;
+  /** The `total` each search case reported ("10000+" past the count's cap). */
+  totals: Map<string, string>;
 }
 
 /**
@@ -731,7 +731,7 @@ export async function measure(
         searchPath(f, c),
         round < 0,
       );
-      m.totals.set(c.label, page.total);
+      m.totals.set(c.label, `${page.total}${page.totalIsExact ? "" : "+"}`);
     }
     if (!withDashboard) continue;
     await once(
@@ -969,7 +969,7 @@ async function run(): Promise<boolean> {
     };
     const perCase = SEARCH_CASES.map((c) => ({
       c,
-      ...row(c.label, String(totals.get(c.label) ?? "?")),
+      ...row(c.label, totals.get(c.label) ?? "?"),
     }));
     const pooled = (m: Map<string, number[]>) =>
       stats(SEARCH_CASES.flatMap((c) => m.get(c.label)!));

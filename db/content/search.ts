@@ -47,6 +47,51 @@ async function shortTermQuery(db: Queries, term: string): Promise<string | null>
   return trigrams.length === 0 ? null : `(${trigrams.join(" OR ")})`;
 }
 
+/**
+ * Past this many matches a search's total is a lower bound: counting every match of a word in
+ * half of a million items costs more than the page (bench/search.md, section G). The count
+ * stops at the first match beyond it.
+ */
+export const SEARCH_COUNT_CAP = 10_000;
+
+/**
+ * A page of matches: `total` is exact when `totalIsExact`, else `SEARCH_COUNT_CAP` (there are
+ * more); `hasMore` says whether a match follows the page (the page's query reads one beyond it).
+ */
+export interface SearchResult {
+  items: SearchRow[];
+  total: number;
+  totalIsExact: boolean;
+  hasMore: boolean;
+}
+
+const NOTHING: SearchResult = { items: [], total: 0, totalIsExact: true, hasMore: false };
+
+/**
+ * The result of a page read with one row beyond it (`rows`), and the total: exact from the
+ * page alone when it is the last one and not past the end, else `count(cap)`, which counts at
+ * most `cap + 1` matches.
+ */
+async function resultOf(
+  rows: HitRow[],
+  q: SearchQuery,
+  count: (cap: number) => Promise<number>,
+): Promise<SearchResult> {
+  const hasMore = rows.length > q.limit;
+  const items = rows.slice(0, q.limit).map(hitOf);
+  if (!hasMore && (items.length > 0 || q.offset === 0)) {
+    // The last page: its end is the total, capped as a count would be.
+    const last = q.offset + items.length;
+    return last > SEARCH_COUNT_CAP
+      ? { items, total: SEARCH_COUNT_CAP, totalIsExact: false, hasMore }
+      : { items, total: last, totalIsExact: true, hasMore };
+  }
+  const n = await count(SEARCH_COUNT_CAP);
+  return n > SEARCH_COUNT_CAP
+    ? { items, total: SEARCH_COUNT_CAP, totalIsExact: false, hasMore }
+    : { items, total: n, totalIsExact: true, hasMore };
+}
+
 /** What to look for, and which page. */
 export interface SearchQuery {
   type: string | null;
@@ -62,17 +107,22 @@ export interface SearchQuery {
  * the trigrams they begin. Other `shortTerms` are substring conditions on the matched rows,
  * or on a scan of the projects' rows. A project is a rowid range, the type the low rowid
  * bits and rowid order the creation order, so FTS5 yields the page in index order without
- * reading or sorting the other matches; only the count visits them all (doclists only).
+ * reading or sorting the other matches; only the count visits more of them (doclists only),
+ * up to `SEARCH_COUNT_CAP`.
  * Several projects are several ranges, and there the creation time orders the matches.
  */
 export function searchProjects(
   engine: Engine,
   q: SearchQuery & { projectIds: number[] },
-  tuning: { fewMatches?: number } = {},
-): Promise<{ items: SearchRow[]; total: number }> {
-  if (q.projectIds.length === 0) return Promise.resolve({ items: [], total: 0 });
+  tuning: Partial<PostgresTuning> = {},
+): Promise<SearchResult> {
+  if (q.projectIds.length === 0) return Promise.resolve(NOTHING);
   return engine.kind === "postgres"
-    ? searchPostgres(engine, q, tuning.fewMatches ?? FEW_MATCHES)
+    ? searchPostgres(engine, q, {
+      fewMatches: tuning.fewMatches ?? FEW_MATCHES,
+      denseSample: tuning.denseSample ?? DENSE_SAMPLE,
+      denseShare: tuning.denseShare ?? DENSE_SHARE,
+    })
     : searchSqlite(engine, q);
 }
 
@@ -81,23 +131,23 @@ async function pageOf(
   db: Queries,
   q: SearchQuery,
   search: { clause: string; order: string; args: Array<string | number | bigint> },
-): Promise<{ items: SearchRow[]; total: number }> {
+): Promise<SearchResult> {
   const { clause, order, args } = search;
   // The whole body, not a snippet of the engine's: the body is Markdown, and the domain cuts
   // its snippet from the text a reader sees (a cut through Markdown would leave marks behind).
   const rows = await db.all<HitRow>(
     `SELECT project_id, type, item_id, title, body, created_at FROM search_index
      WHERE ${clause} ORDER BY ${order} LIMIT ? OFFSET ?`,
-    [...args, q.limit, q.offset],
+    [...args, q.limit + 1, q.offset],
   );
-  // A page that is not full (and not past the end) is the last one: no count needed.
-  const total = (rows.length > 0 && rows.length < q.limit) || (rows.length === 0 && q.offset === 0)
-    ? q.offset + rows.length
-    : Number(
-      (await db.get<{ n: number }>(`SELECT count(*) AS n FROM search_index WHERE ${clause}`, args))!
-        .n,
-    );
-  return { items: rows.map(hitOf), total };
+  // The count reads the doclists in FTS5's own order and stops after `cap + 1` matches.
+  return await resultOf(rows, q, async (cap) =>
+    Number(
+      (await db.get<{ n: number }>(
+        `SELECT count(*) AS n FROM (SELECT 1 FROM search_index WHERE ${clause} LIMIT ?)`,
+        [...args, cap + 1],
+      ))!.n,
+    ));
 }
 
 /** A hit as both engines' queries select it. */
@@ -118,6 +168,13 @@ type HitRow = {
  */
 const FEW_MATCHES = 2000;
 
+/**
+ * The newest rows of a project sampled, and the share of them the terms must be in, for the
+ * count to walk the project newest first (`walkedCount`).
+ */
+const DENSE_SAMPLE = 1000;
+const DENSE_SHARE = 0.3;
+
 /** The planner settings of a PostgreSQL search's read (why: `searchPostgres`). */
 export const POSTGRES_SEARCH_SETTINGS = "SELECT set_config('enable_seqscan', 'off', true), " +
   "set_config('plan_cache_mode', 'force_custom_plan', true), " +
@@ -128,15 +185,15 @@ export const POSTGRES_SEARCH_SETTINGS = "SELECT set_config('enable_seqscan', 'of
  * by a newline, which no term holds, so a term matches within one of them, as on SQLite),
  * through the trigram index; a two-character term first through the index of its pieces. The
  * matches are found in `search_text`, the narrow table of live items' text (migration 022), and
- * only the page's titles and bodies are read from `search_index`. The count comes first, and
+ * only the page's titles and bodies are read from `search_index`. The count (capped) comes first, and
  * says how to read the page (`FEW_MATCHES`). Newest first is `seq`, the order items were
  * indexed in. Both statements are one read (`Engine.read`), so the total and the page agree.
  */
 function searchPostgres(
   engine: Engine,
   q: SearchQuery & { projectIds: number[] },
-  fewMatches: number,
-): Promise<{ items: SearchRow[]; total: number }> {
+  tuning: PostgresTuning,
+): Promise<SearchResult> {
   // The planner underrates what reading every row costs here (each row's `doc` is read and
   // matched): for a two-character term found in a quarter of the rows it chose
   // a scan of the whole table (128 ms) over the index (bench/search.md). Within this
@@ -148,15 +205,53 @@ function searchPostgres(
   // memory it reads, and the count of a two-character term took 75 ms with them, 12 without.
   return engine.read(async (reads) => {
     await reads.get(POSTGRES_SEARCH_SETTINGS);
-    return await pagePostgres(reads, q, fewMatches);
+    return await pagePostgres(reads, q, tuning);
   });
+}
+
+/** How a PostgreSQL search chooses its paths (`FEW_MATCHES`, `DENSE_SAMPLE`, `DENSE_SHARE`). */
+type PostgresTuning = { fewMatches: number; denseSample: number; denseShare: number };
+
+/**
+ * The capped count of a single project's matches by walking its rows newest first, when a
+ * sample of its newest rows says the terms are in at least `denseShare` of them (else null):
+ * then `cap + 1` matches are met within `(cap + 1) / denseShare` rows or so, while the trigram
+ * index would gather every match's place before counting any (bench/search.md, section G).
+ */
+async function walkedCount(
+  db: Queries,
+  q: SearchQuery & { projectIds: number[] },
+  scope: { clause: string; args: Array<string | number> },
+  likes: { clause: string; args: Array<string | number> },
+  tuning: PostgresTuning,
+): Promise<number | null> {
+  if (q.projectIds.length !== 1 || tuning.denseSample <= 0) return null;
+  const newest = (limit: string) =>
+    `SELECT doc FROM search_text WHERE ${scope.clause} ORDER BY seq DESC LIMIT ${limit}`;
+  const sample = (await db.get<{ seen: number; hits: number }>(
+    `SELECT count(*) AS seen, count(*) FILTER (WHERE ${likes.clause}) AS hits
+     FROM (${newest("?")}) s`,
+    [...likes.args, ...scope.args, tuning.denseSample],
+  ))!;
+  const [seen, hits] = [Number(sample.seen), Number(sample.hits)];
+  // A project smaller than the sample: the sample is every row, and its count exact.
+  if (seen < tuning.denseSample) return hits;
+  if (hits < seen * tuning.denseShare) return null;
+  return Number(
+    (await db.get<{ n: number }>(
+      // OFFSET 0 keeps LIKE out of the walk, where the planner would take the trigram index.
+      `SELECT count(*) AS n FROM (SELECT 1 FROM (${newest("ALL OFFSET 0")}) r
+       WHERE ${likes.clause} LIMIT ?) m`,
+      [...scope.args, ...likes.args, SEARCH_COUNT_CAP + 1],
+    ))!.n,
+  );
 }
 
 async function pagePostgres(
   db: Queries,
   q: SearchQuery & { projectIds: number[] },
-  fewMatches: number,
-): Promise<{ items: SearchRow[]; total: number }> {
+  tuning: PostgresTuning,
+): Promise<SearchResult> {
   // The items in scope, the pieces that find a two-character term through its index, and the
   // LIKE conditions that decide every term.
   type Part = { sql: string; args: Array<string | number> };
@@ -180,19 +275,27 @@ async function pagePostgres(
     clause: parts.map((p) => p.sql).join(" AND "),
     args: parts.flatMap((p) => p.args),
   });
-  // Through the indexes: the count, and the page when the matches are few.
+  // The count, up to one past the cap: through the newest-first walk when the terms are in much
+  // of the newest rows, else through the indexes.
   const found = where([...scope, ...pairs, ...likes]);
-  const total = Number(
-    (await db.get<{ n: number }>(
-      `SELECT count(*) AS n FROM search_text WHERE ${found.clause}`,
-      found.args,
-    ))!.n,
-  );
-  if (total === 0 || q.offset >= total) return { items: [], total };
+  const walked = where([...scope, ...likes]);
+  const counted = await walkedCount(db, q, where(scope), where(likes), tuning) ??
+    Number(
+      (await db.get<{ n: number }>(
+        `SELECT count(*) AS n FROM (SELECT 1 FROM search_text WHERE ${found.clause} LIMIT ?) m`,
+        [...found.args, SEARCH_COUNT_CAP + 1],
+      ))!.n,
+    );
+  const totalIsExact = counted <= SEARCH_COUNT_CAP;
+  const total = Math.min(counted, SEARCH_COUNT_CAP);
+  if (total === 0 || (totalIsExact && q.offset >= total)) {
+    return { items: [], total, totalIsExact, hasMore: false };
+  }
   const order = (from: string) =>
     (q.projectIds.length === 1 ? ["seq"] : ["created_at", "project_id", "seq"])
       .map((column) => `${from}${column} DESC`).join(", ");
-  // The page's matches (newest first), then their titles and bodies.
+  // The page's matches (newest first) and one more, to tell whether another page follows; then
+  // their titles and bodies.
   const page = (matches: string) =>
     `SELECT i.project_id, i.type, i.item_id, i.title, i.body, i.created_at
      FROM (${matches} ORDER BY ${order("")} LIMIT ? OFFSET ?) p
@@ -200,18 +303,22 @@ async function pagePostgres(
   const columns = "seq, project_id, created_at";
   // Many matches: newest first through the order index, each row read decided by LIKE alone
   // (computing its pieces too would cost more than it saves).
-  const walked = where([...scope, ...likes]);
-  const rows = total <= fewMatches
+  const rows = counted <= tuning.fewMatches
     ? await db.all<HitRow>(
       `WITH m AS MATERIALIZED (SELECT ${columns} FROM search_text WHERE ${found.clause}) ` +
         page("SELECT * FROM m"),
-      [...found.args, q.limit, q.offset],
+      [...found.args, q.limit + 1, q.offset],
     )
     : await db.all<HitRow>(
       page(`SELECT ${columns} FROM search_text WHERE ${walked.clause}`),
-      [...walked.args, q.limit, q.offset],
+      [...walked.args, q.limit + 1, q.offset],
     );
-  return { items: rows.map(hitOf), total };
+  return {
+    items: rows.slice(0, q.limit).map(hitOf),
+    total,
+    totalIsExact,
+    hasMore: rows.length > q.limit,
+  };
 }
 
 const hitOf = (r: HitRow): SearchRow => ({
@@ -227,7 +334,7 @@ const hitOf = (r: HitRow): SearchRow => ({
 async function searchSqlite(
   db: Queries,
   q: SearchQuery & { projectIds: number[] },
-): Promise<{ items: SearchRow[]; total: number }> {
+): Promise<SearchResult> {
   const args: Array<string | number | bigint> = [];
   const ranges = q.projectIds.map((projectId) => {
     const low = BigInt(projectId) * PROJECT_SPAN;
@@ -244,7 +351,7 @@ async function searchSqlite(
     const groups: string[] = [];
     for (const term of q.shortTerms.filter((t) => [...t].length === 2)) {
       const group = await shortTermQuery(db, term);
-      if (group === null) return { items: [], total: 0 };
+      if (group === null) return NOTHING;
       groups.push(group);
     }
     where.unshift("search_index MATCH ?");

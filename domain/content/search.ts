@@ -2,16 +2,26 @@
  * Search across the eight searchable types of one project. Terms of three or more
  * characters use the trigram index; shorter ones (such as 会議) fall back to a substring
  * scan. Snippets are HTML-escaped plain text (Markdown read as text) with each match
- * wrapped in `<mark>`.
+ * wrapped in `<mark>`. The count stops past `SEARCH_COUNT_CAP` matches (`SearchPage`).
  */
 import { listMembers, listProjectsOfUser } from "../../db/projects/projects.ts";
-import { searchProjects, type SearchRow } from "../../db/content/search.ts";
+import { SEARCH_COUNT_CAP, searchProjects, type SearchRow } from "../../db/content/search.ts";
 import type { Engine, Queries } from "../../db/kernel/engine.ts";
 import { projectAccess } from "../accounts/access.ts";
 import type { Actor } from "../accounts/accounts.ts";
 import { invalid } from "../kernel/errors.ts";
 import { clipText, markdownToText, type MentionContext } from "../formats/markdown.ts";
-import { offsetOf, type Page, pageOf, type PageRequest } from "../kernel/paging.ts";
+import { offsetOf, type Page, type PageRequest } from "../kernel/paging.ts";
+
+export { SEARCH_COUNT_CAP };
+
+/**
+ * A page of search hits. Past `SEARCH_COUNT_CAP` matches the count stops: `total` is then the
+ * cap, a lower bound, and `totalIsExact` false; `hasMore` is exact either way.
+ */
+export interface SearchPage<T> extends Page<T> {
+  totalIsExact: boolean;
+}
 
 /** The searchable types. */
 export const SEARCH_TYPES = [
@@ -192,20 +202,20 @@ export async function searchProjectItems(
   engine: Engine,
   actor: Actor,
   input: { projectId: number; q: string; type: string | null; page: PageRequest },
-): Promise<Page<SearchHit>> {
+): Promise<SearchPage<SearchHit>> {
   await projectAccess(db, actor, input.projectId);
   const terms = parseQuery(input.q, input.type);
-  const { items, total } = await searchProjects(engine, {
+  const found = await searchProjects(engine, {
     projectIds: [input.projectId],
     type: input.type,
     ...terms,
     limit: input.page.pageSize,
     offset: offsetOf(input.page),
   });
-  const contexts = await mentionContexts(db, items);
-  return pageOf(
-    items.map((r) => hitOf(r, terms, contexts.get(r.projectId)!)),
-    total,
+  const contexts = await mentionContexts(db, found.items);
+  return searchPageOf(
+    found.items.map((r) => hitOf(r, terms, contexts.get(r.projectId)!)),
+    found,
     input.page,
   );
 }
@@ -219,28 +229,44 @@ export async function searchEverywhere(
   engine: Engine,
   actor: Actor,
   input: { q: string; type: string | null; page: PageRequest },
-): Promise<Page<ProjectSearchHit>> {
+): Promise<SearchPage<ProjectSearchHit>> {
   const terms = parseQuery(input.q, input.type);
   const projects = new Map(
     (await listProjectsOfUser(db, actor.id, true)).map((p) => [p.id, p.name]),
   );
-  const { items, total } = await searchProjects(engine, {
+  const found = await searchProjects(engine, {
     projectIds: [...projects.keys()],
     type: input.type,
     ...terms,
     limit: input.page.pageSize,
     offset: offsetOf(input.page),
   });
-  const contexts = await mentionContexts(db, items);
-  return pageOf(
-    items.map((r) => ({
+  const contexts = await mentionContexts(db, found.items);
+  return searchPageOf(
+    found.items.map((r) => ({
       ...hitOf(r, terms, contexts.get(r.projectId)!),
       projectId: r.projectId,
       projectName: projects.get(r.projectId) ?? "",
     })),
-    total,
+    found,
     input.page,
   );
+}
+
+/** The page object of a search's hits. */
+function searchPageOf<T>(
+  items: T[],
+  found: { total: number; totalIsExact: boolean; hasMore: boolean },
+  request: PageRequest,
+): SearchPage<T> {
+  return {
+    items,
+    page: request.page,
+    pageSize: request.pageSize,
+    total: found.total,
+    totalIsExact: found.totalIsExact,
+    hasMore: found.hasMore,
+  };
 }
 
 /**
@@ -253,11 +279,11 @@ export function createSearch(db: Engine, engine: Engine = db) {
     project: (
       actor: Actor,
       input: { projectId: number; q: string; type: string | null; page: PageRequest },
-    ): Promise<Page<SearchHit>> => searchProjectItems(db, engine, actor, input),
+    ): Promise<SearchPage<SearchHit>> => searchProjectItems(db, engine, actor, input),
     /** Searches every project of the caller (see `searchEverywhere`). */
     everywhere: (
       actor: Actor,
       input: { q: string; type: string | null; page: PageRequest },
-    ): Promise<Page<ProjectSearchHit>> => searchEverywhere(db, engine, actor, input),
+    ): Promise<SearchPage<ProjectSearchHit>> => searchEverywhere(db, engine, actor, input),
   };
 }

@@ -22,6 +22,25 @@ const Hit = z.object({
   createdAt: TimestampOut,
 }).openapi("SearchHit");
 
+/**
+ * A page of hits. Past 10,000 matches the count stops there: `total` is then 10,000, a lower
+ * bound, and `totalIsExact` false.
+ */
+function searchPageSchema<T extends z.ZodType>(hit: T) {
+  return pageSchema(hit).extend({
+    total: z.number().int().openapi({
+      description: "The number of matches; past 10,000, 10,000 (a lower bound, see totalIsExact)",
+    }),
+    totalIsExact: z.boolean().openapi({
+      description: "false when there are more than 10,000 matches and total is 10,000, " +
+        "a lower bound (the count stops there); true when total is the exact number",
+    }),
+    hasMore: z.boolean().openapi({
+      description: "Whether a match follows this page (exact, also past 10,000 matches)",
+    }),
+  });
+}
+
 const search = createRoute({
   method: "get",
   path: "/api/projects/{projectId}/search",
@@ -32,7 +51,7 @@ const search = createRoute({
     query: PageQuery.extend({ q: z.string().optional(), type: z.string().optional() }),
   },
   responses: {
-    200: jsonResponse(pageSchema(Hit), "All matches, newest first"),
+    200: jsonResponse(searchPageSchema(Hit), "All matches, newest first"),
     ...errors(400, 401, 404),
   },
 });
@@ -51,7 +70,7 @@ const searchAll = createRoute({
     query: PageQuery.extend({ q: z.string().optional(), type: z.string().optional() }),
   },
   responses: {
-    200: jsonResponse(pageSchema(ProjectHit), "All matches, newest first"),
+    200: jsonResponse(searchPageSchema(ProjectHit), "All matches, newest first"),
     ...errors(400, 401),
   },
 });
@@ -65,7 +84,7 @@ export function searchRoutes(services: Services) {
       type: query.type ?? null,
       page: pageRequest(query),
     });
-    return c.json(page as z.infer<ReturnType<typeof pageSchema<typeof ProjectHit>>>, 200);
+    return c.json(page as z.infer<ReturnType<typeof searchPageSchema<typeof ProjectHit>>>, 200);
   }).openapi(search, async (c) => {
     const query = c.req.valid("query");
     const page = await services.search.project(actorOf(c), {
@@ -74,6 +93,6 @@ export function searchRoutes(services: Services) {
       type: query.type ?? null,
       page: pageRequest(query),
     });
-    return c.json(page as z.infer<ReturnType<typeof pageSchema<typeof Hit>>>, 200);
+    return c.json(page as z.infer<ReturnType<typeof searchPageSchema<typeof Hit>>>, 200);
   });
 }

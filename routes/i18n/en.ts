@@ -258,6 +258,7 @@ export const en = {
   "search.hint": "Search titles, text, tags, file names, minutes and locations in this project.",
   "search.none": "Nothing matches “{q}”.",
   "search.count": "Matches: {count}",
+  "search.countAtLeast": "Matches: {count}+",
   "search.badType": "Unknown type. Choose one of the listed types.",
   "search.untitled": "(untitled)",
   "search.type.all": "All types",

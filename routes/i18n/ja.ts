@@ -261,6 +261,7 @@ export const ja: Messages = {
   "search.hint": "このプロジェクトのタイトル、本文、タグ、ファイル名、議事録、場所を検索できます。",
   "search.none": "「{q}」に一致するものはありません。",
   "search.count": "{count} 件見つかりました",
+  "search.countAtLeast": "{count} 件以上見つかりました",
   "search.badType": "種類が正しくありません。一覧にある種類から選んでください。",
   "search.untitled": "（無題）",
   "search.type.all": "すべての種類",

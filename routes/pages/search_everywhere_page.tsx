@@ -5,18 +5,19 @@
  */
 import { Hono } from "hono";
 import { raw } from "hono/html";
-import type { Page } from "../../domain/kernel/paging.ts";
-import type { ProjectSearchHit, SEARCH_TYPES } from "../../domain/content/search.ts";
+import type { ProjectSearchHit, SEARCH_TYPES, SearchPage } from "../../domain/content/search.ts";
 import type { Services } from "../../domain/services.ts";
 import type { AppEnv } from "../api/openapi.ts";
 import { type PageCtx, pageCtx } from "./context.ts";
 import { Pager, Time } from "./kit/content.tsx";
 import { Alert, renderPage } from "./kit/layout.tsx";
-import { hitHref, readSearch, SearchForm } from "./kit/search.tsx";
+import { hitHref, readSearch, SearchCount, SearchForm } from "./kit/search.tsx";
 
 type SearchType = (typeof SEARCH_TYPES)[number];
 
-function Results(props: { ctx: PageCtx; page: Page<ProjectSearchHit>; q: string; type: string }) {
+function Results(
+  props: { ctx: PageCtx; page: SearchPage<ProjectSearchHit>; q: string; type: string },
+) {
   const { ctx, page, q, type } = props;
   const { t } = ctx;
   if (page.items.length === 0) {
@@ -24,7 +25,7 @@ function Results(props: { ctx: PageCtx; page: Page<ProjectSearchHit>; q: string;
   }
   return (
     <>
-      <p class="muted" data-search-total={page.total}>{t("search.count", { count: page.total })}</p>
+      <SearchCount t={t} locale={ctx.locale} page={page} />
       <ol class="plain search-results">
         {page.items.map((hit) => (
           <li class="card search-hit" data-hit={`${hit.type}-${hit.id}`}>
@@ -46,7 +47,13 @@ function Results(props: { ctx: PageCtx; page: Page<ProjectSearchHit>; q: string;
           </li>
         ))}
       </ol>
-      <Pager ctx={ctx} page={page} path="/search" query={{ q, type: type === "" ? null : type }} />
+      <Pager
+        ctx={ctx}
+        page={page}
+        path="/search"
+        query={{ q, type: type === "" ? null : type }}
+        pagesAtLeast={!page.totalIsExact}
+      />
     </>
   );
 }

@@ -6,14 +6,13 @@
  * an over-long query shows a message.
  */
 import { raw } from "hono/html";
-import type { Page } from "../../domain/kernel/paging.ts";
-import { SEARCH_TYPES, type SearchHit } from "../../domain/content/search.ts";
+import { SEARCH_TYPES, type SearchHit, type SearchPage } from "../../domain/content/search.ts";
 import type { Services } from "../../domain/services.ts";
 import type { Translate } from "../i18n/i18n.ts";
 import { areaRoutes, type ProjectFrame, renderArea } from "./kit/area.tsx";
 import { Pager, Time } from "./kit/content.tsx";
 import { Alert } from "./kit/layout.tsx";
-import { hitHref, readSearch, SearchForm } from "./kit/search.tsx";
+import { hitHref, readSearch, SearchCount, SearchForm } from "./kit/search.tsx";
 
 type SearchType = (typeof SEARCH_TYPES)[number];
 
@@ -43,7 +42,9 @@ function TypeFilters(props: { frame: ProjectFrame; q: string; type: string }) {
   );
 }
 
-function Results(props: { frame: ProjectFrame; page: Page<SearchHit>; q: string; type: string }) {
+function Results(
+  props: { frame: ProjectFrame; page: SearchPage<SearchHit>; q: string; type: string },
+) {
   const { frame, page, q, type } = props;
   const { t } = frame.ctx;
   if (page.items.length === 0) {
@@ -51,9 +52,7 @@ function Results(props: { frame: ProjectFrame; page: Page<SearchHit>; q: string;
   }
   return (
     <>
-      <p class="muted" data-search-total={page.total}>
-        {t("search.count", { count: page.total })}
-      </p>
+      <SearchCount t={t} locale={frame.ctx.locale} page={page} />
       <ol class="plain search-results">
         {page.items.map((hit) => (
           <li class="card search-hit" data-hit={`${hit.type}-${hit.id}`}>
@@ -74,6 +73,7 @@ function Results(props: { frame: ProjectFrame; page: Page<SearchHit>; q: string;
         ctx={frame.ctx}
         page={page}
         path={`/projects/${frame.project.id}/search`}
+        pagesAtLeast={!page.totalIsExact}
         query={{ q, type: type === "" ? null : type }}
       />
     </>

@@ -4,8 +4,8 @@
  */
 import type { Context } from "hono";
 import { DomainError } from "../../../domain/kernel/errors.ts";
-import { type Page, type PageRequest, pageRequest } from "../../../domain/kernel/paging.ts";
-import { MAX_QUERY, SEARCH_TYPES } from "../../../domain/content/search.ts";
+import { type PageRequest, pageRequest } from "../../../domain/kernel/paging.ts";
+import { MAX_QUERY, SEARCH_TYPES, type SearchPage } from "../../../domain/content/search.ts";
 import type { Translate } from "../../i18n/i18n.ts";
 import { subjectHref } from "./content.tsx";
 import { Select } from "./fields.tsx";
@@ -16,7 +16,7 @@ export interface SearchState<T> {
   type: string;
   /** The type the form shows: `""` when the address named no known type. */
   shownType: string;
-  page: Page<T> | null;
+  page: SearchPage<T> | null;
   message: string | null;
 }
 
@@ -27,12 +27,12 @@ export interface SearchState<T> {
 export async function readSearch<T>(
   c: Context,
   t: Translate,
-  search: (input: { q: string; type: string | null; page: PageRequest }) => Promise<Page<T>>,
+  search: (input: { q: string; type: string | null; page: PageRequest }) => Promise<SearchPage<T>>,
 ): Promise<SearchState<T>> {
   const q = c.req.query("q") ?? "";
   const type = c.req.query("type") ?? "";
   let message: string | null = null;
-  let page: Page<T> | null = null;
+  let page: SearchPage<T> | null = null;
   if (q.trim() !== "") {
     try {
       page = await search({
@@ -51,6 +51,22 @@ export async function readSearch<T>(
   }
   const known = (SEARCH_TYPES as readonly string[]).includes(type);
   return { q, type, shownType: known ? type : "", page, message };
+}
+
+/**
+ * How many matches: the number, or past the count's cap (`totalIsExact` false) the cap and
+ * "+" ("10,000+", "10,000 件以上").
+ */
+export function SearchCount(
+  props: { t: Translate; locale: string; page: SearchPage<unknown> },
+) {
+  const { t, page } = props;
+  const count = page.total.toLocaleString(props.locale);
+  return (
+    <p class="muted" data-search-total={page.total} data-search-total-exact={page.totalIsExact}>
+      {page.totalIsExact ? t("search.count", { count }) : t("search.countAtLeast", { count })}
+    </p>
+  );
 }
 
 /** The search form: the query, the type, and the button; sent to `action` by GET. */

@@ -194,7 +194,7 @@ const QUERIES: Array<{ q: string; type?: string; projects?: number[]; page?: [nu
   { q: "a" },
 ];
 
-async function answers(e: Engine, fewMatches?: number) {
+async function answers(e: Engine, tuning: Parameters<typeof searchProjects>[2] = {}) {
   const out = [];
   for (const query of QUERIES) {
     const terms = query.q.split(/\s+/).filter((term) => term !== "");
@@ -208,7 +208,7 @@ async function answers(e: Engine, fewMatches?: number) {
         shortTerms: terms.filter((term) => [...term].length < 3),
         limit,
         offset,
-      }, fewMatches === undefined ? {} : { fewMatches })),
+      }, tuning)),
     });
   }
   return out;
@@ -228,11 +228,25 @@ Deno.test(
       await assertTextInStep(sql);
       const fromSqlite = await answers(lite);
       // PostgreSQL reads a page from all the matches sorted, or (past a number of matches)
-      // from its newest-first index: both ways give SQLite's answers.
-      for (const fewMatches of [undefined, 0]) {
-        const fromPostgres = await answers(pge, fewMatches);
+      // from its newest-first index; it counts a project's matches from a sample of its rows
+      // when the sample is all of them, by walking it newest first when the terms are in much
+      // of the sample, else through the indexes: every way gives SQLite's answers.
+      for (
+        const tuning of [
+          {},
+          { fewMatches: 0 },
+          { denseSample: 0 },
+          { fewMatches: 0, denseSample: 2, denseShare: 0 },
+          { denseSample: 2, denseShare: 1 },
+        ]
+      ) {
+        const fromPostgres = await answers(pge, tuning);
         for (const [i, a] of fromSqlite.entries()) {
-          assert.deepEqual(fromPostgres[i], a, `${JSON.stringify(a.query)} (${fewMatches})`);
+          assert.deepEqual(
+            fromPostgres[i],
+            a,
+            `${JSON.stringify(a.query)} ${JSON.stringify(tuning)}`,
+          );
         }
       }
       // And the answers are the expected ones, not merely equal.

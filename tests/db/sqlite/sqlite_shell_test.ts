@@ -105,7 +105,7 @@ Deno.test({
       seedTodo(db);
       const by016 = indexedBody(db, 1);
       assert.equal(by016, "quarterly security alpha bravo charlie");
-      assert.deepEqual(migrate(db, MIGRATIONS_DIR, NOW), [23]);
+      assert.equal(migrate(db, MIGRATIONS_DIR, NOW)[0], 23, "023 is the first applied after 022");
       // Re-index through each of 023's triggers and compare with 016's text.
       db.sql.exec("UPDATE todo_checklist_entries SET text = text WHERE id = 12");
       assert.equal(indexedBody(db, 1), by016);

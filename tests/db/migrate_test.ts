@@ -147,6 +147,7 @@ Deno.test("the server's own migrations are numbered from 001 with their fixed me
     "021_instance_holds.sql",
     "022_search_text.sql",
     "023_checklist_search_triggers.sql",
+    "024_open_item_indexes.sql",
   ]);
 });
 

@@ -151,11 +151,20 @@ export function activityHref(entry: Activity): string | null {
 
 /** Previous and next links for a page of results, keeping the other query parameters. */
 export function Pager<T>(
-  props: { ctx: PageCtx; page: Page<T>; path: string; query?: Record<string, string | null> },
+  props: {
+    ctx: PageCtx;
+    page: Page<T>;
+    path: string;
+    query?: Record<string, string | null>;
+    /** The total is a lower bound (a capped count): "of 500+" pages, and at least this one. */
+    pagesAtLeast?: boolean;
+  },
 ) {
   const { t } = props.ctx;
   const { page } = props;
-  const pages = Math.max(1, Math.ceil(page.total / page.pageSize));
+  const counted = Math.max(1, Math.ceil(page.total / page.pageSize));
+  const pages = props.pagesAtLeast ? Math.max(counted, page.page) : counted;
+  const shown = props.pagesAtLeast ? `${pages.toLocaleString(props.ctx.locale)}+` : pages;
   if (pages <= 1 && page.page === 1) return null;
   const href = (n: number) => {
     const params = new URLSearchParams();
@@ -167,11 +176,11 @@ export function Pager<T>(
     return search ? `${props.path}?${search}` : props.path;
   };
   return (
-    <nav class="pager row" aria-label={t("content.pageOf", { page: page.page, pages })}>
+    <nav class="pager row" aria-label={t("content.pageOf", { page: page.page, pages: shown })}>
       {page.page > 1
         ? <a href={href(Math.min(page.page - 1, pages))} rel="prev">{t("content.previous")}</a>
         : null}
-      <span class="muted">{t("content.pageOf", { page: page.page, pages })}</span>
+      <span class="muted">{t("content.pageOf", { page: page.page, pages: shown })}</span>
       {page.hasMore ? <a href={href(page.page + 1)} rel="next">{t("content.next")}</a> : null}
     </nav>
   );

@@ -27,21 +27,36 @@ type RawMilestone = {
 };
 
 /**
- * One statement for any number of milestones: the linked live items of the project are
- * counted in one grouped pass and joined, so a list costs no query per milestone.
- * Integer division floors (the counts are never negative). The cast keeps the sum an integer
- * on PostgreSQL, whose `sum` of bigints is a numeric (a string to the client, and `/` on it
- * divides exactly).
+ * Milestones (`from`: a query of milestone rows, ordered and limited as the caller wants) with
+ * their progress, in `order`. One statement for any number of milestones: each one's linked
+ * live items are counted over todo_items_milestone_progress (project, milestone, completed),
+ * index entries alone, and only for the milestones returned (a dashboard's 20, not every
+ * milestone of a project with a hundred thousand items). Integer division floors (the counts
+ * are never negative).
+ */
+const withProgress = (from: string, order: string) =>
+  `SELECT c.id, c.project_id, c.creator_id, c.title, c.description, c.due_date,
+  CASE WHEN c.total = 0 THEN 0 ELSE (100 * c.done) / c.total END AS progress,
+  c.created_at, c.updated_at
+  FROM (SELECT m.id, m.project_id, m.creator_id, m.title, m.description, m.due_date,
+      m.created_at, m.updated_at,
+      (SELECT count(*) FROM todo_items i WHERE i.project_id = m.project_id
+        AND i.milestone_id = m.id AND i.deleted_at IS NULL) AS total,
+      (SELECT count(*) FROM todo_items i WHERE i.project_id = m.project_id
+        AND i.milestone_id = m.id AND i.deleted_at IS NULL AND i.completed = 1) AS done
+    FROM (${from}) m) c
+  ORDER BY ${order}`;
+const MILESTONE = "SELECT * FROM milestones m";
+
+/**
+ * The linked live items of every milestone of a project, counted in one grouped pass. The
+ * cast keeps the sum an integer on PostgreSQL, whose `sum` of bigints is a numeric (a string
+ * to the client).
  */
 const COUNTS = `SELECT milestone_id, count(*) AS total, CAST(sum(completed) AS bigint) AS done
     FROM todo_items
     WHERE project_id = ? AND milestone_id IS NOT NULL AND deleted_at IS NULL
     GROUP BY milestone_id`;
-const SELECT = `SELECT m.id, m.project_id, m.creator_id, m.title, m.description, m.due_date,
-  CASE WHEN coalesce(p.total, 0) = 0 THEN 0 ELSE (100 * p.done) / p.total END AS progress,
-  m.created_at, m.updated_at
-  FROM milestones m
-  LEFT JOIN (${COUNTS}) p ON p.milestone_id = m.id`;
 
 function toMilestone(r: RawMilestone): MilestoneRow {
   return {
@@ -76,8 +91,11 @@ export async function findMilestone(
   id: number,
 ): Promise<MilestoneRow | null> {
   const r = await q.get<RawMilestone>(
-    `${SELECT} WHERE m.id = ? AND m.project_id = ? AND m.deleted_at IS NULL`,
-    [projectId, id, projectId],
+    withProgress(
+      `${MILESTONE} WHERE m.id = ? AND m.project_id = ? AND m.deleted_at IS NULL`,
+      "c.id",
+    ),
+    [id, projectId],
   );
   return r ? toMilestone(r) : null;
 }
@@ -97,8 +115,11 @@ export async function milestoneInProject(
 /** A project's live milestones with their progress, oldest first. */
 export async function listMilestones(q: Queries, projectId: number): Promise<MilestoneRow[]> {
   return (await q.all<RawMilestone>(
-    `${SELECT} WHERE m.project_id = ? AND m.deleted_at IS NULL ORDER BY m.created_at, m.id`,
-    [projectId, projectId],
+    withProgress(
+      `${MILESTONE} WHERE m.project_id = ? AND m.deleted_at IS NULL`,
+      "c.created_at, c.id",
+    ),
+    [projectId],
   )).map(toMilestone);
 }
 
@@ -110,9 +131,12 @@ export async function pageMilestones(
   offset: number,
 ): Promise<MilestoneRow[]> {
   return (await q.all<RawMilestone>(
-    `${SELECT} WHERE m.project_id = ? AND m.deleted_at IS NULL ORDER BY m.created_at, m.id
-     LIMIT ? OFFSET ?`,
-    [projectId, projectId, limit, offset],
+    withProgress(
+      `${MILESTONE} WHERE m.project_id = ? AND m.deleted_at IS NULL ORDER BY m.created_at, m.id
+       LIMIT ? OFFSET ?`,
+      "c.created_at, c.id",
+    ),
+    [projectId, limit, offset],
   )).map(toMilestone);
 }
 

@@ -1,11 +1,17 @@
 /**
  * The project and personal dashboards, each built from a fixed number of queries (none per
- * project or per item). Every list that can grow with the project holds at most `LISTED`
- * entries and has a sibling `…Total` with how many there are in all (the full list is paged
- * elsewhere); the "latest" lists are fixed windows of news (5 or 10) and carry no total. "Today" is the clock's date in the caller's time zone (UTC for a
- * person who never chose one), so a to-do due today turns overdue at the caller's midnight.
+ * project or per item), none of which reads more than it shows: lists are read in index order
+ * and stopped, counts walk index entries (migration 025). Every list that can grow with the
+ * project holds at most `LISTED` entries and has a sibling `…Total` with how many there are in
+ * all (the full list is paged elsewhere); the "latest" lists are fixed windows of news (5 or
+ * 10) with their totals too. Every total is exact but the activity's, which stops at
+ * `DASHBOARD_ACTIVITY_CAP` (`recentActivityTotalIsExact` false past it): each entry's subject
+ * is checked, no index does that, and 10,000 checks (the activity page's cap) would cost a
+ * dashboard more than all the rest of it. "Today" is the clock's date in the caller's time zone (UTC
+ * for a person who never chose one), so a to-do due today turns overdue at the caller's
+ * midnight.
  */
-import { latestActivity } from "../../db/projects/activity.ts";
+import { countActivity, latestActivity, withoutJit } from "../../db/projects/activity.ts";
 import { threadsByIds } from "../../db/content/board.ts";
 import { latestMessages } from "../../db/content/chat.ts";
 import {
@@ -13,6 +19,7 @@ import {
   countAssignedItems,
   countInProgressItems,
   countItemsDueBetween,
+  countLatest,
   countUpcomingMeetings,
   inProgressItems,
   itemsDueBetween,
@@ -55,6 +62,8 @@ import { DEFAULT_TIME_ZONE, todayInZone } from "../kernel/time_zones.ts";
 const LATEST = 5;
 const ACTIVITY = 10;
 const NEAR_DUE_DAYS = 7;
+/** The dashboards count the recent activity up to this many entries (1,000+ past it). */
+export const DASHBOARD_ACTIVITY_CAP = 1_000;
 /** The most entries a dashboard list that grows with the data holds. */
 export const LISTED = 20;
 /** The personal dashboard names people from the members of at most this many projects. */
@@ -67,13 +76,20 @@ export interface ProjectDashboard {
   nearDueTodos: Item[];
   nearDueTodosTotal: number;
   latestChat: Message[];
+  latestChatTotal: number;
   latestThreads: Thread[];
+  latestThreadsTotal: number;
   latestNotes: Note[];
+  latestNotesTotal: number;
   latestFiles: FileInfo[];
+  latestFilesTotal: number;
   nextMeeting: MeetingRow | null;
   milestones: MilestoneRow[];
   milestonesTotal: number;
   recentActivity: Activity[];
+  /** Up to `DASHBOARD_ACTIVITY_CAP`: exact when `recentActivityTotalIsExact`, else the cap. */
+  recentActivityTotal: number;
+  recentActivityTotalIsExact: boolean;
 }
 
 /** The personal dashboard. */
@@ -88,6 +104,9 @@ export interface PersonalDashboard {
   overdueTodos: Item[];
   overdueTodosTotal: number;
   recentActivity: Activity[];
+  /** Up to `DASHBOARD_ACTIVITY_CAP`: exact when `recentActivityTotalIsExact`, else the cap. */
+  recentActivityTotal: number;
+  recentActivityTotalIsExact: boolean;
 }
 
 /** The dashboard operations. */
@@ -115,6 +134,7 @@ export function createDashboards(ctx: DomainContext, attachments: Attachments) {
     projectId: number,
   ): Promise<ProjectDashboard> => {
     await projectAccess(q, actor, projectId);
+    await withoutJit(q);
     const at = clock.now();
     const now = at.toISOString();
     const [
@@ -129,6 +149,8 @@ export function createDashboards(ctx: DomainContext, attachments: Attachments) {
       milestones,
       milestonesTotal,
       recentActivity,
+      latestTotals,
+      activityTotal,
     ] = await Promise.all([
       (async () => {
         const messages = await latestMessages(q, projectId, LATEST);
@@ -160,6 +182,8 @@ export function createDashboards(ctx: DomainContext, attachments: Attachments) {
       pageMilestones(q, projectId, LISTED, 0),
       countMilestones(q, projectId),
       latestActivity(q, [projectId], ACTIVITY),
+      countLatest(q, projectId),
+      countActivity(q, [projectId], DASHBOARD_ACTIVITY_CAP),
     ]);
     return {
       inProgressTodos,
@@ -167,13 +191,19 @@ export function createDashboards(ctx: DomainContext, attachments: Attachments) {
       nearDueTodos,
       nearDueTodosTotal,
       latestChat,
+      latestChatTotal: latestTotals.chat,
       latestThreads,
+      latestThreadsTotal: latestTotals.threads,
       latestNotes,
+      latestNotesTotal: latestTotals.notes,
       latestFiles: files,
+      latestFilesTotal: latestTotals.files,
       nextMeeting,
       milestones,
       milestonesTotal,
       recentActivity,
+      recentActivityTotal: activityTotal.total,
+      recentActivityTotalIsExact: activityTotal.totalIsExact,
     };
   };
 
@@ -211,11 +241,15 @@ export function createDashboards(ctx: DomainContext, attachments: Attachments) {
         await assignedItems(db, actor.id, { dueBefore: today, limit: LISTED }),
       );
       const overdueTodosTotal = await countAssignedItems(db, actor.id, today);
-      const recentActivity = await latestActivity(
-        db,
-        await userProjectIds(db, actor.id),
-        ACTIVITY,
-      );
+      // The activity as one read (on PostgreSQL without JIT, `withoutJit`).
+      const [recentActivity, activityTotal] = await db.read(async (q) => {
+        await withoutJit(q);
+        const projectIds = await userProjectIds(q, actor.id);
+        return [
+          await latestActivity(q, projectIds, ACTIVITY),
+          await countActivity(q, projectIds, DASHBOARD_ACTIVITY_CAP),
+        ];
+      });
       return {
         projects,
         projectsTotal: allProjects.length,
@@ -230,6 +264,8 @@ export function createDashboards(ctx: DomainContext, attachments: Attachments) {
         overdueTodos,
         overdueTodosTotal,
         recentActivity,
+        recentActivityTotal: activityTotal.total,
+        recentActivityTotalIsExact: activityTotal.totalIsExact,
       };
     },
 

@@ -1,6 +1,6 @@
 /** The project and personal dashboards. */
 import { createRoute, z } from "@hono/zod-openapi";
-import { LISTED } from "../../domain/overview/dashboards.ts";
+import { DASHBOARD_ACTIVITY_CAP, LISTED } from "../../domain/overview/dashboards.ts";
 import type { Services } from "../../domain/services.ts";
 import { actorOf, apiApp, errors, Id, jsonResponse } from "./openapi.ts";
 import { MeetingSchema, MilestoneSchema } from "./planning.ts";
@@ -29,8 +29,25 @@ const total = (list: string, page: string) =>
     description: `How many entries \`${list}\` would hold without its cap of ${LISTED} (all of ` +
       `them: ${page})`,
   });
-const LATEST = "Newest first; a fixed window of news, with no total (the full list is paged " +
-  "under its own route)";
+const LATEST = "Newest first; a fixed window of news (the full list is paged under its own " +
+  "route), with the total beside it";
+/** The total of a "latest" list: all its live entries in the project. */
+const latestTotal = (list: string, page: string) =>
+  z.number().int().min(0).openapi({
+    description: `How many entries \`${list}\` draws its newest from, all of them (${page})`,
+  });
+/** The recent activity's total and whether it is exact. */
+const activityTotal = (where: string) => ({
+  recentActivityTotal: z.number().int().min(0).max(DASHBOARD_ACTIVITY_CAP).openapi({
+    description: `How many live entries the activity of ${where} holds, counted up to ` +
+      `${DASHBOARD_ACTIVITY_CAP}: exact when \`recentActivityTotalIsExact\`, else ` +
+      `${DASHBOARD_ACTIVITY_CAP}, a lower bound (each entry counted is checked for a live ` +
+      "subject, which no index answers)",
+  }),
+  recentActivityTotalIsExact: z.boolean().openapi({
+    description: `False when the count stopped at ${DASHBOARD_ACTIVITY_CAP}`,
+  }),
+});
 
 const ProjectDashboardSchema = z.object({
   inProgressTodos: capped(
@@ -46,9 +63,13 @@ const ProjectDashboardSchema = z.object({
   ),
   nearDueTodosTotal: total("nearDueTodos", "the to-do board"),
   latestChat: z.array(MessageSchema).max(5).openapi({ description: `5 messages. ${LATEST}` }),
+  latestChatTotal: latestTotal("latestChat", "GET …/chat/messages"),
   latestThreads: z.array(ThreadSchema).max(5).openapi({ description: `5 threads. ${LATEST}` }),
+  latestThreadsTotal: latestTotal("latestThreads", "GET …/board/threads, paged"),
   latestNotes: z.array(NoteSchema).max(5).openapi({ description: `5 notes. ${LATEST}` }),
+  latestNotesTotal: latestTotal("latestNotes", "GET …/notes, paged"),
   latestFiles: z.array(FileSchema).max(5).openapi({ description: `5 files. ${LATEST}` }),
+  latestFilesTotal: latestTotal("latestFiles", "GET …/files, paged"),
   // A union, not `.nullable()`: that would make the shared Meeting schema itself nullable.
   nextMeeting: z.union([MeetingSchema, z.null()]).openapi({
     description: "The soonest meeting not yet started, or null",
@@ -58,6 +79,7 @@ const ProjectDashboardSchema = z.object({
   recentActivity: z.array(ActivitySchema).max(10).openapi({
     description: `10 entries. ${LATEST}`,
   }),
+  ...activityTotal("the project (GET …/activity, paged)"),
 }).openapi("ProjectDashboard");
 
 const PersonalDashboardSchema = z.object({
@@ -85,6 +107,7 @@ const PersonalDashboardSchema = z.object({
   recentActivity: z.array(ActivitySchema).max(10).openapi({
     description: `10 entries across my projects. ${LATEST}`,
   }),
+  ...activityTotal("my live projects"),
 }).openapi("PersonalDashboard");
 
 const project = createRoute({
@@ -93,7 +116,7 @@ const project = createRoute({
   tags: ["dashboards"],
   summary: "In-progress and near-due (7 days) to-dos, the 5 latest of chat, threads, notes and " +
     "files, the next meeting, milestones with progress and the 10 latest activity entries; " +
-    "the to-do and milestone lists hold 20 at most, with their totals beside them",
+    "the to-do and milestone lists hold 20 at most; every list has its total beside it",
   request: { params: z.object({ projectId: Id }) },
   responses: {
     200: jsonResponse(ProjectDashboardSchema, "The dashboard"),
@@ -107,7 +130,7 @@ const personal = createRoute({
   tags: ["dashboards"],
   summary: "My projects, my incomplete and overdue to-dos, upcoming meetings, unread " +
     "notifications (count and latest 5) and recent activity across my projects (10); the " +
-    "project, to-do and meeting lists hold 20 at most, with their totals beside them",
+    "project, to-do and meeting lists hold 20 at most; every list has its total beside it",
   responses: { 200: jsonResponse(PersonalDashboardSchema, "The dashboard"), ...errors(401) },
 });
 

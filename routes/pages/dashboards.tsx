@@ -34,7 +34,8 @@ function Section(
   props: {
     name: string;
     title: string;
-    count?: number | undefined;
+    /** The total beside the title: a number, or a lower bound already worded ("1,000+"). */
+    count?: number | string | undefined;
     empty: string | null;
     more?: More;
     /** Said under the list when it shows fewer entries than there are. */
@@ -61,12 +62,23 @@ function Section(
   );
 }
 
-/** A capped list's total, and the context its "showing n of total" line is said in. */
-type Total = { total: number; t: PageCtx["t"] };
+/**
+ * A capped list's total, and the context its "showing n of total" line is said in; `atLeast`
+ * when the count stopped at `total` (the activity's: there are more).
+ */
+type Total = { total: number; t: PageCtx["t"]; atLeast?: boolean; locale?: string };
+
+/** The total as shown: the number, or past a count's cap "1,000+" ("1,000 件以上"). */
+const totalLabel = (total: Total): number | string =>
+  total.atLeast
+    ? total.t("dash.countAtLeast", { count: total.total.toLocaleString(total.locale) })
+    : total.total;
 
 /** "Showing 20 of 45." when a capped list shows fewer than there are, else null. */
 const cappedNote = (shown: number, total: Total | undefined) =>
-  total && total.total > shown ? total.t("dash.shownOf", { shown, total: total.total }) : null;
+  total && total.total > shown
+    ? total.t("dash.shownOf", { shown, total: totalLabel(total) })
+    : null;
 
 /**
  * A section listing `items`, or `empty` when there are none; a capped list (`total`) shows
@@ -88,7 +100,7 @@ function ListSection<T>(
     <Section
       name={props.name}
       title={props.title}
-      count={props.total?.total}
+      count={props.total ? totalLabel(props.total) : undefined}
       empty={items.length === 0 ? props.empty : null}
       more={props.more}
       capped={cappedNote(items.length, props.total)}
@@ -199,18 +211,23 @@ function ActivitySection(
   props: {
     ctx: PageCtx;
     entries: Activity[];
+    /** All the live entries, counted up to the dashboards' cap (`exact` false past it). */
+    total: { total: number; exact: boolean };
     who: (entry: Activity) => string;
     project?: (entry: Activity) => string | null;
     more?: More;
   },
 ) {
-  const { t } = props.ctx;
+  const { t, locale } = props.ctx;
+  const total = { total: props.total.total, t, atLeast: !props.total.exact, locale };
   return (
     <Section
       name="activity"
       title={t("dash.recentActivity")}
+      count={totalLabel(total)}
       empty={props.entries.length === 0 ? t("activity.none") : null}
       more={props.more}
+      capped={cappedNote(props.entries.length, total)}
     >
       <ul class="plain dash-list">
         {props.entries.map((entry) => {
@@ -329,6 +346,7 @@ export function ProjectDashboardView(
         name="chat"
         title={t("dash.latestChat")}
         items={data.latestChat}
+        total={{ total: data.latestChatTotal, t }}
         empty={t("chat.empty")}
         more={more("chat", "dash.openChat")}
         render={(m) => (
@@ -347,6 +365,7 @@ export function ProjectDashboardView(
         name="threads"
         title={t("dash.latestThreads")}
         items={data.latestThreads}
+        total={{ total: data.latestThreadsTotal, t }}
         empty={t("board.none")}
         more={more("board", "dash.allThreads")}
         render={(th) => (
@@ -367,6 +386,7 @@ export function ProjectDashboardView(
         name="notes"
         title={t("dash.latestNotes")}
         items={data.latestNotes}
+        total={{ total: data.latestNotesTotal, t }}
         empty={t("notes.none")}
         more={more("notes", "dash.allNotes")}
         render={(n) => (
@@ -386,6 +406,7 @@ export function ProjectDashboardView(
         name="files"
         title={t("dash.latestFiles")}
         items={data.latestFiles}
+        total={{ total: data.latestFilesTotal, t }}
         empty={t("files.none")}
         more={more("files", "dash.allFiles")}
         render={(f) => (
@@ -405,6 +426,7 @@ export function ProjectDashboardView(
       <ActivitySection
         ctx={ctx}
         entries={data.recentActivity}
+        total={{ total: data.recentActivityTotal, exact: data.recentActivityTotalIsExact }}
         who={(entry) => nameOf(frame, entry.actorId)}
         more={more("activity", "dash.allActivity")}
       />
@@ -540,6 +562,7 @@ export function PersonalDashboardView(
       <ActivitySection
         ctx={ctx}
         entries={data.recentActivity}
+        total={{ total: data.recentActivityTotal, exact: data.recentActivityTotalIsExact }}
         who={(entry) => person(entry.actorId)}
         project={(entry) => projectName(entry.projectId)}
       />

@@ -44,7 +44,15 @@ Deno.test("GET /activity is a page object of entries, newest first, with the con
       cookie: viewer.cookie,
     });
     const page = expectJson(res, 200);
-    assert.deepEqual(Object.keys(page).sort(), ["hasMore", "items", "page", "pageSize", "total"]);
+    assert.deepEqual(Object.keys(page).sort(), [
+      "hasMore",
+      "items",
+      "page",
+      "pageSize",
+      "total",
+      "totalIsExact",
+    ]);
+    assert.equal(page.totalIsExact, true);
     assert.equal(page.page, 1);
     assert.equal(page.pageSize, 20);
     assert.equal(page.hasMore, false);

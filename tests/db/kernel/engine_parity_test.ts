@@ -206,8 +206,11 @@ const CASES: Record<string, Case[]> = {
         }),
       )],
     ["latestActivity", (q) => activity.latestActivity(q, [1, 3], 10)],
-    ["listActivity", (q) => activity.listActivity(q, [1], 10, 0)],
-    ["listActivity (second page)", (q) => activity.listActivity(q, [1], 1, 1)],
+    ["listActivity", (q) => activity.listActivity(q, 1, 10, 0)],
+    ["listActivity (second page)", (q) => activity.listActivity(q, 1, 1, 1)],
+    ["countActivity", (q) => activity.countActivity(q, [1, 3])],
+    ["countActivity (capped)", (q) => activity.countActivity(q, [1, 3], 1)],
+    ["withoutJit", (q) => activity.withoutJit(q)],
   ],
   api_tokens: [
     ["insertApiToken", (q) =>
@@ -431,6 +434,7 @@ const CASES: Record<string, Case[]> = {
       "assignedItems (due before)",
       (q) => dashboards.assignedItems(q, 2, { dueBefore: "2024-03-01", limit: 10 }),
     ],
+    ["countLatest", (q) => dashboards.countLatest(q, 1)],
     ["newestThreadIds", (q) => dashboards.newestThreadIds(q, 1, 5)],
     ["newestNoteIds", (q) => dashboards.newestNoteIds(q, 1, 5)],
     ["userProjectIds", (q) => dashboards.userProjectIds(q, 1)],

@@ -148,6 +148,7 @@ Deno.test("the server's own migrations are numbered from 001 with their fixed me
     "022_search_text.sql",
     "023_checklist_search_triggers.sql",
     "024_todo_done_order.sql",
+    "025_mail_outbox.sql",
   ]);
 });
 

@@ -413,3 +413,47 @@ Deno.test("STARTTLS: the mail goes encrypted with a trusted certificate; require
     await plain.close();
   }
 });
+
+Deno.test("the admin page shows whether mail is on, the outbox and the last failure, in English and Japanese", async () => {
+  const smtp = await startSmtp();
+  const t = await mailApp(smtp);
+  const off = await testApp();
+  try {
+    const admin = await signUp(t, "root@example.com");
+    smtp.refuse = () => ({ code: 550, message: "Mailbox unavailable" });
+    const failed = await queueTest(t, admin.cookie, "gone@example.org");
+    assert.equal(await t.app.services.mailSender.runOnce(), 1);
+    smtp.refuse = null;
+    const pending = await queueTest(t, admin.cookie, "ada@example.org");
+    const page = async (app: TestApp, cookie: string) => {
+      const res = await app.app.request("/admin", { headers: { cookie } });
+      assert.equal(res.status, 200);
+      return await res.text();
+    };
+    let html = await page(t, admin.cookie);
+    assert.match(html, /data-mail-enabled="true"/);
+    assert.match(html, /Mail is on/);
+    assert.match(html, new RegExp(`data-mail-last-failure="${failed}"`));
+    assert.match(html, /gone@example\.org: 550[^<]*Mailbox unavailable/);
+    assert.match(html, new RegExp(`data-mail="${failed}" data-mail-status="failed"`));
+    assert.match(html, new RegExp(`data-mail="${pending}" data-mail-status="pending"`));
+    assert.ok(html.indexOf(`data-mail="${pending}"`) < html.indexOf(`data-mail="${failed}"`));
+    expectJson(
+      await api(t, "PATCH", "/api/users/me", { cookie: admin.cookie, body: { locale: "ja" } }),
+      200,
+    );
+    html = await page(t, admin.cookie);
+    assert.match(html, /メール送信は有効です/);
+    assert.match(html, /最後の送信失敗/);
+    assert.match(html, /送信待ち/);
+    const offAdmin = await signUp(off, "root@example.com");
+    html = await page(off, offAdmin.cookie);
+    assert.match(html, /data-mail-enabled="false"/);
+    assert.match(html, /Mail is off/);
+    assert.doesNotMatch(html, /data-mail-last-failure/);
+  } finally {
+    await off.close();
+    await t.close();
+    await smtp.close();
+  }
+});

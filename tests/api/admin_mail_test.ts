@@ -457,3 +457,45 @@ Deno.test("the admin page shows whether mail is on, the outbox and the last fail
     await smtp.close();
   }
 });
+
+Deno.test("two senders on one outbox (two instances) send each mail once", async () => {
+  const smtp = await startSmtp();
+  const t = await mailApp(smtp);
+  try {
+    const now = t.clock.now();
+    for (let i = 0; i < 12; i++) {
+      await t.engine.transaction((tx) =>
+        queueMail(tx, {
+          to: `user${i}@example.org`,
+          kind: "test",
+          subject: `mail ${i}`,
+          text: "t",
+          html: "<p>h</p>",
+        }, { now, host: "collab.example.org" })
+      );
+    }
+    const sender = () =>
+      new MailSender({
+        db: t.engine,
+        clock: t.clock,
+        presence: t.app.services.presence,
+        smtp: t.config.smtp,
+        from: t.config.mailFrom,
+      }, { batch: 4 });
+    const [a, b] = [sender(), sender()];
+    let total = 0;
+    for (let round = 0; round < 3; round++) {
+      const [x, y] = await Promise.all([a.runOnce(), b.runOnce()]);
+      total += x + y;
+    }
+    await a.stop();
+    await b.stop();
+    assert.equal(total, 12);
+    const to = smtp.received.map((r) => r.rcptTo[0]).sort();
+    assert.equal(to.length, 12);
+    assert.equal(new Set(to).size, 12, "no mail sent twice");
+  } finally {
+    await t.close();
+    await smtp.close();
+  }
+});

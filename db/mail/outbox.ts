@@ -138,6 +138,16 @@ export async function releaseClaims(q: Queries): Promise<void> {
   );
 }
 
+/** Lets go of the claims on `ids` that are still pending (a stopping sender's unfinished batch). */
+export async function releaseMails(q: Queries, ids: number[]): Promise<void> {
+  if (ids.length === 0) return;
+  await q.run(
+    `UPDATE mail_outbox SET claimed_by = NULL, claimed_until = NULL
+     WHERE status = 'pending' AND id IN (${ids.map(() => "?").join(", ")})`,
+    ids,
+  );
+}
+
 /** Records an attempt's outcome and ends the claim (nothing when the mail is no longer pending). */
 export async function finishMail(
   q: Queries,

@@ -15,7 +15,13 @@
 // @ts-types="@types/nodemailer"
 import nodemailer from "nodemailer";
 import type { Engine } from "../../db/kernel/engine.ts";
-import { claimDueMails, finishMail, type MailRow, releaseClaims } from "../../db/mail/outbox.ts";
+import {
+  claimDueMails,
+  finishMail,
+  type MailRow,
+  releaseClaims,
+  releaseMails,
+} from "../../db/mail/outbox.ts";
 import type { SmtpConfig } from "../config.ts";
 import type { Clock } from "../kernel/clock.ts";
 import type { Presence } from "../kernel/presence.ts";
@@ -147,6 +153,8 @@ export class MailSender {
   #poll: ReturnType<typeof setInterval> | undefined;
   #wakeTimer: ReturnType<typeof setTimeout> | undefined;
   #released = false;
+  /** Mails claimed by this sender whose outcome is not written yet. */
+  readonly #claimed = new Set<number>();
 
   constructor(deps: MailSenderDeps, options: MailSenderOptions = {}) {
     this.#db = deps.db;
@@ -233,11 +241,13 @@ export class MailSender {
         owner: this.#presence.id(),
       })
     );
+    for (const mail of mails) this.#claimed.add(mail.id);
     let attempted = 0;
     for (const mail of mails) {
       // A stop lets the mail under way end; the rest of the batch waits for the next start.
       if (this.#stopping) break;
       await this.#attempt(mail);
+      this.#claimed.delete(mail.id);
       attempted++;
     }
     if (mails.length === this.#options.batch && !this.#stopping) this.#again = true;
@@ -258,6 +268,8 @@ export class MailSender {
         headers: mail.headers,
       });
     } catch (error) {
+      // Cut short by a stop: not counted, and sent again after the next start.
+      if (this.#stopping) return;
       const { permanent, reason } = classifyFailure(error);
       const delay = RETRY_DELAYS_MS[attempts - 1];
       const final = permanent || delay === undefined;
@@ -282,7 +294,8 @@ export class MailSender {
 
   /**
    * Stops the loop: nothing new starts; the mail under way gets `graceMs` to end (its outcome
-   * is written), the rest stays pending for the next start. Closes the connection.
+   * is written), the rest stays pending for the next start. Closes the connection: an attempt
+   * it cuts short is not counted and stays pending (sent again after the next start).
    */
   async stop(graceMs = 0): Promise<void> {
     this.#stopping = true;
@@ -299,5 +312,10 @@ export class MailSender {
     }
     this.#transport?.close();
     this.#transport = null;
+    // What this sender claimed and did not finish is free for the next start, or another
+    // instance, at once (not after the lease).
+    const unfinished = [...this.#claimed];
+    this.#claimed.clear();
+    await releaseMails(this.#db, unfinished).catch(this.#options.onError);
   }
 }

@@ -234,7 +234,8 @@ Deno.test("with the SMTP server down the request answers 202 at once and the mai
     // The sender runs beside the requests, as in the server.
     t.app.services.mailSender.start();
     const id = await queueTest(t, admin.cookie);
-    await t.app.services.mailSender.stop();
+    // A refused connection ends an attempt at once: the stop waits for it (bounded).
+    await t.app.services.mailSender.stop(10_000);
     const sender = new MailSender({
       db: t.engine,
       clock: t.clock,

@@ -26,6 +26,10 @@ export interface TestSmtp {
   refuse: (() => { code: number; message: string } | null) | null;
   /** DATA commands answered (accepted or refused). */
   attempts: number;
+  /** While true, a mail's DATA gets no answer at all (a server that hangs mid-attempt). */
+  hold: boolean;
+  /** DATA commands received while `hold` was on (never answered). */
+  held: number;
   close(): Promise<void>;
 }
 
@@ -74,6 +78,8 @@ export async function startSmtp(
     received: [],
     refuse: null,
     attempts: 0,
+    hold: false,
+    held: 0,
     close: () => Promise.resolve(),
   };
   const serverOptions: SMTPServerOptions = {
@@ -86,6 +92,10 @@ export async function startSmtp(
       const chunks: Uint8Array[] = [];
       stream.on("data", (c: Uint8Array) => chunks.push(c));
       stream.on("end", async () => {
+        if (state.hold) {
+          state.held++;
+          return;
+        }
         state.attempts++;
         const refusal = state.refuse?.() ?? null;
         if (refusal) {

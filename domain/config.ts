@@ -114,7 +114,12 @@ export class ConfigError extends Error {
   readonly problems: string[];
 
   constructor(problems: string[]) {
-    super(`Cannot start: invalid configuration\n  ${problems.join("\n  ")}`);
+    // One problem is one line; several are listed one per line under the first.
+    super(
+      problems.length === 1
+        ? `Cannot start: invalid configuration: ${problems[0]}`
+        : `Cannot start: invalid configuration\n  ${problems.join("\n  ")}`,
+    );
     this.problems = problems;
   }
 }

@@ -179,6 +179,28 @@ Deno.test("invalid configuration stops start-up with a message naming each varia
   }
 });
 
+Deno.test("SMTP_URL without BASE_URL, or an invalid SMTP_URL, stops start-up with one line naming them", async () => {
+  const dataDir = await Deno.makeTempDir({ prefix: "main-test-" });
+  try {
+    let { code, output } = await run({ DATA_DIR: dataDir, SMTP_URL: "smtp://127.0.0.1:2525" });
+    assert.equal(code, 1);
+    assert.deepEqual(output.trim().split("\n").length, 1, output);
+    assert.match(output, /^Cannot start: .*SMTP_URL.*BASE_URL/);
+    ({ code, output } = await run({
+      DATA_DIR: dataDir,
+      BASE_URL: "https://collab.example.org",
+      SMTP_URL: "smtp://mailer:hunter2@mail.example.org/path",
+    }));
+    assert.equal(code, 1);
+    assert.deepEqual(output.trim().split("\n").length, 1, output);
+    assert.match(output, /^Cannot start: .*SMTP_URL: expected smtp:\/\//);
+    assert.doesNotMatch(output, /hunter2/);
+    assert.deepEqual([...Deno.readDirSync(dataDir)], []);
+  } finally {
+    await removeDataDir(dataDir);
+  }
+});
+
 Deno.test({
   name: "start-up is refused, changing nothing, when an applied migration was edited",
   // Edits SQLite's file; on PostgreSQL: tests/db/postgres/migrate_test.ts.

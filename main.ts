@@ -106,7 +106,11 @@ async function openSqlite(): Promise<Storage> {
   } catch (error) {
     fail(`Cannot start: cannot check the database ${dbPath}: ${reason(error)}`);
   }
-  if (problems.length > 0) fail(`${damaged}: ${problems[0]}`);
+  // One line, whatever SQLite reports: its first problem can span several lines (a heading
+  // such as "*** in database main ***", then one line per damaged page).
+  const first = problems.flatMap((p) => p.split("\n")).map((l) => l.trim())
+    .find((l) => l !== "" && !l.startsWith("***"));
+  if (problems.length > 0) fail(`${damaged}: ${first ?? "integrity check failed"}`);
   try {
     const applied = migrate(db, MIGRATIONS_DIR, clock.now);
     if (applied.length > 0) console.log(`migrations applied: ${applied.join(", ")}`);
@@ -203,6 +207,8 @@ async function shutdown(signal: string): Promise<void> {
     // Webhook attempts get a short grace, then are abandoned and sent again after restart:
     // a slow receiver never holds the shutdown past the deadline.
     const senderStopped = app.services.webhookSender.stop(WEBHOOK_GRACE_MS);
+    // The mail under way gets the same grace; the others stay pending for the next start.
+    const mailStopped = app.services.mailSender.stop(WEBHOOK_GRACE_MS);
     let timer: ReturnType<typeof setTimeout> | undefined;
     const deadline = new Promise<void>((resolve) =>
       timer = setTimeout(resolve, SHUTDOWN_DEADLINE_MS)
@@ -214,6 +220,7 @@ async function shutdown(signal: string): Promise<void> {
     await sweeps.stop(); // a sweep in progress stops at its next batch
     await leftoverRemoval.stop();
     await senderStopped;
+    await mailStopped;
     await app.services.relay.stop();
     await app.services.presence.stop();
     await storage.close();
@@ -242,6 +249,8 @@ const server = Deno.serve({
 }, requests.fetch);
 // Deliveries queued before this start (or left in flight by a crash) go out now.
 app.services.webhookSender.start();
+// So does mail queued before (or cut short by a crash), when mail is on.
+app.services.mailSender.start();
 // An import a crash cut short left a hidden project: removed now, in short batches between
 // requests (domain/archives/project_import.ts), and hourly after, for those of another instance that
 // stopped (their lease runs out first).

@@ -5,6 +5,7 @@
  */
 import { join } from "node:path";
 import { type AllowList, parseAllowList } from "./integrations/webhook_targets.ts";
+import { isMailbox } from "./mail/address.ts";
 
 /** The validated configuration. */
 export interface Config {
@@ -34,6 +35,24 @@ export interface Config {
   maxImportMb: number;
   /** `DATABASE_URL`: a PostgreSQL connection address, or null for SQLite in `dataDir`. */
   databaseUrl: string | null;
+  /** `SMTP_URL`: where mail goes, or null when no mail is sent. */
+  smtp: SmtpConfig | null;
+  /** `MAIL_FROM`: the From of every mail; null only when neither it nor `BASE_URL` is set. */
+  mailFrom: string | null;
+  /** `MAIL_DELAY_SECONDS`: how long a notification stays unread before it is mailed. */
+  mailDelaySeconds: number;
+}
+
+/** The SMTP server mail goes to, from `SMTP_URL`. */
+export interface SmtpConfig {
+  host: string;
+  port: number;
+  /** `smtps://`: TLS from the first byte; else plain, upgraded with STARTTLS. */
+  secure: boolean;
+  /** STARTTLS must succeed (every non-loopback `smtp://` server). */
+  requireTls: boolean;
+  user: string | null;
+  password: string | null;
 }
 
 /** The configuration variables, their defaults and meanings (the README lists them). */
@@ -75,6 +94,18 @@ export const CONFIG_VARIABLES = [
     "1024",
     "largest project archive, inflated or not, in MiB",
   ],
+  [
+    "SMTP_URL",
+    "unset",
+    "`smtp://[user:pass@]host[:port]` (STARTTLS required except to a loopback host) or " +
+    "`smtps://…` (TLS from the start); unset: no mail is sent; needs BASE_URL",
+  ],
+  ["MAIL_FROM", "Collab <no-reply@HOST-OF-BASE_URL>", "the From address of every mail"],
+  [
+    "MAIL_DELAY_SECONDS",
+    "120",
+    "how long a notification stays unread before it is mailed",
+  ],
 ] as const;
 
 /** Thrown when the environment holds invalid values; lists every problem. */
@@ -83,7 +114,12 @@ export class ConfigError extends Error {
   readonly problems: string[];
 
   constructor(problems: string[]) {
-    super(`Cannot start: invalid configuration\n  ${problems.join("\n  ")}`);
+    // One problem is one line; several are listed one per line under the first.
+    super(
+      problems.length === 1
+        ? `Cannot start: invalid configuration: ${problems[0]}`
+        : `Cannot start: invalid configuration\n  ${problems.join("\n  ")}`,
+    );
     this.problems = problems;
   }
 }
@@ -170,6 +206,24 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     }
   }
 
+  const smtp = parseSmtpUrl(value("SMTP_URL"), problems);
+  if (smtp && baseUrl === null && rawBase === undefined) {
+    problems.push("SMTP_URL is set but BASE_URL is not: links in mail must be absolute");
+  }
+  let mailFrom: string | null = baseUrl === null
+    ? null
+    : `Collab <no-reply@${new URL(baseUrl).hostname}>`;
+  const rawFrom = value("MAIL_FROM");
+  if (rawFrom !== undefined) {
+    if (!isMailbox(rawFrom)) {
+      problems.push(
+        `MAIL_FROM=${JSON.stringify(rawFrom)}: expected an address like ` +
+          "no-reply@example.org or Collab <no-reply@example.org>",
+      );
+    } else mailFrom = rawFrom;
+  }
+  const mailDelaySeconds = integer("MAIL_DELAY_SECONDS", 120, 0, 86_400);
+
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     port,
@@ -189,5 +243,39 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     trashDays,
     webhookAllowHosts,
     maxImportMb,
+    smtp,
+    mailFrom,
+    mailDelaySeconds,
+  };
+}
+
+/** Whether `host` (a URL's hostname) is this machine. */
+function isLoopback(host: string): boolean {
+  return host === "localhost" || /^127\.\d+\.\d+\.\d+$/.test(host) || host === "[::1]";
+}
+
+/** Parses `SMTP_URL`; a bad one adds a problem that never repeats it (it may hold a password). */
+function parseSmtpUrl(raw: string | undefined, problems: string[]): SmtpConfig | null {
+  if (raw === undefined) return null;
+  const url = URL.canParse(raw) ? new URL(raw) : null;
+  const port = url?.port ? Number(url.port) : url?.protocol === "smtps:" ? 465 : 587;
+  if (
+    !url || (url.protocol !== "smtp:" && url.protocol !== "smtps:") || !url.hostname ||
+    (url.pathname !== "" && url.pathname !== "/") || url.search || url.hash ||
+    !Number.isInteger(port) || port < 1 || port > 65535
+  ) {
+    problems.push(
+      "SMTP_URL: expected smtp://[user:password@]host[:port] or smtps://[user:password@]host[:port]",
+    );
+    return null;
+  }
+  const secure = url.protocol === "smtps:";
+  return {
+    host: url.hostname.replace(/^\[(.*)\]$/, "$1"),
+    port,
+    secure,
+    requireTls: !secure && !isLoopback(url.hostname),
+    user: url.username ? decodeURIComponent(url.username) : null,
+    password: url.password ? decodeURIComponent(url.password) : null,
   };
 }

@@ -43,6 +43,8 @@ import { Sessions } from "./accounts/sessions.ts";
 import { LoginThrottle, RegistrationThrottle } from "./accounts/throttle.ts";
 import { createWebhooks } from "./integrations/webhooks.ts";
 import { WebhookSender, type WebhookSenderOptions } from "./integrations/webhook_sender.ts";
+import { createMail } from "./mail/mail.ts";
+import { MailSender, type MailSenderOptions } from "./mail/sender.ts";
 import { dnsResolver } from "./integrations/webhook_targets.ts";
 
 /** What the services are built from. */
@@ -64,6 +66,8 @@ export interface ServiceDeps {
   creditScore?: CreditScoreLookup;
   /** The webhook sender's tuning (tests shorten its timeout, or resolve names their way). */
   webhooks?: WebhookSenderOptions;
+  /** The mail sender's tuning (tests trust a throwaway certificate, shorten timeouts). */
+  mail?: MailSenderOptions;
   /** How project imports run their batches (tests hold an import between two). */
   imports?: ImportOptions;
   /** Where background work reports what went wrong (the app's error log). */
@@ -89,6 +93,10 @@ export function createServices(deps: ServiceDeps) {
   const webhookSender = new WebhookSender(
     { db, clock, presence, allow: config.webhookAllowHosts },
     deps.webhooks,
+  );
+  const mailSender = new MailSender(
+    { db, clock, presence, smtp: config.smtp, from: config.mailFrom },
+    { ...(deps.reportError ? { onError: deps.reportError } : {}), ...deps.mail },
   );
   const relay = createEventRelay({
     db,
@@ -194,6 +202,15 @@ export function createServices(deps: ServiceDeps) {
     }),
     /** Sends queued webhook deliveries; `main.ts` starts and stops it. */
     webhookSender,
+    /** Sends queued mail; `main.ts` starts and stops it (it never starts when mail is off). */
+    mailSender,
+    mail: createMail({
+      db,
+      clock,
+      enabled: mailSender.enabled,
+      host: config.baseUrl === null ? null : new URL(config.baseUrl).hostname,
+      onQueued: () => mailSender.wake(),
+    }),
     apiTokens: createApiTokens({
       db,
       clock,

@@ -1,5 +1,6 @@
-/** Administration: users, the migration listing and backups (system admins only). */
+/** Administration: users, the migration listing, backups and mail (system admins only). */
 import { createRoute, z } from "@hono/zod-openapi";
+import { pageRequest } from "../../domain/kernel/paging.ts";
 import type { Services } from "../../domain/services.ts";
 import {
   actorOf,
@@ -7,8 +8,11 @@ import {
   errors,
   header,
   Id,
+  IdOut,
   jsonRequest,
   jsonResponse,
+  PageQuery,
+  pageSchema,
   TimestampOut,
 } from "./openapi.ts";
 import { UserSchema } from "./schemas.ts";
@@ -79,6 +83,50 @@ const backup = createRoute({
   },
 });
 
+/** A mail in the outbox, as the admin's list shows it. */
+export const MailSchema = z.object({
+  id: IdOut,
+  to: z.string().openapi({ description: "One address", example: "ada@example.org" }),
+  kind: z.string().openapi({ description: "What the mail is: `test`, and later others" }),
+  subject: z.string(),
+  status: z.enum(["pending", "sent", "failed"]),
+  attempts: z.number().int(),
+  lastError: z.string().nullable().openapi({
+    description: "The SMTP server's answer or the network failure of the last failed attempt",
+  }),
+  createdAt: TimestampOut,
+  sentAt: TimestampOut.nullable(),
+}).openapi("Mail");
+
+/** The address a test mail goes to. */
+export const MailTestInput = z.object({
+  to: z.string().max(254).openapi({ example: "ada@example.org" }),
+}).openapi("MailTestInput");
+
+const listMail = createRoute({
+  method: "get",
+  path: "/api/admin/mail",
+  tags: ["admin"],
+  summary: "The mail outbox, newest first",
+  request: { query: PageQuery },
+  responses: {
+    200: jsonResponse(pageSchema(MailSchema), "A page of mails"),
+    ...errors(401, 403),
+  },
+});
+
+const testMail = createRoute({
+  method: "post",
+  path: "/api/admin/mail/test",
+  tags: ["admin"],
+  summary: "Queue a test mail through the outbox (409 `conflict` when mail is off: SMTP_URL unset)",
+  request: jsonRequest(MailTestInput),
+  responses: {
+    202: jsonResponse(z.object({ id: IdOut }), "Queued; the sender sends it soon"),
+    ...errors(400, 401, 403, 409),
+  },
+});
+
 /** The admin routes. */
 export function adminRoutes(services: Services) {
   return apiApp()
@@ -98,6 +146,15 @@ export function adminRoutes(services: Services) {
     .openapi(
       migrations,
       async (c) => c.json({ items: await services.admin.migrations(actorOf(c)) }, 200),
+    )
+    .openapi(
+      listMail,
+      async (c) =>
+        c.json(await services.mail.list(actorOf(c), pageRequest(c.req.valid("query"))), 200),
+    )
+    .openapi(
+      testMail,
+      async (c) => c.json(await services.mail.sendTest(actorOf(c), c.req.valid("json").to), 202),
     )
     .openapi(backup, async (c) => {
       const { fileName, stream } = await services.backups.download(actorOf(c));

@@ -17,6 +17,8 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   "PATCH /api/admin/users/{userId}": "updateUser",
   "GET /api/admin/migrations": "listMigrations",
   "GET /api/admin/backup": "downloadBackup",
+  "GET /api/admin/mail": "listMail",
+  "POST /api/admin/mail/test": "sendTestMail",
   "GET /api/admin/trash/projects": "listDeletedProjects",
   "POST /api/admin/trash/projects/{projectId}/restore": "restoreProject",
 

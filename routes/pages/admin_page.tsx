@@ -1,6 +1,7 @@
 /**
  * The administration page: users (role and status), deleted projects (restorable until the
- * sweep purges them) and the applied migrations.
+ * sweep purges them), mail (on or off, the newest mails and the last failure) and the applied
+ * migrations.
  */
 import { type Context, Hono } from "hono";
 import type { PublicUser } from "../../domain/accounts/accounts.ts";
@@ -8,6 +9,7 @@ import { DomainError } from "../../domain/kernel/errors.ts";
 import { type Page, pageRequest } from "../../domain/kernel/paging.ts";
 import type { Services } from "../../domain/services.ts";
 import type { DeletedProject } from "../../domain/projects/trash.ts";
+import type { MailInfo, MailState } from "../../domain/mail/mail.ts";
 import type { AppEnv } from "../api/openapi.ts";
 import { AdminUserInput } from "../api/admin.ts";
 import { formatDateTime } from "../i18n/format.ts";
@@ -26,6 +28,8 @@ function AdminPage(
     users: PublicUser[];
     migrations: Array<{ version: number; name: string; appliedAt: string }>;
     deleted: Page<DeletedProject>;
+    mail: MailState;
+    mails: Page<MailInfo>;
     notices: Notices;
     message?: string | null;
   },
@@ -114,6 +118,58 @@ function AdminPage(
           </div>
         )}
       <Pager ctx={props.ctx} page={props.deleted} path="/admin" />
+      <h2 id="mail">{t("admin.mail")}</h2>
+      <p data-mail-enabled={String(props.mail.enabled)}>
+        {props.mail.enabled ? t("admin.mailOn") : t("admin.mailOff")}
+      </p>
+      {props.mail.lastFailure && (
+        <div class="card" data-mail-last-failure={props.mail.lastFailure.id}>
+          <strong>{t("admin.mailLastFailure")}</strong>{" "}
+          <time datetime={props.mail.lastFailure.createdAt}>
+            {formatDateTime(props.mail.lastFailure.createdAt, locale, timeZone)}
+          </time>{" "}
+          {props.mail.lastFailure.to}: {props.mail.lastFailure.lastError ?? ""}
+        </div>
+      )}
+      {props.mails.items.length === 0
+        ? <p class="muted">{t("admin.mailNone")}</p>
+        : (
+          <div class="card">
+            <Table
+              heads={[
+                t("admin.mailTo"),
+                t("admin.mailKind"),
+                t("admin.mailSubject"),
+                t("admin.mailStatus"),
+                t("admin.mailAttempts"),
+                t("admin.mailLastError"),
+                t("admin.mailCreated"),
+                t("admin.mailSent"),
+              ]}
+            >
+              {props.mails.items.map((m) => (
+                <tr data-mail={m.id} data-mail-status={m.status}>
+                  <td>{m.to}</td>
+                  <td>{m.kind}</td>
+                  <td>{m.subject}</td>
+                  <td>{t(`mail.status.${m.status}`)}</td>
+                  <td>{m.attempts}</td>
+                  <td class="muted">{m.lastError ?? ""}</td>
+                  <td class="muted">
+                    <time datetime={m.createdAt}>
+                      {formatDateTime(m.createdAt, locale, timeZone)}
+                    </time>
+                  </td>
+                  <td class="muted">
+                    {m.sentAt && (
+                      <time datetime={m.sentAt}>{formatDateTime(m.sentAt, locale, timeZone)}</time>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </Table>
+          </div>
+        )}
       <h2>{t("admin.migrations")}</h2>
       <div class="card">
         <Table heads={[t("admin.version"), t("field.name"), t("admin.appliedAt")]}>
@@ -147,6 +203,9 @@ export function adminPages(services: Services) {
       ctx.actor!,
       pageRequest({ page: c.req.query("page") }, { clampPage: true }),
     );
+    // The newest mails (the whole list, page by page, is GET /api/admin/mail).
+    const mail = await services.mail.state(ctx.actor!);
+    const mails = await services.mail.list(ctx.actor!, pageRequest({}));
     return renderPage(c, ctx, {
       title: ctx.t("admin.title"),
       status: shown.status ?? 200,
@@ -156,6 +215,8 @@ export function adminPages(services: Services) {
           users={users}
           migrations={migrations}
           deleted={deleted}
+          mail={mail}
+          mails={mails}
           notices={noticesOf(c.req.url)}
           message={shown.message ?? null}
         />

@@ -34,6 +34,8 @@ Deno.test("CONFIG_VARIABLES names exactly the variables parseConfig reads (main.
   assert.equal(String(config.maxImportMb), stated.get("MAX_IMPORT_MB"));
   assert.equal(config.baseUrl, null);
   assert.equal(config.sessionSecret, null);
+  assert.equal(String(config.mailDelaySeconds), stated.get("MAIL_DELAY_SECONDS"));
+  assert.equal(config.smtp, null);
   // main.ts hands parseConfig the environment and reads nothing else from it.
   const main = await Deno.readTextFile(join(import.meta.dirname!, "..", "..", "main.ts"));
   assert.deepEqual([...main.matchAll(/Deno\.env\.\w+/g)].map((m) => m[0]), ["Deno.env.toObject"]);
@@ -141,4 +143,101 @@ Deno.test("DATABASE_URL selects PostgreSQL; unset means SQLite; another scheme i
       bad,
     );
   }
+});
+
+Deno.test("SMTP_URL: smtp:// requires STARTTLS except to a loopback host, smtps:// is TLS, unset sends no mail", () => {
+  const base = { BASE_URL: "https://collab.example.org:8443" };
+  assert.equal(parseConfig({}).smtp, null);
+  assert.deepEqual(
+    parseConfig({ ...base, SMTP_URL: "smtp://mailer:s%40cret@smtp.example.org" }).smtp,
+    {
+      host: "smtp.example.org",
+      port: 587,
+      secure: false,
+      requireTls: true,
+      user: "mailer",
+      password: "s@cret",
+    },
+  );
+  assert.deepEqual(parseConfig({ ...base, SMTP_URL: "smtps://smtp.example.org" }).smtp, {
+    host: "smtp.example.org",
+    port: 465,
+    secure: true,
+    requireTls: false,
+    user: null,
+    password: null,
+  });
+  for (const loopback of ["127.0.0.1:2525", "localhost", "[::1]:25"]) {
+    const smtp = parseConfig({ ...base, SMTP_URL: `smtp://${loopback}` }).smtp!;
+    assert.equal(smtp.requireTls, false, loopback);
+    assert.equal(smtp.secure, false, loopback);
+  }
+  assert.equal(parseConfig({ ...base, SMTP_URL: "smtp://[::1]:25" }).smtp!.host, "::1");
+});
+
+Deno.test("an invalid SMTP_URL stops start-up with one line naming it, never echoing the password", () => {
+  for (
+    const bad of [
+      "http://u:hunter2@h",
+      "smtp://u:hunter2@",
+      "smtp://u:hunter2@h/path",
+      "smtp://u:hunter2@h:0",
+      "nonsense hunter2",
+    ]
+  ) {
+    try {
+      parseConfig({ BASE_URL: "https://a.example", SMTP_URL: bad });
+    } catch (e) {
+      const problems = (e as ConfigError).problems;
+      assert.equal(problems.length, 1, bad);
+      assert.match(problems[0]!, /^SMTP_URL: /);
+      assert.ok(!problems[0]!.includes("\n"));
+      assert.ok(!(e as Error).message.includes("hunter2"), bad);
+    }
+  }
+});
+
+Deno.test("SMTP_URL without BASE_URL: start-up refuses with one line naming both", () => {
+  try {
+    parseConfig({ SMTP_URL: "smtp://127.0.0.1:2525" });
+    assert.fail("accepted");
+  } catch (e) {
+    assert.ok(e instanceof ConfigError);
+    assert.equal(e.problems.length, 1);
+    assert.match(e.problems[0]!, /SMTP_URL.*BASE_URL/);
+  }
+  // Without SMTP_URL, BASE_URL stays optional.
+  assert.equal(parseConfig({}).baseUrl, null);
+});
+
+Deno.test("MAIL_FROM defaults to no-reply at BASE_URL's host (no port) and refuses header injection", () => {
+  assert.equal(
+    parseConfig({ BASE_URL: "https://collab.example.org:8443/app" }).mailFrom,
+    "Collab <no-reply@collab.example.org>",
+  );
+  assert.equal(parseConfig({}).mailFrom, null);
+  assert.equal(
+    parseConfig({ MAIL_FROM: "Team Collab <team@example.org>" }).mailFrom,
+    "Team Collab <team@example.org>",
+  );
+  assert.equal(parseConfig({ MAIL_FROM: "team@example.org" }).mailFrom, "team@example.org");
+  for (
+    const bad of [
+      "a@b\r\nBcc: x@y",
+      "Name <a@b>\nBcc: x@y",
+      "no at sign",
+      "<a@b>",
+      "Na\u0000me <a@b>",
+    ]
+  ) {
+    assert.throws(() => parseConfig({ MAIL_FROM: bad }), ConfigError, JSON.stringify(bad));
+  }
+});
+
+Deno.test("MAIL_DELAY_SECONDS defaults to 120, is read from the environment and checked", () => {
+  assert.equal(parseConfig({}).mailDelaySeconds, 120);
+  assert.equal(parseConfig({ MAIL_DELAY_SECONDS: "0" }).mailDelaySeconds, 0);
+  assert.equal(parseConfig({ MAIL_DELAY_SECONDS: "600" }).mailDelaySeconds, 600);
+  assert.throws(() => parseConfig({ MAIL_DELAY_SECONDS: "-1" }), ConfigError);
+  assert.throws(() => parseConfig({ MAIL_DELAY_SECONDS: "2m" }), ConfigError);
 });

@@ -1,4 +1,5 @@
 /** Test helpers: a fresh app over a temporary database, and a real server on a free port. */
+import type { MailSenderOptions } from "../../domain/mail/sender.ts";
 import { join } from "node:path";
 import type { Engine, Row, SqlValue } from "../../db/kernel/engine.ts";
 import { migrate, MIGRATIONS_DIR } from "../../db/sqlite/migrate.ts";
@@ -166,6 +167,8 @@ export interface TestAppOptions {
   webhooks?: WebhookSenderOptions;
   /** How project imports run their batches (a test can hold one between two). */
   imports?: ImportOptions;
+  /** The mail sender's tuning (a trusted throwaway certificate, short timeouts). */
+  mail?: MailSenderOptions;
 }
 
 /** The storage of one test app, and how it is closed. */
@@ -237,6 +240,7 @@ export async function testApp(options: TestAppOptions = {}): Promise<TestApp> {
       ...(options.creditScore ? { creditScore: options.creditScore } : {}),
       ...(options.webhooks ? { webhooks: options.webhooks } : {}),
       ...(options.imports ? { imports: options.imports } : {}),
+      ...(options.mail ? { mail: options.mail } : {}),
     }),
     openApiProblems,
   );
@@ -266,6 +270,7 @@ export async function testApp(options: TestAppOptions = {}): Promise<TestApp> {
     async close() {
       try {
         await app.services.webhookSender.stop();
+        await app.services.mailSender.stop();
         await app.services.relay.stop();
         await app.services.presence.stop();
       } finally {

@@ -124,6 +124,7 @@ const DOMAIN_FOLDERS = [
   "accounts",
   "projects",
   "integrations",
+  "mail",
   "content",
   "planning",
   "overview",

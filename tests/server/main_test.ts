@@ -132,7 +132,7 @@ Deno.test("the server starts, applies migrations, answers /healthz, logs request
     assert.equal(code, 0, lines.join("\n"));
     assert.ok(
       lines.includes(
-        "migrations applied: 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25",
+        "migrations applied: 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26",
       ),
       lines.join("\n"),
     );
@@ -173,6 +173,28 @@ Deno.test("invalid configuration stops start-up with a message naming each varia
     assert.match(output, /BASE_URL="ftp:\/\/x": expected an absolute http\(s\) address/);
     assert.match(output, /SESSION_SECRET: expected at least 32 characters/);
     assert.doesNotMatch(output, /short/);
+    assert.deepEqual([...Deno.readDirSync(dataDir)], []);
+  } finally {
+    await removeDataDir(dataDir);
+  }
+});
+
+Deno.test("SMTP_URL without BASE_URL, or an invalid SMTP_URL, stops start-up with one line naming them", async () => {
+  const dataDir = await Deno.makeTempDir({ prefix: "main-test-" });
+  try {
+    let { code, output } = await run({ DATA_DIR: dataDir, SMTP_URL: "smtp://127.0.0.1:2525" });
+    assert.equal(code, 1);
+    assert.deepEqual(output.trim().split("\n").length, 1, output);
+    assert.match(output, /^Cannot start: .*SMTP_URL.*BASE_URL/);
+    ({ code, output } = await run({
+      DATA_DIR: dataDir,
+      BASE_URL: "https://collab.example.org",
+      SMTP_URL: "smtp://mailer:hunter2@mail.example.org/path",
+    }));
+    assert.equal(code, 1);
+    assert.deepEqual(output.trim().split("\n").length, 1, output);
+    assert.match(output, /^Cannot start: .*SMTP_URL: expected smtp:\/\//);
+    assert.doesNotMatch(output, /hunter2/);
     assert.deepEqual([...Deno.readDirSync(dataDir)], []);
   } finally {
     await removeDataDir(dataDir);

@@ -26,7 +26,7 @@ CREATE INDEX todo_items_open_assigned ON todo_items
 -- The totals of the project dashboard's "latest" lists: the live rows of a project are one
 -- range of each (project, deleted_at IS NULL), counted from the index alone, and the rest of
 -- the key keeps the order the list reads them in (chat by id, the others by creation).
-CREATE INDEX chat_messages_live ON chat_messages (project_id, deleted_at, id);
-CREATE INDEX threads_live ON threads (project_id, deleted_at, created_at, id);
-CREATE INDEX notes_live ON notes (project_id, deleted_at, created_at, id);
-CREATE INDEX files_live ON files (project_id, deleted_at, created_at, id);
+CREATE INDEX chat_messages_live ON chat_messages (project_id, id, deleted_at) WHERE deleted_at IS NULL;
+CREATE INDEX threads_live ON threads (project_id, created_at, id, deleted_at) WHERE deleted_at IS NULL;
+CREATE INDEX notes_live ON notes (project_id, created_at, id, deleted_at) WHERE deleted_at IS NULL;
+CREATE INDEX files_live ON files (project_id, created_at, id, deleted_at) WHERE deleted_at IS NULL;

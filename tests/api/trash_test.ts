@@ -555,6 +555,8 @@ Deno.test("A note, a calendar event and a meeting come back: search, dashboards,
       ["item_restored", "note"],
     ]);
     after.dashboard.recentActivity = after.dashboard.recentActivity.slice(3);
+    assert.equal(after.dashboard.recentActivityTotal, before.dashboard.recentActivityTotal + 3);
+    after.dashboard.recentActivityTotal = before.dashboard.recentActivityTotal;
     assert.deepEqual(after, before);
   } finally {
     await t.close();

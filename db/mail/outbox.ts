@@ -64,14 +64,7 @@ function toMail(r: RawMail): MailRow {
 /** Queues a mail, due at `createdAt`; returns its id. */
 export async function insertMail(
   q: Queries,
-  mail: {
-    to: string;
-    kind: string;
-    subject: string;
-    text: string;
-    html: string;
-    headers: Record<string, string>;
-    messageId: string;
+  mail: Pick<MailRow, "to" | "kind" | "subject" | "text" | "html" | "headers" | "messageId"> & {
     createdAt: string;
   },
 ): Promise<number> {

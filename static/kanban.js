@@ -114,12 +114,19 @@ function enhance(initial) {
   }
 
   async function fetchBoard(/** @type {ReturnType<typeof focusKey>} */ key) {
-    const res = await fetch(`${page}?fragment=1${shown()}`, { headers: { accept: "text/html" } });
+    const asked = shown();
+    const res = await fetch(`${page}?fragment=1${asked}`, { headers: { accept: "text/html" } });
     if (!res.ok) return;
     const template = document.createElement("template");
     template.innerHTML = await res.text();
     const next = template.content.querySelector(BOARD);
     if (!(next instanceof HTMLElement)) return;
+    // "Show more" added cards while this was on its way: ask again for as many as are shown
+    // now, rather than showing fewer for a moment.
+    if (shown() !== asked) {
+      again = true;
+      return;
+    }
     addHandles(next);
     if (dragging) {
       stale = true;
@@ -222,11 +229,15 @@ function enhance(initial) {
     const link = event.target instanceof Element ? event.target.closest("[data-more-url]") : null;
     if (!(link instanceof HTMLAnchorElement) || !board.contains(link)) return;
     event.preventDefault();
-    const more = link.closest("[data-kanban-more]");
-    const columnId = more?.getAttribute("data-kanban-more");
-    const list = board.querySelector(`[data-column-items="${CSS.escape(columnId ?? "")}"]`);
-    if (!more || !list) return;
-    const count = list.querySelectorAll(":scope > [data-item]").length;
+    const columnId = CSS.escape(
+      link.closest("[data-kanban-more]")?.getAttribute("data-kanban-more") ?? "",
+    );
+    // A re-render may replace the board while the page is on its way: the column's list and
+    // its "Show more" are looked up again in the board of the moment.
+    const listOf = () => board.querySelector(`[data-column-items="${columnId}"]`);
+    const first = listOf();
+    if (!first) return;
+    const count = first.querySelectorAll(":scope > [data-item]").length;
     try {
       const res = await fetch(`${link.dataset.moreUrl}&shown=${count}`, {
         headers: { accept: "text/html" },
@@ -235,7 +246,9 @@ function enhance(initial) {
       const template = document.createElement("template");
       template.innerHTML = await res.text();
       const next = template.content.querySelector("[data-more-page]");
-      if (!next || !more.isConnected) return;
+      const list = listOf();
+      const more = board.querySelector(`[data-kanban-more="${columnId}"]`);
+      if (!next || !list || !more) return;
       const have = new Set(
         [...list.querySelectorAll(":scope > [data-item]")].map((el) =>
           el.getAttribute("data-item")
@@ -249,8 +262,8 @@ function enhance(initial) {
       const after = next.querySelector("[data-kanban-more]");
       if (after) more.replaceWith(after);
       else more.remove();
-      const first = list.querySelectorAll(":scope > [data-item]")[count];
-      const title = first?.querySelector(".card-title");
+      const added = list.querySelectorAll(":scope > [data-item]")[count];
+      const title = added?.querySelector(".card-title");
       if (title instanceof HTMLElement) title.focus();
     } catch {
       failed();

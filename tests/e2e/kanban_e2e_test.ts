@@ -319,3 +319,55 @@ browserTest(
     });
   },
 );
+
+browserTest(
+  "kanban: a re-render that was on its way when Show more added cards keeps them shown",
+  async () => {
+    await withBrowser(async (t, browser) => {
+      const ann = await registerUser(t, "ann@example.com", "Ann");
+      const project = (await call(t, ann.session, "POST", "/api/projects", { name: "Race" })).json
+        .project;
+      const [todo] = ((await call(
+        t,
+        ann.session,
+        "GET",
+        `/api/projects/${project.id}/todos/columns`,
+      )).json.items as Array<{ id: number }>).map((c) => c.id) as [number];
+      const at = t.clock.now().toISOString();
+      await t.sql.run(
+        `WITH RECURSIVE s(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM s WHERE i + 1 < 150)
+         INSERT INTO todo_items (project_id, column_id, creator_id, title, tags, order_index,
+           created_at, updated_at)
+         SELECT ?, ?, ?, 'Card ' || CAST(i AS text), '[]', i, ?, ? FROM s`,
+        [project.id, todo, ann.id, at, at],
+      );
+      const ids = (await t.sql.all<{ id: number }>(
+        "SELECT id FROM todo_items WHERE column_id = ? ORDER BY order_index",
+        [todo],
+      )).map((r) => r.id);
+      const page = await pageAs(browser, t, ann.session);
+      const errors: string[] = [];
+      page.on("pageerror", (error) => errors.push(error.message));
+      // The first re-render (the stream's opening) is held until Show more has added its page.
+      let release = () => {};
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let fragments = 0;
+      await page.route(/\/todos\?fragment=1/, async (route) => {
+        fragments++;
+        if (fragments === 1) await held;
+        await route.continue();
+      });
+      await page.goto(`${t.baseUrl}/projects/${project.id}/todos`);
+      await page.waitForSelector("body[data-stream=open]");
+      while (fragments === 0) await page.waitForTimeout(20);
+      await page.click(`[data-kanban-more="${todo}"] a`);
+      await page.waitForSelector(`[data-column-items="${todo}"] > [data-item]:nth-child(150)`);
+      release();
+      // The held answer (100 cards) is not shown; the board asks again for the 150 shown.
+      await page.waitForSelector("body[data-kanban-version]", { state: "attached" });
+      assert.equal(fragments, 2);
+      assert.deepEqual(await shown(page, todo), ids);
+      assert.deepEqual(errors, []);
+    });
+  },
+);

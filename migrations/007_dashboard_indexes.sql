@@ -7,6 +7,6 @@ CREATE INDEX threads_newest ON threads (project_id, created_at DESC, id DESC)
 -- newestNoteIds: notes_list orders by updated_at.
 CREATE INDEX notes_newest ON notes (project_id, created_at DESC, id DESC)
   WHERE deleted_at IS NULL;
--- Milestone progress (db/planning/milestones.ts): the grouped count reads this index only.
+-- Milestone progress (db/milestones.ts): the grouped count reads this index only.
 CREATE INDEX todo_items_milestone_progress ON todo_items (project_id, milestone_id, completed)
   WHERE deleted_at IS NULL;

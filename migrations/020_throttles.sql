@@ -13,7 +13,7 @@
 --
 -- `rule` names the rule (`login_account`, `login_address`, `password_account`,
 -- `password_address`, `registration_address`). Only rows with `expires_at` after now count;
--- expired ones are pruned now and then by the writers (`db/accounts/throttle.ts`), so the table holds
+-- expired ones are pruned now and then by the writers (`db/throttle.ts`), so the table holds
 -- about what the windows hold. Timestamps are ISO 8601 text, as everywhere.
 CREATE TABLE throttle_entries (
   id INTEGER PRIMARY KEY,

@@ -3,7 +3,7 @@
 --
 -- Who holds what, with several instances on one database (PostgreSQL; on SQLite, with one
 -- instance, these stay NULL or go unread). An instance marks what it takes with its number,
--- which it holds as an advisory lock while it runs (db/kernel/presence.ts): when it stops, however it
+-- which it holds as an advisory lock while it runs (db/presence.ts): when it stops, however it
 -- stops, the others see the number free and may take over what it marked.
 --
 -- An import: `import_owner` is the instance writing the hidden project (see 014), or removing

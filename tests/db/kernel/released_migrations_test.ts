@@ -1,0 +1,69 @@
+/**
+ * Released migrations never change: a database that applied one records its checksum, and the
+ * server refuses to start when the file differs (even by a comment). This pins the SHA-256 of
+ * every migration file that has been released, on both engines, so that an edit (a moved path
+ * in a comment, a reformat) fails here instead of at a user's next start-up. A change to the
+ * schema is a new migration; a new release adds its files to this list.
+ */
+import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+
+const MIGRATIONS = new URL("../../../migrations/", import.meta.url);
+
+/** The first 16 hex digits of each released file's SHA-256. */
+const RELEASED: Record<string, string> = {
+  "001_collaboration_base.sql": "a7cac7a743460449",
+  "002_attachments.sql": "6e4e445d9d31098b",
+  "003_todo_tags.sql": "baabccda7f0ae17b",
+  "004_user_theme_locale.sql": "eb35e59a906745a9",
+  "005_loan_service.sql": "907fb942cc7e8b80",
+  "006_search.sql": "18f80e1cb8dd1d76",
+  "007_dashboard_indexes.sql": "c802e96e86deaf60",
+  "008_search_order.sql": "fff4645a5057fa98",
+  "009_file_upload_subject.sql": "c617b82377191d2e",
+  "010_trash.sql": "1dd1d4ee04cceabd",
+  "011_api_tokens.sql": "49d54af4c63e86a3",
+  "012_calendar_feeds.sql": "66a0a6f213a51389",
+  "013_webhooks.sql": "9a57f50186c04a3a",
+  "014_staged_import.sql": "eca4fb617ab77f47",
+  "015_user_stream_notification_levels.sql": "d3da24fa5e9d2369",
+  "016_todo_checklists.sql": "3323af1fff40c127",
+  "017_user_time_zone.sql": "f3eade88a647e55a",
+  "018_theme_system.sql": "36fe8a536c62ef02",
+  "019_webhook_outbox.sql": "fcbd394263ddb23b",
+  "020_throttles.sql": "7ef0816e734e36e0",
+  "021_instance_holds.sql": "238c181c81dba544",
+  "022_search_text.sql": "95136112768b824d",
+  "postgres/001_collaboration_base.sql": "57b6cd229107790e",
+  "postgres/002_attachments.sql": "06a93b0b4d31eab9",
+  "postgres/003_todo_tags.sql": "4b34221f6cc57da2",
+  "postgres/004_user_theme_locale.sql": "c0fc4d419e606214",
+  "postgres/005_loan_service.sql": "e68bfaa6965e8cbd",
+  "postgres/006_search.sql": "77cec53827e562ac",
+  "postgres/007_dashboard_indexes.sql": "6bf3057293f67f84",
+  "postgres/008_search_order.sql": "d5642cf8f113832c",
+  "postgres/009_file_upload_subject.sql": "f4714b51de3ea215",
+  "postgres/010_trash.sql": "7d45e41689abd673",
+  "postgres/011_api_tokens.sql": "4f61423ce3de73db",
+  "postgres/012_calendar_feeds.sql": "6a2281b3f13637dc",
+  "postgres/013_webhooks.sql": "10da94ef5a8c3f8c",
+  "postgres/014_staged_import.sql": "4518013f945982a1",
+  "postgres/015_user_stream_notification_levels.sql": "80e2ea57ccae8826",
+  "postgres/016_todo_checklists.sql": "50fc43b8ff79983b",
+  "postgres/017_user_time_zone.sql": "c3b0a55112888edd",
+  "postgres/018_theme_system.sql": "af1bfc30a75e4140",
+  "postgres/019_webhook_outbox.sql": "1030dbfe278f241f",
+  "postgres/020_throttles.sql": "cebf829f5a8f12b8",
+  "postgres/021_instance_holds.sql": "45b440c8ca3325ef",
+  "postgres/022_search_text.sql": "aa312e7512da7640",
+};
+
+Deno.test("released migrations are unchanged, byte for byte, on both engines", async () => {
+  const changed: string[] = [];
+  for (const [name, sum] of Object.entries(RELEASED)) {
+    const bytes = await Deno.readFile(new URL(name, MIGRATIONS));
+    const actual = createHash("sha256").update(bytes).digest("hex").slice(0, 16);
+    if (actual !== sum) changed.push(`${name}: ${actual}, released ${sum}`);
+  }
+  assert.deepEqual(changed, []);
+});

@@ -2,7 +2,9 @@
  * The queries behind the dashboards: each is one statement whatever the number of
  * projects or items, so a dashboard costs a fixed number of queries. The open to-dos are read
  * through the indexes of migration 025 (only live, incomplete items, in the order listed): a
- * list stops after its first entries, and a count walks index entries alone, never the rows.
+ * list stops after its first entries, and a count walks index entries alone, never the rows,
+ * and stops one past the cap it is given (`cappedCount`), so no statement here costs more as a
+ * project grows.
  */
 import type { Queries, Row, SqlValue } from "../kernel/engine.ts";
 import { type ItemRow, toItem } from "../planning/todos.ts";
@@ -16,6 +18,15 @@ type RawItem = Parameters<typeof toItem>[0] & Row;
 /** How many rows a `count(*) AS n` statement counted. */
 async function counted(q: Queries, sql: string, params: SqlValue[]) {
   return Number((await q.get<{ n: number }>(sql, params))!.n);
+}
+
+/** The rows of `from` (a `FROM … WHERE …` clause) counted up to `cap + 1` and no further. */
+const upTo = (from: string, cap: number) =>
+  `(SELECT count(*) FROM (SELECT 1 AS one ${from} LIMIT ${Math.trunc(cap) + 1}) capped)`;
+
+/** How many rows `from` holds, counted up to `cap + 1` (more than `cap`: at least that many). */
+function cappedCount(q: Queries, from: string, params: SqlValue[], cap: number) {
+  return counted(q, `SELECT ${upTo(from, cap)} AS n`, params);
 }
 
 const IN_PROGRESS = `i.column_id = (SELECT id FROM todo_columns
@@ -37,9 +48,12 @@ export async function inProgressItems(
   )).map(toItem);
 }
 
-/** How many incomplete items a project's `in_progress` column holds (todo_items_open_column). */
-export function countInProgressItems(q: Queries, projectId: number): Promise<number> {
-  return counted(q, `SELECT count(*) AS n FROM todo_items i WHERE ${IN_PROGRESS}`, [projectId]);
+/**
+ * How many incomplete items a project's `in_progress` column holds (todo_items_open_column),
+ * up to `cap + 1`.
+ */
+export function countInProgressItems(q: Queries, projectId: number, cap: number): Promise<number> {
+  return cappedCount(q, `FROM todo_items i WHERE ${IN_PROGRESS}`, [projectId], cap);
 }
 
 const DUE_BETWEEN = `i.project_id = ? AND i.deleted_at IS NULL AND i.completed = 0
@@ -60,17 +74,19 @@ export async function itemsDueBetween(
   )).map(toItem);
 }
 
-/** How many incomplete items of a project are due within [from, to] (dates). */
+/** How many incomplete items of a project are due within [from, to] (dates), up to `cap + 1`. */
 export function countItemsDueBetween(
   q: Queries,
   projectId: number,
   range: { from: string; to: string },
+  cap: number,
 ): Promise<number> {
-  return counted(q, `SELECT count(*) AS n FROM todo_items i WHERE ${DUE_BETWEEN}`, [
-    projectId,
-    range.from,
-    range.to,
-  ]);
+  return cappedCount(
+    q,
+    `FROM todo_items i WHERE ${DUE_BETWEEN}`,
+    [projectId, range.from, range.to],
+    cap,
+  );
 }
 
 /** The live projects a user belongs to (archived ones too), as a subquery of their ids. */
@@ -78,26 +94,27 @@ const MY_PROJECTS = `SELECT pm.project_id FROM project_members pm
      JOIN projects p ON p.id = pm.project_id AND p.deleted_at IS NULL WHERE pm.user_id = ?`;
 
 /**
- * Open items assigned to a user in the live projects they belong to, due before a date when
- * one is given (`CAST(? AS text) IS NULL OR …`), over todo_items_open_assigned: the dated ones
- * in due order, or (`datedOnly` false) the undated ones in id order. The project is tested on
+ * Open items assigned to a user in the live projects they belong to, over
+ * todo_items_open_assigned: the dated ones in due order (`due`: all, or only those due before
+ * a date, a range the index seeks), or the undated ones in id order. The project is tested on
  * the index entry, so neither a list nor a count reads rows it does not show.
  */
-const assignedWhere = (dated: boolean) =>
+const assignedWhere = (part: "dated" | "before" | "undated") =>
   `i.assignee_id = ? AND i.deleted_at IS NULL AND i.completed = 0
      AND ${
-    dated
-      ? "i.due_date IS NOT NULL AND (CAST(? AS text) IS NULL OR i.due_date < ?)"
-      // The undated part only of the whole list: none when a date bounds it.
-      : "i.due_date IS NULL AND CAST(? AS text) IS NULL"
+    part === "dated"
+      ? "i.due_date IS NOT NULL"
+      : part === "before"
+      ? "i.due_date < ?"
+      : "i.due_date IS NULL"
   }
      AND i.project_id IN (${MY_PROJECTS})`;
 
 /**
  * Incomplete items assigned to a user in the live projects they belong to; `dueBefore`
  * keeps only those due before that date. Soonest due first, undated last: the first `limit`
- * dated ones and the first `limit` undated ones, each read in index order and stopped there,
- * then the two merged (no sort of every assigned item).
+ * dated ones and (without `dueBefore`) the first `limit` undated ones, each read in index
+ * order and stopped there, then the two merged (no sort of every assigned item).
  */
 export async function assignedItems(
   q: Queries,
@@ -105,42 +122,63 @@ export async function assignedItems(
   options: { dueBefore: string | null; limit: number },
 ): Promise<ItemRow[]> {
   const { dueBefore, limit } = options;
+  if (dueBefore !== null) {
+    return (await q.all<RawItem>(
+      `${ITEM_SELECT} WHERE ${assignedWhere("before")} ORDER BY i.due_date, i.id LIMIT ?`,
+      [userId, dueBefore, userId, limit],
+    )).map(toItem);
+  }
   return (await q.all<RawItem>(
     `SELECT u.* FROM (
-       SELECT * FROM (${ITEM_SELECT} WHERE ${assignedWhere(true)}
+       SELECT * FROM (${ITEM_SELECT} WHERE ${assignedWhere("dated")}
          ORDER BY i.due_date, i.id LIMIT ?) dated
        UNION ALL
-       SELECT * FROM (${ITEM_SELECT} WHERE ${assignedWhere(false)} ORDER BY i.id LIMIT ?) undated
+       SELECT * FROM (${ITEM_SELECT} WHERE ${
+      assignedWhere("undated")
+    } ORDER BY i.id LIMIT ?) undated
      ) u ORDER BY u.due_date IS NULL, u.due_date, u.id LIMIT ?`,
-    [userId, dueBefore, dueBefore, userId, limit, userId, dueBefore, userId, limit, limit],
+    [userId, userId, limit, userId, userId, limit, limit],
   )).map(toItem);
 }
 
-/** How many items `assignedItems` would list without its limit (index entries only). */
+/**
+ * How many items `assignedItems` would list without its limit (index entries only), up to
+ * `cap + 1`.
+ */
 export function countAssignedItems(
   q: Queries,
   userId: number,
   dueBefore: string | null,
+  cap: number,
 ): Promise<number> {
+  if (dueBefore !== null) {
+    return cappedCount(
+      q,
+      `FROM todo_items i WHERE ${assignedWhere("before")}`,
+      [userId, dueBefore, userId],
+      cap,
+    );
+  }
   return counted(
     q,
-    `SELECT (SELECT count(*) FROM todo_items i WHERE ${assignedWhere(true)})
-       + (SELECT count(*) FROM todo_items i WHERE ${assignedWhere(false)}) AS n`,
-    [userId, dueBefore, dueBefore, userId, userId, dueBefore, userId],
+    `SELECT ${upTo(`FROM todo_items i WHERE ${assignedWhere("dated")}`, cap)}
+       + ${upTo(`FROM todo_items i WHERE ${assignedWhere("undated")}`, cap)} AS n`,
+    [userId, userId, userId, userId],
   );
 }
 
 /**
- * How many live rows of a project a "latest" list of the dashboard draws from: each over a
- * partial index of the live rows by project (chat_messages_history, threads_newest,
- * notes_newest, files_list), counting index entries alone.
+ * How many live rows of a project a "latest" list of the dashboard draws from, each up to
+ * `cap + 1`: each over a partial index of the live rows by project (chat_messages_live,
+ * threads_live, notes_live, files_live), counting index entries alone.
  */
 export async function countLatest(
   q: Queries,
   projectId: number,
+  cap: number,
 ): Promise<{ chat: number; threads: number; notes: number; files: number }> {
   const live = (table: string) =>
-    `(SELECT count(*) FROM ${table} WHERE project_id = ? AND deleted_at IS NULL)`;
+    upTo(`FROM ${table} WHERE project_id = ? AND deleted_at IS NULL`, cap);
   const r = (await q.get<{ chat: number; threads: number; notes: number; files: number }>(
     `SELECT ${live("chat_messages")} AS chat, ${live("threads")} AS threads,
        ${live("notes")} AS notes, ${live("files")} AS files`,

@@ -4,12 +4,13 @@
  * and stopped, counts walk index entries (migration 025). Every list that can grow with the
  * project holds at most `LISTED` entries and has a sibling `…Total` with how many there are in
  * all (the full list is paged elsewhere); the "latest" lists are fixed windows of news (5 or
- * 10) with their totals too. Every total is exact but the activity's, which stops at
- * `DASHBOARD_ACTIVITY_CAP` (`recentActivityTotalIsExact` false past it): each entry's subject
- * is checked, no index does that, and 10,000 checks (the activity page's cap) would cost a
- * dashboard more than all the rest of it. "Today" is the clock's date in the caller's time zone (UTC
- * for a person who never chose one), so a to-do due today turns overdue at the caller's
- * midnight.
+ * 10) with their totals too. A total that grows with the project's items is counted up to
+ * `DASHBOARD_COUNT_CAP`, with a sibling `…TotalIsExact` false past it (the total is then the
+ * cap, a lower bound), so a dashboard costs the same at a thousand items and at a million: the
+ * to-dos', the latest lists' and the activity's (each activity entry's subject is checked, no
+ * index does that). The projects, milestones and upcoming meetings are counted exactly.
+ * "Today" is the clock's date in the caller's time zone (UTC for a person who never chose
+ * one), so a to-do due today turns overdue at the caller's midnight.
  */
 import { countActivity, latestActivity, withoutJit } from "../../db/projects/activity.ts";
 import { threadsByIds } from "../../db/content/board.ts";
@@ -62,8 +63,15 @@ import { DEFAULT_TIME_ZONE, todayInZone } from "../kernel/time_zones.ts";
 const LATEST = 5;
 const ACTIVITY = 10;
 const NEAR_DUE_DAYS = 7;
-/** The dashboards count the recent activity up to this many entries (1,000+ past it). */
-export const DASHBOARD_ACTIVITY_CAP = 1_000;
+/** The dashboards count what grows with the items up to this many (1,000+ past it). */
+export const DASHBOARD_COUNT_CAP = 1_000;
+
+/** A count read up to `DASHBOARD_COUNT_CAP + 1`, as the total shown and whether it is exact. */
+type Capped = { total: number; isExact: boolean };
+const capped = (n: number): Capped => ({
+  total: Math.min(n, DASHBOARD_COUNT_CAP),
+  isExact: n <= DASHBOARD_COUNT_CAP,
+});
 /** The most entries a dashboard list that grows with the data holds. */
 export const LISTED = 20;
 /** The personal dashboard names people from the members of at most this many projects. */
@@ -72,22 +80,34 @@ const NAMED_PROJECTS = 20;
 /** The project dashboard. */
 export interface ProjectDashboard {
   inProgressTodos: Item[];
+  /** Up to `DASHBOARD_COUNT_CAP`: exact when `inProgressTodosTotalIsExact`, else the cap. */
   inProgressTodosTotal: number;
+  inProgressTodosTotalIsExact: boolean;
   nearDueTodos: Item[];
+  /** Up to `DASHBOARD_COUNT_CAP`: exact when `nearDueTodosTotalIsExact`, else the cap. */
   nearDueTodosTotal: number;
+  nearDueTodosTotalIsExact: boolean;
   latestChat: Message[];
+  /** Up to `DASHBOARD_COUNT_CAP`: exact when `latestChatTotalIsExact`, else the cap. */
   latestChatTotal: number;
+  latestChatTotalIsExact: boolean;
   latestThreads: Thread[];
+  /** Up to `DASHBOARD_COUNT_CAP`: exact when `latestThreadsTotalIsExact`, else the cap. */
   latestThreadsTotal: number;
+  latestThreadsTotalIsExact: boolean;
   latestNotes: Note[];
+  /** Up to `DASHBOARD_COUNT_CAP`: exact when `latestNotesTotalIsExact`, else the cap. */
   latestNotesTotal: number;
+  latestNotesTotalIsExact: boolean;
   latestFiles: FileInfo[];
+  /** Up to `DASHBOARD_COUNT_CAP`: exact when `latestFilesTotalIsExact`, else the cap. */
   latestFilesTotal: number;
+  latestFilesTotalIsExact: boolean;
   nextMeeting: MeetingRow | null;
   milestones: MilestoneRow[];
   milestonesTotal: number;
   recentActivity: Activity[];
-  /** Up to `DASHBOARD_ACTIVITY_CAP`: exact when `recentActivityTotalIsExact`, else the cap. */
+  /** Up to `DASHBOARD_COUNT_CAP`: exact when `recentActivityTotalIsExact`, else the cap. */
   recentActivityTotal: number;
   recentActivityTotalIsExact: boolean;
 }
@@ -97,14 +117,18 @@ export interface PersonalDashboard {
   projects: Project[];
   projectsTotal: number;
   incompleteTodos: Item[];
+  /** Up to `DASHBOARD_COUNT_CAP`: exact when `incompleteTodosTotalIsExact`, else the cap. */
   incompleteTodosTotal: number;
+  incompleteTodosTotalIsExact: boolean;
   upcomingMeetings: MeetingRow[];
   upcomingMeetingsTotal: number;
   unreadNotifications: { count: number; latest: Notification[] };
   overdueTodos: Item[];
+  /** Up to `DASHBOARD_COUNT_CAP`: exact when `overdueTodosTotalIsExact`, else the cap. */
   overdueTodosTotal: number;
+  overdueTodosTotalIsExact: boolean;
   recentActivity: Activity[];
-  /** Up to `DASHBOARD_ACTIVITY_CAP`: exact when `recentActivityTotalIsExact`, else the cap. */
+  /** Up to `DASHBOARD_COUNT_CAP`: exact when `recentActivityTotalIsExact`, else the cap. */
   recentActivityTotal: number;
   recentActivityTotalIsExact: boolean;
 }
@@ -163,13 +187,13 @@ export function createDashboards(ctx: DomainContext, attachments: Attachments) {
         return threads.map((t) => ({ ...t, attachments: threadFiles.get(t.id) ?? [] }));
       })(),
       (async () => await items(q, await inProgressItems(q, projectId, LISTED)))(),
-      countInProgressItems(q, projectId),
+      countInProgressItems(q, projectId, DASHBOARD_COUNT_CAP),
       (async () => {
         const today = await todayOf(q, actor, at);
         const range = { from: today, to: addDays(today, NEAR_DUE_DAYS) };
         const [rows, total] = await Promise.all([
           itemsDueBetween(q, projectId, { ...range, limit: LISTED }),
-          countItemsDueBetween(q, projectId, range),
+          countItemsDueBetween(q, projectId, range, DASHBOARD_COUNT_CAP),
         ]);
         return [await items(q, rows), total] as const;
       })(),
@@ -182,22 +206,36 @@ export function createDashboards(ctx: DomainContext, attachments: Attachments) {
       pageMilestones(q, projectId, LISTED, 0),
       countMilestones(q, projectId),
       latestActivity(q, [projectId], ACTIVITY),
-      countLatest(q, projectId),
-      countActivity(q, [projectId], DASHBOARD_ACTIVITY_CAP),
+      countLatest(q, projectId, DASHBOARD_COUNT_CAP),
+      countActivity(q, [projectId], DASHBOARD_COUNT_CAP),
     ]);
+    const inProgress = capped(inProgressTodosTotal);
+    const nearDue = capped(nearDueTodosTotal);
+    const [chat, threads, notes, fileCount] = [
+      latestTotals.chat,
+      latestTotals.threads,
+      latestTotals.notes,
+      latestTotals.files,
+    ].map(capped) as [Capped, Capped, Capped, Capped];
     return {
       inProgressTodos,
-      inProgressTodosTotal,
+      inProgressTodosTotal: inProgress.total,
+      inProgressTodosTotalIsExact: inProgress.isExact,
       nearDueTodos,
-      nearDueTodosTotal,
+      nearDueTodosTotal: nearDue.total,
+      nearDueTodosTotalIsExact: nearDue.isExact,
       latestChat,
-      latestChatTotal: latestTotals.chat,
+      latestChatTotal: chat.total,
+      latestChatTotalIsExact: chat.isExact,
       latestThreads,
-      latestThreadsTotal: latestTotals.threads,
+      latestThreadsTotal: threads.total,
+      latestThreadsTotalIsExact: threads.isExact,
       latestNotes,
-      latestNotesTotal: latestTotals.notes,
+      latestNotesTotal: notes.total,
+      latestNotesTotalIsExact: notes.isExact,
       latestFiles: files,
-      latestFilesTotal: latestTotals.files,
+      latestFilesTotal: fileCount.total,
+      latestFilesTotalIsExact: fileCount.isExact,
       nextMeeting,
       milestones,
       milestonesTotal,
@@ -230,7 +268,9 @@ export function createDashboards(ctx: DomainContext, attachments: Attachments) {
         db,
         await assignedItems(db, actor.id, { dueBefore: null, limit: LISTED }),
       );
-      const incompleteTodosTotal = await countAssignedItems(db, actor.id, null);
+      const incompleteTodosTotal = capped(
+        await countAssignedItems(db, actor.id, null, DASHBOARD_COUNT_CAP),
+      );
       const upcomingMeetings = await meetingsByIds(
         db,
         await upcomingMeetingIds(db, actor.id, now, LISTED),
@@ -240,21 +280,24 @@ export function createDashboards(ctx: DomainContext, attachments: Attachments) {
         db,
         await assignedItems(db, actor.id, { dueBefore: today, limit: LISTED }),
       );
-      const overdueTodosTotal = await countAssignedItems(db, actor.id, today);
+      const overdueTodosTotal = capped(
+        await countAssignedItems(db, actor.id, today, DASHBOARD_COUNT_CAP),
+      );
       // The activity as one read (on PostgreSQL without JIT, `withoutJit`).
       const [recentActivity, activityTotal] = await db.read(async (q) => {
         await withoutJit(q);
         const projectIds = await userProjectIds(q, actor.id);
         return [
           await latestActivity(q, projectIds, ACTIVITY),
-          await countActivity(q, projectIds, DASHBOARD_ACTIVITY_CAP),
+          await countActivity(q, projectIds, DASHBOARD_COUNT_CAP),
         ];
       });
       return {
         projects,
         projectsTotal: allProjects.length,
         incompleteTodos,
-        incompleteTodosTotal,
+        incompleteTodosTotal: incompleteTodosTotal.total,
+        incompleteTodosTotalIsExact: incompleteTodosTotal.isExact,
         upcomingMeetings,
         upcomingMeetingsTotal,
         unreadNotifications: {
@@ -262,7 +305,8 @@ export function createDashboards(ctx: DomainContext, attachments: Attachments) {
           latest: unread.items.map(toNotification),
         },
         overdueTodos,
-        overdueTodosTotal,
+        overdueTodosTotal: overdueTodosTotal.total,
+        overdueTodosTotalIsExact: overdueTodosTotal.isExact,
         recentActivity,
         recentActivityTotal: activityTotal.total,
         recentActivityTotalIsExact: activityTotal.totalIsExact,

@@ -1,6 +1,6 @@
 /** The project and personal dashboards. */
 import { createRoute, z } from "@hono/zod-openapi";
-import { DASHBOARD_ACTIVITY_CAP, LISTED } from "../../domain/overview/dashboards.ts";
+import { DASHBOARD_COUNT_CAP, LISTED } from "../../domain/overview/dashboards.ts";
 import type { Services } from "../../domain/services.ts";
 import { actorOf, apiApp, errors, Id, jsonResponse } from "./openapi.ts";
 import { MeetingSchema, MilestoneSchema } from "./planning.ts";
@@ -31,21 +31,30 @@ const total = (list: string, page: string) =>
   });
 const LATEST = "Newest first; a fixed window of news (the full list is paged under its own " +
   "route), with the total beside it";
-/** The total of a "latest" list: all its live entries in the project. */
-const latestTotal = (list: string, page: string) =>
-  z.number().int().min(0).openapi({
-    description: `How many entries \`${list}\` draws its newest from, all of them (${page})`,
-  });
+/**
+ * A total that grows with the project's items, and whether it is exact: counted up to
+ * `DASHBOARD_COUNT_CAP`, so the dashboard costs the same at any size.
+ */
+const cappedTotal = (name: string, list: string, page: string) => ({
+  [`${name}Total`]: z.number().int().min(0).max(DASHBOARD_COUNT_CAP).openapi({
+    description: `How many entries \`${list}\` draws from (all of them: ${page}), counted up ` +
+      `to ${DASHBOARD_COUNT_CAP}: exact when \`${name}TotalIsExact\`, else ` +
+      `${DASHBOARD_COUNT_CAP}, a lower bound`,
+  }),
+  [`${name}TotalIsExact`]: z.boolean().openapi({
+    description: `False when the count stopped at ${DASHBOARD_COUNT_CAP}`,
+  }),
+});
 /** The recent activity's total and whether it is exact. */
 const activityTotal = (where: string) => ({
-  recentActivityTotal: z.number().int().min(0).max(DASHBOARD_ACTIVITY_CAP).openapi({
+  recentActivityTotal: z.number().int().min(0).max(DASHBOARD_COUNT_CAP).openapi({
     description: `How many live entries the activity of ${where} holds, counted up to ` +
-      `${DASHBOARD_ACTIVITY_CAP}: exact when \`recentActivityTotalIsExact\`, else ` +
-      `${DASHBOARD_ACTIVITY_CAP}, a lower bound (each entry counted is checked for a live ` +
+      `${DASHBOARD_COUNT_CAP}: exact when \`recentActivityTotalIsExact\`, else ` +
+      `${DASHBOARD_COUNT_CAP}, a lower bound (each entry counted is checked for a live ` +
       "subject, which no index answers)",
   }),
   recentActivityTotalIsExact: z.boolean().openapi({
-    description: `False when the count stopped at ${DASHBOARD_ACTIVITY_CAP}`,
+    description: `False when the count stopped at ${DASHBOARD_COUNT_CAP}`,
   }),
 });
 
@@ -55,21 +64,21 @@ const ProjectDashboardSchema = z.object({
     "incomplete to-dos of the in_progress column, in board order",
     "inProgressTodosTotal",
   ),
-  inProgressTodosTotal: total("inProgressTodos", "the to-do board"),
+  ...cappedTotal("inProgressTodos", "inProgressTodos", "the to-do board"),
   nearDueTodos: capped(
     ItemSchema,
     "incomplete to-dos due from today to 7 days ahead, soonest due first",
     "nearDueTodosTotal",
   ),
-  nearDueTodosTotal: total("nearDueTodos", "the to-do board"),
+  ...cappedTotal("nearDueTodos", "nearDueTodos", "the to-do board"),
   latestChat: z.array(MessageSchema).max(5).openapi({ description: `5 messages. ${LATEST}` }),
-  latestChatTotal: latestTotal("latestChat", "GET …/chat/messages"),
+  ...cappedTotal("latestChat", "latestChat", "GET …/chat/messages"),
   latestThreads: z.array(ThreadSchema).max(5).openapi({ description: `5 threads. ${LATEST}` }),
-  latestThreadsTotal: latestTotal("latestThreads", "GET …/board/threads, paged"),
+  ...cappedTotal("latestThreads", "latestThreads", "GET …/board/threads, paged"),
   latestNotes: z.array(NoteSchema).max(5).openapi({ description: `5 notes. ${LATEST}` }),
-  latestNotesTotal: latestTotal("latestNotes", "GET …/notes, paged"),
+  ...cappedTotal("latestNotes", "latestNotes", "GET …/notes, paged"),
   latestFiles: z.array(FileSchema).max(5).openapi({ description: `5 files. ${LATEST}` }),
-  latestFilesTotal: latestTotal("latestFiles", "GET …/files, paged"),
+  ...cappedTotal("latestFiles", "latestFiles", "GET …/files, paged"),
   // A union, not `.nullable()`: that would make the shared Meeting schema itself nullable.
   nextMeeting: z.union([MeetingSchema, z.null()]).openapi({
     description: "The soonest meeting not yet started, or null",
@@ -90,7 +99,7 @@ const PersonalDashboardSchema = z.object({
     "incomplete to-dos assigned to me, soonest due first",
     "incompleteTodosTotal",
   ),
-  incompleteTodosTotal: total("incompleteTodos", "each project's to-do board"),
+  ...cappedTotal("incompleteTodos", "incompleteTodos", "each project's to-do board"),
   upcomingMeetings: capped(
     MeetingSchema,
     "meetings I organise or am invited to, not ended, soonest first",
@@ -103,7 +112,7 @@ const PersonalDashboardSchema = z.object({
     "incomplete to-dos assigned to me due before today, soonest due first",
     "overdueTodosTotal",
   ),
-  overdueTodosTotal: total("overdueTodos", "each project's to-do board"),
+  ...cappedTotal("overdueTodos", "overdueTodos", "each project's to-do board"),
   recentActivity: z.array(ActivitySchema).max(10).openapi({
     description: `10 entries across my projects. ${LATEST}`,
   }),

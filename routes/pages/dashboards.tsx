@@ -131,7 +131,8 @@ function TodoSection(
     title: MessageKey;
     empty: MessageKey;
     items: Item[];
-    total: number;
+    /** Counted up to the dashboards' cap (`exact` false past it). */
+    total: { total: number; exact: boolean };
     today: string;
     assignee?: (item: Item) => string | null;
     project?: (item: Item) => string | null;
@@ -145,7 +146,7 @@ function TodoSection(
       title={t(props.title)}
       items={props.items}
       empty={t(props.empty)}
-      total={{ total: props.total, t }}
+      total={{ total: props.total.total, t, atLeast: !props.total.exact, locale }}
       more={props.more}
       render={(item) => {
         const overdue = item.dueDate !== null && item.dueDate < props.today;
@@ -269,9 +270,10 @@ export function ProjectDashboardView(
   const next = data.nextMeeting;
   const todos = { ctx, today, assignee };
   /** "All N …": the full list, where the dashboard's first entries continue. */
-  const all = (href: string, label: MessageKey, count: number) => ({
+  /** Past the count's cap, "All 1,000+ …" ("すべて（1,000+ 件）"). */
+  const all = (href: string, label: MessageKey, count: number, exact = true) => ({
     href: `${base}/${href}`,
-    label: t(label, { count }),
+    label: t(label, { count: exact ? count : `${count.toLocaleString(locale)}+` }),
   });
   // The board's in-progress column, when the dashboard knows its id.
   const inProgressColumn = data.inProgressTodos[0]?.columnId;
@@ -283,11 +285,12 @@ export function ProjectDashboardView(
         title="dash.inProgress"
         empty="dash.noInProgress"
         items={data.inProgressTodos}
-        total={data.inProgressTodosTotal}
+        total={{ total: data.inProgressTodosTotal, exact: data.inProgressTodosTotalIsExact }}
         more={all(
           inProgressColumn === undefined ? "todos" : `todos#column-${inProgressColumn}`,
           "dash.allInProgress",
           data.inProgressTodosTotal,
+          data.inProgressTodosTotalIsExact,
         )}
       />
       <TodoSection
@@ -296,8 +299,13 @@ export function ProjectDashboardView(
         title="dash.nearDue"
         empty="dash.noNearDue"
         items={data.nearDueTodos}
-        total={data.nearDueTodosTotal}
-        more={all("todos", "dash.allNearDue", data.nearDueTodosTotal)}
+        total={{ total: data.nearDueTodosTotal, exact: data.nearDueTodosTotalIsExact }}
+        more={all(
+          "todos",
+          "dash.allNearDue",
+          data.nearDueTodosTotal,
+          data.nearDueTodosTotalIsExact,
+        )}
       />
       <Section
         name="nextMeeting"
@@ -346,7 +354,7 @@ export function ProjectDashboardView(
         name="chat"
         title={t("dash.latestChat")}
         items={data.latestChat}
-        total={{ total: data.latestChatTotal, t }}
+        total={{ total: data.latestChatTotal, t, atLeast: !data.latestChatTotalIsExact, locale }}
         empty={t("chat.empty")}
         more={more("chat", "dash.openChat")}
         render={(m) => (
@@ -365,7 +373,12 @@ export function ProjectDashboardView(
         name="threads"
         title={t("dash.latestThreads")}
         items={data.latestThreads}
-        total={{ total: data.latestThreadsTotal, t }}
+        total={{
+          total: data.latestThreadsTotal,
+          t,
+          atLeast: !data.latestThreadsTotalIsExact,
+          locale,
+        }}
         empty={t("board.none")}
         more={more("board", "dash.allThreads")}
         render={(th) => (
@@ -386,7 +399,7 @@ export function ProjectDashboardView(
         name="notes"
         title={t("dash.latestNotes")}
         items={data.latestNotes}
-        total={{ total: data.latestNotesTotal, t }}
+        total={{ total: data.latestNotesTotal, t, atLeast: !data.latestNotesTotalIsExact, locale }}
         empty={t("notes.none")}
         more={more("notes", "dash.allNotes")}
         render={(n) => (
@@ -406,7 +419,7 @@ export function ProjectDashboardView(
         name="files"
         title={t("dash.latestFiles")}
         items={data.latestFiles}
-        total={{ total: data.latestFilesTotal, t }}
+        total={{ total: data.latestFilesTotal, t, atLeast: !data.latestFilesTotalIsExact, locale }}
         empty={t("files.none")}
         more={more("files", "dash.allFiles")}
         render={(f) => (
@@ -502,7 +515,7 @@ export function PersonalDashboardView(
         title="dash.overdue"
         empty="dash.noOverdue"
         items={data.overdueTodos}
-        total={data.overdueTodosTotal}
+        total={{ total: data.overdueTodosTotal, exact: data.overdueTodosTotalIsExact }}
       />
       <TodoSection
         {...todos}
@@ -510,7 +523,7 @@ export function PersonalDashboardView(
         title="dash.myTodos"
         empty="dash.noMyTodos"
         items={data.incompleteTodos}
-        total={data.incompleteTodosTotal}
+        total={{ total: data.incompleteTodosTotal, exact: data.incompleteTodosTotalIsExact }}
       />
       <ListSection
         name="meetings"

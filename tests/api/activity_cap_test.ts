@@ -150,3 +150,85 @@ Deno.test("the dashboards carry the totals of their latest lists, the activity's
     await t.close();
   }
 });
+
+/** Adds `n` to-dos to a column of project `p`, assigned to `assignee`, due on `due` (or none). */
+async function todos(
+  t: T,
+  p: number,
+  key: string,
+  n: number,
+  who: { creator: number; assignee: number; due: string | null },
+) {
+  await t.sql.run(
+    `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+     INSERT INTO todo_items (project_id, column_id, creator_id, title, tags, order_index,
+       assignee_id, due_date, created_at, updated_at)
+     SELECT ?, (SELECT id FROM todo_columns WHERE project_id = ? AND key = ?), ?,
+       'Bulk ' || CAST(i AS text), '[]', i, ?, ?, '2026-01-01T00:00:00.000Z',
+       '2026-01-01T00:00:00.000Z' FROM n`,
+    [n, p, p, key, who.creator, who.assignee, who.due],
+  );
+}
+
+Deno.test("the dashboards count to-dos and the latest lists up to 1,000 and say when they stopped", async () => {
+  const { t, cookie, userId, p } = await setup();
+  try {
+    const project = async () =>
+      expectJson(await api(t, "GET", `/api/projects/${p}/dashboard`, { cookie }), 200);
+    const personal = async () => expectJson(await api(t, "GET", "/api/dashboard", { cookie }), 200);
+    const exactness = (d: Record<string, unknown>, names: string[]) =>
+      names.map((n) => [d[`${n}Total`], d[`${n}TotalIsExact`]]);
+    // The board's columns are made when it is first read.
+    await expectJson(await api(t, "GET", `/api/projects/${p}/todos/columns`, { cookie }), 200);
+    // 600 overdue and 400 undated: 1,000 of mine in all, exact.
+    await todos(t, p, "in_progress", 600, { creator: userId, assignee: userId, due: "2020-01-01" });
+    await todos(t, p, "todo", 400, { creator: userId, assignee: userId, due: null });
+    await t.sql.run(
+      `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000)
+       INSERT INTO chat_messages (project_id, author_id, text, created_at, updated_at)
+       SELECT ?, ?, 'bulk', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z' FROM n`,
+      [p, userId],
+    );
+    let mine = await personal();
+    assert.deepEqual(exactness(mine, ["incompleteTodos", "overdueTodos"]), [
+      [1_000, true],
+      [600, true],
+    ]);
+    assert.equal(mine.incompleteTodos.length, 20);
+    let d = await project();
+    assert.deepEqual(exactness(d, ["inProgressTodos", "latestChat"]), [[600, true], [1_000, true]]);
+
+    // One more of each: the counts stop at the cap.
+    await todos(t, p, "in_progress", 401, { creator: userId, assignee: userId, due: "2020-01-02" });
+    await todos(t, p, "todo", 1, { creator: userId, assignee: userId, due: null });
+    await t.sql.run(
+      `INSERT INTO chat_messages (project_id, author_id, text, created_at, updated_at)
+       VALUES (?, ?, 'one more', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z')`,
+      [p, userId],
+    );
+    mine = await personal();
+    assert.deepEqual(exactness(mine, ["incompleteTodos", "overdueTodos"]), [
+      [1_000, false],
+      [1_000, false],
+    ]);
+    // The list itself is still the soonest due first.
+    assert.deepEqual(
+      mine.overdueTodos.map((i: { dueDate: string }) => i.dueDate).slice(0, 1),
+      ["2020-01-01"],
+    );
+    d = await project();
+    assert.deepEqual(exactness(d, ["inProgressTodos", "latestChat", "latestThreads"]), [
+      [1_000, false],
+      [1_000, false],
+      [0, true],
+    ]);
+
+    const page = await html(t, cookie, `/projects/${p}`);
+    assert.match(page, /data-section="inProgress"[\s\S]*?data-count="true"> \(1,000\+\)</);
+    assert.match(page, /All 1,000\+ in progress/);
+    assert.match(page, /data-section="chat"[\s\S]*?data-count="true"> \(1,000\+\)</);
+    assert.match(await html(t, cookie, "/"), /data-section="overdue"[\s\S]*?\(1,000\+\)</);
+  } finally {
+    await t.close();
+  }
+});

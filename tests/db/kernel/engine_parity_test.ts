@@ -411,17 +411,22 @@ const CASES: Record<string, Case[]> = {
   ],
   dashboards: [
     ["inProgressItems", (q) => dashboards.inProgressItems(q, 1, 20)],
-    ["countInProgressItems", (q) => dashboards.countInProgressItems(q, 1)],
+    ["countInProgressItems", (q) => dashboards.countInProgressItems(q, 1, 1000)],
+    ["countInProgressItems (capped)", (q) => dashboards.countInProgressItems(q, 1, 0)],
     [
       "itemsDueBetween",
       (q) => dashboards.itemsDueBetween(q, 1, { from: "2024-01-01", to: "2024-02-01", limit: 20 }),
     ],
     [
       "countItemsDueBetween",
-      (q) => dashboards.countItemsDueBetween(q, 1, { from: "2024-01-01", to: "2024-02-01" }),
+      (q) => dashboards.countItemsDueBetween(q, 1, { from: "2024-01-01", to: "2024-02-01" }, 1000),
     ],
-    ["countAssignedItems (any due date)", (q) => dashboards.countAssignedItems(q, 2, null)],
-    ["countAssignedItems (due before)", (q) => dashboards.countAssignedItems(q, 2, "2024-03-01")],
+    ["countAssignedItems (any due date)", (q) => dashboards.countAssignedItems(q, 2, null, 1000)],
+    ["countAssignedItems (capped)", (q) => dashboards.countAssignedItems(q, 2, null, 0)],
+    [
+      "countAssignedItems (due before)",
+      (q) => dashboards.countAssignedItems(q, 2, "2024-03-01", 1000),
+    ],
     [
       "countUpcomingMeetings",
       (q) => dashboards.countUpcomingMeetings(q, 2, "2024-01-01T00:00:00.000Z"),
@@ -434,7 +439,8 @@ const CASES: Record<string, Case[]> = {
       "assignedItems (due before)",
       (q) => dashboards.assignedItems(q, 2, { dueBefore: "2024-03-01", limit: 10 }),
     ],
-    ["countLatest", (q) => dashboards.countLatest(q, 1)],
+    ["countLatest", (q) => dashboards.countLatest(q, 1, 1000)],
+    ["countLatest (capped)", (q) => dashboards.countLatest(q, 1, 0)],
     ["newestThreadIds", (q) => dashboards.newestThreadIds(q, 1, 5)],
     ["newestNoteIds", (q) => dashboards.newestNoteIds(q, 1, 5)],
     ["userProjectIds", (q) => dashboards.userProjectIds(q, 1)],

@@ -191,6 +191,18 @@ type RawCalendar = {
 };
 
 /**
+ * The live to-dos of a project (`i`) matching `where`, as calendar rows: one of the three
+ * parts of the calendar's to-dos, each a range of an index of migration 027 (due date only,
+ * start date only, both), so a month costs what it shows, not the project's size.
+ */
+const todoPart = (where: string) =>
+  `SELECT 'todo', i.id, i.title, coalesce(i.start_date, i.due_date),
+        coalesce(i.due_date, i.start_date), 1, i.completed, i.priority, i.assignee_id, NULL,
+        coalesce(i.start_date, i.due_date) || 'T00:00:00.000Z'
+      FROM todo_items i
+      WHERE i.project_id = ?1 AND i.deleted_at IS NULL AND ${where}`;
+
+/**
  * The live events, milestones and to-do items of a project whose spans intersect
  * [`from`, `to`), sorted by start (a date counting as its UTC midnight), type and id.
  *
@@ -223,13 +235,19 @@ export async function calendarRange(
       WHERE m.project_id = ?1 AND m.deleted_at IS NULL
         AND m.due_date >= ?4 AND m.due_date <= ?5
       UNION ALL
-      SELECT 'todo', i.id, i.title, coalesce(i.start_date, i.due_date),
-        coalesce(i.due_date, i.start_date), 1, i.completed, i.priority, i.assignee_id, NULL,
-        coalesce(i.start_date, i.due_date) || 'T00:00:00.000Z'
-      FROM todo_items i
-      WHERE i.project_id = ?1 AND i.deleted_at IS NULL
-        AND coalesce(i.start_date, i.due_date) <= ?5
-        AND coalesce(i.due_date, i.start_date) >= ?4
+      ${
+      todoPart("i.start_date IS NULL AND i.due_date IS NOT NULL AND i.due_date BETWEEN ?4 AND ?5")
+    }
+      UNION ALL
+      ${
+      todoPart("i.due_date IS NULL AND i.start_date IS NOT NULL AND i.start_date BETWEEN ?4 AND ?5")
+    }
+      UNION ALL
+      ${
+      todoPart(
+        "i.start_date IS NOT NULL AND i.due_date IS NOT NULL AND i.due_date >= ?4 AND i.start_date <= ?5",
+      )
+    }
       UNION ALL
       SELECT 'meeting', mt.id, mt.title, mt.start_at, mt.end_at, 0, NULL, NULL, NULL,
         mt.location, mt.start_at

@@ -489,3 +489,49 @@ Deno.test("GET /api/projects/:id/calendar spans milestones and to-dos over whole
     await t.close();
   }
 });
+
+Deno.test("the calendar's to-dos: due only, start only and spans, each in exactly when it reaches a day of the range", async () => {
+  const t = await testApp({ now: NOW });
+  try {
+    const { alice, project } = await team(t);
+    const me = alice.user.id as number;
+    const wanted: string[] = [];
+    const todo = async (startDate: string | null, dueDate: string | null, shown: boolean) => {
+      const title = `${startDate ?? "-"}..${dueDate ?? "-"}`;
+      await insertTodo(t, project.id, me, { title, startDate, dueDate });
+      if (shown) wanted.push(title);
+    };
+    // The range is 2026-12-01 to 2026-12-07 (to is exclusive: 12-08 is out).
+    for (
+      const [day, shown] of [
+        ["2026-11-30", false],
+        ["2026-12-01", true],
+        ["2026-12-04", true],
+        ["2026-12-07", true],
+        ["2026-12-08", false],
+      ] as const
+    ) {
+      await todo(null, day, shown);
+      await todo(day, null, shown);
+    }
+    await todo("2026-11-20", "2026-11-30", false);
+    await todo("2026-11-20", "2026-12-01", true);
+    await todo("2026-11-20", "2026-12-04", true);
+    await todo("2026-12-03", "2026-12-05", true);
+    await todo("2026-12-06", "2026-12-20", true);
+    await todo("2026-12-07", "2026-12-07", true);
+    await todo("2026-11-20", "2026-12-20", true);
+    await todo("2026-12-08", "2026-12-10", false);
+    const { items } = await getJson(
+      t,
+      alice.cookie,
+      calendar(project.id, "2026-12-01", "2026-12-08"),
+    );
+    assert.deepEqual(
+      (items as Array<{ title: string }>).map((i) => i.title).sort(),
+      wanted.sort(),
+    );
+  } finally {
+    await t.close();
+  }
+});

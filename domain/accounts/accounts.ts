@@ -10,6 +10,7 @@ import {
   findUserById,
   insertUser,
   listUsers,
+  mailNothingBefore,
   type Theme,
   updateUser,
   type UserRow,

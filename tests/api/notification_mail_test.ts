@@ -253,6 +253,9 @@ Deno.test("the daily digest comes at the user's local hour, grouped by project, 
 
     t.clock.set("2026-11-22T23:59:00.000Z");
     assert.deepEqual(await tick(t, smtp), [], "08:59 in Tokyo: not yet");
+    // A mention of Bob just before his digest is left to the immediate mail.
+    t.clock.set("2026-11-22T23:59:30.000Z");
+    await sendChat(t, olga.cookie, project.id, "late @bob@example.com");
     t.clock.set("2026-11-23T00:00:00.000Z");
     const digests = await tick(t, smtp);
     assert.equal(digests.length, 2);
@@ -273,6 +276,10 @@ Deno.test("the daily digest comes at the user's local hour, grouped by project, 
     // Bob (immediate): only the kind not mailed at once.
     assert.equal(toBob.parsed.subject, "[Beta] Daily digest: 1 unread notification");
     assert.doesNotMatch(toBob.parsed.text ?? "", /Bravo|mentioned/);
+    t.clock.set("2026-11-23T00:01:30.000Z");
+    const late = await tick(t, smtp);
+    assert.deepEqual(late.map((m) => m.rcptTo[0]), ["bob@example.com"]);
+    assert.match(late[0]!.parsed.text ?? "", /late/);
 
     // The next day nothing new arrived: no digest.
     t.clock.set("2026-11-24T00:00:00.000Z");

@@ -71,7 +71,7 @@ Deno.test("a mention still unread after the delay is mailed once: both parts, li
   const smtp = await startSmtp();
   const t = await mailApp(smtp);
   try {
-    const { olga, alice, project } = await apollo(t);
+    const { olga, project } = await apollo(t);
     const message = await sendChat(
       t,
       olga.cookie,

@@ -45,6 +45,7 @@ import { createWebhooks } from "./integrations/webhooks.ts";
 import { WebhookSender, type WebhookSenderOptions } from "./integrations/webhook_sender.ts";
 import { createMail } from "./mail/mail.ts";
 import { MailSender, type MailSenderOptions } from "./mail/sender.ts";
+import { createNotifier } from "./mail/notifier.ts";
 import { dnsResolver } from "./integrations/webhook_targets.ts";
 
 /** What the services are built from. */
@@ -94,8 +95,24 @@ export function createServices(deps: ServiceDeps) {
     { db, clock, presence, allow: config.webhookAllowHosts },
     deps.webhooks,
   );
+  // Notification mail needs absolute links: it is composed only when BASE_URL is set (which
+  // SMTP_URL requires), by the mail sender's ticks.
+  const notifier = config.baseUrl === null ? null : createNotifier({
+    db,
+    clock,
+    baseUrl: config.baseUrl.replace(/\/+$/, ""),
+    host: new URL(config.baseUrl).hostname,
+    delaySeconds: config.mailDelaySeconds,
+  });
   const mailSender = new MailSender(
-    { db, clock, presence, smtp: config.smtp, from: config.mailFrom },
+    {
+      db,
+      clock,
+      presence,
+      smtp: config.smtp,
+      from: config.mailFrom,
+      ...(notifier ? { compose: notifier.runOnce } : {}),
+    },
     { ...(deps.reportError ? { onError: deps.reportError } : {}), ...deps.mail },
   );
   const relay = createEventRelay({
@@ -204,6 +221,11 @@ export function createServices(deps: ServiceDeps) {
     webhookSender,
     /** Sends queued mail; `main.ts` starts and stops it (it never starts when mail is off). */
     mailSender,
+    /**
+     * The notification mailer (null without BASE_URL): the sender runs it; the unsubscribe
+     * link uses it.
+     */
+    notifier,
     mail: createMail({
       db,
       clock,

@@ -16,6 +16,7 @@ import { securityHeaders } from "./middleware/security_headers.ts";
 import { session } from "./middleware/session.ts";
 import { pageCtx } from "./pages/context.ts";
 import { pages } from "./pages/pages.ts";
+import { unsubscribePages } from "./pages/unsubscribe_page.tsx";
 import { notFound } from "./pages/kit/errors.tsx";
 import { requestVia, soapFastPath } from "./soap_fast_path.ts";
 
@@ -112,6 +113,10 @@ export function createApp(deps: AppDeps): App {
   // token's instead: no cookie, no CSRF check (bearer.ts).
   const checkCsrf = csrf({ baseUrl: deps.config.baseUrl });
   const resolveSession = session(services.sessions);
+  // The unsubscribe link of notification mail: no session (a mail client's one-click POST has
+  // none), the CSRF check still refuses cross-site forms.
+  app.use("/unsubscribe/*", checkCsrf);
+  app.route("/", unsubscribePages(services));
   const resolveToken = bearerAuth(services.apiTokens);
   const apiGate: MiddlewareHandler<AppEnv>[] = [
     bearerChallenge(),

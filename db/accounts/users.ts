@@ -16,9 +16,16 @@ export interface UserRow {
   locale: "en" | "ja";
   /** An IANA zone name; null when the person never chose one. */
   timeZone: string | null;
+  /** Which notifications are mailed: none, personal ones at once (plus a digest), or a digest. */
+  emailNotifications: EmailNotifications;
+  /** The hour (0–23, in the user's zone) the daily digest goes. */
+  digestHour: number;
   createdAt: string;
   updatedAt: string;
 }
+
+/** How a user's notifications are mailed. */
+export type EmailNotifications = "off" | "immediate" | "daily";
 
 interface RawUser {
   id: number;
@@ -30,13 +37,14 @@ interface RawUser {
   theme: Theme;
   locale: "en" | "ja";
   time_zone: string | null;
+  email_notifications: EmailNotifications;
+  digest_hour: number | bigint;
   created_at: string;
   updated_at: string;
 }
 
-const COLUMNS =
-  "id, email, display_name, password_hash, role, status, theme, locale, time_zone, created_at, " +
-  "updated_at";
+const COLUMNS = "id, email, display_name, password_hash, role, status, theme, locale, time_zone, " +
+  "email_notifications, digest_hour, created_at, updated_at";
 
 function toUser(r: RawUser): UserRow {
   return {
@@ -49,6 +57,8 @@ function toUser(r: RawUser): UserRow {
     theme: r.theme,
     locale: r.locale,
     timeZone: r.time_zone,
+    emailNotifications: r.email_notifications,
+    digestHour: Number(r.digest_hour),
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   };
@@ -108,6 +118,8 @@ export interface UserChanges {
   theme?: Theme;
   locale?: "en" | "ja";
   timeZone?: string;
+  emailNotifications?: EmailNotifications;
+  digestHour?: number;
   role?: "admin" | "member";
   status?: "active" | "disabled";
 }
@@ -117,11 +129,23 @@ const CHANGE_COLUMNS: Record<keyof UserChanges, string> = {
   theme: "theme",
   locale: "locale",
   timeZone: "time_zone",
+  emailNotifications: "email_notifications",
+  digestHour: "digest_hour",
   role: "role",
   status: "status",
 };
 
-/** Applies `changes` to user `id` and returns the updated row. */
+/** Changes that move the next digest (it is scheduled again from the new values). */
+const RESCHEDULES: ReadonlySet<keyof UserChanges> = new Set([
+  "timeZone",
+  "emailNotifications",
+  "digestHour",
+]);
+
+/**
+ * Applies `changes` to user `id` and returns the updated row. A change of zone, mail choice
+ * or digest hour unschedules the next digest (the mailer schedules it again).
+ */
 export async function updateUser(
   q: Queries,
   id: number,
@@ -132,9 +156,10 @@ export async function updateUser(
     changes[k] !== undefined
   );
   const sets = keys.map((k) => `${CHANGE_COLUMNS[k]} = ?`).concat("updated_at = ?");
+  if (keys.some((k) => RESCHEDULES.has(k))) sets.push("digest_at = NULL");
   const row = await q.get<RawUser>(
     `UPDATE users SET ${sets.join(", ")} WHERE id = ? RETURNING ${COLUMNS}`,
-    [...keys.map((k) => changes[k] as string), updatedAt, id],
+    [...keys.map((k) => changes[k] as string | number), updatedAt, id],
   );
   return row ? toUser(row) : null;
 }
@@ -159,4 +184,16 @@ export async function userTimeZone(q: Queries, id: number): Promise<string | nul
     | { time_zone: string | null }
     | undefined;
   return row?.time_zone ?? null;
+}
+
+/**
+ * Marks every notification of `userId` not mailed yet as dealt with, and starts the digest's
+ * "since" now: a user who turns mail on is not sent what arrived before.
+ */
+export async function mailNothingBefore(q: Queries, userId: number, at: string): Promise<void> {
+  await q.run("UPDATE notifications SET mailed_at = ? WHERE user_id = ? AND mailed_at IS NULL", [
+    at,
+    userId,
+  ]);
+  await q.run("UPDATE users SET last_digest_at = ? WHERE id = ?", [at, userId]);
 }

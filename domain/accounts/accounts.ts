@@ -5,10 +5,12 @@ import type { Engine } from "../../db/kernel/engine.ts";
 import {
   countActiveAdmins,
   countUsers,
+  type EmailNotifications,
   findUserByEmail,
   findUserById,
   insertUser,
   listUsers,
+  mailNothingBefore,
   type Theme,
   updateUser,
   type UserRow,
@@ -20,7 +22,7 @@ import type { Sessions } from "./sessions.ts";
 import type { LoginThrottle, RegistrationThrottle } from "./throttle.ts";
 import { canonicalTimeZone, DEFAULT_TIME_ZONE } from "../kernel/time_zones.ts";
 
-export type { Theme };
+export type { EmailNotifications, Theme };
 
 /** A user as the API shows it: never a hash. */
 export interface PublicUser {
@@ -33,6 +35,10 @@ export interface PublicUser {
   locale: "en" | "ja";
   /** An IANA zone name; `UTC` until the person chooses one. */
   timeZone: string;
+  /** Which notifications are mailed (`immediate` until the person chooses). */
+  emailNotifications: EmailNotifications;
+  /** The hour (0–23) of the daily digest, in `timeZone`. */
+  digestHour: number;
   createdAt: string;
 }
 
@@ -53,6 +59,8 @@ export function publicUser(u: UserRow): PublicUser {
     theme: u.theme,
     locale: u.locale,
     timeZone: u.timeZone ?? DEFAULT_TIME_ZONE,
+    emailNotifications: u.emailNotifications,
+    digestHour: u.digestHour,
     createdAt: u.createdAt,
   };
 }
@@ -184,8 +192,9 @@ export function createAccounts(deps: AccountDeps) {
     },
 
     /**
-     * Changes the caller's display name, theme, locale or time zone. A zone is stored under the
-     * runtime's own name for it (`US/Eastern` becomes `America/New_York`).
+     * Changes the caller's display name, theme, locale, time zone or notification mail. A zone
+     * is stored under the runtime's own name for it (`US/Eastern` becomes `America/New_York`).
+     * Turning notification mail on from `off` mails nothing of what arrived before.
      */
     async updateMe(
       actor: Actor,
@@ -194,6 +203,8 @@ export function createAccounts(deps: AccountDeps) {
         theme?: Theme | undefined;
         locale?: "en" | "ja" | undefined;
         timeZone?: string | undefined;
+        emailNotifications?: EmailNotifications | undefined;
+        digestHour?: number | undefined;
       },
     ): Promise<PublicUser> {
       const displayName = changes.displayName?.trim();
@@ -204,14 +215,34 @@ export function createAccounts(deps: AccountDeps) {
         ? undefined
         : canonicalTimeZone(changes.timeZone);
       if (timeZone === null) throw invalid("timeZone", "Unknown time zone");
-      const user = await db.transaction((tx) =>
-        updateUser(tx, actor.id, {
+      const { emailNotifications, digestHour } = changes;
+      if (
+        emailNotifications !== undefined &&
+        !["off", "immediate", "daily"].includes(emailNotifications)
+      ) {
+        throw invalid("emailNotifications", "Use off, immediate or daily");
+      }
+      if (
+        digestHour !== undefined &&
+        (!Number.isInteger(digestHour) || digestHour < 0 || digestHour > 23)
+      ) {
+        throw invalid("digestHour", "Use a whole hour from 0 to 23");
+      }
+      const now = clock.now().toISOString();
+      const user = await db.transaction(async (tx) => {
+        const before = emailNotifications === undefined ? null : await findUserById(tx, actor.id);
+        if (before?.emailNotifications === "off" && emailNotifications !== "off") {
+          await mailNothingBefore(tx, actor.id, now);
+        }
+        return await updateUser(tx, actor.id, {
           ...(displayName ? { displayName } : {}),
           ...(changes.theme ? { theme: changes.theme } : {}),
           ...(changes.locale ? { locale: changes.locale } : {}),
           ...(timeZone ? { timeZone } : {}),
-        }, clock.now().toISOString())
-      );
+          ...(emailNotifications ? { emailNotifications } : {}),
+          ...(digestHour !== undefined ? { digestHour } : {}),
+        }, now);
+      });
       if (!user) throw new DomainError("unauthenticated", "Not logged in");
       return publicUser(user);
     },

@@ -82,6 +82,11 @@ export interface MailSenderDeps {
   /** Where mail goes, or null: the sender never starts and mail stays queued. */
   smtp: SmtpConfig | null;
   from: string | null;
+  /**
+   * Queues the mail that came due (the notification mailer), at the start of every tick;
+   * `more` asks for another tick soon.
+   */
+  compose?: () => Promise<{ more: boolean }>;
 }
 
 /** nodemailer's pooled SMTP transport: one connection, kept open between mails. */
@@ -143,6 +148,7 @@ export class MailSender {
   readonly #presence: Presence;
   readonly #smtp: SmtpConfig | null;
   readonly #from: string | null;
+  readonly #compose: (() => Promise<{ more: boolean }>) | null;
   readonly #options: Required<Omit<MailSenderOptions, "transport" | "ca">>;
   readonly #makeTransport: (smtp: SmtpConfig) => MailTransport;
   #transport: MailTransport | null = null;
@@ -162,6 +168,7 @@ export class MailSender {
     this.#presence = deps.presence;
     this.#smtp = deps.smtp;
     this.#from = deps.from;
+    this.#compose = deps.compose ?? null;
     const { transport, ca, ...rest } = options;
     this.#options = {
       batch: 10,
@@ -217,8 +224,8 @@ export class MailSender {
   }
 
   /**
-   * One tick: claims up to `batch` due mails and sends them one after another, writing each
-   * outcome; returns how many were attempted. For tests that drive the sender without its loop
+   * One tick: queues the mail that came due (`compose`), then claims up to `batch` due mails
+   * and sends them one after another, writing each outcome; returns how many were attempted. For tests that drive the sender without its loop
    * (with the clock moved in between). One tick at a time.
    */
   runOnce(): Promise<number> {
@@ -231,6 +238,14 @@ export class MailSender {
     if (!this.#released && this.#db.kind === "sqlite") {
       await releaseClaims(this.#db);
       this.#released = true;
+    }
+    if (this.#compose) {
+      // A failure to compose holds back no mail already queued.
+      try {
+        if ((await this.#compose()).more) this.#again = true;
+      } catch (error) {
+        this.#options.onError(error);
+      }
     }
     const now = this.#clock.now();
     const mails = await this.#db.transaction((tx) =>

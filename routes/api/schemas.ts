@@ -9,6 +9,21 @@ export const ThemeSchema = z.enum(["dark", "light", "system"]).openapi({
     "scheme is (prefers-color-scheme)",
 });
 
+/** Which notifications are mailed. */
+const EmailNotificationsSchema = z.enum(["off", "immediate", "daily"]).openapi({
+  description: "`off`: no notification mail; `immediate`: a mention, to-do assignment or " +
+    "meeting invitation still unread `MAIL_DELAY_SECONDS` after it arrived is mailed (several " +
+    "in that window in one mail), and a daily digest carries the other kinds; `daily`: one " +
+    "digest a day of every notification still unread",
+  example: "immediate",
+});
+
+/** The digest's hour. */
+const DigestHourSchema = z.number().int().min(0).max(23).openapi({
+  description: "The hour (0–23) of the daily digest in the user's `timeZone`",
+  example: 9,
+});
+
 /** A user as the API shows it. */
 export const UserSchema = z.object({
   id: IdOut,
@@ -23,6 +38,8 @@ export const UserSchema = z.object({
       "counts in; `UTC` until the person chooses one",
     example: "Asia/Tokyo",
   }),
+  emailNotifications: EmailNotificationsSchema,
+  digestHour: DigestHourSchema,
   createdAt: TimestampOut,
 }).openapi("User");
 
@@ -97,6 +114,8 @@ export const ProfileSchema = z.object({
       "or `UTC`); an alias is stored under its listed name",
     example: "Europe/Berlin",
   }),
+  emailNotifications: EmailNotificationsSchema.optional(),
+  digestHour: DigestHourSchema.optional(),
 }).openapi("ProfileInput");
 
 /** Project creation input; a `null` description is an empty one. */

@@ -649,6 +649,20 @@ export const en = {
   "notifyLevel.help":
     "Mentions: only when you are mentioned, assigned a to-do or invited to a meeting.",
   "calendar.kind.meeting": "Meeting",
+  "settings.mail": "Notification mail",
+  "field.emailNotifications": "Mail me",
+  "mail.off": "Nothing",
+  "mail.immediate": "Mentions, assignments and invitations at once, the rest daily",
+  "mail.daily": "One daily digest",
+  "field.digestHour": "Daily digest at",
+  "settings.digestHourHint":
+    "The hour in your time zone when the digest of unread notifications is sent.",
+  "unsubscribe.title": "Stop notification mail",
+  "unsubscribe.intro":
+    "Press the button to stop all notification mail to this account. You can turn it on again in Settings.",
+  "unsubscribe.button": "Stop notification mail",
+  "unsubscribe.done":
+    "If this link is valid, notification mail is now off for its account. You can turn it on again in Settings.",
 } as const;
 
 /** A message key. */

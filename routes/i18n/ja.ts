@@ -656,4 +656,17 @@ export const ja: Messages = {
   "notifyLevel.help":
     "メンションのみ: メンションされたとき、ToDo を割り当てられたとき、会議に招待されたときだけ通知します。",
   "calendar.kind.meeting": "会議",
+  "settings.mail": "通知メール",
+  "field.emailNotifications": "メールで受け取る通知",
+  "mail.off": "受け取らない",
+  "mail.immediate": "メンション・割り当て・招待はすぐに、その他は毎日のまとめで",
+  "mail.daily": "毎日のまとめのみ",
+  "field.digestHour": "毎日のまとめの時刻",
+  "settings.digestHourHint": "未読の通知のまとめを送る時刻です（あなたのタイムゾーン）。",
+  "unsubscribe.title": "通知メールの停止",
+  "unsubscribe.intro":
+    "ボタンを押すと、このアカウントへの通知メールをすべて停止します。設定からいつでも再開できます。",
+  "unsubscribe.button": "通知メールを停止する",
+  "unsubscribe.done":
+    "このリンクが有効であれば、そのアカウントの通知メールを停止しました。設定からいつでも再開できます。",
 };

@@ -15,9 +15,14 @@ export function requestLine(method: string, path: string, status: number, starte
   return `${method} ${redactPath(path)} ${status} ${(performance.now() - started).toFixed(1)}ms`;
 }
 
-/** A path as logged: a calendar feed's token (its credential, in the path) is left out. */
+/**
+ * A path as logged: a token in the path (a calendar feed's credential, an unsubscribe link's)
+ * is left out; the unsubscribe link is logged as its route, `/unsubscribe/:token`.
+ */
 function redactPath(path: string): string {
-  return path.startsWith("/ics/") ? path.replace(/^\/ics\/[^/]*/, "/ics/…") : path;
+  if (path.startsWith("/ics/")) return path.replace(/^\/ics\/[^/]*/, "/ics/…");
+  if (path.startsWith("/unsubscribe/")) return "/unsubscribe/:token";
+  return path;
 }
 
 /** Lines buffered beyond this many characters are written at once. */

@@ -162,6 +162,8 @@ function SettingsPage(props: { ctx: PageCtx; saved: boolean; shown: Shown }) {
     theme: user!.theme,
     locale: user!.locale,
     timeZone: user!.timeZone,
+    emailNotifications: user!.emailNotifications,
+    digestHour: String(user!.digestHour),
   });
   return (
     <>
@@ -195,6 +197,24 @@ function SettingsPage(props: { ctx: PageCtx; saved: boolean; shown: Shown }) {
             options={[["en", t("locale.en")], ["ja", t("locale.ja")]]}
           />
           <TimeZoneField ctx={props.ctx} form={form} />
+          <h2>{t("settings.mail")}</h2>
+          <SelectField
+            label={t("field.emailNotifications")}
+            name="emailNotifications"
+            form={form}
+            options={[
+              ["immediate", t("mail.immediate")],
+              ["daily", t("mail.daily")],
+              ["off", t("mail.off")],
+            ]}
+          />
+          <SelectField
+            label={t("field.digestHour")}
+            name="digestHour"
+            form={form}
+            options={Array.from({ length: 24 }, (_, h) => [h, `${String(h).padStart(2, "0")}:00`])}
+          />
+          <p class="hint">{t("settings.digestHourHint")}</p>
         </PostForm>
       </div>
       <div class="card" data-connect>
@@ -300,6 +320,13 @@ export function accountPages(services: Services, options: { baseUrl: string | nu
     form: "settings",
     schema: ProfileSchema,
     fields: { timeZone: "settings.timeZoneUnknown" },
+    // The hour comes as text from the form; the API takes a number.
+    read: (fields) => ({
+      ...fields,
+      ...(fields.digestHour !== undefined && /^\d{1,2}$/.test(fields.digestHour)
+        ? { digestHour: Number(fields.digestHour) }
+        : {}),
+    }),
     show: (shown, { c }) => showSettings(c, shown),
     change: async (changes, { c, ctx }) => {
       // Saving the form with the zone as shown to a person who never chose one (UTC) is no

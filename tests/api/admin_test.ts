@@ -6,8 +6,10 @@ import { api, expectError, expectJson, login, PASSWORD, register, signUp } from 
 const NOW = "2026-11-22T08:30:00.000Z";
 const USER_KEYS = [
   "createdAt",
+  "digestHour",
   "displayName",
   "email",
+  "emailNotifications",
   "id",
   "locale",
   "role",

@@ -20,8 +20,10 @@ import {
 const NOW = "2026-11-22T08:30:00.000Z";
 const USER_KEYS = [
   "createdAt",
+  "digestHour",
   "displayName",
   "email",
+  "emailNotifications",
   "id",
   "locale",
   "role",

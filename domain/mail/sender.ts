@@ -167,6 +167,7 @@ export function smtpTransport(
         text: mail.text,
         html: mail.html,
         messageId: mail.messageId,
+        textEncoding: "base64",
         headers: { ...mail.headers, "Auto-Submitted": "auto-generated" },
       });
     },

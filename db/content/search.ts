@@ -1,6 +1,6 @@
 /**
  * Queries of the search index, kept in step by triggers: on SQLite an FTS5 trigram index
- * (migrations 006, 008 and 016), on PostgreSQL a narrow table of live items' text with a
+ * (migrations 006, 008, 016 and 028), on PostgreSQL a narrow table of live items' text with a
  * pg_trgm index (`postgres/006_search.sql`, `postgres/022_search_text.sql`). The two engines'
  * SQL differ here and only here; both give the same answers on the same data
  * (`tests/db/content/search_engines_test.ts`).
@@ -330,47 +330,106 @@ const hitOf = (r: HitRow): SearchRow => ({
   createdAt: r.created_at,
 });
 
-/** SQLite: the FTS5 trigram index, as described above. */
+/**
+ * A `search_typed` rowid's `search_index` rowid (migration 028 maps them the other way):
+ * project_id * 2^40 + (code - 1) * 2^37 + seq becomes project_id * 2^40 + seq * 8 + code - 1.
+ */
+const INDEXED_OF = (rowid: string) =>
+  `(((${rowid}) >> 40) << 40) + (((${rowid}) & 137438953471) << 3) + (((${rowid}) >> 37) & 7)`;
+/** The span of one type's rowids within a project's range of `search_typed`. */
+const TYPE_SPAN = 1n << 37n;
+
+/**
+ * SQLite: the FTS5 trigram index, as described above. Within one project a type filter reads
+ * `search_typed` (migration 028), where the type's items are a rowid range of their own, so the
+ * walk meets only that type's matches.
+ */
 async function searchSqlite(
   db: Queries,
   q: SearchQuery & { projectIds: number[] },
 ): Promise<SearchResult> {
+  // Terms in the FTS5 query (implicitly ANDed), and substring conditions on the matched rows.
+  const match: string[] = q.longTerms.map(quote);
+  const checked: string[] = [];
+  for (const term of q.shortTerms) {
+    if ([...term].length !== 2) {
+      checked.push(term);
+      continue;
+    }
+    // A two-character term is the OR of the trigrams it begins. Alone, that decides it. Beside a
+    // long term it narrows the walk to the rows that hold both (instead of reading every row of
+    // the long term's), and it decides the term when the term has no letters with case: then FTS5's
+    // folding and `instr` agree. Else (FTS5 folds more than SQLite's lower()) `instr` decides.
+    const group = await shortTermQuery(db, term);
+    if (group === null) return NOTHING;
+    match.push(group);
+    if (q.longTerms.length > 0 && term.toLowerCase() !== term.toUpperCase()) checked.push(term);
+  }
+  const conditions: string[] = [];
+  const conditionArgs: string[] = [];
+  for (const term of checked) {
+    // SQLite's lower() folds ASCII only, so a term without ASCII letters needs no folding.
+    if (/[A-Za-z]/.test(term)) {
+      conditions.push("(instr(lower(title), ?) > 0 OR instr(lower(body), ?) > 0)");
+      conditionArgs.push(term.toLowerCase(), term.toLowerCase());
+    } else {
+      conditions.push("(instr(title, ?) > 0 OR instr(body, ?) > 0)");
+      conditionArgs.push(term, term);
+    }
+  }
+  if (q.type !== null && q.projectIds.length === 1 && match.length > 0 && checked.length === 0) {
+    return await typedPageOf(db, q, match.join(" AND "), q.projectIds[0]!, q.type);
+  }
   const args: Array<string | number | bigint> = [];
+  const where: string[] = [];
+  if (match.length > 0) {
+    where.push("search_index MATCH ?");
+    args.push(match.join(" AND "));
+  }
   const ranges = q.projectIds.map((projectId) => {
     const low = BigInt(projectId) * PROJECT_SPAN;
     args.push(low, low + PROJECT_SPAN - 1n);
     return "rowid BETWEEN ? AND ?";
   });
-  const where: string[] = [ranges.length === 1 ? ranges[0]! : `(${ranges.join(" OR ")})`];
+  where.push(ranges.length === 1 ? ranges[0]! : `(${ranges.join(" OR ")})`);
   const order = q.projectIds.length === 1 ? "rowid DESC" : "created_at DESC, rowid DESC";
-  let shortTerms = q.shortTerms;
-  if (q.longTerms.length > 0) {
-    where.unshift("search_index MATCH ?");
-    args.unshift(q.longTerms.map(quote).join(" "));
-  } else if (q.shortTerms.some((t) => [...t].length === 2)) {
-    const groups: string[] = [];
-    for (const term of q.shortTerms.filter((t) => [...t].length === 2)) {
-      const group = await shortTermQuery(db, term);
-      if (group === null) return NOTHING;
-      groups.push(group);
-    }
-    where.unshift("search_index MATCH ?");
-    args.unshift(groups.join(" AND "));
-    shortTerms = q.shortTerms.filter((t) => [...t].length !== 2);
-  }
   if (q.type !== null) {
     where.push("(rowid & 7) = ?");
     args.push(TYPE_BITS[q.type] ?? -1);
   }
-  for (const term of shortTerms) {
-    // SQLite's lower() folds ASCII only, so a term without ASCII letters needs no folding.
-    if (/[A-Za-z]/.test(term)) {
-      where.push("(instr(lower(title), ?) > 0 OR instr(lower(body), ?) > 0)");
-      args.push(term.toLowerCase(), term.toLowerCase());
-    } else {
-      where.push("(instr(title, ?) > 0 OR instr(body, ?) > 0)");
-      args.push(term, term);
-    }
-  }
+  where.push(...conditions);
+  args.push(...conditionArgs);
   return await pageOf(db, q, { clause: where.join(" AND "), order, args });
+}
+
+/**
+ * SQLite, one project and one type: the matches from `search_typed`'s range of the type, newest
+ * first, and the page's titles and bodies from `search_index` by the rowids they map to.
+ */
+async function typedPageOf(
+  db: Queries,
+  q: SearchQuery,
+  match: string,
+  projectId: number,
+  type: string,
+): Promise<SearchResult> {
+  const bits = TYPE_BITS[type];
+  if (bits === undefined) return NOTHING;
+  const low = BigInt(projectId) * PROJECT_SPAN + BigInt(bits) * TYPE_SPAN;
+  const matches = "SELECT rowid AS t FROM search_typed WHERE search_typed MATCH ? " +
+    "AND rowid BETWEEN ? AND ?";
+  const args = [match, low, low + TYPE_SPAN - 1n];
+  const rows = await db.all<HitRow>(
+    `SELECT i.project_id, i.type, i.item_id, i.title, i.body, i.created_at
+     FROM (${matches} ORDER BY rowid DESC LIMIT ? OFFSET ?) m
+     JOIN search_index i ON i.rowid = ${INDEXED_OF("m.t")} ORDER BY m.t DESC`,
+    [...args, q.limit + 1, q.offset],
+  );
+  return await resultOf(rows, q, async (cap) =>
+    Number(
+      (await db.get<{ n: number }>(
+        `SELECT count(*) AS n FROM (${matches} LIMIT ?)`,
+        [...args, cap + 1],
+      ))!.n,
+    ));
 }

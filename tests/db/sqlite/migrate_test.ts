@@ -150,6 +150,7 @@ Deno.test("the server's own migrations are numbered from 001 with their fixed me
     "024_todo_done_order.sql",
     "025_open_item_indexes.sql",
     "026_mail_outbox.sql",
+    "028_search_typed.sql",
   ]);
 });
 

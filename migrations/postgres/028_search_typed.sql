@@ -1,0 +1,2 @@
+-- PostgreSQL: placeholder, filled below.
+SELECT 1;

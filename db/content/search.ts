@@ -184,10 +184,11 @@ export const POSTGRES_SEARCH_SETTINGS = "SELECT set_config('enable_seqscan', 'of
  * PostgreSQL: every term is `doc LIKE '%term%'` on the lower-cased text (title and body joined
  * by a newline, which no term holds, so a term matches within one of them, as on SQLite),
  * through the trigram index; a two-character term first through the index of its pieces. The
- * matches are found in `search_text`, the narrow table of live items' text (migration 022), and
- * only the page's titles and bodies are read from `search_index`. The count (capped) comes first, and
- * says how to read the page (`FEW_MATCHES`). Newest first is `seq`, the order items were
- * indexed in. Both statements are one read (`Engine.read`), so the total and the page agree.
+ * matches are found in `search_text`, the narrow table of live items' text (migration 022; a
+ * partition per type since 028), and only the page's titles and bodies are read from
+ * `search_index`. The count (capped) comes first, and says how to read the page (`FEW_MATCHES`).
+ * Newest first is `seq`, the order items were indexed in. Both statements are one read
+ * (`Engine.read`), so the total and the page agree.
  */
 function searchPostgres(
   engine: Engine,
@@ -225,7 +226,10 @@ async function walkedCount(
   likes: { clause: string; args: Array<string | number> },
   tuning: PostgresTuning,
 ): Promise<number | null> {
-  if (q.projectIds.length !== 1 || tuning.denseSample <= 0) return null;
+  // A type's rows are a partition of their own (migration 028): its indexes hold only that
+  // type's places, and the heap pages they lead to are dense with its rows, so the indexes find
+  // the first `cap + 1` matches among fewer rows than a walk through them all would read.
+  if (q.projectIds.length !== 1 || q.type !== null || tuning.denseSample <= 0) return null;
   const newest = (limit: string) =>
     `SELECT doc FROM search_text WHERE ${scope.clause} ORDER BY seq DESC LIMIT ${limit}`;
   const sample = (await db.get<{ seen: number; hits: number }>(

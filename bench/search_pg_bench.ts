@@ -10,16 +10,17 @@
  * domain (`searchProjectItems`, snippets included) and the project dashboard (the domain
  * services' `dashboards.project(actor, id)`, built over each engine) on each engine in turn,
  * round robin, and prints p50/p95 per case and engine. The two engines' dashboards must be the
- * same (compared as JSON).
+ * same (compared as JSON), and so must each case's page of hits and its total.
  *
- * Targets (issue 18, the same as SQLite's): every search case's p95 under 50 ms, and the project
- * dashboard's under 30 ms, on PostgreSQL.
+ * Targets (issue 18): every search case's p95 under 50 ms on both engines (SQLite's as measured
+ * here, beside PostgreSQL's), and the project dashboard's under 30 ms on PostgreSQL.
  *
  * Environment: SEARCH_BENCH_ITEMS (100000; 1000000 for the million-item runs), SEARCH_BENCH_RUNS
  * (30), SEARCH_BENCH_WARMUP (3),
  * SEARCH_BENCH_SEED (20261122), SEARCH_BENCH_EXPLAIN (0; 1 prints PostgreSQL's plans, with
  * their timings, of every statement the three slowest search cases and the dashboard run).
- * Exits 1 when a target fails or the dashboards differ, 2 when the benchmark cannot run.
+ * Exits 1 when a target fails or the engines' dashboards or hits differ, 2 when the benchmark
+ * cannot run.
  */
 import postgres from "postgres";
 import type { Engine, Queries } from "../db/kernel/engine.ts";
@@ -171,7 +172,10 @@ async function main(): Promise<boolean> {
         END LOOP;
       END $$`);
       await tx`SET LOCAL maintenance_work_mem = '512MB'`;
-      for (const { definition } of ginIndexes) await tx.unsafe(definition);
+      // A partitioned table's index reads "ON ONLY" the parent: built so, it covers no partition.
+      for (const { definition } of ginIndexes) {
+        await tx.unsafe(definition.replace(" ON ONLY ", " ON "));
+      }
     });
     // The indexing updates left a dead version of each item row behind (autovacuum would clear
     // them); and the visibility map lets a count read an index alone.
@@ -201,6 +205,8 @@ async function main(): Promise<boolean> {
     const samples = new Map<string, number[]>();
     /** Hits found per case and engine ("10000+" past the count's cap). */
     const totals = new Map<string, string>();
+    /** The page's hits per case and engine (type:id, in order), which must be the same. */
+    const hits = new Map<string, string>();
     for (let round = -warmup; round < runs; round++) {
       for (const c of SEARCH_CASES) {
         for (const [name, engine] of engines) {
@@ -216,6 +222,10 @@ async function main(): Promise<boolean> {
           const key = `${c.label}\t${name}`;
           samples.set(key, [...(samples.get(key) ?? []), ms]);
           totals.set(`${c.label}\t${name}`, `${page.total}${page.totalIsExact ? "" : "+"}`);
+          hits.set(
+            `${c.label}\t${name}`,
+            JSON.stringify(page.items.map((h) => `${h.type}:${h.id}`)),
+          );
         }
       }
       for (const [name] of engines) {
@@ -235,10 +245,13 @@ async function main(): Promise<boolean> {
     );
     let worst = 0;
     let worstCase = "";
+    let liteWorst = 0;
+    let liteWorstCase = "";
     for (const c of SEARCH_CASES) {
       const lite = stats(samples.get(`${c.label}\tsqlite`)!);
       const pgs = stats(samples.get(`${c.label}\tpostgres`)!);
       if (pgs.p95 > worst) [worst, worstCase] = [pgs.p95, c.label];
+      if (lite.p95 > liteWorst) [liteWorst, liteWorstCase] = [lite.p95, c.label];
       console.log(
         `${c.label.padEnd(32)} ${lite.p50.toFixed(1).padStart(10)} ${
           lite.p95.toFixed(1).padStart(7)
@@ -292,10 +305,28 @@ async function main(): Promise<boolean> {
       }).dashboards.project(f.actor, f.projectId);
       await printPlans(`plans of the ${DASHBOARD}`, pge, seen, false);
     }
-    const pass = worst < TARGET_P95_MS;
+    const differing = SEARCH_CASES.filter((c) =>
+      hits.get(`${c.label}\tsqlite`) !== hits.get(`${c.label}\tpostgres`) ||
+      totals.get(`${c.label}\tsqlite`) !== totals.get(`${c.label}\tpostgres`)
+    );
+    for (const c of differing) {
+      console.log(`  ${c.label}: the engines' hits differ`);
+      console.log(`    sqlite:   ${hits.get(`${c.label}\tsqlite`)!.slice(0, 300)}`);
+      console.log(`    postgres: ${hits.get(`${c.label}\tpostgres`)!.slice(0, 300)}`);
+    }
     console.log(
-      `\nsearch p95 on PostgreSQL, every case: worst ${worst.toFixed(1)} ms (${worstCase}) ` +
-        `< ${TARGET_P95_MS} ms  ${pass ? "PASS" : "FAIL"}`,
+      `the same hits (page and total) on both engines: ${
+        differing.length === 0 ? "yes, every case" : `NO, ${differing.length} cases`
+      }`,
+    );
+    const pass = worst < TARGET_P95_MS && liteWorst < TARGET_P95_MS && differing.length === 0;
+    console.log(
+      `\nsearch p95 on SQLite, every case: worst ${liteWorst.toFixed(1)} ms (${liteWorstCase}) ` +
+        `< ${TARGET_P95_MS} ms  ${liteWorst < TARGET_P95_MS ? "PASS" : "FAIL"}`,
+    );
+    console.log(
+      `search p95 on PostgreSQL, every case: worst ${worst.toFixed(1)} ms (${worstCase}) ` +
+        `< ${TARGET_P95_MS} ms  ${worst < TARGET_P95_MS ? "PASS" : "FAIL"}`,
     );
     const dashboardPass = pgDashboard.p95 < TARGET_DASHBOARD_P95_MS && sameDashboard;
     console.log(

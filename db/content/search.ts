@@ -273,7 +273,14 @@ async function pagePostgres(
     if ([...folded].length === 2 && q.longTerms.length === 0) {
       pairs.push({ sql: "search_pairs(doc) @> ARRAY[?]::text[]", args: [folded] });
     }
-    likes.push({ sql: "doc LIKE ?", args: [`%${folded.replace(/[\\%_]/g, "\\$&")}%`] });
+    // A term too short for a trigram is decided by strpos, which no index serves: as LIKE, the
+    // planner looked it up in the trigram index too, which yields every row for it (a full scan
+    // of the index beside '議事録': 91 ms at 200,000 items against 20).
+    likes.push(
+      [...folded].length < 3
+        ? { sql: "strpos(doc, ?) > 0", args: [folded] }
+        : { sql: "doc LIKE ?", args: [`%${folded.replace(/[\\%_]/g, "\\$&")}%`] },
+    );
   }
   const where = (parts: Part[]) => ({
     clause: parts.map((p) => p.sql).join(" AND "),

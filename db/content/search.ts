@@ -320,6 +320,18 @@ async function pagePostgres(
         page("SELECT * FROM m"),
       [...found.args, q.limit + 1, q.offset],
     )
+    : q.projectIds.length === 1
+    // One project: its rows newest first, merged from the type partitions, and LIKE above the
+    // merge (OFFSET 0 keeps it there). Inside, each partition would be read until its first
+    // match before the merge could start: all 99,886 files, which hold no '議事録' (20 ms).
+    ? await db.all<HitRow>(
+      page(
+        `SELECT ${columns} FROM (SELECT ${columns}, doc FROM search_text WHERE ${
+          where(scope).clause
+        } ORDER BY seq DESC LIMIT ALL OFFSET 0) r WHERE ${where(likes).clause}`,
+      ),
+      [...where(scope).args, ...where(likes).args, q.limit + 1, q.offset],
+    )
     : await db.all<HitRow>(
       page(`SELECT ${columns} FROM search_text WHERE ${walked.clause}`),
       [...walked.args, q.limit + 1, q.offset],

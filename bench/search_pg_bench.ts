@@ -10,16 +10,17 @@
  * domain (`searchProjectItems`, snippets included) and the project dashboard (the domain
  * services' `dashboards.project(actor, id)`, built over each engine) on each engine in turn,
  * round robin, and prints p50/p95 per case and engine. The two engines' dashboards must be the
- * same (compared as JSON).
+ * same (compared as JSON), and so must each case's page of hits and its total.
  *
- * Targets (issue 18, the same as SQLite's): every search case's p95 under 50 ms, and the project
- * dashboard's under 30 ms, on PostgreSQL.
+ * Targets (issue 18): every search case's p95 under 50 ms on both engines (SQLite's as measured
+ * here, beside PostgreSQL's), and the project dashboard's under 30 ms on PostgreSQL.
  *
  * Environment: SEARCH_BENCH_ITEMS (100000; 1000000 for the million-item runs), SEARCH_BENCH_RUNS
  * (30), SEARCH_BENCH_WARMUP (3),
  * SEARCH_BENCH_SEED (20261122), SEARCH_BENCH_EXPLAIN (0; 1 prints PostgreSQL's plans, with
  * their timings, of every statement the three slowest search cases and the dashboard run).
- * Exits 1 when a target fails or the dashboards differ, 2 when the benchmark cannot run.
+ * Exits 1 when a target fails or the engines' dashboards or hits differ, 2 when the benchmark
+ * cannot run.
  */
 import postgres from "postgres";
 import type { Engine, Queries } from "../db/kernel/engine.ts";
@@ -56,6 +57,18 @@ const TABLES = [
   "todo_checklist_entries",
   "attachments",
   "activity",
+];
+
+/** The tables of searchable items (each has a search trigger watching `deleted_at`). */
+const INDEXED = [
+  ["threads"],
+  ["chat_messages"],
+  ["todo_items"],
+  ["files"],
+  ["calendar_events"],
+  ["meetings"],
+  ["milestones"],
+  ["notes"],
 ];
 
 /** A statement run through an engine. */
@@ -128,6 +141,11 @@ async function main(): Promise<boolean> {
       WHERE tablename = 'search_text' AND indexdef LIKE '% USING gin %'`;
     await sql.begin(async (tx) => {
       for (const { name } of ginIndexes) await tx`DROP INDEX ${tx(name)}`;
+      // The rows go in without their triggers (search, foreign keys): the items are indexed
+      // afterwards, in the order they were created, as the server (and SQLite's fixture) numbers
+      // them. Indexed table by table, each type's items were one run of `seq`, which no server
+      // ever has, and the two engines' pages differed.
+      await tx`SET LOCAL session_replication_role = replica`;
       for (const table of TABLES) {
         const read = sqliteOf(f.t).sql.prepare(`SELECT * FROM ${table} ORDER BY 1`);
         let batch: Array<Record<string, unknown>> = [];
@@ -143,10 +161,25 @@ async function main(): Promise<boolean> {
         }
         await flush();
       }
+      await tx`SET LOCAL session_replication_role = origin`;
+      // Each item's search trigger, fired by an update of a column it watches, oldest first.
+      await tx.unsafe(`DO $$ DECLARE r record; BEGIN
+        FOR r IN ${
+        INDEXED.map(([table]) => `SELECT '${table}' AS t, id, created_at FROM ${table}`)
+          .join(" UNION ALL ")
+      } ORDER BY created_at, t, id LOOP
+          EXECUTE format('UPDATE %I SET deleted_at = deleted_at WHERE id = $1', r.t) USING r.id;
+        END LOOP;
+      END $$`);
       await tx`SET LOCAL maintenance_work_mem = '512MB'`;
-      for (const { definition } of ginIndexes) await tx.unsafe(definition);
+      // A partitioned table's index reads "ON ONLY" the parent: built so, it covers no partition.
+      for (const { definition } of ginIndexes) {
+        await tx.unsafe(definition.replace(" ON ONLY ", " ON "));
+      }
     });
-    await sql`ANALYZE`;
+    // The indexing updates left a dead version of each item row behind (autovacuum would clear
+    // them); and the visibility map lets a count read an index alone.
+    await sql`VACUUM ANALYZE`;
     const indexed = (await sql`SELECT count(*)::int AS n FROM search_index WHERE live`)[0]!.n;
     console.log(
       `copied ${rows} rows into PostgreSQL in ${
@@ -172,6 +205,8 @@ async function main(): Promise<boolean> {
     const samples = new Map<string, number[]>();
     /** Hits found per case and engine ("10000+" past the count's cap). */
     const totals = new Map<string, string>();
+    /** The page's hits per case and engine (type:id, in order), which must be the same. */
+    const hits = new Map<string, string>();
     for (let round = -warmup; round < runs; round++) {
       for (const c of SEARCH_CASES) {
         for (const [name, engine] of engines) {
@@ -187,6 +222,10 @@ async function main(): Promise<boolean> {
           const key = `${c.label}\t${name}`;
           samples.set(key, [...(samples.get(key) ?? []), ms]);
           totals.set(`${c.label}\t${name}`, `${page.total}${page.totalIsExact ? "" : "+"}`);
+          hits.set(
+            `${c.label}\t${name}`,
+            JSON.stringify(page.items.map((h) => `${h.type}:${h.id}`)),
+          );
         }
       }
       for (const [name] of engines) {
@@ -206,10 +245,13 @@ async function main(): Promise<boolean> {
     );
     let worst = 0;
     let worstCase = "";
+    let liteWorst = 0;
+    let liteWorstCase = "";
     for (const c of SEARCH_CASES) {
       const lite = stats(samples.get(`${c.label}\tsqlite`)!);
       const pgs = stats(samples.get(`${c.label}\tpostgres`)!);
       if (pgs.p95 > worst) [worst, worstCase] = [pgs.p95, c.label];
+      if (lite.p95 > liteWorst) [liteWorst, liteWorstCase] = [lite.p95, c.label];
       console.log(
         `${c.label.padEnd(32)} ${lite.p50.toFixed(1).padStart(10)} ${
           lite.p95.toFixed(1).padStart(7)
@@ -263,10 +305,28 @@ async function main(): Promise<boolean> {
       }).dashboards.project(f.actor, f.projectId);
       await printPlans(`plans of the ${DASHBOARD}`, pge, seen, false);
     }
-    const pass = worst < TARGET_P95_MS;
+    const differing = SEARCH_CASES.filter((c) =>
+      hits.get(`${c.label}\tsqlite`) !== hits.get(`${c.label}\tpostgres`) ||
+      totals.get(`${c.label}\tsqlite`) !== totals.get(`${c.label}\tpostgres`)
+    );
+    for (const c of differing) {
+      console.log(`  ${c.label}: the engines' hits differ`);
+      console.log(`    sqlite:   ${hits.get(`${c.label}\tsqlite`)!.slice(0, 300)}`);
+      console.log(`    postgres: ${hits.get(`${c.label}\tpostgres`)!.slice(0, 300)}`);
+    }
     console.log(
-      `\nsearch p95 on PostgreSQL, every case: worst ${worst.toFixed(1)} ms (${worstCase}) ` +
-        `< ${TARGET_P95_MS} ms  ${pass ? "PASS" : "FAIL"}`,
+      `the same hits (page and total) on both engines: ${
+        differing.length === 0 ? "yes, every case" : `NO, ${differing.length} cases`
+      }`,
+    );
+    const pass = worst < TARGET_P95_MS && liteWorst < TARGET_P95_MS && differing.length === 0;
+    console.log(
+      `\nsearch p95 on SQLite, every case: worst ${liteWorst.toFixed(1)} ms (${liteWorstCase}) ` +
+        `< ${TARGET_P95_MS} ms  ${liteWorst < TARGET_P95_MS ? "PASS" : "FAIL"}`,
+    );
+    console.log(
+      `search p95 on PostgreSQL, every case: worst ${worst.toFixed(1)} ms (${worstCase}) ` +
+        `< ${TARGET_P95_MS} ms  ${worst < TARGET_P95_MS ? "PASS" : "FAIL"}`,
     );
     const dashboardPass = pgDashboard.p95 < TARGET_DASHBOARD_P95_MS && sameDashboard;
     console.log(

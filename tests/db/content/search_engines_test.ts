@@ -1,6 +1,6 @@
 /**
  * The search on both engines gives the same answers on the same data: the SQLite FTS5 trigram
- * index (migrations 006, 008, 016) and the PostgreSQL pg_trgm table (`postgres/006_search.sql`,
+ * index (migrations 006, 008, 016, 029) and the PostgreSQL pg_trgm table (`postgres/006_search.sql`,
  * `postgres/016_todo_checklists.sql`, `postgres/022_search_text.sql`), each kept in step by its
  * triggers. The same rows are
  * written through the storage interface on both, then edited, trashed, restored and purged, and
@@ -10,6 +10,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import type { DatabaseSync } from "node:sqlite";
 import type postgres from "postgres";
 import type { Engine } from "../../../db/kernel/engine.ts";
 import { migrate, MIGRATIONS_DIR } from "../../../db/sqlite/migrate.ts";
@@ -161,6 +162,21 @@ async function assertTextInStep(sql: postgres.Sql): Promise<void> {
   assert.deepEqual(held, live);
 }
 
+/**
+ * SQLite's `search_typed` (migration 029) against what it should hold: a row for each row of
+ * `search_index`, under the rowid of its type's range (FTS5 lists a contentless table's rowids).
+ */
+function assertTypedInStep(db: DatabaseSync): void {
+  const typed = db.prepare("SELECT rowid AS r FROM search_typed ORDER BY rowid").all()
+    .map((row) => BigInt(row.r as number));
+  const indexed = db.prepare("SELECT rowid AS r FROM search_index").all()
+    .map((row) => BigInt(row.r as number))
+    .map((r) => ((r >> 40n) << 40n) + ((r & 7n) << 37n) + ((r >> 3n) & ((1n << 37n) - 1n)))
+    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  assert.ok(indexed.length > 0);
+  assert.deepEqual(typed, indexed);
+}
+
 /** The searches compared, as the domain would split them. */
 const QUERIES: Array<{ q: string; type?: string; projects?: number[]; page?: [number, number] }> = [
   { q: "meeting" },
@@ -192,6 +208,23 @@ const QUERIES: Array<{ q: string; type?: string; projects?: number[]; page?: [nu
   { q: "gone too" },
   { q: "zzz" },
   { q: "a" },
+  // A type within one project (SQLite: search_typed, migration 029), with every kind of term.
+  { q: "meeting", type: "todo" },
+  { q: "meeting", type: "board", page: [1, 0] },
+  { q: "meeting", type: "board", page: [1, 1] },
+  { q: "会議", type: "meeting" },
+  { q: "会議", type: "chat" },
+  { q: "meeting 会議", type: "todo" },
+  { q: "meeting ki", type: "board" },
+  { q: "meeting k", type: "board" },
+  { q: "urgent 設計", type: "todo" },
+  { q: "meeting", type: "milestone" },
+  // A long term beside a two-character one (SQLite: both in the FTS5 query).
+  { q: "meeting 会議" },
+  { q: "meeting 会議", projects: [1, 2] },
+  { q: "meeting KI" },
+  { q: "議事録 会議" },
+  { q: "meeting 議事" },
 ];
 
 async function answers(e: Engine, tuning: Parameters<typeof searchProjects>[2] = {}) {
@@ -226,6 +259,7 @@ Deno.test(
       await seed(lite);
       await seed(pge);
       await assertTextInStep(sql);
+      assertTypedInStep(db.sql);
       const fromSqlite = await answers(lite);
       // PostgreSQL reads a page from all the matches sorted, or (past a number of matches)
       // from its newest-first index; it counts a project's matches from a sample of its rows
@@ -331,3 +365,65 @@ Deno.test(
     },
   ),
 );
+
+Deno.test("028 indexes by type the items indexed before it, and keeps the index in step", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "search-engines-" });
+  const before = openDatabase(join(dir, "before.db"));
+  const fresh = openDatabase(join(dir, "fresh.db"));
+  try {
+    // The SQLite sequence up to 026, rows written under it, then the whole sequence.
+    const upTo26 = join(dir, "sqlite-026");
+    await Deno.mkdir(upTo26);
+    for await (const entry of Deno.readDir(MIGRATIONS_DIR)) {
+      if (entry.name.endsWith(".sql") && Number(entry.name.slice(0, 3)) <= 26) {
+        await Deno.copyFile(join(MIGRATIONS_DIR, entry.name), join(upTo26, entry.name));
+      }
+    }
+    migrate(before, upTo26, NOW);
+    await seed(sqliteEngine(before));
+    assert.equal(
+      before.sql.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 'search_typed'")
+        .get()!.n,
+      0,
+      "026 has no search_typed",
+    );
+    migrate(before, MIGRATIONS_DIR, NOW);
+    assertTypedInStep(before.sql);
+    migrate(fresh, MIGRATIONS_DIR, NOW);
+    await seed(sqliteEngine(fresh));
+    assert.deepEqual(await answers(sqliteEngine(before)), await answers(sqliteEngine(fresh)));
+    // Edits, a trip to the trash, a restore and purges after it, through the triggers.
+    for (const db of [before, fresh]) {
+      const e = sqliteEngine(db);
+      await e.run("UPDATE notes SET deleted_at = ? WHERE id = 108", [at(50)]);
+      await e.run("UPDATE milestones SET deleted_at = NULL WHERE id = 107", []);
+      await e.run("UPDATE chat_messages SET text = 'renamed meeting' WHERE id = 102", []);
+      await e.run("DELETE FROM chat_messages WHERE id = 109", []);
+      await e.run("UPDATE todo_checklist_entries SET text = 'Order ramen' WHERE item_id = 112", []);
+      await e.run("DELETE FROM todo_checklist_entries WHERE text = 'Invite everyone'", []);
+      assertTypedInStep(db.sql);
+      // FTS5's own check of the index's structure.
+      db.sql.exec("INSERT INTO search_typed (search_typed) VALUES ('integrity-check')");
+    }
+    const after = await answers(sqliteEngine(before));
+    assert.deepEqual(after, await answers(sqliteEngine(fresh)));
+    const ids = (q: string, type: string) =>
+      after.find((a) => a.query.q === q && a.query.type === type && !a.query.page)!.items
+        .map((h) => `${h.type}:${h.itemId}`);
+    assert.deepEqual(ids("会議", "chat"), [], "an edited message leaves its old text behind");
+    assert.deepEqual(ids("meeting", "milestone"), []);
+    const typed = await searchProjects(sqliteEngine(before), {
+      projectIds: [1],
+      type: "chat",
+      longTerms: ["renamed"],
+      shortTerms: [],
+      limit: 20,
+      offset: 0,
+    });
+    assert.deepEqual(typed.items.map((h) => `${h.type}:${h.itemId}`), ["chat:102"]);
+  } finally {
+    before.close();
+    fresh.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -152,6 +152,7 @@ Deno.test("the server's own migrations are numbered from 001 with their fixed me
     "026_mail_outbox.sql",
     "027_calendar_todo_dates.sql",
     "028_notification_mail.sql",
+    "029_search_typed.sql",
   ]);
 });
 

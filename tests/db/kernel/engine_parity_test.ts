@@ -1095,6 +1095,10 @@ const CASES: Record<string, Case[]> = {
     ["listUsers", (q) => users.listUsers(q)],
     ["updateUser", (q) => users.updateUser(q, 1, { displayName: "A", theme: "system" }, T)],
     ["setPasswordHash", (q) => withRows(q, "users", users.setPasswordHash(q, 1, "x", T))],
+    [
+      "mailNothingBefore",
+      (q) => withRows(q, "notifications", users.mailNothingBefore(q, 1, T)),
+    ],
     ["userTimeZone", (q) => users.userTimeZone(q, 1)],
   ],
   webhooks: [

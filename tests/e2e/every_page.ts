@@ -181,6 +181,7 @@ export async function seedEveryPage(t: TestServer): Promise<EveryPage> {
       "/settings/calendar",
       "/admin",
     ],
-    publicPaths: ["/login", "/register"],
+    // The unsubscribe page looks the same for any token, known or not.
+    publicPaths: ["/login", "/register", "/unsubscribe/not-a-token"],
   };
 }

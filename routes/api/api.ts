@@ -22,6 +22,7 @@ import { registerOpenApiDocument } from "./document.ts";
 import { errorBody, errorResponse } from "./errors.ts";
 import { fileRoutes } from "./files.ts";
 import { registerIcsFeedDocs } from "./ics_doc.ts";
+import { registerUnsubscribeDocs } from "./unsubscribe_doc.ts";
 import { markdownRoutes } from "./markdown.ts";
 import { noteRoutes } from "./notes.ts";
 import { notificationRoutes } from "./notifications.ts";
@@ -76,6 +77,7 @@ export function api(services: Services, options: ApiOptions): OpenAPIHono<AppEnv
   app.route("/", markdownRoutes(services));
 
   registerIcsFeedDocs(app.openAPIRegistry);
+  registerUnsubscribeDocs(app.openAPIRegistry);
   registerOpenApiDocument(app, { baseUrl: options.baseUrl });
   // Last: any other path under /api is the API's own JSON 404, never a page.
   app.all("/api/*", (c) => c.json(errorBody("not_found", "Not found"), 404));

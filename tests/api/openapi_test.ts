@@ -78,6 +78,7 @@ Deno.test("The document declares the cookie and bearer schemes and applies them 
     assert.deepEqual(security(path === "/api/openapi.json" ? "get" : "post", path), [], path);
   }
   assert.deepEqual(security("get", "/ics/{token}/all.ics"), []);
+  assert.deepEqual(security("post", "/unsubscribe/{token}"), []);
   assert.deepEqual(security("get", "/api/projects"), [{ session: [] }, { bearer: [] }]);
   assert.deepEqual(security("post", "/api/tokens"), [{ session: [] }]);
   for (const { path, op } of operations(document)) {
@@ -203,6 +204,10 @@ Deno.test("Downloads, exports, backups and feeds are described in the media type
   assert.deepEqual(Object.keys(feed.content), ["text/calendar"]);
   assert.ok(feed.headers.ETag.required);
   assert.ok(document.paths["/ics/{token}/all.ics"].get.responses["304"]);
+  // The unsubscribe link of notification mail: a page, and a one-click POST (RFC 8058).
+  const unsubscribe = document.paths["/unsubscribe/{token}"];
+  assert.deepEqual(Object.keys(unsubscribe.get.responses["200"].content), ["text/html"]);
+  assert.deepEqual(Object.keys(unsubscribe.post.responses["200"].content), ["text/html"]);
   const created = document.paths["/api/projects/{projectId}/board/threads"].post.responses["201"];
   assert.deepEqual(
     Object.keys(created.content["application/json"].schema.properties).sort(),

@@ -34,6 +34,13 @@ const RELEASED: Record<string, string> = {
   "020_throttles.sql": "7ef0816e734e36e0",
   "021_instance_holds.sql": "238c181c81dba544",
   "022_search_text.sql": "95136112768b824d",
+  "023_checklist_search_triggers.sql": "e4fcba10d701b40e",
+  "024_todo_done_order.sql": "fcd5dbaa3c0be6a7",
+  "025_open_item_indexes.sql": "81e2b25710ef20b2",
+  "026_mail_outbox.sql": "d2d3675bc4304085",
+  "027_calendar_todo_dates.sql": "ea16208e82307fbc",
+  "028_notification_mail.sql": "804bdf15bcbaee30",
+  "029_search_typed.sql": "cddbd071f3bc902d",
   "postgres/001_collaboration_base.sql": "57b6cd229107790e",
   "postgres/002_attachments.sql": "06a93b0b4d31eab9",
   "postgres/003_todo_tags.sql": "4b34221f6cc57da2",
@@ -56,6 +63,13 @@ const RELEASED: Record<string, string> = {
   "postgres/020_throttles.sql": "cebf829f5a8f12b8",
   "postgres/021_instance_holds.sql": "45b440c8ca3325ef",
   "postgres/022_search_text.sql": "aa312e7512da7640",
+  "postgres/023_checklist_search_triggers.sql": "e361ad301677cd12",
+  "postgres/024_todo_done_order.sql": "549900967977f10f",
+  "postgres/025_open_item_indexes.sql": "deb1d92b7caa6ff2",
+  "postgres/026_mail_outbox.sql": "6b690ab4c3393565",
+  "postgres/027_calendar_todo_dates.sql": "ea16208e82307fbc",
+  "postgres/028_notification_mail.sql": "a31db3b6c2fb83a2",
+  "postgres/029_search_typed.sql": "1c6cb8ab003ae307",
 };
 
 Deno.test("released migrations are unchanged, byte for byte, on both engines", async () => {

@@ -26,7 +26,7 @@ import { receiver } from "../helpers/receiver.ts";
 import { DAY } from "../helpers/trash.ts";
 import { fanOutAll, RETRY_DELAYS_MS } from "../../domain/projects/webhook_outbox.ts";
 import { CLAIM_LEASE_MS } from "../../domain/integrations/webhook_sender.ts";
-import { postgresTest } from "../helpers/postgres.ts";
+import { keepPostgresClientErrors, postgresTest } from "../helpers/postgres.ts";
 import { exportProject, importZip, richProject } from "../helpers/project_fixture.ts";
 import { IMPORT_LEASE_MS, type ImportOptions } from "../../domain/archives/project_import.ts";
 
@@ -51,6 +51,7 @@ async function instance(
   { env = {}, imports }: InstanceOptions = {},
 ): Promise<Instance> {
   const dataDir = await Deno.makeTempDir({ prefix: "collab-instance-" });
+  keepPostgresClientErrors();
   const engine = openPostgresEngine(url, { max: 4 });
   const clock = new FixedClock("2026-11-25T09:00:00.000Z");
   const config = parseConfig({ ...env, DATA_DIR: dataDir, FILES_DIR: filesDir, PORT: "0" });

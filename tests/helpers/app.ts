@@ -15,6 +15,7 @@ import type { WebhookSenderOptions } from "../../domain/integrations/webhook_sen
 import { type App, createApp, type Lifecycle } from "../../routes/app.ts";
 import { isDocumentedArea, sharedValidator } from "./openapi_validator.ts";
 import { appDatabase, ON_POSTGRES } from "./test_database.ts";
+import { keepPostgresClientErrors } from "./postgres.ts";
 
 /**
  * SQL for tests that look at (or arrange) what is stored, on whichever engine the app runs:
@@ -186,6 +187,7 @@ interface TestStorage {
 async function openTestStorage(dataDir: string, now: () => Date): Promise<TestStorage> {
   if (ON_POSTGRES) {
     const { database, ready } = await appDatabase();
+    keepPostgresClientErrors();
     // Few connections: tests run one request at a time, and the server's are shared by all.
     const engine = openPostgresEngine(database.url, { max: 4 });
     const close = async () => {

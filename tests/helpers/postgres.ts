@@ -5,6 +5,7 @@
  * `initdb` and `pg_ctl`). PostgreSQL refuses to run as root, so as root the cluster runs as the
  * `postgres` user (`runuser`), which owns the directory.
  */
+import { keepClientTimerErrors } from "../../db/postgres/engine.ts";
 import { join } from "node:path";
 import postgres from "postgres";
 
@@ -211,4 +212,17 @@ export async function settledOrWaiting(
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
   throw new Error("Cannot tell: the work neither settled nor waited for a lock within 10 s");
+}
+
+let clientErrorsKept = false;
+
+/**
+ * Installs, once per test process, what the server's entry point installs on PostgreSQL
+ * (`keepClientTimerErrors`): the client's errors that no caller can catch, when the database
+ * restarts, are logged instead of ending the test run.
+ */
+export function keepPostgresClientErrors(): void {
+  if (clientErrorsKept) return;
+  clientErrorsKept = true;
+  keepClientTimerErrors((line) => console.warn(`(test process) ${line}`));
 }

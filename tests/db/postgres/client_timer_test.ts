@@ -59,3 +59,33 @@ Deno.test("the process goes on after the client's error, and still ends on any o
   assert.notEqual(ended.code, 0, ended.out);
   assert.doesNotMatch(ended.out, /still running/);
 });
+
+Deno.test("a reset read from a socket no one listens to any more does not end the process", async () => {
+  // A real reset: the server side resets the connection; the client has no error listener,
+  // as a connection the postgres client has let go of.
+  const reset = `
+    import("node:net").then((net) => {
+      const server = net.createServer((s) => setTimeout(() => s.resetAndDestroy(), 20));
+      server.listen(0, "127.0.0.1", () => {
+        const client = net.connect({ port: server.address().port, host: "127.0.0.1" });
+        client.on("data", () => {});
+        client.on("close", () => server.close());
+      });
+    });`;
+  const kept = await child(reset);
+  assert.equal(kept.code, 0, kept.out);
+  assert.match(kept.out, /logged: a closed connection was reset by its peer/);
+  assert.match(kept.out, /still running/);
+  // As a promise's rejection too.
+  const rejected = await child(
+    `Promise.reject(Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET", syscall: "read" }));`,
+  );
+  assert.equal(rejected.code, 0, rejected.out);
+  assert.match(rejected.out, /still running/);
+  // Any other reset or failure still ends it.
+  const other = await child(
+    `Promise.reject(Object.assign(new Error("write EPIPE"), { code: "EPIPE", syscall: "write" }));`,
+  );
+  assert.notEqual(other.code, 0, other.out);
+  assert.doesNotMatch(other.out, /still running/);
+});

@@ -139,6 +139,5 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   "POST /api/me/calendar-feed/reset": "resetCalendarFeed",
   "GET /ics/{token}/all.ics": "getCalendarFeed",
   "GET /ics/{token}/projects/{projectId}.ics": "getProjectCalendarFeed",
-  "GET /unsubscribe/{token}": "showUnsubscribe",
   "POST /unsubscribe/{token}": "unsubscribe",
 };

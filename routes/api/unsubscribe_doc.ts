@@ -1,8 +1,8 @@
 /**
- * The unsubscribe link of notification mail (`routes/pages/unsubscribe_page.tsx`) in the
- * OpenAPI document. It is a page for people and a one-click POST for mail providers (RFC
- * 8058), both without a session, answering HTML, so it is served beside the pages and
- * described here.
+ * The one-click unsubscribe of notification mail (RFC 8058, `routes/pages/unsubscribe_page.tsx`)
+ * in the OpenAPI document: the POST a mail provider sends, without a session. It answers HTML
+ * and is served beside the pages, so it is described here. The GET of the same link is a page
+ * for people (a button that sends this POST), not part of the API, like the other pages.
  */
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 
@@ -20,18 +20,14 @@ const page = (description: string) => ({
   content: { "text/html": { schema: { type: "string" as const } } },
 });
 
-/** Adds the unsubscribe link's two methods to `registry`. */
+/** The refusal of a cross-site POST (an `Origin` of another site), as every form's. */
+const crossSite = {
+  description: "`forbidden`: a cross-site request (an `Origin` header of another site)",
+  content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+};
+
+/** Adds the one-click unsubscribe to `registry`. */
 export function registerUnsubscribeDocs(registry: OpenAPIRegistry): void {
-  registry.registerPath({
-    method: "get",
-    path: "/unsubscribe/{token}",
-    tags: ["notifications"],
-    summary: "A page with a button that turns notification mail off (no session)",
-    request: { params },
-    responses: {
-      200: page("The page, the same for any token (it tells nothing about the token)"),
-    },
-  });
   registry.registerPath({
     method: "post",
     path: "/unsubscribe/{token}",
@@ -41,6 +37,9 @@ export function registerUnsubscribeDocs(registry: OpenAPIRegistry): void {
       "(`application/x-www-form-urlencoded`, `List-Unsubscribe=One-Click`) is not read. " +
       "The same answer for an unknown token as for a known one; the link keeps working.",
     request: { params },
-    responses: { 200: page("Done: mail is off if the link was valid") },
+    responses: {
+      200: page("Done: mail is off if the link was valid"),
+      403: crossSite,
+    },
   });
 }

@@ -204,10 +204,11 @@ Deno.test("Downloads, exports, backups and feeds are described in the media type
   assert.deepEqual(Object.keys(feed.content), ["text/calendar"]);
   assert.ok(feed.headers.ETag.required);
   assert.ok(document.paths["/ics/{token}/all.ics"].get.responses["304"]);
-  // The unsubscribe link of notification mail: a page, and a one-click POST (RFC 8058).
+  // The one-click unsubscribe of notification mail (RFC 8058); its GET is a page, not the API.
   const unsubscribe = document.paths["/unsubscribe/{token}"];
-  assert.deepEqual(Object.keys(unsubscribe.get.responses["200"].content), ["text/html"]);
+  assert.deepEqual(Object.keys(unsubscribe), ["post"]);
   assert.deepEqual(Object.keys(unsubscribe.post.responses["200"].content), ["text/html"]);
+  assert.ok(unsubscribe.post.responses["403"]);
   const created = document.paths["/api/projects/{projectId}/board/threads"].post.responses["201"];
   assert.deepEqual(
     Object.keys(created.content["application/json"].schema.properties).sort(),

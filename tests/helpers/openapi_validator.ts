@@ -40,7 +40,7 @@ interface Template {
 
 /** Whether a request path is one the document describes. */
 export function isDocumentedArea(path: string): boolean {
-  return path.startsWith("/api/") || path.startsWith("/ics/") || path.startsWith("/unsubscribe/");
+  return path.startsWith("/api/") || path.startsWith("/ics/");
 }
 
 /** Makes every `#/…` reference absolute against the document, so a fragment compiles alone. */

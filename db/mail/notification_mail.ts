@@ -8,6 +8,12 @@
  * same rows at once waits for the first one's transaction, then finds nothing left to claim.
  */
 import type { Queries } from "../kernel/engine.ts";
+import {
+  COLUMNS,
+  type NotificationRow,
+  type RawNotification,
+  toNotification,
+} from "../projects/notifications.ts";
 import { subjectAlive } from "../kernel/subjects.ts";
 
 /** How a user's notifications are mailed (as `users.email_notifications` holds it). */
@@ -18,49 +24,8 @@ export const IMMEDIATE_KINDS = ["mention", "todo_assigned", "meeting_invited"] a
 
 const IMMEDIATE_LIST = IMMEDIATE_KINDS.map((k) => `'${k}'`).join(", ");
 
-/** A notification the mailer claimed. */
-export interface MailedNotification {
-  id: number;
-  userId: number;
-  kind: string;
-  projectId: number | null;
-  actorId: number | null;
-  subjectType: string;
-  subjectId: number;
-  text: string;
-  createdAt: string;
-}
-
-interface RawMailed {
-  id: number | bigint;
-  user_id: number | bigint;
-  kind: string;
-  project_id: number | bigint | null;
-  actor_id: number | bigint | null;
-  subject_type: string;
-  subject_id: number | bigint;
-  text: string;
-  created_at: string;
-}
-
-const RETURNING = "id, user_id, kind, project_id, actor_id, subject_type, subject_id, text, " +
-  "created_at";
-
-const num = (v: number | bigint | null) => v === null ? null : Number(v);
-
-function toMailed(r: RawMailed): MailedNotification {
-  return {
-    id: Number(r.id),
-    userId: Number(r.user_id),
-    kind: r.kind,
-    projectId: num(r.project_id),
-    actorId: num(r.actor_id),
-    subjectType: r.subject_type,
-    subjectId: Number(r.subject_id),
-    text: r.text,
-    createdAt: r.created_at,
-  };
-}
+/** A notification the mailer claimed (unread: `readAt` is null). */
+export type MailedNotification = NotificationRow;
 
 const byTimeThenId = (a: MailedNotification, b: MailedNotification) =>
   a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.id - b.id;
@@ -94,14 +59,14 @@ export async function claimImmediate(
   userId: number,
   options: { since: string; now: string },
 ): Promise<MailedNotification[]> {
-  const rows = await tx.all<RawMailed>(
+  const rows = await tx.all<RawNotification>(
     `UPDATE notifications SET mailed_at = ?
      WHERE user_id = ? AND mailed_at IS NULL AND read_at IS NULL
        AND kind IN (${IMMEDIATE_LIST}) AND created_at > ? AND created_at <= ?
-     RETURNING ${RETURNING}`,
+     RETURNING ${COLUMNS}`,
     [options.now, userId, options.since, options.now],
   );
-  return rows.map(toMailed).sort(byTimeThenId);
+  return rows.map(toNotification).sort(byTimeThenId);
 }
 
 /**
@@ -116,14 +81,14 @@ export async function claimDigest(
   const except = options.exceptKinds.length === 0
     ? ""
     : `AND kind NOT IN (${options.exceptKinds.map(() => "?").join(", ")})`;
-  const rows = await tx.all<RawMailed>(
+  const rows = await tx.all<RawNotification>(
     `UPDATE notifications SET mailed_at = ?
      WHERE user_id = ? AND mailed_at IS NULL AND read_at IS NULL
        AND created_at > ? AND created_at <= ? ${except}
-     RETURNING ${RETURNING}`,
+     RETURNING ${COLUMNS}`,
     [options.now, userId, options.since, options.now, ...options.exceptKinds],
   );
-  return rows.map(toMailed).sort(byTimeThenId);
+  return rows.map(toNotification).sort(byTimeThenId);
 }
 
 /**

@@ -16,7 +16,7 @@ export interface NotificationRow {
   createdAt: string;
 }
 
-interface RawNotification {
+export interface RawNotification {
   id: number;
   user_id: number;
   kind: string;
@@ -29,10 +29,12 @@ interface RawNotification {
   created_at: string;
 }
 
-const COLUMNS =
+/** The columns `toNotification` reads. */
+export const COLUMNS =
   "id, user_id, kind, project_id, actor_id, subject_type, subject_id, text, read_at, created_at";
 
-function toNotification(r: RawNotification): NotificationRow {
+/** A notification row as read with `COLUMNS`. */
+export function toNotification(r: RawNotification): NotificationRow {
   return {
     id: r.id,
     userId: r.user_id,

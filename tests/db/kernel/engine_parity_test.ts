@@ -103,6 +103,7 @@ const NOT_CALLED: Record<string, string> = {
   "project_archive.showImportedPlan": "SQLite's query plan, for the SQLite tests",
   "project_archive.fileFromRow": "maps a row; no SQL",
   "todos.toItem": "maps a row; no SQL",
+  "notifications.toNotification": "maps a row; no SQL",
   "webhooks.fanOutDeliveries": "rewritten for PostgreSQL's concurrency (issue 18), not ported yet",
   "webhooks.fanOutProjectDeliveries":
     "rewritten for PostgreSQL's concurrency (issue 18), not ported yet",

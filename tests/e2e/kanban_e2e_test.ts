@@ -17,6 +17,28 @@ function shown(page: Page, columnId: number): Promise<number[]> {
 }
 
 /** Waits until a column shows exactly `ids`, in order. */
+/** Writes `n` cards into a column straight to the database; their ids in board order. */
+async function cards(
+  t: Parameters<Parameters<typeof withBrowser>[0]>[0],
+  projectId: number,
+  columnId: number,
+  creatorId: number,
+  n: number,
+): Promise<number[]> {
+  const at = t.clock.now().toISOString();
+  await t.sql.run(
+    `WITH RECURSIVE s(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM s WHERE i + 1 < ?)
+     INSERT INTO todo_items (project_id, column_id, creator_id, title, tags, order_index,
+       created_at, updated_at)
+     SELECT ?, ?, ?, 'Card ' || CAST(i AS text), '[]', i, ?, ? FROM s`,
+    [n, projectId, columnId, creatorId, at, at],
+  );
+  return (await t.sql.all<{ id: number }>(
+    "SELECT id FROM todo_items WHERE column_id = ? ORDER BY order_index",
+    [columnId],
+  )).map((r) => r.id);
+}
+
 async function until(page: Page, columnId: number, ids: number[]): Promise<void> {
   const selector = ids.map((id, i) =>
     `[data-column-items="${columnId}"] > [data-item="${id}"]:nth-child(${i + 1})`
@@ -285,18 +307,7 @@ browserTest(
         "GET",
         `/api/projects/${project.id}/todos/columns`,
       )).json.items as Array<{ id: number }>).map((c) => c.id) as [number, number];
-      const at = t.clock.now().toISOString();
-      await t.sql.run(
-        `WITH RECURSIVE s(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM s WHERE i + 1 < 250)
-         INSERT INTO todo_items (project_id, column_id, creator_id, title, tags, order_index,
-           created_at, updated_at)
-         SELECT ?, ?, ?, 'Card ' || CAST(i AS text), '[]', i, ?, ? FROM s`,
-        [project.id, todo, ann.id, at, at],
-      );
-      const ids = (await t.sql.all<{ id: number }>(
-        "SELECT id FROM todo_items WHERE column_id = ? ORDER BY order_index",
-        [todo],
-      )).map((r) => r.id);
+      const ids = await cards(t, project.id, todo, ann.id, 250);
       const page = await pageAs(browser, t, ann.session);
       const errors: string[] = [];
       page.on("pageerror", (error) => errors.push(error.message));
@@ -333,18 +344,7 @@ browserTest(
         "GET",
         `/api/projects/${project.id}/todos/columns`,
       )).json.items as Array<{ id: number }>).map((c) => c.id) as [number];
-      const at = t.clock.now().toISOString();
-      await t.sql.run(
-        `WITH RECURSIVE s(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM s WHERE i + 1 < 150)
-         INSERT INTO todo_items (project_id, column_id, creator_id, title, tags, order_index,
-           created_at, updated_at)
-         SELECT ?, ?, ?, 'Card ' || CAST(i AS text), '[]', i, ?, ? FROM s`,
-        [project.id, todo, ann.id, at, at],
-      );
-      const ids = (await t.sql.all<{ id: number }>(
-        "SELECT id FROM todo_items WHERE column_id = ? ORDER BY order_index",
-        [todo],
-      )).map((r) => r.id);
+      const ids = await cards(t, project.id, todo, ann.id, 150);
       const page = await pageAs(browser, t, ann.session);
       const errors: string[] = [];
       page.on("pageerror", (error) => errors.push(error.message));

@@ -20,6 +20,8 @@ export interface UserRow {
   emailNotifications: EmailNotifications;
   /** The hour (0–23, in the user's zone) the daily digest goes. */
   digestHour: number;
+  /** Whether the owner has shown they read this address's mail (or an invitation made it). */
+  emailVerified: boolean;
   createdAt: string;
   updatedAt: string;
 }
@@ -39,12 +41,13 @@ interface RawUser {
   time_zone: string | null;
   email_notifications: EmailNotifications;
   digest_hour: number | bigint;
+  email_verified: number | bigint;
   created_at: string;
   updated_at: string;
 }
 
 const COLUMNS = "id, email, display_name, password_hash, role, status, theme, locale, time_zone, " +
-  "email_notifications, digest_hour, created_at, updated_at";
+  "email_notifications, digest_hour, email_verified, created_at, updated_at";
 
 function toUser(r: RawUser): UserRow {
   return {
@@ -59,6 +62,7 @@ function toUser(r: RawUser): UserRow {
     timeZone: r.time_zone,
     emailNotifications: r.email_notifications,
     digestHour: Number(r.digest_hour),
+    emailVerified: Number(r.email_verified) === 1,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   };
@@ -79,12 +83,23 @@ export async function countActiveAdmins(q: Queries): Promise<number> {
 /** Inserts a user; returns null when the email is taken. */
 export async function insertUser(
   q: Queries,
-  u: Pick<UserRow, "email" | "displayName" | "passwordHash" | "role" | "createdAt">,
+  u:
+    & Pick<UserRow, "email" | "displayName" | "passwordHash" | "role" | "createdAt">
+    & { emailVerified?: boolean },
 ): Promise<UserRow | null> {
   const row = (await q.get(
-    `INSERT INTO users (email, display_name, password_hash, role, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (email) DO NOTHING RETURNING ${COLUMNS}`,
-    [u.email, u.displayName, u.passwordHash, u.role, u.createdAt, u.createdAt],
+    `INSERT INTO users (email, display_name, password_hash, role, email_verified, created_at,
+       updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (email) DO NOTHING RETURNING ${COLUMNS}`,
+    [
+      u.email,
+      u.displayName,
+      u.passwordHash,
+      u.role,
+      u.emailVerified ? 1 : 0,
+      u.createdAt,
+      u.createdAt,
+    ],
   )) as
     | RawUser
     | undefined;

@@ -39,6 +39,8 @@ export interface PublicUser {
   emailNotifications: EmailNotifications;
   /** The hour (0–23) of the daily digest, in `timeZone`. */
   digestHour: number;
+  /** Whether the owner has shown they read this address's mail (or an invitation made it). */
+  emailVerified: boolean;
   createdAt: string;
 }
 
@@ -61,6 +63,7 @@ export function publicUser(u: UserRow): PublicUser {
     timeZone: u.timeZone ?? DEFAULT_TIME_ZONE,
     emailNotifications: u.emailNotifications,
     digestHour: u.digestHour,
+    emailVerified: u.emailVerified,
     createdAt: u.createdAt,
   };
 }

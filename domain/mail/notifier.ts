@@ -15,7 +15,7 @@
  * the two), and asks for another tick when it met its bound. What the recipient can no longer
  * see (a project they left, a deleted item) is marked dealt with and never mailed.
  */
-import { createHash, timingSafeEqual } from "node:crypto";
+import { lookupHash, newLinkToken, sameHash } from "../accounts/link_tokens.ts";
 import type { Engine, Queries } from "../../db/kernel/engine.ts";
 import {
   claimDigest,
@@ -45,18 +45,6 @@ import {
   threadId,
 } from "./notification_templates.ts";
 import type { MailDetails } from "../../db/mail/notification_mail.ts";
-
-/** The stored form of an unsubscribe token: its SHA-256, hex. */
-function tokenHash(token: string): string {
-  return createHash("sha256").update(token).digest("hex");
-}
-
-/** A new unsubscribe token: 32 random bytes, base64url. */
-function newToken(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(32));
-  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_")
-    .replace(/=+$/, "");
-}
 
 /** The first instant after `now` when the clock in `zone` shows `hour`:00. */
 export function nextDigestAt(now: Date, hour: number, zone: string): string {
@@ -107,8 +95,8 @@ export function createNotifier(deps: NotifierDeps) {
     compose: (links: { baseUrl: string; unsubscribeUrl: string }) => ComposedMail,
     now: Date,
   ): Promise<void> {
-    const token = newToken();
-    await insertUnsubscribeToken(tx, tokenHash(token), recipient.id, now.toISOString());
+    const { token, hash } = newLinkToken();
+    await insertUnsubscribeToken(tx, hash, recipient.id, now.toISOString());
     const unsubscribeUrl = `${baseUrl}/unsubscribe/${token}`;
     const mail = compose({ baseUrl, unsubscribeUrl });
     const headers: Record<string, string> = {
@@ -244,13 +232,10 @@ export function createNotifier(deps: NotifierDeps) {
      * alike, so the answer tells nothing about the token.
      */
     async unsubscribe(token: string): Promise<boolean> {
-      if (token.length === 0 || token.length > 100) return false;
-      const hash = tokenHash(token);
+      const hash = lookupHash(token);
+      if (hash === null) return false;
       const found = await findUnsubscribeToken(db, hash);
-      if (!found) return false;
-      const a = new TextEncoder().encode(found.tokenHash);
-      const b = new TextEncoder().encode(hash);
-      if (a.length !== b.length || !timingSafeEqual(a, b)) return false;
+      if (!found || !sameHash(found.tokenHash, hash)) return false;
       await db.transaction((tx) => turnMailOff(tx, found.userId, clock.now().toISOString()));
       return true;
     },

@@ -40,6 +40,10 @@ export const UserSchema = z.object({
   }),
   emailNotifications: EmailNotificationsSchema,
   digestHour: DigestHourSchema,
+  emailVerified: z.boolean().openapi({
+    description: "Whether the owner has shown they read this address's mail (accepted an " +
+      "invitation, reset the password through a mailed link or opened a verification link)",
+  }),
   createdAt: TimestampOut,
 }).openapi("User");
 

@@ -10,6 +10,7 @@ const USER_KEYS = [
   "displayName",
   "email",
   "emailNotifications",
+  "emailVerified",
   "id",
   "locale",
   "role",

@@ -24,6 +24,7 @@ const USER_KEYS = [
   "displayName",
   "email",
   "emailNotifications",
+  "emailVerified",
   "id",
   "locale",
   "role",

@@ -1,0 +1,10 @@
+-- PostgreSQL: the change of ../030_email_verified.sql for this engine (same version, same column;
+-- SQLite INTEGER is bigint here).
+--
+-- Verified email addresses. An address counts as verified once its owner has shown they read
+-- its mail (accepting an invitation mailed to it, a password reset through a mailed link, or a
+-- verification link) or an invitation made the account for it. Accounts that exist before this
+-- change have proved nothing: 0. Single sign-on links an account to a provider's identity by
+-- email only when the address is verified.
+ALTER TABLE users ADD COLUMN email_verified bigint NOT NULL DEFAULT 0
+  CHECK (email_verified IN (0, 1));

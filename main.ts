@@ -167,6 +167,8 @@ const app = createApp({
   // Webhook attempts (lookups, TLS, HTTP, signing) run on a thread of their own, so a burst
   // of deliveries does not take turns with the requests (bench/README.md, webhooks).
   webhooks: { poster: (options) => new WorkerPoster(options) },
+  // Likewise mail: building and writing each mail stays off the requests' thread.
+  mail: { inWorker: true },
 });
 // On PostgreSQL this instance holds a number of its own while it runs, which marks what it
 // takes (webhook deliveries, imports): when it stops, however it stops, others take them over.

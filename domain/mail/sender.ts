@@ -12,9 +12,6 @@
  * leaves its claims to the others at once (its presence is gone). On SQLite one process owns
  * the database, and the claims left by the previous run are let go at start.
  */
-import net from "node:net";
-// @ts-types="@types/nodemailer"
-import nodemailer from "nodemailer";
 import type { Engine } from "../../db/kernel/engine.ts";
 import {
   claimDueMails,
@@ -27,6 +24,9 @@ import type { SmtpConfig } from "../config.ts";
 import type { Clock } from "../kernel/clock.ts";
 import type { Presence } from "../kernel/presence.ts";
 import { headerValue } from "./address.ts";
+import { type MailTransport, smtpTransport, WorkerTransport } from "./smtp_transport.ts";
+
+export type { Envelope, MailTransport } from "./smtp_transport.ts";
 
 /** The waits before the 2nd to 7th attempts; a failure after the last is final. */
 export const RETRY_DELAYS_MS = [
@@ -39,23 +39,6 @@ export const RETRY_DELAYS_MS = [
 ];
 /** How long a claimed batch stays away from the other instances (PostgreSQL). */
 export const CLAIM_LEASE_MS = 10 * 60_000;
-
-/** One mail as handed to the transport. */
-export interface Envelope {
-  from: string;
-  to: string;
-  subject: string;
-  text: string;
-  html: string;
-  messageId: string;
-  headers: Record<string, string>;
-}
-
-/** Sends one mail; rejects with the SMTP answer's code (`responseCode`) when there is one. */
-export interface MailTransport {
-  send(mail: Envelope): Promise<void>;
-  close(): void;
-}
 
 /** Tuning of the sender (the defaults are the production values). */
 export interface MailSenderOptions {
@@ -76,6 +59,11 @@ export interface MailSenderOptions {
   ca?: string;
   /** Reports an unexpected error of the loop (default: standard error). */
   onError?: (error: unknown) => void;
+  /**
+   * Sends over SMTP from a worker thread of its own (the server: the mails' JavaScript stays
+   * off the thread that answers requests) rather than this one (default false).
+   */
+  inWorker?: boolean;
   /** Makes the transport (default: nodemailer's pooled SMTP transport for `smtp`). */
   transport?: (smtp: SmtpConfig) => MailTransport;
 }
@@ -93,86 +81,6 @@ export interface MailSenderDeps {
    * `more` asks for another tick soon.
    */
   compose?: () => Promise<{ more: boolean }>;
-}
-
-/**
- * A TCP connection to the SMTP server with Nagle's algorithm off (`setNoDelay`), handed to
- * nodemailer (its `getSocket`), which upgrades it to TLS where it must. nodemailer's own
- * connection leaves Nagle on, and then each of its small commands waits for the server's
- * delayed acknowledgement: 48 ms a mail to a server on loopback, 5 ms with it off
- * (bench/mail_bench.ts). When this connection fails or times out, nothing is handed over and
- * nodemailer connects itself, so a server that is down fails the attempt as before, with
- * nodemailer's own error (its pool takes a failed `getSocket` for a connection still to come).
- */
-function connectWithoutDelay(
-  smtp: SmtpConfig,
-  timeoutMs: number,
-  callback: (error: Error | null, socket?: { connection: net.Socket }) => void,
-): void {
-  let settled = false;
-  const settle = (socket: net.Socket | null) => {
-    if (settled) return;
-    settled = true;
-    clearTimeout(timer);
-    if (socket) {
-      socket.removeListener("error", failed);
-      callback(null, { connection: socket });
-    } else callback(null);
-  };
-  const failed = () => settle(null);
-  const socket = net.connect({ host: smtp.host, port: smtp.port });
-  const timer = setTimeout(() => {
-    socket.destroy();
-    settle(null);
-  }, timeoutMs);
-  socket.once("error", failed);
-  socket.once("connect", () => {
-    socket.setNoDelay(true);
-    socket.setKeepAlive(true);
-    settle(socket);
-  });
-}
-
-/** nodemailer's pooled SMTP transport: `connections` connections, kept open between mails. */
-export function smtpTransport(
-  smtp: SmtpConfig,
-  options: Pick<
-    MailSenderOptions,
-    "connections" | "connectionTimeoutMs" | "greetingTimeoutMs" | "socketTimeoutMs" | "ca"
-  > = {},
-): MailTransport {
-  const connectionTimeoutMs = options.connectionTimeoutMs ?? 10_000;
-  const transporter = nodemailer.createTransport({
-    getSocket: (_options, callback) => connectWithoutDelay(smtp, connectionTimeoutMs, callback),
-    pool: true,
-    maxConnections: options.connections ?? 1,
-    host: smtp.host,
-    port: smtp.port,
-    secure: smtp.secure,
-    requireTLS: smtp.requireTls,
-    ...(smtp.user !== null ? { auth: { user: smtp.user, pass: smtp.password ?? "" } } : {}),
-    connectionTimeout: connectionTimeoutMs,
-    greetingTimeout: options.greetingTimeoutMs ?? 10_000,
-    socketTimeout: options.socketTimeoutMs ?? 30_000,
-    ...(options.ca !== undefined ? { tls: { ca: options.ca } } : {}),
-    disableFileAccess: true,
-    disableUrlAccess: true,
-  });
-  return {
-    async send(mail) {
-      await transporter.sendMail({
-        from: mail.from,
-        to: mail.to,
-        subject: mail.subject,
-        text: mail.text,
-        html: mail.html,
-        messageId: mail.messageId,
-        textEncoding: "base64",
-        headers: { ...mail.headers, "Auto-Submitted": "auto-generated" },
-      });
-    },
-    close: () => transporter.close(),
-  };
 }
 
 /** What an attempt's failure means: retry later, or give up. */
@@ -196,7 +104,7 @@ export class MailSender {
   readonly #smtp: SmtpConfig | null;
   readonly #from: string | null;
   readonly #compose: (() => Promise<{ more: boolean }>) | null;
-  readonly #options: Required<Omit<MailSenderOptions, "transport" | "ca">>;
+  readonly #options: Required<Omit<MailSenderOptions, "transport" | "ca" | "inWorker">>;
   readonly #makeTransport: (smtp: SmtpConfig) => MailTransport;
   #transport: MailTransport | null = null;
   #tick: Promise<number> | null = null;
@@ -216,7 +124,7 @@ export class MailSender {
     this.#smtp = deps.smtp;
     this.#from = deps.from;
     this.#compose = deps.compose ?? null;
-    const { transport, ca, ...rest } = options;
+    const { transport, ca, inWorker, ...rest } = options;
     this.#options = {
       batch: 40,
       connections: 4,
@@ -227,14 +135,16 @@ export class MailSender {
       onError: (error) => console.error("error: mail sender:", error),
       ...rest,
     };
-    this.#makeTransport = transport ?? ((smtp) =>
-      smtpTransport(smtp, {
-        connections: this.#options.connections,
-        connectionTimeoutMs: this.#options.connectionTimeoutMs,
-        greetingTimeoutMs: this.#options.greetingTimeoutMs,
-        socketTimeoutMs: this.#options.socketTimeoutMs,
-        ...(ca !== undefined ? { ca } : {}),
-      }));
+    const smtpOptions = {
+      connections: this.#options.connections,
+      connectionTimeoutMs: this.#options.connectionTimeoutMs,
+      greetingTimeoutMs: this.#options.greetingTimeoutMs,
+      socketTimeoutMs: this.#options.socketTimeoutMs,
+      ...(ca !== undefined ? { ca } : {}),
+    };
+    this.#makeTransport = transport ??
+      ((smtp) =>
+        inWorker ? new WorkerTransport(smtp, smtpOptions) : smtpTransport(smtp, smtpOptions));
   }
 
   /** Whether mail is sent at all (`SMTP_URL` set). */
@@ -246,6 +156,7 @@ export class MailSender {
   start(): void {
     if (!this.enabled || this.#started || this.#stopping) return;
     this.#started = true;
+    this.#transport ??= this.#makeTransport(this.#smtp!);
     this.#poll = setInterval(() => this.#wakeSoon(), this.#options.pollMs);
     this.#wakeSoon();
   }

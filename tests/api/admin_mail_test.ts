@@ -7,7 +7,8 @@
 import assert from "node:assert/strict";
 import { claimDueMails, findMail } from "../../db/mail/outbox.ts";
 import { queueMail } from "../../domain/mail/outbox.ts";
-import { MailSender, RETRY_DELAYS_MS, smtpTransport } from "../../domain/mail/sender.ts";
+import { MailSender, RETRY_DELAYS_MS } from "../../domain/mail/sender.ts";
+import { smtpTransport } from "../../domain/mail/smtp_transport.ts";
 import { type TestApp, testApp } from "../helpers/app.ts";
 import { api, expectError, expectJson, signUp } from "../helpers/api.ts";
 import { freePort, startSmtp, type TestSmtp, tlsCertificate } from "../helpers/smtp.ts";
@@ -495,6 +496,45 @@ Deno.test("two senders on one outbox (two instances) send each mail once", async
     const to = smtp.received.map((r) => r.rcptTo[0]).sort();
     assert.equal(to.length, 12);
     assert.equal(new Set(to).size, 12, "no mail sent twice");
+  } finally {
+    await t.close();
+    await smtp.close();
+  }
+});
+
+Deno.test("on its worker thread (as the server runs it) the sender sends, retries a 4xx, fails a 5xx with its reason, and stops", async () => {
+  const smtp = await startSmtp();
+  const t = await testApp({
+    env: { BASE_URL, SMTP_URL: smtp.url },
+    mail: {
+      inWorker: true,
+      connectionTimeoutMs: 2_000,
+      greetingTimeoutMs: 2_000,
+      socketTimeoutMs: 5_000,
+    },
+  });
+  try {
+    const admin = await signUp(t, "root@example.com");
+    const sender = t.app.services.mailSender;
+    const sent = await queueTest(t, admin.cookie);
+    assert.equal(await sender.runOnce(), 1);
+    assert.equal((await findMail(t.engine, sent))!.status, "sent");
+    assert.equal(smtp.received.length, 1);
+    assert.equal(smtp.received[0]!.parsed.messageId, (await findMail(t.engine, sent))!.messageId);
+
+    smtp.refuse = () => ({ code: 451, message: "Greylisted, come back later" });
+    const retried = await queueTest(t, admin.cookie);
+    assert.equal(await sender.runOnce(), 1);
+    const pending = (await findMail(t.engine, retried))!;
+    assert.equal(pending.status, "pending");
+    assert.match(pending.lastError ?? "", /451.*Greylisted/);
+
+    smtp.refuse = () => ({ code: 550, message: "No such mailbox here" });
+    t.clock.advance(60_000);
+    assert.equal(await sender.runOnce(), 1);
+    const failed = (await findMail(t.engine, retried))!;
+    assert.equal(failed.status, "failed", "the 5xx code crossed from the worker");
+    assert.match(failed.lastError ?? "", /550.*No such mailbox here/);
   } finally {
     await t.close();
     await smtp.close();

@@ -1,18 +1,19 @@
-/** The mail outbox's table (migrations 025): queued mail, its claims and its outcomes. */
+/**
+ * The mail outbox (migrations 026 and 033): queued mail, its claims and its outcomes, and the
+ * contents of each mail still to be sent (`mail_bodies`, deleted at its last attempt).
+ */
+import { dialect } from "../kernel/dialect.ts";
 import type { Queries } from "../kernel/engine.ts";
 import { ownerGone } from "../kernel/presence.ts";
 
 export type MailStatus = "pending" | "sent" | "failed";
 
-/** A stored mail. */
+/** A stored mail (what the outbox's log shows of it). */
 export interface MailRow {
   id: number;
   to: string;
   kind: string;
   subject: string;
-  text: string;
-  html: string;
-  headers: Record<string, string>;
   messageId: string;
   status: MailStatus;
   attempts: number;
@@ -22,14 +23,31 @@ export interface MailRow {
   sentAt: string | null;
 }
 
+/** A mail claimed for an attempt: its row and its contents. */
+export interface MailToSend extends MailRow {
+  text: string;
+  html: string;
+  headers: Record<string, string>;
+}
+
+/** What is queued. */
+export type MailDraftRow = Pick<
+  MailToSend,
+  "to" | "kind" | "subject" | "text" | "html" | "headers" | "messageId"
+>;
+
+interface RawBody {
+  mail_id: number | bigint;
+  text_body: string;
+  html_body: string;
+  headers: string;
+}
+
 interface RawMail {
   id: number | bigint;
   to_address: string;
   kind: string;
   subject: string;
-  text_body: string;
-  html_body: string;
-  headers: string;
   message_id: string;
   status: MailStatus;
   attempts: number | bigint;
@@ -39,8 +57,8 @@ interface RawMail {
   sent_at: string | null;
 }
 
-const COLUMNS = `id, to_address, kind, subject, text_body, html_body, headers, message_id, status,
-  attempts, next_attempt_at, last_error, created_at, sent_at`;
+const COLUMNS = `id, to_address, kind, subject, message_id, status, attempts, next_attempt_at,
+  last_error, created_at, sent_at`;
 
 function toMail(r: RawMail): MailRow {
   return {
@@ -48,9 +66,6 @@ function toMail(r: RawMail): MailRow {
     to: r.to_address,
     kind: r.kind,
     subject: r.subject,
-    text: r.text_body,
-    html: r.html_body,
-    headers: JSON.parse(r.headers) as Record<string, string>,
     messageId: r.message_id,
     status: r.status,
     attempts: Number(r.attempts),
@@ -61,30 +76,28 @@ function toMail(r: RawMail): MailRow {
   };
 }
 
-/** Queues a mail, due at `createdAt`; returns its id. */
+/** Queues a mail, due at `createdAt`; returns its id. Call inside a transaction (two rows). */
 export async function insertMail(
   q: Queries,
-  mail: Pick<MailRow, "to" | "kind" | "subject" | "text" | "html" | "headers" | "messageId"> & {
-    createdAt: string;
-  },
+  mail: MailDraftRow & { createdAt: string },
 ): Promise<number> {
   const row = await q.get<{ id: number | bigint }>(
-    `INSERT INTO mail_outbox (to_address, kind, subject, text_body, html_body, headers,
-       message_id, status, attempts, next_attempt_at, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?) RETURNING id`,
+    `INSERT INTO mail_outbox (to_address, kind, subject, message_id, status, attempts,
+       next_attempt_at, created_at)
+     VALUES (?, ?, ?, ?, 'pending', 0, ?, ?) RETURNING id`,
+    [mail.to, mail.kind, mail.subject, mail.messageId, mail.createdAt, mail.createdAt],
+  );
+  const id = Number(row!.id);
+  await q.run(
+    "INSERT INTO mail_bodies (mail_id, text_body, html_body, headers) VALUES (?, ?, ?, ?)",
     [
-      mail.to,
-      mail.kind,
-      mail.subject,
+      id,
       mail.text,
       mail.html,
       JSON.stringify(mail.headers),
-      mail.messageId,
-      mail.createdAt,
-      mail.createdAt,
     ],
   );
-  return Number(row!.id);
+  return id;
 }
 
 /**
@@ -97,7 +110,7 @@ export async function insertMail(
 export async function claimDueMails(
   tx: Queries,
   options: { now: string; limit: number; leaseUntil: string; owner: number | null },
-): Promise<MailRow[]> {
+): Promise<MailToSend[]> {
   const free = tx.kind === "postgres"
     ? `(claimed_until IS NULL OR claimed_until <= ? OR ${ownerGone("claimed_by")})`
     : "(claimed_until IS NULL OR claimed_until <= ?)";
@@ -119,7 +132,23 @@ export async function claimDueMails(
        WHERE id IN (${chosen}) RETURNING ${COLUMNS}`,
       params,
     );
-  return rows.map(toMail).sort((a, b) =>
+  if (rows.length === 0) return [];
+  const bodies = new Map(
+    (await tx.all<RawBody>(
+      `SELECT mail_id, text_body, html_body, headers FROM mail_bodies
+       WHERE mail_id IN (${dialect(tx).intsOf("?")})`,
+      [JSON.stringify(rows.map((r) => Number(r.id)))],
+    )).map((b) => [Number(b.mail_id), b]),
+  );
+  return rows.map((r): MailToSend => {
+    const body = bodies.get(Number(r.id));
+    return {
+      ...toMail(r),
+      text: body?.text_body ?? "",
+      html: body?.html_body ?? "",
+      headers: body ? JSON.parse(body.headers) as Record<string, string> : {},
+    };
+  }).sort((a, b) =>
     a.nextAttemptAt! < b.nextAttemptAt! ? -1 : a.nextAttemptAt! > b.nextAttemptAt! ? 1 : a.id - b.id
   );
 }
@@ -141,7 +170,10 @@ export async function releaseMails(q: Queries, ids: number[]): Promise<void> {
   );
 }
 
-/** Records an attempt's outcome and ends the claim (nothing when the mail is no longer pending). */
+/**
+ * Records an attempt's outcome and ends the claim (nothing when the mail is no longer pending);
+ * at the last attempt (sent, or failed for good) the mail's contents go.
+ */
 export async function finishMail(
   q: Queries,
   id: number,
@@ -166,6 +198,7 @@ export async function finishMail(
       id,
     ],
   );
+  if (outcome.status !== "pending") await q.run("DELETE FROM mail_bodies WHERE mail_id = ?", [id]);
 }
 
 /** A page of mails, newest first, and how many there are. */

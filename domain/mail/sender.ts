@@ -16,7 +16,7 @@ import type { Engine } from "../../db/kernel/engine.ts";
 import {
   claimDueMails,
   finishMail,
-  type MailRow,
+  type MailToSend,
   releaseClaims,
   releaseMails,
 } from "../../db/mail/outbox.ts";
@@ -237,7 +237,7 @@ export class MailSender {
     return attempted;
   }
 
-  async #attempt(mail: MailRow): Promise<void> {
+  async #attempt(mail: MailToSend): Promise<void> {
     this.#transport ??= this.#makeTransport(this.#smtp!);
     const attempts = mail.attempts + 1;
     try {
@@ -256,7 +256,7 @@ export class MailSender {
       const { permanent, reason } = classifyFailure(error);
       const delay = RETRY_DELAYS_MS[attempts - 1];
       const final = permanent || delay === undefined;
-      await finishMail(this.#db, mail.id, {
+      await this.#finish(mail.id, {
         status: final ? "failed" : "pending",
         attempts,
         lastError: reason,
@@ -266,13 +266,18 @@ export class MailSender {
       return;
     }
     const at = this.#clock.now().toISOString();
-    await finishMail(this.#db, mail.id, {
+    await this.#finish(mail.id, {
       status: "sent",
       attempts,
       lastError: null,
       nextAttemptAt: null,
       sentAt: at,
     });
+  }
+
+  /** Writes an attempt's outcome (and, at the last attempt, drops the contents) at once. */
+  #finish(id: number, outcome: Parameters<typeof finishMail>[2]): Promise<void> {
+    return this.#db.transaction((tx) => finishMail(tx, id, outcome));
   }
 
   /**

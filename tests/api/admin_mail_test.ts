@@ -28,6 +28,14 @@ async function queueTest(t: TestApp, cookie: string, to = "ada@example.org"): Pr
   return expectJson(res, 202).id;
 }
 
+/** How many stored contents mail `id` has (1 until its last attempt, then 0). */
+async function bodies(t: TestApp, id: number): Promise<number> {
+  const row = await t.engine.read((q) =>
+    q.get<{ n: number | bigint }>("SELECT count(*) AS n FROM mail_bodies WHERE mail_id = ?", [id])
+  );
+  return Number(row!.n);
+}
+
 async function outbox(t: TestApp, cookie: string) {
   return expectJson(await api(t, "GET", "/api/admin/mail", { cookie }), 200);
 }
@@ -521,6 +529,7 @@ Deno.test("on its worker thread (as the server runs it) the sender sends, retrie
     assert.equal((await findMail(t.engine, sent))!.status, "sent");
     assert.equal(smtp.received.length, 1);
     assert.equal(smtp.received[0]!.parsed.messageId, (await findMail(t.engine, sent))!.messageId);
+    assert.equal(await bodies(t, sent), 0, "a sent mail's contents are gone");
 
     smtp.refuse = () => ({ code: 451, message: "Greylisted, come back later" });
     const retried = await queueTest(t, admin.cookie);
@@ -528,6 +537,7 @@ Deno.test("on its worker thread (as the server runs it) the sender sends, retrie
     const pending = (await findMail(t.engine, retried))!;
     assert.equal(pending.status, "pending");
     assert.match(pending.lastError ?? "", /451.*Greylisted/);
+    assert.equal(await bodies(t, retried), 1, "a mail to retry keeps its contents");
 
     smtp.refuse = () => ({ code: 550, message: "No such mailbox here" });
     t.clock.advance(60_000);
@@ -535,6 +545,7 @@ Deno.test("on its worker thread (as the server runs it) the sender sends, retrie
     const failed = (await findMail(t.engine, retried))!;
     assert.equal(failed.status, "failed", "the 5xx code crossed from the worker");
     assert.match(failed.lastError ?? "", /550.*No such mailbox here/);
+    assert.equal(await bodies(t, retried), 0, "a mail failed for good keeps no contents");
   } finally {
     await t.close();
     await smtp.close();

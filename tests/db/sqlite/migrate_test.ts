@@ -154,6 +154,7 @@ Deno.test("the server's own migrations are numbered from 001 with their fixed me
     "028_notification_mail.sql",
     "029_search_typed.sql",
     "030_email_verified.sql",
+    "033_mail_bodies.sql",
   ]);
 });
 
@@ -332,6 +333,50 @@ Deno.test("018 lets a user's theme be `system`, keeping every user's theme and t
         updated_at) VALUES (3, 'c@example.com', 'C', 'x', '${at}', '${at}')`);
     newUser();
     assert.deepEqual(rows("SELECT theme FROM users WHERE id = 3"), [{ theme: "dark" }]);
+    assert.deepEqual(rows("PRAGMA foreign_key_check"), []);
+    await db.close();
+  });
+});
+
+Deno.test("033 moves the contents of pending mail to mail_bodies and lets the sent and failed mails' go", async () => {
+  await withDir({}, async (dir, path) => {
+    for (const file of readMigrations(MIGRATIONS_DIR).filter((f) => f.version < 33)) {
+      await Deno.copyFile(join(MIGRATIONS_DIR, file.fileName), join(dir, file.fileName));
+    }
+    const db = openDatabase(path);
+    migrate(db, dir, now);
+    const at = "2026-01-01T00:00:00.000Z";
+    db.sql.exec(`
+      INSERT INTO mail_outbox (id, to_address, kind, subject, text_body, html_body, headers,
+        message_id, status, attempts, next_attempt_at, created_at, sent_at) VALUES
+        (1, 'a@example.com', 'test', 'Sent', 'sent text', '<p>sent</p>', '{}', '<1@h>', 'sent', 1,
+          NULL, '${at}', '${at}'),
+        (2, 'b@example.com', 'test', 'Waiting', 'waiting text', '<p>waiting</p>',
+          '{"List-Id":"<p.h>"}', '<2@h>', 'pending', 2, '${at}', '${at}', NULL),
+        (3, 'c@example.com', 'test', 'Failed', 'failed text', '<p>failed</p>', '{}', '<3@h>',
+          'failed', 1, NULL, '${at}', NULL);
+    `);
+    const file = readMigrations(MIGRATIONS_DIR).find((f) => f.version === 33)!;
+    await Deno.copyFile(join(MIGRATIONS_DIR, file.fileName), join(dir, file.fileName));
+    assert.deepEqual(migrate(db, dir, now), [33]);
+    const rows = (sql: string) => db.sql.prepare(sql).all().map((r) => ({ ...r }));
+    assert.deepEqual(rows("SELECT * FROM mail_bodies"), [
+      {
+        mail_id: 2,
+        text_body: "waiting text",
+        html_body: "<p>waiting</p>",
+        headers: '{"List-Id":"<p.h>"}',
+      },
+    ]);
+    assert.deepEqual(rows("SELECT id, subject, status, message_id FROM mail_outbox ORDER BY id"), [
+      { id: 1, subject: "Sent", status: "sent", message_id: "<1@h>" },
+      { id: 2, subject: "Waiting", status: "pending", message_id: "<2@h>" },
+      { id: 3, subject: "Failed", status: "failed", message_id: "<3@h>" },
+    ]);
+    const columns = rows("SELECT name FROM pragma_table_info('mail_outbox')").map((r) => r.name);
+    assert.equal(columns.includes("text_body"), false);
+    db.sql.exec("DELETE FROM mail_outbox WHERE id = 2");
+    assert.deepEqual(rows("SELECT * FROM mail_bodies"), [], "contents go with their mail");
     assert.deepEqual(rows("PRAGMA foreign_key_check"), []);
     await db.close();
   });

@@ -182,6 +182,14 @@ export function createAccounts(deps: AccountDeps) {
       return { user: publicUser(user), cookie: await deps.sessions.issue(user.id) };
     },
 
+    /**
+     * Whether registering works now: `open` on an empty server (its first account), else
+     * `REGISTRATION` (the register page says why it does not).
+     */
+    async registration(): Promise<RegistrationMode> {
+      return (await countUsers(db)) === 0 ? "open" : policy.mode;
+    },
+
     /** Checks credentials (throttled before any hashing) and starts a new session. */
     async login(input: { email: string; password: string }, address: string): Promise<LoggedIn> {
       const email = normaliseEmail(input.email);

@@ -64,6 +64,8 @@ export interface InvitationView {
   projectName: string | null;
   invitedByName: string;
   role: InvitationRole;
+  /** The project; null for an invitation to the server. */
+  projectId: number | null;
   expiresAt: string;
 }
 
@@ -423,6 +425,7 @@ export function createInvitations(deps: InvitationDeps) {
         projectName: row.projectName,
         invitedByName: row.invitedByName,
         role: row.role,
+        projectId: row.projectId,
         expiresAt: row.expiresAt,
       };
     },

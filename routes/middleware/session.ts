@@ -51,9 +51,9 @@ export function requireApiSession(): MiddlewareHandler<AppEnv> {
 }
 
 /** Sends a visitor without a session to `/login?next=<path>` (302), except on `open` pages. */
-export function requireLogin(open: Set<string>): MiddlewareHandler<AppEnv> {
+export function requireLogin(open: (path: string) => boolean): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    if (c.get("session") || open.has(c.req.path)) return await next();
+    if (c.get("session") || open(c.req.path)) return await next();
     const url = new URL(c.req.url);
     return c.redirect(`/login?next=${encodeURIComponent(url.pathname + url.search)}`, 302);
   };

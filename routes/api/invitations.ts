@@ -85,7 +85,8 @@ const ProjectParam = z.object({ projectId: Id });
 const ProjectInvitationParam = z.object({ projectId: Id, id: Id });
 const InvitationParam = z.object({ id: Id });
 const TokenParam = z.object({
-  token: z.string().max(200).openapi({ description: "The token from the invitation link" }),
+  // Any length: a token no link carries is the same 404 as an unknown one.
+  token: z.string().openapi({ description: "The token from the invitation link" }),
 });
 
 const LIST_NOTE = "newest first (page object)";

@@ -134,6 +134,18 @@ function codesOf(text: string | undefined): string[] | null {
   return match ? [...match[1]!.matchAll(/`([a-z_]+)`/g)].map((m) => m[1]!) : null;
 }
 
+/** The error schemas of routes' own code lists (`codesText`), by name, as they are met. */
+const codeSchemas = new Map<string, string[]>();
+
+/** The name of the error schema of `codes` (`AlreadyMemberError`, `ForbiddenOr…Error`). */
+function codesSchema(codes: string[]): string {
+  const pascal = (code: string) =>
+    code.split("_").map((w) => w[0]!.toUpperCase() + w.slice(1)).join("");
+  const name = `${codes.map(pascal).join("Or")}Error`;
+  codeSchemas.set(name, codes);
+  return name;
+}
+
 /** A JSON Schema for the error body with `code` (or one of `code`). */
 function errorSchema(code: string | string[]) {
   return {
@@ -196,7 +208,7 @@ export function withErrors<T extends { paths?: unknown; components?: unknown }>(
           ...(HEADERS[status] ? { headers: HEADERS[status] } : {}),
           content: {
             "application/json": {
-              schema: own ? { $ref: `#/components/schemas/${schema}` } : errorSchema(codes!),
+              schema: { $ref: `#/components/schemas/${own ? schema : codesSchema(codes!)}` },
             },
           },
         };
@@ -232,6 +244,9 @@ export function withErrors<T extends { paths?: unknown; components?: unknown }>(
   };
   for (const kind of Object.values(ERROR_KINDS)) schemas[kind.schema] = errorSchema(kind.code);
   schemas[TOO_MANY_SCHEMA] = errorSchema(["validation", "too_many"]);
+  for (const [name, codes] of codeSchemas) {
+    schemas[name] = errorSchema(codes.length === 1 ? codes[0]! : codes);
+  }
   return {
     ...document,
     components: {

@@ -52,7 +52,8 @@ function InvitePage(props: { ctx: PageCtx; token: string; view: InvitationView; 
   const who = {
     inviter: view.invitedByName,
     email: view.email,
-    role: t(`role.${view.role}`),
+    // In the middle of a sentence: "as member", not "as Member".
+    role: t(`role.${view.role}`).toLowerCase(),
     project: view.projectName ?? "",
   };
   const action = `/invite/${encodeURIComponent(props.token)}`;

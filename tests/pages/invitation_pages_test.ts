@@ -138,7 +138,7 @@ Deno.test("the link's page: who invited whom to what and until when; its form ma
       /Oliviaさんが guest@example.com をプロジェクト「Apollo」にメンバーとして招待しました/,
     );
     const en = await page(t, "locale=en", path);
-    assert.match(en.html, /Olivia invited guest@example.com to the project “Apollo” as Member/);
+    assert.match(en.html, /Olivia invited guest@example.com to the project “Apollo” as member/);
     assert.match(en.html, /This link works until 29 Nov 2026, 08:30/);
     const short = await post(t, "", path, { displayName: "Guest", password: "short" });
     assert.equal(short.status, 400);

@@ -41,7 +41,20 @@ export interface Config {
   mailFrom: string | null;
   /** `MAIL_DELAY_SECONDS`: how long a notification stays unread before it is mailed. */
   mailDelaySeconds: number;
+  /** `REGISTRATION`: who may register (the first account of an empty server always may). */
+  registration: RegistrationMode;
+  /** `REGISTRATION_DOMAINS`: with `open`, the email domains allowed (lower case); empty: any. */
+  registrationDomains: string[];
 }
+
+/** Who may register: anyone, only with an invitation, or nobody (admins invite). */
+export type RegistrationMode = "open" | "invite" | "closed";
+
+const REGISTRATION_MODES: readonly RegistrationMode[] = ["open", "invite", "closed"];
+
+/** A domain name as `REGISTRATION_DOMAINS` lists it: dot-separated labels of letters, digits, `-`. */
+const DOMAIN_NAME =
+  /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/;
 
 /** The SMTP server mail goes to, from `SMTP_URL`. */
 export interface SmtpConfig {
@@ -105,6 +118,19 @@ export const CONFIG_VARIABLES = [
     "MAIL_DELAY_SECONDS",
     "120",
     "how long a notification stays unread before it is mailed",
+  ],
+  [
+    "REGISTRATION",
+    "open",
+    "who may register: `open` (anyone), `invite` (only with an invitation link) or `closed` " +
+    "(nobody; admins invite); the first account of an empty server always may",
+  ],
+  [
+    "REGISTRATION_DOMAINS",
+    "empty",
+    "with REGISTRATION=open, comma-separated email domains allowed to register, matched " +
+    "exactly and case-insensitively (`example.com` allows a@example.com, not " +
+    "a@sub.example.com); empty: any",
   ],
 ] as const;
 
@@ -224,6 +250,36 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   }
   const mailDelaySeconds = integer("MAIL_DELAY_SECONDS", 120, 0, 86_400);
 
+  const rawRegistration = value("REGISTRATION");
+  let registration: RegistrationMode = "open";
+  if (rawRegistration !== undefined) {
+    const mode = rawRegistration.toLowerCase() as RegistrationMode;
+    if (REGISTRATION_MODES.includes(mode)) registration = mode;
+    else {
+      problems.push(
+        `REGISTRATION=${JSON.stringify(rawRegistration)}: expected open, invite or closed`,
+      );
+    }
+  }
+  const rawDomains = value("REGISTRATION_DOMAINS");
+  const registrationDomains: string[] = [];
+  if (rawDomains !== undefined) {
+    const listed = rawDomains.split(",").map((d) => d.trim().toLowerCase());
+    const bad = listed.filter((d) => !DOMAIN_NAME.test(d));
+    if (bad.length > 0) {
+      problems.push(
+        `REGISTRATION_DOMAINS=${JSON.stringify(rawDomains)}: ${
+          bad.map((d) => JSON.stringify(d)).join(", ")
+        } is not a domain name; expected comma-separated domains like example.com,example.org`,
+      );
+    } else if (registration !== "open") {
+      problems.push(
+        `REGISTRATION_DOMAINS is set but REGISTRATION=${registration}: the domains apply only ` +
+          "to open registration (unset one of them)",
+      );
+    } else registrationDomains.push(...new Set(listed));
+  }
+
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     port,
@@ -246,6 +302,8 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     smtp,
     mailFrom,
     mailDelaySeconds,
+    registration,
+    registrationDomains,
   };
 }
 

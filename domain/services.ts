@@ -40,7 +40,8 @@ import { createStreams } from "./projects/stream.ts";
 import { createTodos } from "./planning/todos.ts";
 import { createTrash } from "./projects/trash.ts";
 import { Sessions } from "./accounts/sessions.ts";
-import { LoginThrottle, RegistrationThrottle } from "./accounts/throttle.ts";
+import { InvitationThrottle, LoginThrottle, RegistrationThrottle } from "./accounts/throttle.ts";
+import { createInvitations } from "./identity/invitations.ts";
 import { createWebhooks } from "./integrations/webhooks.ts";
 import { WebhookSender, type WebhookSenderOptions } from "./integrations/webhook_sender.ts";
 import { createMail } from "./mail/mail.ts";
@@ -185,6 +186,8 @@ export function createServices(deps: ServiceDeps) {
       throttle: new LoginThrottle(db, clock),
       registrations: new RegistrationThrottle(db, clock, config.registerLimitPerHour),
       sessions,
+      registration: config.registration,
+      registrationDomains: config.registrationDomains,
       // Event streams end with the sessions they were opened with.
       onSessionsEnded: (userId) => hub.closeUser(userId),
       onSessionEnded: (idHash) => hub.closeSession(idHash),
@@ -232,6 +235,27 @@ export function createServices(deps: ServiceDeps) {
       enabled: mailSender.enabled,
       host: config.baseUrl === null ? null : new URL(config.baseUrl).hostname,
       onQueued: () => mailSender.wake(),
+    }),
+    invitations: createInvitations({
+      db,
+      clock,
+      hasher,
+      sessions,
+      throttle: new InvitationThrottle(db, clock),
+      relay,
+      baseUrl: config.baseUrl === null ? null : config.baseUrl.replace(/\/+$/, ""),
+      mail: {
+        enabled: mailSender.enabled,
+        host: config.baseUrl === null ? null : new URL(config.baseUrl).hostname,
+      },
+      onMailQueued: () => mailSender.wake(),
+    }),
+    /** What the sign-in and register pages offer (`GET /api/auth/providers`). */
+    providers: () => ({
+      registration: config.registration,
+      localLogin: true,
+      oidc: null,
+      passwordReset: mailSender.enabled,
     }),
     apiTokens: createApiTokens({
       db,

@@ -15,6 +15,7 @@ import {
   updateUser,
   type UserRow,
 } from "../../db/accounts/users.ts";
+import type { RegistrationMode } from "../config.ts";
 import type { Clock } from "../kernel/clock.ts";
 import { DomainError, invalid } from "../kernel/errors.ts";
 import type { PasswordHasher } from "./passwords.ts";
@@ -87,6 +88,33 @@ export interface AccountDeps {
   onSessionEnded?: (sessionIdHash: string) => void;
   /** Called after a user stopped being an admin (they see only their own projects now). */
   onAdminRightsLost?: (userId: number) => void | Promise<void>;
+  /** Who may register (`REGISTRATION`; default `open`). */
+  registration?: RegistrationMode;
+  /** With `open`: the email domains allowed, lower case (`REGISTRATION_DOMAINS`); empty: any. */
+  registrationDomains?: readonly string[];
+}
+
+/**
+ * Throws unless `email` may register now: the first account of an empty server always may;
+ * after it, `registration_closed` unless registration is `open`, and `registration_domain`
+ * for an email whose domain is not listed (when domains are listed).
+ */
+export function checkRegistration(
+  policy: { mode: RegistrationMode; domains: readonly string[] },
+  email: string,
+  usersSoFar: number,
+): void {
+  if (usersSoFar === 0) return;
+  if (policy.mode !== "open") {
+    throw new DomainError("registration_closed", "Registration is by invitation only");
+  }
+  const domain = email.slice(email.lastIndexOf("@") + 1);
+  if (policy.domains.length > 0 && !policy.domains.includes(domain)) {
+    throw new DomainError(
+      "registration_domain",
+      "Accounts cannot be registered with this email domain",
+    );
+  }
 }
 
 /** A user together with a new session's cookie value. */
@@ -100,6 +128,10 @@ const LOGIN_FAILED = "Invalid email or password";
 /** The account operations. */
 export function createAccounts(deps: AccountDeps) {
   const { db, clock } = deps;
+  const policy = {
+    mode: deps.registration ?? "open",
+    domains: deps.registrationDomains ?? [],
+  };
 
   function requireAdmin(actor: Actor): void {
     if (actor.role !== "admin") throw new DomainError("forbidden", "Administrators only");
@@ -117,6 +149,8 @@ export function createAccounts(deps: AccountDeps) {
       const email = normaliseEmail(input.email);
       const displayName = input.displayName.trim();
       if (!displayName) throw invalid("displayName", "Display name cannot be blank");
+      // Refused before the throttle and any hashing; checked again where the account is made.
+      checkRegistration(policy, email, await countUsers(db));
       const attempt = await deps.registrations.begin(address);
       let user: UserRow | null;
       try {
@@ -125,15 +159,17 @@ export function createAccounts(deps: AccountDeps) {
         }
         // Hashed before the transaction: a transaction awaits only its own queries.
         const passwordHash = await deps.hasher.hash(input.password);
-        user = await db.transaction(async (tx) =>
-          insertUser(tx, {
+        user = await db.transaction(async (tx) => {
+          const usersSoFar = await countUsers(tx);
+          checkRegistration(policy, email, usersSoFar);
+          return await insertUser(tx, {
             email,
             displayName,
             passwordHash,
-            role: (await countUsers(tx)) === 0 ? "admin" : "member",
+            role: usersSoFar === 0 ? "admin" : "member",
             createdAt: clock.now().toISOString(),
-          })
-        );
+          });
+        });
       } catch (error) {
         await attempt.abandoned();
         throw error;
@@ -144,6 +180,14 @@ export function createAccounts(deps: AccountDeps) {
       }
       await attempt.accepted();
       return { user: publicUser(user), cookie: await deps.sessions.issue(user.id) };
+    },
+
+    /**
+     * Whether registering works now: `open` on an empty server (its first account), else
+     * `REGISTRATION` (the register page says why it does not).
+     */
+    async registration(): Promise<RegistrationMode> {
+      return (await countUsers(db)) === 0 ? "open" : policy.mode;
     },
 
     /** Checks credentials (throttled before any hashing) and starts a new session. */

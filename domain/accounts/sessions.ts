@@ -11,11 +11,17 @@ import {
   insertSession,
   touchSession,
 } from "../../db/accounts/sessions.ts";
-import type { Engine } from "../../db/kernel/engine.ts";
+import type { Engine, Queries } from "../../db/kernel/engine.ts";
 import { findUserById, type UserRow } from "../../db/accounts/users.ts";
 import type { Clock } from "../kernel/clock.ts";
 
 const TOUCH_INTERVAL_MS = 60_000;
+
+/** A session made but not stored yet: its cookie value and the stored hash of its id. */
+export interface MintedSession {
+  idHash: string;
+  cookie: string;
+}
 
 /** A verified session and its user. */
 export interface ActiveSession {
@@ -73,21 +79,33 @@ export class Sessions {
 
   /** Starts a session for `userId` and returns the signed cookie value. */
   async issue(userId: number): Promise<string> {
+    const minted = await this.mint();
+    await this.#db.transaction((tx) => this.store(tx, minted, userId));
+    return minted.cookie;
+  }
+
+  /**
+   * A new session's signed cookie value, not stored yet: `store` it in the transaction that
+   * makes the account it signs in (so both commit, or neither).
+   */
+  async mint(): Promise<MintedSession> {
     const id = base64url(crypto.getRandomValues(new Uint8Array(32)));
     const signature = new Uint8Array(
       await crypto.subtle.sign("HMAC", await this.#key, new TextEncoder().encode(id)),
     );
+    return { idHash: hashId(id), cookie: `${id}.${base64url(signature)}` };
+  }
+
+  /** Stores a minted session for `userId` in `tx`, starting now. */
+  async store(tx: Queries, minted: MintedSession, userId: number): Promise<void> {
     const now = this.#clock.now();
-    await this.#db.transaction((tx) =>
-      insertSession(tx, {
-        idHash: hashId(id),
-        userId,
-        issuedAt: now.toISOString(),
-        lastUsedAt: now.toISOString(),
-        expiresAt: new Date(now.getTime() + this.#ttlMs).toISOString(),
-      })
-    );
-    return `${id}.${base64url(signature)}`;
+    await insertSession(tx, {
+      idHash: minted.idHash,
+      userId,
+      issuedAt: now.toISOString(),
+      lastUsedAt: now.toISOString(),
+      expiresAt: new Date(now.getTime() + this.#ttlMs).toISOString(),
+    });
   }
 
   /** The live session behind a cookie value, or null (bad signature, expired, revoked, disabled). */

@@ -273,3 +273,43 @@ export class RegistrationThrottle {
     return { accepted: () => end(true), abandoned: () => end(false) };
   }
 }
+
+/** An invitation that passed the throttle; say how it ended, once. */
+export interface InvitationAttempt {
+  /** The invitation was made (or sent again): it counts against the inviter. */
+  sent(): Promise<void>;
+  /** Nothing was made (refused): counts nothing. */
+  abandoned(): Promise<void>;
+}
+
+/**
+ * Limits invitations per inviter within any hour (each may mail a stranger): made and sent-again
+ * ones count; refused ones do not; ones in flight do until they end.
+ */
+export class InvitationThrottle {
+  readonly #counter: Counter;
+  readonly #rule: Rule;
+
+  constructor(db: Engine, clock: Clock, limitPerHour = 20) {
+    this.#counter = new Counter(db, clock);
+    this.#rule = { name: "invitation_user", limit: limitPerHour, windowMs: 3_600_000, lockMs: 0 };
+  }
+
+  /** Admits one invitation by `userId`, or throws `rate_limited` (with seconds to wait). */
+  async begin(userId: number): Promise<InvitationAttempt> {
+    const checks = [{ rule: this.#rule, subject: String(userId) }];
+    const admitted = await this.#counter.admit(checks);
+    if ("wait" in admitted) {
+      throw new DomainError("rate_limited", "Too many invitations; try again later", {
+        retryAfter: Math.ceil(admitted.wait / 1000),
+      });
+    }
+    let ended = false;
+    const end = async (sent: boolean) => {
+      if (ended) return;
+      ended = true;
+      await this.#counter.end(checks, admitted.ids, sent ? "counted" : "uncounted");
+    };
+    return { sent: () => end(true), abandoned: () => end(false) };
+  }
+}

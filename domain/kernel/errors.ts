@@ -11,6 +11,14 @@ export type ErrorCode =
   | "too_large"
   | "unsupported_media_type"
   | "rate_limited"
+  /** Registration refused: `REGISTRATION` is `invite` or `closed` (an invitation still works). */
+  | "registration_closed"
+  /** Registration refused: the email's domain is not one `REGISTRATION_DOMAINS` lists. */
+  | "registration_domain"
+  /** An invitation to a project for a person already in it. */
+  | "already_member"
+  /** An invitation to the server for an email that already has an account. */
+  | "account_exists"
   /** A list too long to answer whole: the caller asks for it page by page. */
   | "too_many";
 

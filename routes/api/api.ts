@@ -21,6 +21,7 @@ import { dashboardRoutes } from "./dashboards.ts";
 import { registerOpenApiDocument } from "./document.ts";
 import { errorBody, errorResponse } from "./errors.ts";
 import { fileRoutes } from "./files.ts";
+import { invitationRoutes } from "./invitations.ts";
 import { registerIcsFeedDocs } from "./ics_doc.ts";
 import { registerUnsubscribeDocs } from "./unsubscribe_doc.ts";
 import { markdownRoutes } from "./markdown.ts";
@@ -56,6 +57,7 @@ export function api(services: Services, options: ApiOptions): OpenAPIHono<AppEnv
   app.route("/", authRoutes(services, { baseUrl: options.baseUrl }));
   app.route("/", adminRoutes(services));
   app.route("/", projectRoutes(services));
+  app.route("/", invitationRoutes(services, { baseUrl: options.baseUrl }));
   app.route("/", projectArchiveRoutes(services, { maxImportMb: options.maxImportMb }));
   app.route("/", notificationRoutes(services));
   app.route("/", boardRoutes(services));

@@ -3,7 +3,15 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { Services } from "../../domain/services.ts";
 import { clientAddress } from "../client_address.ts";
 import { clearSessionCookie, isHttps, setPreferenceCookies, setSessionCookie } from "../cookies.ts";
-import { actorOf, apiApp, errors, jsonRequest, jsonResponse, setCookie } from "./openapi.ts";
+import {
+  actorOf,
+  apiApp,
+  errorCodes,
+  errors,
+  jsonRequest,
+  jsonResponse,
+  setCookie,
+} from "./openapi.ts";
 import { LoginSchema, ProfileSchema, RegisterSchema, UserSchema } from "./schemas.ts";
 
 const UserBody = z.object({ user: UserSchema });
@@ -15,11 +23,18 @@ const register = createRoute({
   method: "post",
   path: "/api/auth/register",
   tags: ["accounts"],
-  summary: "Create an account and log in (the first account becomes admin)",
+  summary: "Create an account and log in (the first account becomes admin); 403 " +
+    "`registration_closed` unless REGISTRATION is open, `registration_domain` for an email " +
+    "domain REGISTRATION_DOMAINS does not list",
   request: jsonRequest(RegisterSchema),
   responses: {
     201: jsonResponse(UserBody, "Created and logged in", SIGNED_IN),
-    ...errors(400, 403, 409, 429),
+    ...errors(400, 409, 429),
+    403: errorCodes(
+      ["forbidden", "registration_closed", "registration_domain"],
+      "a cross-site request; registration by invitation only or closed (REGISTRATION); " +
+        "an email domain REGISTRATION_DOMAINS does not list",
+    ),
   },
 });
 
@@ -44,6 +59,26 @@ const logout = createRoute({
     204: { description: "Logged out", headers: setCookie("`session`, cleared") },
     ...errors(401, 403),
   },
+});
+
+/** What the sign-in and register pages offer. */
+export const ProvidersSchema = z.object({
+  registration: z.enum(["open", "invite", "closed"]).openapi({
+    description: "`REGISTRATION`: anyone registers, only with an invitation, or nobody",
+  }),
+  localLogin: z.boolean().openapi({ description: "Whether email and password sign in" }),
+  oidc: z.object({ buttonText: z.string(), startUrl: z.string() }).nullable().openapi({
+    description: "The single sign-on button, or null when none is configured",
+  }),
+  passwordReset: z.boolean().openapi({ description: "Whether mail is on (resets are mailed)" }),
+}).openapi("AuthProviders");
+
+const providers = createRoute({
+  method: "get",
+  path: "/api/auth/providers",
+  tags: ["accounts"],
+  summary: "How one signs in and registers here (no session needed)",
+  responses: { 200: jsonResponse(ProvidersSchema, "The ways in"), ...errors(400) },
 });
 
 const me = createRoute({
@@ -93,6 +128,7 @@ export function authRoutes(services: Services, options: { baseUrl: string | null
       clearSessionCookie(c, { secure: isHttps(c, options.baseUrl) });
       return c.body(null, 204);
     })
+    .openapi(providers, (c) => c.json(services.providers(), 200))
     .openapi(me, async (c) => c.json({ user: await services.accounts.me(actorOf(c)) }, 200))
     .openapi(updateMe, async (c) => {
       const user = await services.accounts.updateMe(actorOf(c), c.req.valid("json"));

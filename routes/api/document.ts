@@ -88,6 +88,10 @@ export function buildDocument(app: OpenAPIHono<AppEnv>): OpenApiDocument {
       { name: "accounts", description: "Accounts, sessions and the caller's profile" },
       { name: "admin", description: "Administration (system admins only)" },
       { name: "projects", description: "Projects, members, export and import" },
+      {
+        name: "invitations",
+        description: "Invitations to projects, and the invitation link's own routes",
+      },
       { name: "notifications", description: "The caller's notifications" },
       { name: "board", description: "Board threads and comments" },
       { name: "notes", description: "Notes" },

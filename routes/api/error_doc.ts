@@ -114,6 +114,38 @@ function impliedStatuses(path: string, method: string): number[] {
 export const TOO_MANY_400 = "`validation` or `too_many`";
 const TOO_MANY_SCHEMA = "ValidationOrTooManyError";
 
+/**
+ * The other exception: a status some routes answer with codes of their own besides (or
+ * instead of) the status's one, such as 403 `registration_closed`. Such a route's description
+ * starts with its codes, each in backquotes (`` `forbidden` or `registration_closed`: … ``),
+ * and is documented with exactly those; `codesText` writes that start.
+ */
+export function codesText(codes: readonly string[], text: string): string {
+  const quoted = codes.map((c) => `\`${c}\``);
+  const list = quoted.length === 1
+    ? quoted[0]
+    : `${quoted.slice(0, -1).join(", ")} or ${quoted.at(-1)}`;
+  return `${list}: ${text}`;
+}
+
+/** The codes a description written by `codesText` starts with, or null for any other. */
+function codesOf(text: string | undefined): string[] | null {
+  const match = /^((?:`[a-z_]+`(?:, | or ))*`[a-z_]+`): /.exec(text ?? "");
+  return match ? [...match[1]!.matchAll(/`([a-z_]+)`/g)].map((m) => m[1]!) : null;
+}
+
+/** The error schemas of routes' own code lists (`codesText`), by name, as they are met. */
+const codeSchemas = new Map<string, string[]>();
+
+/** The name of the error schema of `codes` (`AlreadyMemberError`, `ForbiddenOr…Error`). */
+function codesSchema(codes: string[]): string {
+  const pascal = (code: string) =>
+    code.split("_").map((w) => w[0]!.toUpperCase() + w.slice(1)).join("");
+  const name = `${codes.map(pascal).join("Or")}Error`;
+  codeSchemas.set(name, codes);
+  return name;
+}
+
 /** A JSON Schema for the error body with `code` (or one of `code`). */
 function errorSchema(code: string | string[]) {
   return {
@@ -166,12 +198,18 @@ export function withErrors<T extends { paths?: unknown; components?: unknown }>(
         const schema = status === 400 && text?.startsWith(TOO_MANY_400)
           ? TOO_MANY_SCHEMA
           : kind.schema;
+        const codes = schema === kind.schema ? codesOf(text) : null;
+        const own = codes === null || (codes.length === 1 && codes[0] === kind.code);
         responses[key] = {
           ...response,
-          description: text?.startsWith(`\`${kind.code}\``) ? text : errorDescription(status, text),
+          description: text?.startsWith(`\`${kind.code}\``) || !own
+            ? text
+            : errorDescription(status, text),
           ...(HEADERS[status] ? { headers: HEADERS[status] } : {}),
           content: {
-            "application/json": { schema: { $ref: `#/components/schemas/${schema}` } },
+            "application/json": {
+              schema: { $ref: `#/components/schemas/${own ? schema : codesSchema(codes!)}` },
+            },
           },
         };
       }
@@ -206,6 +244,9 @@ export function withErrors<T extends { paths?: unknown; components?: unknown }>(
   };
   for (const kind of Object.values(ERROR_KINDS)) schemas[kind.schema] = errorSchema(kind.code);
   schemas[TOO_MANY_SCHEMA] = errorSchema(["validation", "too_many"]);
+  for (const [name, codes] of codeSchemas) {
+    schemas[name] = errorSchema(codes.length === 1 ? codes[0]! : codes);
+  }
   return {
     ...document,
     components: {

@@ -23,6 +23,10 @@ const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
   too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,
+  registration_closed: 403,
+  registration_domain: 403,
+  already_member: 409,
+  account_exists: 409,
   too_many: 400,
 };
 

@@ -5,7 +5,7 @@ import type { Actor } from "../../domain/accounts/accounts.ts";
 import type { TokenAuth } from "../../domain/accounts/api_tokens.ts";
 import { DomainError } from "../../domain/kernel/errors.ts";
 import type { ActiveSession } from "../../domain/accounts/sessions.ts";
-import { errorDescription } from "./error_doc.ts";
+import { codesText, errorDescription } from "./error_doc.ts";
 import { errorBody } from "./errors.ts";
 
 /** Request-scoped values set by the middleware. */
@@ -63,6 +63,17 @@ export function errors(...statuses: Array<400 | 401 | 403 | 404 | 409 | 413 | 41
       },
     ]),
   );
+}
+
+/**
+ * An error response of `status` documented with `codes` (besides or instead of the status's
+ * own), for a route whose logic answers codes of its own: `{ 403: errorCodes(…) }`.
+ */
+export function errorCodes(codes: readonly string[], text: string) {
+  return {
+    description: codesText(codes, text),
+    content: { "application/json": { schema: ErrorSchema } },
+  };
 }
 
 /** A response header, for a response's `headers`. */

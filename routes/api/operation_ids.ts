@@ -12,6 +12,7 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   "GET /api/auth/me": "getMe",
   "PATCH /api/users/me": "updateMe",
   "POST /api/auth/password": "changePassword",
+  "GET /api/auth/providers": "getAuthProviders",
 
   "GET /api/admin/users": "listUsers",
   "PATCH /api/admin/users/{userId}": "updateUser",
@@ -19,6 +20,10 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   "GET /api/admin/backup": "downloadBackup",
   "GET /api/admin/mail": "listMail",
   "POST /api/admin/mail/test": "sendTestMail",
+  "POST /api/admin/invitations": "inviteToServer",
+  "GET /api/admin/invitations": "listAllInvitations",
+  "DELETE /api/admin/invitations/{id}": "revokeAnyInvitation",
+  "POST /api/admin/invitations/{id}/resend": "resendAnyInvitation",
   "GET /api/admin/trash/projects": "listDeletedProjects",
   "POST /api/admin/trash/projects/{projectId}/restore": "restoreProject",
 
@@ -33,6 +38,12 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   "POST /api/projects/{projectId}/members": "addMember",
   "PATCH /api/projects/{projectId}/members/{userId}": "changeMemberRole",
   "DELETE /api/projects/{projectId}/members/{userId}": "removeMember",
+  "POST /api/projects/{projectId}/invitations": "inviteToProject",
+  "GET /api/projects/{projectId}/invitations": "listProjectInvitations",
+  "DELETE /api/projects/{projectId}/invitations/{id}": "revokeProjectInvitation",
+  "POST /api/projects/{projectId}/invitations/{id}/resend": "resendProjectInvitation",
+  "GET /api/invitations/{token}": "getInvitation",
+  "POST /api/invitations/{token}/accept": "acceptInvitation",
   "GET /api/projects/{projectId}/export": "exportProject",
   "POST /api/projects/import": "importProject",
 

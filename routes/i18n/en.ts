@@ -663,6 +663,50 @@ export const en = {
   "unsubscribe.button": "Stop notification mail",
   "unsubscribe.done":
     "If this link is valid, notification mail is now off for its account. You can turn it on again in Settings.",
+  "register.closed": "Registration is closed on this server: an administrator can invite you.",
+  "register.inviteOnly":
+    "Accounts on this server are made by invitation only: open the invitation link you received to join.",
+  "register.domain": "Accounts cannot be registered with this email domain.",
+  "invite.title": "Invitation",
+  "invite.toProject": "{inviter} invited {email} to the project “{project}” as {role}.",
+  "invite.toServer": "{inviter} invited {email} to Collab as {role}.",
+  "invite.expires": "This link works until {time}.",
+  "invite.accept": "Accept the invitation",
+  "invite.createAccount": "Choose your display name and a password to create your account.",
+  "invite.otherEmail":
+    "You are signed in as {email}, but this invitation is for {invited}. Log out, then open this link again.",
+  "invite.accountExists":
+    "An account with this email exists already: log in with it, then open this link again.",
+  "invite.brokenTitle": "This link does not work",
+  "invite.broken":
+    "This invitation link does not work: it may have expired, been used or been revoked, or it was copied incompletely. Ask the person who invited you for a new one.",
+  "invitations.title": "Invitations",
+  "invitations.invite": "Invite",
+  "invitations.inviteHint":
+    "A person who already has an account joins at once; anyone else gets an invitation link.",
+  "invitations.none": "No invitations yet.",
+  "invitations.state": "State",
+  "invitations.pending": "Pending",
+  "invitations.accepted": "Accepted",
+  "invitations.revoked": "Revoked",
+  "invitations.expired": "Expired",
+  "invitations.expires": "Expires",
+  "invitations.invitedBy": "Invited by",
+  "invitations.resend": "Send again",
+  "invitations.revoke": "Revoke",
+  "invitations.revokeConfirm": "Revoke this invitation? Its link stops working.",
+  "invitations.readyTitle": "Invitation ready",
+  "invitations.ready":
+    "The invitation for {email} is ready. Pass this link on; it works until {time}.",
+  "invitations.mailed": "It was also mailed to {email}.",
+  "invitations.link": "the invitation link",
+  "invitations.added": "{email} already had an account and is now a member of the project.",
+  "invitations.already": "This person is already a member.",
+  "invitations.accountExists": "An account with this email exists already.",
+  "invitations.throttled": "Too many invitations. Try again in {seconds} seconds.",
+  "invitations.done": "This invitation was accepted or revoked already.",
+  "invitations.all": "All invitations",
+  "invitations.back": "Back",
 } as const;
 
 /** A message key. */

@@ -669,4 +669,51 @@ export const ja: Messages = {
   "unsubscribe.button": "通知メールを停止する",
   "unsubscribe.done":
     "このリンクが有効であれば、そのアカウントの通知メールを停止しました。設定からいつでも再開できます。",
+  "register.closed":
+    "このサーバーでは新規登録を受け付けていません。管理者に招待を依頼してください。",
+  "register.inviteOnly":
+    "このサーバーのアカウントは招待制です。届いた招待リンクを開いて参加してください。",
+  "register.domain": "このメールアドレスのドメインではアカウントを登録できません。",
+  "invite.title": "招待",
+  "invite.toProject":
+    "{inviter}さんが {email} をプロジェクト「{project}」に{role}として招待しました。",
+  "invite.toServer": "{inviter}さんが {email} を Collab に{role}として招待しました。",
+  "invite.expires": "このリンクの有効期限は {time} です。",
+  "invite.accept": "招待を受ける",
+  "invite.createAccount": "表示名とパスワードを決めてアカウントを作成してください。",
+  "invite.otherEmail":
+    "{email} としてログインしていますが、この招待は {invited} 宛てです。ログアウトしてから、もう一度このリンクを開いてください。",
+  "invite.accountExists":
+    "このメールアドレスのアカウントはすでにあります。そのアカウントでログインしてから、もう一度このリンクを開いてください。",
+  "invite.brokenTitle": "このリンクは使えません",
+  "invite.broken":
+    "この招待リンクは使えません。有効期限切れ、使用済み、取り消し済み、またはコピーが不完全な可能性があります。招待した人に新しいリンクを依頼してください。",
+  "invitations.title": "招待",
+  "invitations.invite": "招待する",
+  "invitations.inviteHint":
+    "すでにアカウントを持つ人はすぐに参加します。それ以外の人には招待リンクが作られます。",
+  "invitations.none": "招待はまだありません。",
+  "invitations.state": "状態",
+  "invitations.pending": "未承諾",
+  "invitations.accepted": "承諾済み",
+  "invitations.revoked": "取り消し済み",
+  "invitations.expired": "期限切れ",
+  "invitations.expires": "有効期限",
+  "invitations.invitedBy": "招待した人",
+  "invitations.resend": "再送する",
+  "invitations.revoke": "取り消す",
+  "invitations.revokeConfirm": "この招待を取り消しますか?リンクは使えなくなります。",
+  "invitations.readyTitle": "招待を作成しました",
+  "invitations.ready":
+    "{email} への招待を作成しました。このリンクを渡してください(有効期限:{time})。",
+  "invitations.mailed": "{email} にもメールで送りました。",
+  "invitations.link": "招待リンク",
+  "invitations.added":
+    "{email} はすでにアカウントを持っていたため、プロジェクトのメンバーになりました。",
+  "invitations.already": "この人はすでにメンバーです。",
+  "invitations.accountExists": "このメールアドレスのアカウントはすでにあります。",
+  "invitations.throttled": "招待が多すぎます。{seconds} 秒後にもう一度お試しください。",
+  "invitations.done": "この招待はすでに承諾または取り消されています。",
+  "invitations.all": "すべての招待",
+  "invitations.back": "戻る",
 };

@@ -16,12 +16,17 @@ export function requestLine(method: string, path: string, status: number, starte
 }
 
 /**
- * A path as logged: a token in the path (a calendar feed's credential, an unsubscribe link's)
- * is left out; the unsubscribe link is logged as its route, `/unsubscribe/:token`.
+ * A path as logged: a token in the path (a calendar feed's credential, an unsubscribe or
+ * invitation link's) is left out; the links are logged as their routes (`/unsubscribe/:token`,
+ * `/invite/:token`, `/api/invitations/:token/accept`).
  */
 function redactPath(path: string): string {
   if (path.startsWith("/ics/")) return path.replace(/^\/ics\/[^/]*/, "/ics/…");
   if (path.startsWith("/unsubscribe/")) return "/unsubscribe/:token";
+  if (path.startsWith("/invite/")) return path.replace(/^\/invite\/[^/]*/, "/invite/:token");
+  if (path.startsWith("/api/invitations/")) {
+    return path.replace(/^\/api\/invitations\/[^/]*/, "/api/invitations/:token");
+  }
   return path;
 }
 

@@ -25,13 +25,25 @@ export function session(sessions: Sessions): MiddlewareHandler<AppEnv> {
 export const PUBLIC_API: ReadonlySet<string> = new Set([
   "/api/auth/register",
   "/api/auth/login",
+  "/api/auth/providers",
   "/api/openapi.json",
 ]);
+
+/**
+ * The invitation link's routes, which need no session either (a signed-in caller's is used):
+ * `/api/invitations/{token}` and `.../accept`, as a request's path or the document's template.
+ */
+const PUBLIC_INVITATION = /^\/api\/invitations\/[^/]+(?:\/accept)?$/;
+
+/** Whether the `/api` path (or OpenAPI template) needs no session or token. */
+export function isPublicApi(path: string): boolean {
+  return PUBLIC_API.has(path) || PUBLIC_INVITATION.test(path);
+}
 
 /** Answers 401 for every `/api` route but the public ones without a session or API token. */
 export function requireApiSession(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    if (!c.get("session") && !c.get("apiToken") && !PUBLIC_API.has(c.req.path)) {
+    if (!c.get("session") && !c.get("apiToken") && !isPublicApi(c.req.path)) {
       return c.json(errorBody("unauthenticated", "Log in first"), 401);
     }
     return await next();
@@ -39,9 +51,9 @@ export function requireApiSession(): MiddlewareHandler<AppEnv> {
 }
 
 /** Sends a visitor without a session to `/login?next=<path>` (302), except on `open` pages. */
-export function requireLogin(open: Set<string>): MiddlewareHandler<AppEnv> {
+export function requireLogin(open: (path: string) => boolean): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    if (c.get("session") || open.has(c.req.path)) return await next();
+    if (c.get("session") || open(c.req.path)) return await next();
     const url = new URL(c.req.url);
     return c.redirect(`/login?next=${encodeURIComponent(url.pathname + url.search)}`, 302);
   };

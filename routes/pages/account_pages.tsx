@@ -1,6 +1,7 @@
 /** Login, registration, logout and settings pages; every form works without JavaScript. */
 import { type Context, Hono } from "hono";
 import type { Child } from "hono/jsx";
+import type { RegistrationMode } from "../../domain/config.ts";
 import type { Services } from "../../domain/services.ts";
 import { timeZoneNames } from "../../domain/kernel/time_zones.ts";
 import type { AppEnv } from "../api/openapi.ts";
@@ -97,8 +98,24 @@ function LoginForm(props: { ctx: PageCtx; next: string; shown: Shown }) {
   );
 }
 
-function RegisterForm(props: { ctx: PageCtx; shown: Shown }) {
+function RegisterForm(props: { ctx: PageCtx; shown: Shown; mode: RegistrationMode }) {
   const { ctx } = props;
+  const { t } = ctx;
+  if (props.mode !== "open") {
+    // Nobody registers here: say why, and (by invitation) how one joins.
+    return (
+      <div class="card narrow" data-registration={props.mode}>
+        <h1>{t("register.title")}</h1>
+        <Alert message={props.shown.message} />
+        <p class="notice">
+          {t(props.mode === "invite" ? "register.inviteOnly" : "register.closed")}
+        </p>
+        <p class="muted">
+          {t("register.haveAccount")} <a href="/login">{t("nav.login")}</a>
+        </p>
+      </div>
+    );
+  }
   const form = formState(props.shown, "register");
   return (
     <SignIn
@@ -248,7 +265,8 @@ export function accountPages(services: Services, options: { baseUrl: string | nu
   };
   const showRegister = async (c: Context<AppEnv>, shown: Shown = {}) => {
     const ctx = await pageCtx(c, services);
-    const body = <RegisterForm ctx={ctx} shown={shown} />;
+    const mode = await accounts.registration();
+    const body = <RegisterForm ctx={ctx} shown={shown} mode={mode} />;
     return renderPage(c, ctx, {
       title: ctx.t("register.title"),
       status: shown.status ?? 200,
@@ -292,6 +310,10 @@ export function accountPages(services: Services, options: { baseUrl: string | nu
     codes: {
       conflict: { field: "email", message: "register.taken" },
       rate_limited: "register.throttled",
+      registration_closed: services.providers().registration === "invite"
+        ? "register.inviteOnly"
+        : "register.closed",
+      registration_domain: { field: "email", message: "register.domain" },
     },
     show: (shown, { c }) => showRegister(c, shown),
     change: async (input, { c, ctx }) => {

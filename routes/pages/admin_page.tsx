@@ -10,6 +10,7 @@ import { type Page, pageRequest } from "../../domain/kernel/paging.ts";
 import type { Services } from "../../domain/services.ts";
 import type { DeletedProject } from "../../domain/projects/trash.ts";
 import type { MailInfo, MailState } from "../../domain/mail/mail.ts";
+import type { Invitation } from "../../domain/identity/invitations.ts";
 import type { AppEnv } from "../api/openapi.ts";
 import { AdminUserInput } from "../api/admin.ts";
 import { formatDateTime } from "../i18n/format.ts";
@@ -17,6 +18,7 @@ import { type PageCtx, pageCtx } from "./context.ts";
 import { paramId } from "./kit/area.tsx";
 import { Pager, Table } from "./kit/content.tsx";
 import { ButtonForm, Select } from "./kit/fields.tsx";
+import { InvitationsCard } from "./kit/invitations.tsx";
 import { ActionNotice, afterRestore, type Notices, noticesOf } from "./kit/notices.tsx";
 import { notFound } from "./kit/errors.tsx";
 import { Alert, renderPage } from "./kit/layout.tsx";
@@ -30,6 +32,7 @@ function AdminPage(
     deleted: Page<DeletedProject>;
     mail: MailState;
     mails: Page<MailInfo>;
+    invitations: Page<Invitation>;
     notices: Notices;
     message?: string | null;
   },
@@ -77,6 +80,15 @@ function AdminPage(
           ))}
         </Table>
       </div>
+      <h2 id="invitations">{t("invitations.title")}</h2>
+      <InvitationsCard
+        ctx={props.ctx}
+        base="/admin/invitations"
+        roles={["member", "admin"]}
+        page={props.invitations}
+        form={{ values: {}, errors: {}, refused: false }}
+        pager={null}
+      />
       <h2 id="deleted-projects">{t("admin.deletedProjects")}</h2>
       {props.deleted.items.length === 0
         ? <p class="muted">{t("admin.noDeletedProjects")}</p>
@@ -206,6 +218,8 @@ export function adminPages(services: Services) {
     // The newest mails (the whole list, page by page, is GET /api/admin/mail).
     const mail = await services.mail.state(ctx.actor!);
     const mails = await services.mail.list(ctx.actor!, pageRequest({}));
+    // The newest invitations (the whole list is /admin/invitations).
+    const invitations = await services.invitations.list(ctx.actor!, null, pageRequest({}));
     return renderPage(c, ctx, {
       title: ctx.t("admin.title"),
       status: shown.status ?? 200,
@@ -217,6 +231,7 @@ export function adminPages(services: Services) {
           deleted={deleted}
           mail={mail}
           mails={mails}
+          invitations={invitations}
           notices={noticesOf(c.req.url)}
           message={shown.message ?? null}
         />

@@ -18,6 +18,7 @@ import { chatPages } from "./chat_page.tsx";
 import { connectPages } from "./connect_pages.tsx";
 import { pageCtx } from "./context.ts";
 import { filesPages } from "./files_pages.tsx";
+import { invitationPages } from "./invitation_pages.tsx";
 import { forbiddenPage, formErrorPage, notFound, storageFullPage } from "./kit/errors.tsx";
 import { meetingsPages } from "./meetings_page.tsx";
 import { milestonesPages } from "./milestones_page.tsx";
@@ -49,8 +50,9 @@ function withoutTrailingSlash(): MiddlewareHandler<AppEnv> {
   };
 }
 
-/** The pages a visitor without a session may see. */
+/** The pages a visitor without a session may see: signing in, and invitation links. */
 const PUBLIC_PAGES = new Set(["/login", "/register"]);
+const isPublicPage = (path: string) => PUBLIC_PAGES.has(path) || /^\/invite\/[^/]+$/.test(path);
 
 /** What the pages are built with besides the services. */
 export interface PagesOptions {
@@ -69,10 +71,11 @@ export function pages(services: Services, options: PagesOptions) {
   const { fileStore, maxUploadBytes, maxImportBytes } = services;
   app.use(
     formLimits({ store: fileStore, maxUploadBytes, maxImportBytes }),
-    requireLogin(PUBLIC_PAGES),
+    requireLogin(isPublicPage),
   );
 
   app.route("/", accountPages(services, options));
+  app.route("/", invitationPages(services, options));
   app.route("/", projectPages(services));
   app.route("/", boardPages(services));
   app.route("/", notesPages(services));

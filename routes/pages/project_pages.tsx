@@ -17,6 +17,8 @@ import {
 import { ARCHIVE_KINDS } from "../../domain/archives/project_archive.ts";
 import type { ImportReport } from "../../domain/archives/project_import.ts";
 import type { Member, Project, ProjectRole } from "../../domain/projects/projects.ts";
+import type { Invitation } from "../../domain/identity/invitations.ts";
+import { type Page, pageRequest } from "../../domain/kernel/paging.ts";
 import type { Services } from "../../domain/services.ts";
 import type { AppEnv } from "../api/openapi.ts";
 import { NotificationLevelInput } from "../api/notifications.ts";
@@ -40,11 +42,14 @@ import {
   Select,
   TextField,
 } from "./kit/fields.tsx";
+import { InvitationsCard } from "./kit/invitations.tsx";
 import { Alert, renderFragment, renderPage } from "./kit/layout.tsx";
 import { ActionNotice, afterCreate, afterSave, type Notices, noticesOf } from "./kit/notices.tsx";
 import { pageForms, type Shown } from "./kit/submit.ts";
 
 const ROLES = ["owner", "member", "viewer"] as const;
+/** The roles of the invite form, the usual one first. */
+const ROLES_TO_INVITE = ["member", "viewer", "owner"] as const;
 
 function RoleSelect(props: { ctx: PageCtx; label: string; value: ProjectRole }) {
   const options = ROLES.map((r) => [r, props.ctx.t(`role.${r}`)] as const);
@@ -276,6 +281,8 @@ function ProjectPage(
     /** What the action that led here did (none when a refused form is shown again). */
     notices: Notices | null;
     level: NotificationLevel | null;
+    /** The newest invitations, for those who manage the project (null for others). */
+    invitations: Page<Invitation> | null;
   },
 ) {
   const { ctx, project, members } = props;
@@ -363,6 +370,21 @@ function ProjectPage(
           )
           : null}
       </div>
+      {manage && props.invitations
+        ? (
+          <>
+            <h2 id="invitations">{t("invitations.title")}</h2>
+            <InvitationsCard
+              ctx={ctx}
+              base={`${base}/invitations`}
+              roles={ROLES_TO_INVITE}
+              page={props.invitations}
+              form={formState(props.shown, "invite")}
+              pager={null}
+            />
+          </>
+        )
+        : null}
       {isOwner
         ? (
           <div class="row">
@@ -418,6 +440,12 @@ export function projectPages(services: Services) {
     const level = project.myRole
       ? await services.notifications.level(ctx.actor!, project.id)
       : null;
+    const manages = (project.myRole === "owner" || ctx.user?.role === "admin") &&
+      !project.archived;
+    // The newest page; the whole list is the project's invitations page.
+    const invitations = manages
+      ? await services.invitations.list(ctx.actor!, { projectId: project.id }, pageRequest({}))
+      : null;
     const dashboard = (
       <ProjectDashboardView
         frame={frame}
@@ -438,6 +466,7 @@ export function projectPages(services: Services) {
           dashboard={dashboard}
           notices={c.req.method === "GET" ? noticesOf(c.req.url) : null}
           level={level}
+          invitations={invitations}
         />
       ),
     });

@@ -41,7 +41,8 @@ browserTest(
     const t = await testServer({ env: { WEBHOOK_ALLOW_HOSTS: "127.0.0.1" } });
     const browser = await launch();
     try {
-      const { ann, annEmail, projectId, noteId, paths, publicPaths } = await seedEveryPage(t);
+      const { ann, annEmail, projectId, noteId, paths, publicPaths, missingPaths } =
+        await seedEveryPage(t);
       const ok = async (method: string, path: string, body?: unknown) => {
         const res = await callJson(t.baseUrl, method, path, ann, body);
         assert.ok(res.status < 300, `${method} ${path}: ${res.status} ${JSON.stringify(res.json)}`);
@@ -121,9 +122,10 @@ browserTest(
           { name: "theme", value: theme!, url: t.baseUrl },
         ]);
         const publicPage = await visitor.newPage();
-        for (const path of publicPaths) {
+        for (const path of [...publicPaths, ...missingPaths]) {
           const res = await publicPage.goto(`${t.baseUrl}${path}`);
-          assert.equal(res?.status(), 200, `${locale} ${theme} ${path}`);
+          const status = missingPaths.includes(path) ? 404 : 200;
+          assert.equal(res?.status(), status, `${locale} ${theme} ${path}`);
           assert.equal(await publicPage.getAttribute("html", "lang"), locale, path);
           for (const v of await seriousViolations(publicPage)) {
             found.push(`visitor ${locale} ${theme} ${path}: ${v.impact} ${v.id} ${v.help}`);

@@ -22,6 +22,8 @@ export interface EveryPage {
   paths: string[];
   /** The pages for a visitor without a session. */
   publicPaths: string[];
+  /** Pages for a visitor that answer 404 with a page of their own (a link that does not work). */
+  missingPaths: string[];
 }
 
 /** A JSON (or multipart) call to the server; answers the status, body and any new session. */
@@ -144,6 +146,15 @@ export async function seedEveryPage(t: TestServer): Promise<EveryPage> {
     bo.cookie,
   );
 
+  // Invitations: a pending one to the project (its link's page, the project's list) and one
+  // to the server (the admin's list).
+  const invited = await ok("POST", `${p}/invitations`, {
+    email: "a.newcomer.with.a.rather.long.address@example.com",
+    role: "viewer",
+  });
+  await ok("POST", "/api/admin/invitations", { email: "next.admin@example.com", role: "admin" });
+  const invite = new URL(invited.url).pathname;
+
   const q = `/projects/${project.id}`;
   return {
     ann,
@@ -180,8 +191,13 @@ export async function seedEveryPage(t: TestServer): Promise<EveryPage> {
       "/settings/tokens",
       "/settings/calendar",
       "/admin",
+      `${q}/invitations`,
+      "/admin/invitations",
+      // Signed in with another email: the page says so.
+      invite,
     ],
     // The unsubscribe page looks the same for any token, known or not.
-    publicPaths: ["/login", "/register", "/unsubscribe/not-a-token"],
+    publicPaths: ["/login", "/register", "/unsubscribe/not-a-token", invite],
+    missingPaths: ["/invite/not-a-working-token"],
   };
 }

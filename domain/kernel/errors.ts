@@ -12,7 +12,9 @@ export type ErrorCode =
   | "unsupported_media_type"
   | "rate_limited"
   /** A list too long to answer whole: the caller asks for it page by page. */
-  | "too_many";
+  | "too_many"
+  /** Something only mail can do, asked of a server whose mail is off (no `SMTP_URL`). */
+  | "mail_off";
 
 /** A failure the caller caused or may see; carries no HTTP status. */
 export class DomainError extends Error {

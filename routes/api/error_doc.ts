@@ -114,6 +114,14 @@ function impliedStatuses(path: string, method: string): number[] {
 export const TOO_MANY_400 = "`validation` or `too_many`";
 const TOO_MANY_SCHEMA = "ValidationOrTooManyError";
 
+/**
+ * The second exception: what only mail can do (a verification mail) is 409 `mail_off` on a
+ * server without mail, besides the route's own `conflict`. A route's 409 whose description
+ * starts with this is documented with either code.
+ */
+export const MAIL_OFF_409 = "`conflict` or `mail_off`";
+const MAIL_OFF_SCHEMA = "ConflictOrMailOffError";
+
 /** A JSON Schema for the error body with `code` (or one of `code`). */
 function errorSchema(code: string | string[]) {
   return {
@@ -165,6 +173,8 @@ export function withErrors<T extends { paths?: unknown; components?: unknown }>(
         const text = response.description as string | undefined;
         const schema = status === 400 && text?.startsWith(TOO_MANY_400)
           ? TOO_MANY_SCHEMA
+          : status === 409 && text?.startsWith(MAIL_OFF_409)
+          ? MAIL_OFF_SCHEMA
           : kind.schema;
         responses[key] = {
           ...response,
@@ -206,6 +216,7 @@ export function withErrors<T extends { paths?: unknown; components?: unknown }>(
   };
   for (const kind of Object.values(ERROR_KINDS)) schemas[kind.schema] = errorSchema(kind.code);
   schemas[TOO_MANY_SCHEMA] = errorSchema(["validation", "too_many"]);
+  schemas[MAIL_OFF_SCHEMA] = errorSchema(["conflict", "mail_off"]);
   return {
     ...document,
     components: {

@@ -24,6 +24,7 @@ const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
   unsupported_media_type: 415,
   rate_limited: 429,
   too_many: 400,
+  mail_off: 409,
 };
 
 /** The HTTP status of a domain error's code, for the API and the pages alike. */

@@ -125,6 +125,7 @@ const DOMAIN_FOLDERS = [
   "projects",
   "integrations",
   "mail",
+  "identity",
   "content",
   "planning",
   "overview",

@@ -154,6 +154,7 @@ Deno.test("the server's own migrations are numbered from 001 with their fixed me
     "028_notification_mail.sql",
     "029_search_typed.sql",
     "030_email_verified.sql",
+    "032_account_links.sql",
   ]);
 });
 

@@ -5,7 +5,7 @@
  * document cannot drift from what the server does.
  */
 import { sessionOnly } from "./session_only.ts";
-import { PUBLIC_API } from "../middleware/session.ts";
+import { isPublicApi } from "../middleware/session.ts";
 
 const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
 
@@ -30,7 +30,7 @@ export const SECURITY_SCHEMES = {
 /** What an operation's `security` becomes: public, session only, or session or token. */
 function securityOf(path: string): Array<Record<string, string[]>> {
   // Outside `/api` (the calendar feeds) the credential is a token in the path.
-  if (PUBLIC_API.has(path) || !path.startsWith("/api/")) return [];
+  if (isPublicApi(path) || !path.startsWith("/api/")) return [];
   if (sessionOnly(path)) return [{ session: [] }];
   return [{ session: [] }, { bearer: [] }];
 }

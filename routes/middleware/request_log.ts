@@ -16,12 +16,16 @@ export function requestLine(method: string, path: string, status: number, starte
 }
 
 /**
- * A path as logged: a token in the path (a calendar feed's credential, an unsubscribe link's)
- * is left out; the unsubscribe link is logged as its route, `/unsubscribe/:token`.
+ * A path as logged: a token in the path (a calendar feed's credential, an unsubscribe, reset
+ * or verification link's) is left out; a link is logged as its route, `/unsubscribe/:token`,
+ * `/reset-password/:token`, `/verify-email/:token`, `/api/auth/password-reset/:token`.
  */
 function redactPath(path: string): string {
   if (path.startsWith("/ics/")) return path.replace(/^\/ics\/[^/]*/, "/ics/…");
   if (path.startsWith("/unsubscribe/")) return "/unsubscribe/:token";
+  if (path.startsWith("/reset-password/")) return "/reset-password/:token";
+  if (path.startsWith("/verify-email/")) return "/verify-email/:token";
+  if (path.startsWith("/api/auth/password-reset/")) return "/api/auth/password-reset/:token";
   return path;
 }
 

@@ -25,23 +25,32 @@ export function session(sessions: Sessions): MiddlewareHandler<AppEnv> {
 export const PUBLIC_API: ReadonlySet<string> = new Set([
   "/api/auth/register",
   "/api/auth/login",
+  "/api/auth/password-reset",
   "/api/openapi.json",
 ]);
+
+/** The `/api` routes under these prefixes need no session either (a link's token is theirs). */
+export const PUBLIC_API_PREFIXES: readonly string[] = ["/api/auth/password-reset/"];
+
+/** Whether `/api` route `path` needs no session (nor token). */
+export function isPublicApi(path: string): boolean {
+  return PUBLIC_API.has(path) || PUBLIC_API_PREFIXES.some((p) => path.startsWith(p));
+}
 
 /** Answers 401 for every `/api` route but the public ones without a session or API token. */
 export function requireApiSession(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    if (!c.get("session") && !c.get("apiToken") && !PUBLIC_API.has(c.req.path)) {
+    if (!c.get("session") && !c.get("apiToken") && !isPublicApi(c.req.path)) {
       return c.json(errorBody("unauthenticated", "Log in first"), 401);
     }
     return await next();
   };
 }
 
-/** Sends a visitor without a session to `/login?next=<path>` (302), except on `open` pages. */
-export function requireLogin(open: Set<string>): MiddlewareHandler<AppEnv> {
+/** Sends a visitor without a session to `/login?next=<path>` (302), except on the pages `open` names. */
+export function requireLogin(open: (path: string) => boolean): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    if (c.get("session") || open.has(c.req.path)) return await next();
+    if (c.get("session") || open(c.req.path)) return await next();
     const url = new URL(c.req.url);
     return c.redirect(`/login?next=${encodeURIComponent(url.pathname + url.search)}`, 302);
   };

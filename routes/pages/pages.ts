@@ -9,6 +9,7 @@ import type { AppEnv } from "../api/openapi.ts";
 import { type Failures, handleFailure, SERVER_ERROR_PAGE } from "../failures.ts";
 import { formLimits } from "../form_body.ts";
 import { requireLogin } from "../middleware/session.ts";
+import { isResetPage, resetPages } from "./reset_pages.tsx";
 import { accountPages } from "./account_pages.tsx";
 import { activityPage } from "./activity_page.tsx";
 import { adminPages } from "./admin_page.tsx";
@@ -51,6 +52,7 @@ function withoutTrailingSlash(): MiddlewareHandler<AppEnv> {
 
 /** The pages a visitor without a session may see. */
 const PUBLIC_PAGES = new Set(["/login", "/register"]);
+const isPublicPage = (path: string) => PUBLIC_PAGES.has(path) || isResetPage(path);
 
 /** What the pages are built with besides the services. */
 export interface PagesOptions {
@@ -69,16 +71,17 @@ export function pages(services: Services, options: PagesOptions) {
   const { fileStore, maxUploadBytes, maxImportBytes } = services;
   app.use(
     formLimits({ store: fileStore, maxUploadBytes, maxImportBytes }),
-    requireLogin(PUBLIC_PAGES),
+    requireLogin(isPublicPage),
   );
 
   app.route("/", accountPages(services, options));
+  app.route("/", resetPages(services));
   app.route("/", projectPages(services));
   app.route("/", boardPages(services));
   app.route("/", notesPages(services));
   app.route("/", filesPages(services));
   app.route("/", activityPage(services));
-  app.route("/", adminPages(services));
+  app.route("/", adminPages(services, options));
   app.route("/", notificationPages(services));
   app.route("/", chatPages(services));
   app.route("/", todoPages(services));

@@ -29,7 +29,8 @@ function acceptedLocale(header: string | undefined): "en" | "ja" {
   return best?.locale ?? "en";
 }
 
-async function visitorCtx(c: Context<AppEnv>, services: Services): Promise<PageCtx> {
+/** The page context of a visitor who may have no session: their language from the request. */
+export async function visitorCtx(c: Context<AppEnv>, services: Services): Promise<PageCtx> {
   const ctx = await pageCtx(c, services);
   if (ctx.user || preferenceCookies(c).locale) return ctx;
   const locale = acceptedLocale(c.req.header("accept-language"));

@@ -9,11 +9,10 @@ import type { Services } from "../../domain/services.ts";
 import type { AppEnv } from "../api/openapi.ts";
 import { ResetRequestSchema, ResetSchema } from "../api/password_reset.ts";
 import { clientAddress } from "../client_address.ts";
-import type { PageCtx } from "./context.ts";
+import { type PageCtx, visitorCtx } from "./context.ts";
 import { Field, type FormState, formState, PostForm } from "./kit/fields.tsx";
 import { Alert, renderPage } from "./kit/layout.tsx";
 import { pageForms, type Shown } from "./kit/submit.ts";
-import { visitorCtx } from "./unsubscribe_page.tsx";
 
 /** The pages without a session that these routes answer (the login guard lets them through). */
 export function isResetPage(path: string): boolean {

@@ -90,7 +90,8 @@ browserTest(
       const problems: string[] = [];
       const visit = async (page: Page, label: string, path: string) => {
         const res = await page.goto(`${t.baseUrl}${path}`);
-        assert.equal(res?.status(), 200, `${label} ${path}`);
+        const status = seeded.notFoundPaths.includes(path) ? 404 : 200;
+        assert.equal(res?.status(), status, `${label} ${path}`);
         // Closed sections (edit forms, delete buttons) open, so their controls count too.
         await page.evaluate(
           `document.querySelectorAll("details").forEach((d) => { d.open = true; })`,
@@ -117,7 +118,9 @@ browserTest(
         await context.close();
         const visitor = await contextAs(browser, t.baseUrl, `locale=${locale}`);
         const publicPage = await visitor.newPage();
-        for (const path of seeded.publicPaths) await visit(publicPage, `${locale} visitor`, path);
+        for (const path of [...seeded.publicPaths, await seeded.verifyPath()]) {
+          await visit(publicPage, `${locale} visitor`, path);
+        }
         await visitor.close();
       }
       assert.deepEqual(problems, [], problems.join("\n"));

@@ -6,7 +6,7 @@
  * whether it works or not, so the answer tells nothing about it. The page speaks the language
  * of the `locale` cookie, else of `Accept-Language` (en or ja).
  */
-import { type Context, Hono } from "hono";
+import { Hono } from "hono";
 import type { Services } from "../../domain/services.ts";
 import type { AppEnv } from "../api/openapi.ts";
 import { visitorCtx } from "./context.ts";

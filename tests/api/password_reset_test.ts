@@ -316,6 +316,9 @@ Deno.test("the admin's reset link: 201 {url, expiresAt}, mailed when mail is on,
       409,
       "conflict",
     );
+    // The sign-in page offers "Forgot password?" only while mail is on.
+    assert.match((await api(t, "GET", "/login")).text, /href="\/forgot-password"/);
+    assert.doesNotMatch((await api(off, "GET", "/login")).text, /forgot-password/);
     // Without mail and BASE_URL: the link points at the request's origin, nothing is queued.
     const offRoot = await signUp(off, "root@example.com");
     const offAda = await signUp(off, "ada@example.com");

@@ -48,6 +48,9 @@ import { createMail } from "./mail/mail.ts";
 import { MailSender, type MailSenderOptions } from "./mail/sender.ts";
 import { createNotifier } from "./mail/notifier.ts";
 import { dnsResolver } from "./integrations/webhook_targets.ts";
+import type { LinkMail } from "./identity/links.ts";
+import { createPasswordReset } from "./identity/password_reset.ts";
+import { createEmailVerification } from "./identity/verify_email.ts";
 
 /** What the services are built from. */
 export interface ServiceDeps {
@@ -132,6 +135,14 @@ export function createServices(deps: ServiceDeps) {
     onDeliveriesQueued: () => webhookSender.wake(),
   };
   const hasher = deps.hasher ?? scryptHasher();
+  // Reset and verification links go by mail only while mail is on (which needs BASE_URL).
+  const linkMail: LinkMail | null = mailSender.enabled && config.baseUrl !== null
+    ? {
+      baseUrl: config.baseUrl.replace(/\/+$/, ""),
+      host: new URL(config.baseUrl).hostname,
+      onQueued: () => mailSender.wake(),
+    }
+    : null;
   const files = createFiles(ctx);
   const attachments = createAttachments(ctx, files);
   // Routes get operations, never the database or the domain context.
@@ -274,6 +285,21 @@ export function createServices(deps: ServiceDeps) {
         for (const idHash of sessionIdHashes) hub.closeSession(idHash);
       },
     }),
+    /** Password reset links: asked for by mail, or made by an admin. */
+    passwordReset: createPasswordReset({
+      db,
+      clock,
+      hasher,
+      mail: linkMail,
+      onReset: ({ tokenIds, sessionIdHashes }) => {
+        for (const id of tokenIds) hub.closeSession(tokenStreamKey(id));
+        for (const idHash of sessionIdHashes) hub.closeSession(idHash);
+      },
+    }),
+    /** Email verification links. */
+    emailVerification: createEmailVerification({ db, clock, mail: linkMail }),
+    /** Whether mail is on (the sign-in page offers "Forgot password?" then). */
+    mailEnabled: linkMail !== null,
     projectExport: createProjectExport(ctx),
     projectImport: createProjectImport(ctx, {
       maxImportBytes: config.maxImportMb * 1024 * 1024,

@@ -193,6 +193,20 @@ export async function setPasswordHash(
   ]);
 }
 
+/** Sets whether user `userId`'s email address is verified (`emailVerified`). */
+export async function setEmailVerified(
+  q: Queries,
+  userId: number,
+  verified: boolean,
+  updatedAt: string,
+): Promise<void> {
+  await q.run("UPDATE users SET email_verified = ?, updated_at = ? WHERE id = ?", [
+    verified ? 1 : 0,
+    updatedAt,
+    userId,
+  ]);
+}
+
 /** A user's chosen time zone, or null when they never chose one (or do not exist). */
 export async function userTimeZone(q: Queries, id: number): Promise<string | null> {
   const row = (await q.get("SELECT time_zone FROM users WHERE id = ?", [id])) as

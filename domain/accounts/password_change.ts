@@ -6,13 +6,36 @@
  */
 import { deleteUserApiTokens, listApiTokens } from "../../db/accounts/api_tokens.ts";
 import { deleteOtherUserSessions } from "../../db/accounts/sessions.ts";
-import type { Engine } from "../../db/kernel/engine.ts";
+import type { Engine, Queries } from "../../db/kernel/engine.ts";
 import { findUserById, setPasswordHash } from "../../db/accounts/users.ts";
 import type { Actor } from "./accounts.ts";
 import type { Clock } from "../kernel/clock.ts";
 import { DomainError, invalid } from "../kernel/errors.ts";
 import type { PasswordHasher } from "./passwords.ts";
 import type { LoginThrottle } from "./throttle.ts";
+
+/** What a new password ends: the revoked API tokens' ids and the ended sessions' hashes. */
+export interface EndedAccess {
+  tokenIds: number[];
+  sessionIdHashes: string[];
+}
+
+/**
+ * Revokes every API token of user `userId` and ends their sessions but `keepSessionIdHash`
+ * (null: every one), in the caller's transaction: what a new password does to what the old
+ * one opened (a change here, a reset in `domain/identity/`).
+ */
+export async function endAccess(
+  tx: Queries,
+  userId: number,
+  keepSessionIdHash: string | null,
+): Promise<EndedAccess> {
+  const tokenIds = (await listApiTokens(tx, userId)).map((t) => t.id);
+  await deleteUserApiTokens(tx, userId);
+  // No session's hash is empty: keeping "" keeps none.
+  const sessionIdHashes = await deleteOtherUserSessions(tx, userId, keepSessionIdHash ?? "");
+  return { tokenIds, sessionIdHashes };
+}
 
 /** What a password change needs. */
 export interface PasswordChangeDeps {
@@ -22,7 +45,7 @@ export interface PasswordChangeDeps {
   /** A throttle of its own (failures here do not lock the account's login). */
   throttle: LoginThrottle;
   /** Called after the change with the revoked tokens and the ended sessions. */
-  onChanged?: (ended: { tokenIds: number[]; sessionIdHashes: string[] }) => void;
+  onChanged?: (ended: EndedAccess) => void;
 }
 
 /** Creates the password change operation. */
@@ -71,10 +94,7 @@ export function createPasswordChange(deps: PasswordChangeDeps) {
       // Both hashes are done: the transaction awaits only its own queries.
       const ended = await db.transaction(async (tx) => {
         await setPasswordHash(tx, user.id, hash, clock.now().toISOString());
-        const tokenIds = (await listApiTokens(tx, user.id)).map((t) => t.id);
-        await deleteUserApiTokens(tx, user.id);
-        const sessionIdHashes = await deleteOtherUserSessions(tx, user.id, sessionIdHash);
-        return { tokenIds, sessionIdHashes };
+        return await endAccess(tx, user.id, sessionIdHash);
       });
       deps.onChanged?.(ended);
     },

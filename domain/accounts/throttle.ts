@@ -313,3 +313,32 @@ export class InvitationThrottle {
     return { sent: () => end(true), abandoned: () => end(false) };
   }
 }
+
+/**
+ * A plain allowance: at most `limit` uses per subject within any `windowMs` (a sliding window,
+ * no lock), counted in the database like the throttles above, so every instance over it
+ * shares it. Password-reset requests (per client address), reset mails (per address) and
+ * verification mails (per account) use one each.
+ */
+export class UseLimit {
+  readonly #counter: Counter;
+  readonly #rule: Rule;
+
+  /** `name`: the rule's name in `throttle_entries.rule`, unique to this limit. */
+  constructor(db: Engine, clock: Clock, name: string, limit: number, windowMs: number) {
+    this.#counter = new Counter(db, clock);
+    this.#rule = { name, limit, windowMs, lockMs: 0 };
+  }
+
+  /**
+   * Counts one use by `subject` and returns 0, or returns the milliseconds until the next use
+   * is allowed (then nothing is counted).
+   */
+  async take(subject: string): Promise<number> {
+    const checks = [{ rule: this.#rule, subject }];
+    const admitted = await this.#counter.admit(checks);
+    if ("wait" in admitted) return admitted.wait;
+    await this.#counter.end(checks, admitted.ids, "counted");
+    return 0;
+  }
+}

@@ -20,7 +20,9 @@ export type ErrorCode =
   /** An invitation to the server for an email that already has an account. */
   | "account_exists"
   /** A list too long to answer whole: the caller asks for it page by page. */
-  | "too_many";
+  | "too_many"
+  /** Something only mail can do, asked of a server whose mail is off (no `SMTP_URL`). */
+  | "mail_off";
 
 /** A failure the caller caused or may see; carries no HTTP status. */
 export class DomainError extends Error {

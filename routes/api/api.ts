@@ -29,6 +29,7 @@ import { noteRoutes } from "./notes.ts";
 import { notificationRoutes } from "./notifications.ts";
 import type { AppEnv } from "./openapi.ts";
 import { passwordRoutes } from "./password.ts";
+import { passwordResetRoutes } from "./password_reset.ts";
 import { planningRoutes } from "./planning.ts";
 import { projectArchiveRoutes } from "./project_archive.ts";
 import { projectRoutes } from "./projects.ts";
@@ -75,6 +76,7 @@ export function api(services: Services, options: ApiOptions): OpenAPIHono<AppEnv
   app.route("/", webhookRoutes(services));
   app.route("/", tokenRoutes(services));
   app.route("/", passwordRoutes(services));
+  app.route("/", passwordResetRoutes(services, { baseUrl: options.baseUrl }));
   app.route("/", calendarFeedRoutes(services, { baseUrl: options.baseUrl }));
   app.route("/", markdownRoutes(services));
 

@@ -28,6 +28,7 @@ const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
   already_member: 409,
   account_exists: 409,
   too_many: 400,
+  mail_off: 409,
 };
 
 /** The HTTP status of a domain error's code, for the API and the pages alike. */

@@ -13,9 +13,13 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   "PATCH /api/users/me": "updateMe",
   "POST /api/auth/password": "changePassword",
   "GET /api/auth/providers": "getAuthProviders",
+  "POST /api/auth/password-reset": "requestPasswordReset",
+  "POST /api/auth/password-reset/{token}": "resetPassword",
+  "POST /api/auth/verify-email": "requestEmailVerification",
 
   "GET /api/admin/users": "listUsers",
   "PATCH /api/admin/users/{userId}": "updateUser",
+  "POST /api/admin/users/{userId}/password-reset": "issuePasswordResetLink",
   "GET /api/admin/migrations": "listMigrations",
   "GET /api/admin/backup": "downloadBackup",
   "GET /api/admin/mail": "listMail",

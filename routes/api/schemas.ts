@@ -86,17 +86,23 @@ export const NotificationSchema = z.object({
 }).openapi("Notification");
 
 /** An email address to register: white space around it is dropped, case is not significant. */
-const NewEmailSchema = z.string().trim().max(254).pipe(z.email()).openapi({
+export const NewEmailSchema = z.string().trim().max(254).pipe(z.email()).openapi({
   type: "string",
   format: "email",
   maxLength: 254,
   description: "Trimmed and lower-cased before use",
 });
 
+/** A new password: 8 to 128 characters. */
+export const NewPasswordSchema = z.string().min(8, "Use at least 8 characters").max(
+  128,
+  "Use at most 128 characters",
+);
+
 /** Registration input. */
 export const RegisterSchema = z.object({
   email: NewEmailSchema,
-  password: z.string().min(8, "Use at least 8 characters").max(128, "Use at most 128 characters"),
+  password: NewPasswordSchema,
   displayName: z.string().trim().min(1, "Cannot be blank").max(100),
 }).openapi("RegisterInput");
 

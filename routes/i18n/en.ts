@@ -707,6 +707,36 @@ export const en = {
   "invitations.done": "This invitation was accepted or revoked already.",
   "invitations.all": "All invitations",
   "invitations.back": "Back",
+  // Password reset and email verification.
+  "reset.forgot": "Forgot password?",
+  "reset.title": "Reset your password",
+  "reset.intro":
+    "Enter the email address of your account: we mail you a link to choose a new password.",
+  "reset.send": "Send the link",
+  "reset.sent":
+    "If an account exists for this address, a mail with a link is on its way. The link works for 60 minutes.",
+  "reset.newTitle": "Choose a new password",
+  "reset.newIntro": "Setting it signs you out everywhere and revokes your API tokens.",
+  "reset.submit": "Set the password",
+  "reset.done": "Your password was changed. Log in with the new one.",
+  "reset.throttled": "Too many requests. Try again in {seconds} seconds.",
+  "link.badTitle": "This link does not work",
+  "link.bad":
+    "This link does not work: it is wrong, was used already or has expired. Ask for a new one.",
+  "verify.title": "Email address confirmed",
+  "verify.done": "Thank you: your email address is confirmed.",
+  "verify.heading": "Email address",
+  "verify.verified": "Your email address is confirmed.",
+  "verify.unverified": "Your email address is not confirmed yet.",
+  "verify.send": "Verify my email",
+  "verify.sent": "A mail with a confirmation link is on its way. The link works for 24 hours.",
+  "verify.mailOff": "This server sends no mail, so it cannot confirm your address.",
+  "verify.already": "Your email address is confirmed already.",
+  "verify.throttled": "Too many confirmation mails. Try again in {seconds} seconds.",
+  "admin.resetLink": "Reset link",
+  "admin.resetLinkFor": "Reset link for {name}",
+  "admin.resetLinkHint": "Pass this link on to them: it sets a new password once, until {time}.",
+  "admin.resetDisabled": "A disabled account gets no reset link.",
 } as const;
 
 /** A message key. */

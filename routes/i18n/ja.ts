@@ -716,4 +716,35 @@ export const ja: Messages = {
   "invitations.done": "この招待はすでに承諾または取り消されています。",
   "invitations.all": "すべての招待",
   "invitations.back": "戻る",
+  // Password reset and email verification.
+  "reset.forgot": "パスワードをお忘れですか？",
+  "reset.title": "パスワードの再設定",
+  "reset.intro":
+    "アカウントのメールアドレスを入力してください。新しいパスワードを設定するリンクをメールでお送りします。",
+  "reset.send": "リンクを送る",
+  "reset.sent":
+    "このアドレスのアカウントがあれば、リンクを記載したメールをお送りしました。リンクは 60 分間有効です。",
+  "reset.newTitle": "新しいパスワードの設定",
+  "reset.newIntro": "設定すると、すべての端末でサインアウトし、API トークンは無効になります。",
+  "reset.submit": "パスワードを設定する",
+  "reset.done": "パスワードを変更しました。新しいパスワードでログインしてください。",
+  "reset.throttled": "リクエストが多すぎます。{seconds} 秒後にもう一度お試しください。",
+  "link.badTitle": "このリンクは使えません",
+  "link.bad":
+    "このリンクは使えません。誤っているか、使用済みか、期限切れです。新しいリンクを依頼してください。",
+  "verify.title": "メールアドレスを確認しました",
+  "verify.done": "メールアドレスの確認が完了しました。",
+  "verify.heading": "メールアドレス",
+  "verify.verified": "メールアドレスは確認済みです。",
+  "verify.unverified": "メールアドレスはまだ確認されていません。",
+  "verify.send": "メールアドレスを確認する",
+  "verify.sent": "確認用のリンクを記載したメールをお送りしました。リンクは 24 時間有効です。",
+  "verify.mailOff": "このサーバーはメールを送信しないため、メールアドレスを確認できません。",
+  "verify.already": "メールアドレスはすでに確認済みです。",
+  "verify.throttled": "確認メールの依頼が多すぎます。{seconds} 秒後にもう一度お試しください。",
+  "admin.resetLink": "再設定リンク",
+  "admin.resetLinkFor": "{name} さんの再設定リンク",
+  "admin.resetLinkHint":
+    "このリンクを本人に渡してください。{time} まで、1 回だけパスワードを設定できます。",
+  "admin.resetDisabled": "無効なアカウントには再設定リンクを作れません。",
 };

@@ -16,9 +16,10 @@ export function requestLine(method: string, path: string, status: number, starte
 }
 
 /**
- * A path as logged: a token in the path (a calendar feed's credential, an unsubscribe or
- * invitation link's) is left out; the links are logged as their routes (`/unsubscribe/:token`,
- * `/invite/:token`, `/api/invitations/:token/accept`).
+ * A path as logged: a token in the path (a calendar feed's credential, an unsubscribe,
+ * invitation, reset or verification link's) is left out; a link is logged as its route
+ * (`/unsubscribe/:token`, `/invite/:token`, `/api/invitations/:token/accept`,
+ * `/reset-password/:token`, `/verify-email/:token`, `/api/auth/password-reset/:token`).
  */
 function redactPath(path: string): string {
   if (path.startsWith("/ics/")) return path.replace(/^\/ics\/[^/]*/, "/ics/…");
@@ -27,6 +28,9 @@ function redactPath(path: string): string {
   if (path.startsWith("/api/invitations/")) {
     return path.replace(/^\/api\/invitations\/[^/]*/, "/api/invitations/:token");
   }
+  if (path.startsWith("/reset-password/")) return "/reset-password/:token";
+  if (path.startsWith("/verify-email/")) return "/verify-email/:token";
+  if (path.startsWith("/api/auth/password-reset/")) return "/api/auth/password-reset/:token";
   return path;
 }
 

@@ -26,6 +26,7 @@ export const PUBLIC_API: ReadonlySet<string> = new Set([
   "/api/auth/register",
   "/api/auth/login",
   "/api/auth/providers",
+  "/api/auth/password-reset",
   "/api/openapi.json",
 ]);
 
@@ -35,9 +36,13 @@ export const PUBLIC_API: ReadonlySet<string> = new Set([
  */
 const PUBLIC_INVITATION = /^\/api\/invitations\/[^/]+(?:\/accept)?$/;
 
+/** The `/api` routes under these prefixes need no session either (a link's token is theirs). */
+export const PUBLIC_API_PREFIXES: readonly string[] = ["/api/auth/password-reset/"];
+
 /** Whether the `/api` path (or OpenAPI template) needs no session or token. */
 export function isPublicApi(path: string): boolean {
-  return PUBLIC_API.has(path) || PUBLIC_INVITATION.test(path);
+  return PUBLIC_API.has(path) || PUBLIC_INVITATION.test(path) ||
+    PUBLIC_API_PREFIXES.some((p) => path.startsWith(p));
 }
 
 /** Answers 401 for every `/api` route but the public ones without a session or API token. */
@@ -50,7 +55,7 @@ export function requireApiSession(): MiddlewareHandler<AppEnv> {
   };
 }
 
-/** Sends a visitor without a session to `/login?next=<path>` (302), except on `open` pages. */
+/** Sends a visitor without a session to `/login?next=<path>` (302), except on the pages `open` names. */
 export function requireLogin(open: (path: string) => boolean): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     if (c.get("session") || open(c.req.path)) return await next();

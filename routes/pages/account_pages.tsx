@@ -79,22 +79,34 @@ function SignIn(
   );
 }
 
-function LoginForm(props: { ctx: PageCtx; next: string; shown: Shown }) {
+function LoginForm(
+  props: { ctx: PageCtx; next: string; shown: Shown; forgot: boolean; reset: boolean },
+) {
   const { ctx } = props;
   const form = formState(props.shown, "login");
   return (
-    <SignIn
-      ctx={ctx}
-      shown={props.shown}
-      title="login.title"
-      action="/login"
-      submit="login.submit"
-      other={["login.noAccount", "/register", "nav.register"]}
-    >
-      <input type="hidden" name="next" value={props.next} />
-      <EmailField ctx={ctx} form={form} />
-      <PasswordField ctx={ctx} form={form} fresh={false} />
-    </SignIn>
+    <>
+      {props.reset ? <div class="success" role="status">{ctx.t("reset.done")}</div> : null}
+      <SignIn
+        ctx={ctx}
+        shown={props.shown}
+        title="login.title"
+        action="/login"
+        submit="login.submit"
+        other={["login.noAccount", "/register", "nav.register"]}
+      >
+        <input type="hidden" name="next" value={props.next} />
+        <EmailField ctx={ctx} form={form} />
+        <PasswordField ctx={ctx} form={form} fresh={false} />
+        {props.forgot
+          ? (
+            <p>
+              <a href="/forgot-password">{ctx.t("reset.forgot")}</a>
+            </p>
+          )
+          : null}
+      </SignIn>
+    </>
   );
 }
 
@@ -172,7 +184,9 @@ function TimeZoneField(props: { ctx: PageCtx; form: FormState }) {
   );
 }
 
-function SettingsPage(props: { ctx: PageCtx; saved: boolean; shown: Shown }) {
+function SettingsPage(
+  props: { ctx: PageCtx; saved: boolean; shown: Shown; verifySent: boolean; mailOn: boolean },
+) {
   const { t, user } = props.ctx;
   const form = formState(props.shown, "settings", {
     displayName: user!.displayName,
@@ -234,6 +248,19 @@ function SettingsPage(props: { ctx: PageCtx; saved: boolean; shown: Shown }) {
           <p class="hint">{t("settings.digestHourHint")}</p>
         </PostForm>
       </div>
+      <div class="card" data-verify-email>
+        <h2>{t("verify.heading")}</h2>
+        {props.verifySent ? <div class="success" role="status">{t("verify.sent")}</div> : null}
+        <p class="muted">{user!.email}</p>
+        {user!.emailVerified ? <p>{t("verify.verified")}</p> : (
+          <>
+            <p>{t("verify.unverified")}</p>
+            {props.mailOn
+              ? <PostForm action="/settings/verify-email" submit={t("verify.send")} />
+              : <p class="muted">{t("verify.mailOff")}</p>}
+          </>
+        )}
+      </div>
       <div class="card" data-connect>
         <h2>{t("connect.title")}</h2>
         <p class="muted">{t("connect.intro")}</p>
@@ -260,7 +287,15 @@ export function accountPages(services: Services, options: { baseUrl: string | nu
 
   const showLogin = async (c: Context<AppEnv>, next: string, shown: Shown = {}) => {
     const ctx = await pageCtx(c, services);
-    const body = <LoginForm ctx={ctx} next={next} shown={shown} />;
+    const body = (
+      <LoginForm
+        ctx={ctx}
+        next={next}
+        shown={shown}
+        forgot={services.mailEnabled}
+        reset={c.req.query("reset") === "1" && shown.status === undefined}
+      />
+    );
     return renderPage(c, ctx, { title: ctx.t("login.title"), status: shown.status ?? 200, body });
   };
   const showRegister = async (c: Context<AppEnv>, shown: Shown = {}) => {
@@ -276,7 +311,16 @@ export function accountPages(services: Services, options: { baseUrl: string | nu
   const showSettings = async (c: Context<AppEnv>, shown: Shown = {}) => {
     const ctx = await pageCtx(c, services);
     const saved = c.req.query("saved") === "1" && shown.status === undefined;
-    const body = <SettingsPage ctx={ctx} saved={saved} shown={shown} />;
+    const verifySent = c.req.query("verify") === "sent" && shown.status === undefined;
+    const body = (
+      <SettingsPage
+        ctx={ctx}
+        saved={saved}
+        shown={shown}
+        verifySent={verifySent}
+        mailOn={services.mailEnabled}
+      />
+    );
     return renderPage(c, ctx, {
       title: ctx.t("settings.title"),
       status: shown.status ?? 200,
@@ -358,6 +402,20 @@ export function accountPages(services: Services, options: { baseUrl: string | nu
       const user = await accounts.updateMe(ctx.actor!, chosen ? changes : rest);
       setPreferenceCookies(c, user, { secure: secure(c) });
       return "/settings?saved=1";
+    },
+  });
+
+  form("/settings/verify-email", {
+    form: "verify-email",
+    codes: {
+      mail_off: "verify.mailOff",
+      conflict: "verify.already",
+      rate_limited: "verify.throttled",
+    },
+    show: (shown, { c }) => showSettings(c, shown),
+    change: async (_, { ctx }) => {
+      await services.emailVerification.request(ctx.actor!);
+      return "/settings?verify=sent";
     },
   });
 

@@ -35,6 +35,8 @@ function AdminPage(
     invitations: Page<Invitation>;
     notices: Notices;
     message?: string | null;
+    /** A reset link just made, to copy and pass on. */
+    resetLink?: { name: string; url: string; expiresAt: string } | undefined;
   },
 ) {
   const { t, locale, timeZone } = props.ctx;
@@ -45,6 +47,22 @@ function AdminPage(
       <h1>{t("admin.title")}</h1>
       <ActionNotice ctx={props.ctx} notices={props.notices} projectId={null} canUndo={false} />
       <Alert message={props.message} />
+      {props.resetLink
+        ? (
+          <div class="card" data-reset-link>
+            <h2>{t("admin.resetLinkFor", { name: props.resetLink.name })}</h2>
+            <p>
+              {t("admin.resetLinkHint", {
+                time: formatDateTime(props.resetLink.expiresAt, locale, timeZone),
+              })}
+            </p>
+            <label>
+              {t("admin.resetLink")}
+              <input type="text" readonly value={props.resetLink.url} />
+            </label>
+          </div>
+        )
+        : null}
       <h2>{t("admin.users")}</h2>
       <div class="card">
         <Table
@@ -74,6 +92,19 @@ function AdminPage(
                     ]]}
                   />
                   <button class="secondary" type="submit">{t("admin.update")}</button>
+                </form>{" "}
+                <form
+                  class="inline"
+                  method="post"
+                  action={`/admin/users/${u.id}/password-reset`}
+                >
+                  <button
+                    class="secondary"
+                    type="submit"
+                    aria-label={`${t("admin.resetLink")}: ${u.displayName}`}
+                  >
+                    {t("admin.resetLink")}
+                  </button>
                 </form>
               </td>
             </tr>
@@ -201,11 +232,16 @@ function AdminPage(
 }
 
 /** The admin page (system admins only; others get the 404 page). */
-export function adminPages(services: Services) {
+export function adminPages(services: Services, options: { baseUrl: string | null }) {
+  const { baseUrl } = options;
   const app = new Hono<AppEnv>();
   const form = pageForms(app, services);
 
-  const show = async (c: Context<AppEnv>, shown: Shown = {}) => {
+  const show = async (
+    c: Context<AppEnv>,
+    shown: Shown = {},
+    resetLink?: { name: string; url: string; expiresAt: string },
+  ) => {
     const ctx = await pageCtx(c, services);
     if (ctx.user?.role !== "admin") return notFound(c, ctx);
     // Components cannot await: the data is loaded first.
@@ -234,6 +270,7 @@ export function adminPages(services: Services) {
           invitations={invitations}
           notices={noticesOf(c.req.url)}
           message={shown.message ?? null}
+          resetLink={resetLink}
         />
       ),
     });
@@ -253,6 +290,24 @@ export function adminPages(services: Services) {
         ...(status ? { status } : {}),
       });
       return "/admin";
+    },
+  });
+
+  form("/admin/users/:userId{[0-9]+}/password-reset", {
+    form: "reset-link",
+    codes: { conflict: "admin.resetDisabled" },
+    subject: ({ ctx }) => {
+      if (ctx.user?.role !== "admin") throw new DomainError("not_found", "No such page");
+    },
+    show: (shown, { c }) => show(c, shown),
+    // The link is shown on the answer itself: it never travels in an address.
+    change: async (_, { c, ctx }) => {
+      const userId = paramId(c, "userId");
+      const base = baseUrl ?? new URL(c.req.url).origin;
+      const link = await services.passwordReset.issue(ctx.actor!, userId, base);
+      const users = await services.accounts.listUsers(ctx.actor!);
+      const name = users.find((u) => u.id === userId)?.displayName ?? "";
+      return await show(c, {}, { name, ...link });
     },
   });
 

@@ -69,3 +69,25 @@ export function safeNext(next: string | undefined | null): string {
   if (!url || url.origin !== base) return "/";
   return next;
 }
+
+/** `ja` when the request prefers Japanese to English, else `en`. */
+function acceptedLocale(header: string | undefined): "en" | "ja" {
+  let best: { locale: "en" | "ja"; q: number } | null = null;
+  for (const part of (header ?? "").split(",")) {
+    const [tag, ...params] = part.trim().toLowerCase().split(";");
+    const q = Number(params.find((p) => p.trim().startsWith("q="))?.trim().slice(2) ?? 1);
+    const locale = tag?.startsWith("ja") ? "ja" : tag?.startsWith("en") ? "en" : null;
+    if (locale && Number.isFinite(q) && q > 0 && (best === null || q > best.q)) {
+      best = { locale, q };
+    }
+  }
+  return best?.locale ?? "en";
+}
+
+/** The page context of a visitor who may have no session: their language from the request. */
+export async function visitorCtx(c: Context<AppEnv>, services: Services): Promise<PageCtx> {
+  const ctx = await pageCtx(c, services);
+  if (ctx.user || preferenceCookies(c).locale) return ctx;
+  const locale = acceptedLocale(c.req.header("accept-language"));
+  return { ...ctx, locale, t: translator(locale) };
+}

@@ -9,6 +9,7 @@ import type { AppEnv } from "../api/openapi.ts";
 import { type Failures, handleFailure, SERVER_ERROR_PAGE } from "../failures.ts";
 import { formLimits } from "../form_body.ts";
 import { requireLogin } from "../middleware/session.ts";
+import { isResetPage, resetPages } from "./reset_pages.tsx";
 import { accountPages } from "./account_pages.tsx";
 import { activityPage } from "./activity_page.tsx";
 import { adminPages } from "./admin_page.tsx";
@@ -52,7 +53,8 @@ function withoutTrailingSlash(): MiddlewareHandler<AppEnv> {
 
 /** The pages a visitor without a session may see: signing in, and invitation links. */
 const PUBLIC_PAGES = new Set(["/login", "/register"]);
-const isPublicPage = (path: string) => PUBLIC_PAGES.has(path) || /^\/invite\/[^/]+$/.test(path);
+const isPublicPage = (path: string) =>
+  PUBLIC_PAGES.has(path) || /^\/invite\/[^/]+$/.test(path) || isResetPage(path);
 
 /** What the pages are built with besides the services. */
 export interface PagesOptions {
@@ -76,12 +78,13 @@ export function pages(services: Services, options: PagesOptions) {
 
   app.route("/", accountPages(services, options));
   app.route("/", invitationPages(services, options));
+  app.route("/", resetPages(services));
   app.route("/", projectPages(services));
   app.route("/", boardPages(services));
   app.route("/", notesPages(services));
   app.route("/", filesPages(services));
   app.route("/", activityPage(services));
-  app.route("/", adminPages(services));
+  app.route("/", adminPages(services, options));
   app.route("/", notificationPages(services));
   app.route("/", chatPages(services));
   app.route("/", todoPages(services));

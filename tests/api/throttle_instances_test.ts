@@ -140,3 +140,23 @@ Deno.test("two instances: wrong current passwords through A and B lock the passw
     await login(b, "ada@example.com");
   });
 });
+
+Deno.test("password-reset limits hold across instances: 3 mails per address, 20 requests per client", async () => {
+  // Mail on (the sender never runs here): a reset mail is a row of the outbox.
+  const env = { BASE_URL: "https://collab.example.org", SMTP_URL: "smtp://127.0.0.1:9" };
+  await withTwoInstances(env, async (a, b) => {
+    await register(a, "root@example.com");
+    await register(a, "ada@example.com");
+    await register(a, "bob@example.com");
+    const mails = () => a.sql.count("mail_outbox WHERE kind = 'password_reset'");
+    const ask = (t: TestApp, email: string) =>
+      api(t, "POST", "/api/auth/password-reset", { body: { email } });
+    for (const t of [a, b, a, b]) expectJson(await ask(t, "ada@example.com"), 202);
+    assert.equal(await mails(), 3, "the 4th request, through the other instance, mails nothing");
+    for (let i = 0; i < 15; i++) await ask(i % 2 ? a : b, `nobody${i}@example.com`);
+    expectJson(await ask(b, "bob@example.com"), 202);
+    assert.equal(await mails(), 4, "the 20th request of the client still mails");
+    expectJson(await ask(a, "bob@example.com"), 202);
+    assert.equal(await mails(), 4, "the 21st, on either instance, does not");
+  });
+});

@@ -41,7 +41,7 @@ browserTest(
     const t = await testServer({ env: { WEBHOOK_ALLOW_HOSTS: "127.0.0.1" } });
     const browser = await launch();
     try {
-      const { ann, annEmail, projectId, noteId, paths, publicPaths, missingPaths } =
+      const { ann, annEmail, projectId, noteId, paths, publicPaths, notFoundPaths, verifyPath } =
         await seedEveryPage(t);
       const ok = async (method: string, path: string, body?: unknown) => {
         const res = await callJson(t.baseUrl, method, path, ann, body);
@@ -111,7 +111,8 @@ browserTest(
         for (const v of await seriousViolations(page)) found.push(`${theme} preview: ${v.id}`);
       }
       await context.close();
-      // The pages seen without a session (sign-in, registration, unsubscribe), in each language
+      // The pages seen without a session (sign-in, registration, unsubscribe, password reset,
+      // verification, a link that does not work), in each language
       // and theme as the visitor's cookies choose them.
       for (
         const [locale, theme] of [["en", "dark"], ["en", "light"], ["ja", "dark"], ["ja", "light"]]
@@ -122,9 +123,10 @@ browserTest(
           { name: "theme", value: theme!, url: t.baseUrl },
         ]);
         const publicPage = await visitor.newPage();
-        for (const path of [...publicPaths, ...missingPaths]) {
+        // The verification link's page verifies on opening: a new link each time.
+        for (const path of [...publicPaths, await verifyPath()]) {
           const res = await publicPage.goto(`${t.baseUrl}${path}`);
-          const status = missingPaths.includes(path) ? 404 : 200;
+          const status = notFoundPaths.includes(path) ? 404 : 200;
           assert.equal(res?.status(), status, `${locale} ${theme} ${path}`);
           assert.equal(await publicPage.getAttribute("html", "lang"), locale, path);
           for (const v of await seriousViolations(publicPage)) {

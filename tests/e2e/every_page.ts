@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { type Json, PNG_BYTES } from "../helpers/api.ts";
 import type { TestServer } from "../helpers/app.ts";
+import { newLinkToken } from "../../domain/accounts/link_tokens.ts";
 
 /** What `seedEveryPage` made: the accounts' cookies, the project and every page's path. */
 export interface EveryPage {
@@ -20,10 +21,12 @@ export interface EveryPage {
   noteId: number;
   /** The pages a signed-in admin sees, each answering 200. */
   paths: string[];
-  /** The pages for a visitor without a session. */
+  /** The pages for a visitor without a session (each 200, but those in `notFoundPaths`). */
   publicPaths: string[];
-  /** Pages for a visitor that answer 404 with a page of their own (a link that does not work). */
-  missingPaths: string[];
+  /** The public pages that answer 404 with a page of their own (a link that does not work). */
+  notFoundPaths: string[];
+  /** A new email verification link's page for the admin (opening it verifies, once). */
+  verifyPath(): Promise<string>;
 }
 
 /** A JSON (or multipart) call to the server; answers the status, body and any new session. */
@@ -197,7 +200,35 @@ export async function seedEveryPage(t: TestServer): Promise<EveryPage> {
       invite,
     ],
     // The unsubscribe page looks the same for any token, known or not.
-    publicPaths: ["/login", "/register", "/unsubscribe/not-a-token", invite],
-    missingPaths: ["/invite/not-a-working-token"],
+    publicPaths: [
+      "/login",
+      "/register",
+      "/unsubscribe/not-a-token",
+      invite,
+      "/invite/not-a-working-token",
+      "/forgot-password",
+      "/forgot-password?sent=1",
+      "/login?reset=1",
+      // An admin's reset link (the server has no mail): its page shows the new-password form.
+      new URL((await ok("POST", `/api/admin/users/${bo.id}/password-reset`)).url).pathname,
+      "/reset-password/not-a-token",
+      "/verify-email/not-a-token",
+    ],
+    notFoundPaths: [
+      "/invite/not-a-working-token",
+      "/reset-password/not-a-token",
+      "/verify-email/not-a-token",
+    ],
+    // Without mail no verification mail goes: the link is stored as the mailer would store it.
+    verifyPath: async () => {
+      const { token, hash } = newLinkToken();
+      const now = t.clock.now().getTime();
+      await t.sql.run(
+        `INSERT INTO account_links (token_hash, user_id, kind, mailed, created_at, expires_at)
+         VALUES (?, 1, 'verify', 1, ?, ?)`,
+        [hash, new Date(now).toISOString(), new Date(now + 3_600_000).toISOString()],
+      );
+      return `/verify-email/${token}`;
+    },
   };
 }

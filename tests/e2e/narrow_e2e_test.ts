@@ -90,7 +90,7 @@ browserTest(
       const problems: string[] = [];
       const visit = async (page: Page, label: string, path: string) => {
         const res = await page.goto(`${t.baseUrl}${path}`);
-        const status = seeded.missingPaths.includes(path) ? 404 : 200;
+        const status = seeded.notFoundPaths.includes(path) ? 404 : 200;
         assert.equal(res?.status(), status, `${label} ${path}`);
         // Closed sections (edit forms, delete buttons) open, so their controls count too.
         await page.evaluate(
@@ -118,7 +118,7 @@ browserTest(
         await context.close();
         const visitor = await contextAs(browser, t.baseUrl, `locale=${locale}`);
         const publicPage = await visitor.newPage();
-        for (const path of [...seeded.publicPaths, ...seeded.missingPaths]) {
+        for (const path of [...seeded.publicPaths, await seeded.verifyPath()]) {
           await visit(publicPage, `${locale} visitor`, path);
         }
         await visitor.close();

@@ -293,14 +293,17 @@ export interface TestServer extends TestApp {
   baseUrl: string;
 }
 
-/** Serves a test app on 127.0.0.1 with a free port; `close()` stops it and cleans up. */
-export async function testServer(options: TestAppOptions = {}): Promise<TestServer> {
+/**
+ * Serves a test app on 127.0.0.1 with a free port (or `port`, when its BASE_URL must be known
+ * beforehand); `close()` stops it and cleans up.
+ */
+export async function testServer(options: TestAppOptions = {}, port = 0): Promise<TestServer> {
   const t = await testApp(options);
-  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, t.app.fetch);
-  const { port } = server.addr as Deno.NetAddr;
+  const server = Deno.serve({ hostname: "127.0.0.1", port, onListen: () => {} }, t.app.fetch);
+  const addr = server.addr as Deno.NetAddr;
   return {
     ...t,
-    baseUrl: `http://127.0.0.1:${port}`,
+    baseUrl: `http://127.0.0.1:${addr.port}`,
     async close() {
       await server.shutdown();
       await t.close();

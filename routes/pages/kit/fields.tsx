@@ -164,7 +164,7 @@ type FormAttrs = Record<string, string | number | boolean | undefined>;
 
 /** A form that posts its fields to `action`, ending in its submit button. */
 export function PostForm(
-  props: { action: string; submit: string; attrs?: FormAttrs | undefined; children: Child },
+  props: { action: string; submit: string; attrs?: FormAttrs | undefined; children?: Child },
 ) {
   return (
     <form class="stack" method="post" action={props.action} {...props.attrs}>

@@ -18,6 +18,7 @@ import { openPostgresEngine } from "../../../db/postgres/engine.ts";
 import { migratePostgres, POSTGRES_MIGRATIONS_DIR } from "../../../db/postgres/migrate.ts";
 import { openDatabase } from "../../../db/sqlite/sqlite.ts";
 import { sqliteEngine } from "../../../db/sqlite/sqlite_engine.ts";
+import * as accountLinksModule from "../../../db/identity/account_links.ts";
 import * as activityModule from "../../../db/projects/activity.ts";
 import * as apiTokensModule from "../../../db/accounts/api_tokens.ts";
 import * as boardModule from "../../../db/content/board.ts";
@@ -71,6 +72,7 @@ function tracked<M extends Record<string, unknown>>(name: string, module: M): M 
 }
 
 const MODULES = {
+  account_links: accountLinksModule,
   activity: activityModule,
   api_tokens: apiTokensModule,
   board: boardModule,
@@ -109,6 +111,7 @@ const NOT_CALLED: Record<string, string> = {
     "rewritten for PostgreSQL's concurrency (issue 18), not ported yet",
 };
 
+const accountLinks = tracked("account_links", accountLinksModule);
 const activity = tracked("activity", activityModule);
 const apiTokens = tracked("api_tokens", apiTokensModule);
 const board = tracked("board", boardModule);
@@ -190,7 +193,48 @@ const linkFile3ToItem1 = (q: Queries) =>
 /** A stream event of project 1 that webhook 2 (and the catch-all webhook 1) subscribe to. */
 const EVENT_12 = { projectId: 1, eventId: 12, event: "thread_created", body: "{}", at: T };
 
+/** A reset link of user 1 with hash `hash`, made at T, working until `expiresAt`. */
+const link = (q: Queries, hash: string, expiresAt = LATER) =>
+  accountLinks.insertAccountLink(q, {
+    tokenHash: hash,
+    userId: 1,
+    kind: "reset",
+    mailed: true,
+    createdAt: T,
+    expiresAt,
+  });
+
 const CASES: Record<string, Case[]> = {
+  account_links: [
+    ["insertAccountLink", (q) => withRows(q, "account_links", link(q, "h1"))],
+    ["findAccountLink", async (q) => {
+      await link(q, "h1");
+      return [
+        await accountLinks.findAccountLink(q, "h1"),
+        await accountLinks.findAccountLink(q, "nope"),
+      ];
+    }],
+    ["useAccountLink (once, not expired)", async (q) => {
+      const id = await link(q, "h1");
+      const late = await link(q, "h2", T);
+      return {
+        first: await accountLinks.useAccountLink(q, id, T),
+        again: await accountLinks.useAccountLink(q, id, T),
+        expired: await accountLinks.useAccountLink(q, late, T),
+        rows: await rows(q, "account_links"),
+      };
+    }],
+    ["endAccountLinks", async (q) => {
+      await link(q, "h1");
+      await link(q, "h2");
+      return await withRows(q, "account_links", accountLinks.endAccountLinks(q, 1, "reset", T));
+    }],
+    ["pruneAccountLinks", async (q) => {
+      await link(q, "h1", T);
+      await link(q, "h2");
+      return await withRows(q, "account_links", accountLinks.pruneAccountLinks(q, T, 10));
+    }],
+  ],
   activity: [
     ["insertActivity", (q) =>
       withRows(
@@ -1101,6 +1145,7 @@ const CASES: Record<string, Case[]> = {
       (q) => withRows(q, "notifications", users.mailNothingBefore(q, 1, T)),
     ],
     ["userTimeZone", (q) => users.userTimeZone(q, 1)],
+    ["setEmailVerified", (q) => withRows(q, "users", users.setEmailVerified(q, 1, true, T))],
   ],
   webhooks: [
     ["insertWebhook", (q) =>

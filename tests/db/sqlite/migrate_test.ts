@@ -155,6 +155,7 @@ Deno.test("the server's own migrations are numbered from 001 with their fixed me
     "029_search_typed.sql",
     "030_email_verified.sql",
     "031_invitations.sql",
+    "032_account_links.sql",
     "033_mail_bodies.sql",
   ]);
 });

@@ -41,6 +41,10 @@ const RELEASED: Record<string, string> = {
   "027_calendar_todo_dates.sql": "ea16208e82307fbc",
   "028_notification_mail.sql": "804bdf15bcbaee30",
   "029_search_typed.sql": "cddbd071f3bc902d",
+  "030_email_verified.sql": "4857f1e42d77bbe6",
+  "031_invitations.sql": "9cf797c23d6f1caa",
+  "032_account_links.sql": "a4f2a413322956ae",
+  "033_mail_bodies.sql": "e38794762110b02d",
   "postgres/001_collaboration_base.sql": "57b6cd229107790e",
   "postgres/002_attachments.sql": "06a93b0b4d31eab9",
   "postgres/003_todo_tags.sql": "4b34221f6cc57da2",
@@ -70,6 +74,10 @@ const RELEASED: Record<string, string> = {
   "postgres/027_calendar_todo_dates.sql": "ea16208e82307fbc",
   "postgres/028_notification_mail.sql": "a31db3b6c2fb83a2",
   "postgres/029_search_typed.sql": "1c6cb8ab003ae307",
+  "postgres/030_email_verified.sql": "14089dc208cc154f",
+  "postgres/031_invitations.sql": "52df6a4a785b5c27",
+  "postgres/032_account_links.sql": "2a2e8b3255483b3f",
+  "postgres/033_mail_bodies.sql": "de7bcc2b4c83878e",
 };
 
 Deno.test("released migrations are unchanged, byte for byte, on both engines", async () => {

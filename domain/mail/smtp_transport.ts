@@ -5,7 +5,6 @@
  * nothing from the thread that answers requests.
  */
 import net from "node:net";
-// @ts-types="@types/nodemailer"
 import nodemailer from "nodemailer";
 import type { SmtpConfig } from "../config.ts";
 
@@ -71,7 +70,10 @@ export function smtpTransport(
 ): MailTransport {
   const connectionTimeoutMs = options.connectionTimeoutMs ?? 10_000;
   const transporter = nodemailer.createTransport({
-    getSocket: (_options, callback) => connectWithoutDelay(smtp, connectionTimeoutMs, callback),
+    getSocket: (
+      _options: unknown,
+      callback: (error: Error | null, socket?: { connection: net.Socket }) => void,
+    ) => connectWithoutDelay(smtp, connectionTimeoutMs, callback),
     pool: true,
     maxConnections: options.connections ?? 1,
     host: smtp.host,

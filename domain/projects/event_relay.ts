@@ -115,6 +115,10 @@ export function createEventRelay(
     }
   };
   const wake = (logs: { project: boolean; user: boolean }) => {
+    // Stopped: nothing more is read. (A read that ends after the stop must not wake another:
+    // that read would end at once with the logs still due, and wake the next, forever, in
+    // promise callbacks that starve the event loop.)
+    if (stopped) return;
     due.project ||= logs.project;
     due.user ||= logs.user;
     if (reading) return; // the read under way reads these too

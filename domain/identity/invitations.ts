@@ -37,7 +37,7 @@ import { offsetOf, type Page, pageOf, type PageRequest } from "../kernel/paging.
 import { isMailAddress } from "../mail/address.ts";
 import { queueMail } from "../mail/outbox.ts";
 import type { EventRelay } from "../projects/event_relay.ts";
-import { notify } from "../projects/notifications.ts";
+import { addMemberIn } from "../projects/projects.ts";
 import { addedMail, invitationMail } from "./invitation_mail.ts";
 
 export type { InvitationRole };
@@ -276,19 +276,9 @@ export function createInvitations(deps: InvitationDeps) {
               mailed = made.mailed;
               return { invitation: made.invitation, url: made.url };
             }
-            const at = clock.now().toISOString();
-            if (!await insertMember(tx, { projectId, userId: user.id, role: input.role, at })) {
-              throw new DomainError("already_member", "This person is already a member");
-            }
-            await notify(tx, clock, {
-              kind: "member_added",
-              projectId,
-              actorId: actor.id,
-              subjectType: "project",
-              subjectId: projectId,
-              text: project.name,
-              recipients: [user.id],
-            }, (e) => events.push(e));
+            const member = { userId: user.id, role: input.role, actorId: actor.id };
+            const added = await addMemberIn(tx, clock, project, member, (e) => events.push(e));
+            if (!added) throw new DomainError("already_member", "This person is already a member");
             if (mailOn) {
               // A direct mail no notification preference holds back; the notification it tells
               // of is not mailed a second time.
@@ -304,7 +294,7 @@ export function createInvitations(deps: InvitationDeps) {
               });
               const ids = events.filter((e) => e.name === "notification.created")
                 .map((e) => (JSON.parse(e.data) as { id: number }).id);
-              await markNotificationsMailed(tx, ids, at);
+              await markNotificationsMailed(tx, ids, clock.now().toISOString());
               mailed = true;
             }
             await deps.relay.announce(tx, [], events);

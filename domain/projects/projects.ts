@@ -27,6 +27,38 @@ import { notify } from "./notifications.ts";
 
 export type { MemberRow as Member, ProjectRole };
 
+/**
+ * Adds user `userId` to `project` with `role` and notifies them (`member_added`), in `tx`;
+ * false (nothing done) when they are a member already. Adding by email and an accepted or
+ * direct invitation both add members this way.
+ */
+export async function addMemberIn(
+  tx: Queries,
+  clock: Clock,
+  project: { id: number; name: string },
+  member: { userId: number; role: ProjectRole; actorId: number },
+  onEvent: (event: UserEventRow) => void,
+): Promise<boolean> {
+  const at = clock.now().toISOString();
+  const added = await insertMember(tx, {
+    projectId: project.id,
+    userId: member.userId,
+    role: member.role,
+    at,
+  });
+  if (!added) return false;
+  await notify(tx, clock, {
+    kind: "member_added",
+    projectId: project.id,
+    actorId: member.actorId,
+    subjectType: "project",
+    subjectId: project.id,
+    text: project.name,
+    recipients: [member.userId],
+  }, onEvent);
+  return true;
+}
+
 /** A project as the API shows it. */
 export interface Project {
   id: number;
@@ -184,18 +216,10 @@ export function createProjects(deps: {
         requireOwner(a);
         const user = await findUserByEmail(tx, normaliseEmail(input.email));
         if (!user) throw new DomainError("not_found", "No user has this email");
-        if (!await insertMember(tx, { projectId, userId: user.id, role: input.role, at: now() })) {
+        const member = { userId: user.id, role: input.role, actorId: actor.id };
+        if (!await addMemberIn(tx, clock, a.project, member, (e) => events.push(e))) {
           throw new DomainError("conflict", "This user is already a member");
         }
-        await notify(tx, clock, {
-          kind: "member_added",
-          projectId,
-          actorId: actor.id,
-          subjectType: "project",
-          subjectId: projectId,
-          text: a.project.name,
-          recipients: [user.id],
-        }, (e) => events.push(e));
         await deps.relay.announce(tx, [], events);
         return (await findMember(tx, projectId, user.id))!;
       });

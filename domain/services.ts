@@ -210,9 +210,7 @@ export function createServices(deps: ServiceDeps) {
         hub.closeUser(userId, (projectId) => !memberOf.has(projectId));
       },
     }),
-    projects: createProjects({
-      db,
-      clock,
+    projects: createProjects(ctx, {
       // Streams end with access: a deleted project's all, a removed member's own (an admin
       // still sees every project, so theirs stay).
       onAccessLost: async (projectId, userId) => {
@@ -221,7 +219,6 @@ export function createServices(deps: ServiceDeps) {
           hub.closeProject(projectId, userId);
         }
       },
-      relay,
     }),
     notifications: createNotifications({ db, clock, relay }),
     webhooks: createWebhooks({
@@ -253,7 +250,7 @@ export function createServices(deps: ServiceDeps) {
       hasher,
       sessions,
       throttle: new InvitationThrottle(db, clock),
-      relay,
+      actions: ctx,
       baseUrl: config.baseUrl === null ? null : config.baseUrl.replace(/\/+$/, ""),
       mail: {
         enabled: mailSender.enabled,

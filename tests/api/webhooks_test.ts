@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { createHmac } from "node:crypto";
-import { runAction } from "../../domain/projects/actions.ts";
+import { emits, runAction } from "../../domain/projects/actions.ts";
 import { ConfigError, parseConfig } from "../../domain/config.ts";
 import { fanOutProject, fanOutQueued } from "../../domain/projects/webhook_outbox.ts";
 import type { WebhookSenderOptions } from "../../domain/integrations/webhook_sender.ts";
@@ -439,18 +439,22 @@ Deno.test("a change that rolls back queues no delivery", async () => {
       events: ["*"],
     });
     await assert.rejects(() =>
-      runAction({
-        db: t.engine,
-        clock: t.app.services.clock,
-        hub: t.app.services.hub,
-        files: t.app.services.fileStore,
-        maxUploadBytes: t.app.services.maxUploadBytes,
-        relay: t.app.services.relay,
-        presence: t.app.services.presence,
-      }, (_tx, fx) => {
-        fx.event(project.id, "todo.updated", { projectId: project.id, itemIds: [], action: "x" });
-        return Promise.reject(new Error("the change failed"));
-      }), /the change failed/);
+      runAction(
+        {
+          db: t.engine,
+          clock: t.app.services.clock,
+          hub: t.app.services.hub,
+          files: t.app.services.fileStore,
+          maxUploadBytes: t.app.services.maxUploadBytes,
+          relay: t.app.services.relay,
+          presence: t.app.services.presence,
+        },
+        emits("todo.updated"),
+        (_tx, fx) => {
+          fx.event(project.id, "todo.updated", { projectId: project.id, itemIds: [], action: "x" });
+          return Promise.reject(new Error("the change failed"));
+        },
+      ), /the change failed/);
     assert.deepEqual(await deliveriesOf(t, owner.cookie, project.id, webhook.id), []);
     assert.equal(await t.app.services.webhookSender.runOnce(), 0);
     assert.equal(rx.received.length, 0);

@@ -302,6 +302,8 @@ export const en = {
   "dash.shownOf": "Showing {shown} of {total}.",
   "dash.countAtLeast": "{count}+",
   "dash.live": "Updates live.",
+  "live.updated": "This page has changed.",
+  "live.show": "Show",
   "activity.kind.todo_created": "Created a to-do",
   "activity.kind.todo_updated": "Updated a to-do",
   "activity.kind.todo_completed": "Completed a to-do",

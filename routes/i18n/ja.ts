@@ -305,6 +305,8 @@ export const ja: Messages = {
   "dash.shownOf": "{total} 件中 {shown} 件を表示しています。",
   "dash.countAtLeast": "{count} 件以上",
   "dash.live": "自動で更新されます。",
+  "live.updated": "このページが更新されました。",
+  "live.show": "表示",
   "activity.kind.todo_created": "ToDo を作成しました",
   "activity.kind.todo_updated": "ToDo を更新しました",
   "activity.kind.todo_completed": "ToDo を完了しました",

@@ -589,7 +589,7 @@ export const ja: Messages = {
   "webhooks.group.chat": "チャット",
   "webhooks.group.board": "掲示板",
   "webhooks.group.notes": "ノート",
-  "webhooks.group.todos": "ToDo",
+  "webhooks.group.todos": "ToDoリスト",
   "webhooks.group.milestones": "マイルストーン",
   "webhooks.group.calendar": "カレンダー",
   "webhooks.group.meetings": "会議",

@@ -1,7 +1,6 @@
 /** Wires every domain service from the app's dependencies; nothing global. */
 import { FileStore } from "../db/kernel/file_store.ts";
 import { listProjectsOfUser } from "../db/projects/projects.ts";
-import { findUserById } from "../db/accounts/users.ts";
 import type { Database } from "../db/sqlite/sqlite.ts";
 import type { Engine } from "../db/kernel/engine.ts";
 import { createAccounts } from "./accounts/accounts.ts";
@@ -210,18 +209,13 @@ export function createServices(deps: ServiceDeps) {
         hub.closeUser(userId, (projectId) => !memberOf.has(projectId));
       },
     }),
-    projects: createProjects({
-      db,
-      clock,
-      // Streams end with access: a deleted project's all, a removed member's own (an admin
-      // still sees every project, so theirs stay).
-      onAccessLost: async (projectId, userId) => {
-        if (userId === undefined) return hub.closeProject(projectId);
-        if ((await findUserById(db, userId))?.role !== "admin") {
-          hub.closeProject(projectId, userId);
-        }
+    projects: createProjects(ctx, {
+      // A deleted project's streams end with it. A removed member's end with their
+      // `member.removed`, on every instance, as it is published (EventHub.publish): ended here
+      // at the commit, they would miss that event on PostgreSQL, where it comes a moment later.
+      onAccessLost: (projectId, userId) => {
+        if (userId === undefined) hub.closeProject(projectId);
       },
-      relay,
     }),
     notifications: createNotifications({ db, clock, relay }),
     webhooks: createWebhooks({
@@ -253,7 +247,7 @@ export function createServices(deps: ServiceDeps) {
       hasher,
       sessions,
       throttle: new InvitationThrottle(db, clock),
-      relay,
+      actions: ctx,
       baseUrl: config.baseUrl === null ? null : config.baseUrl.replace(/\/+$/, ""),
       mail: {
         enabled: mailSender.enabled,

@@ -1,8 +1,8 @@
 // The dashboards' live updates; both pages work without this file.
-// - The project dashboard listens to the project stream (EventSource): a chat message,
-//   to-do, file or meeting event re-renders it from the server's fragment (`?fragment=1`,
-//   the same markup as the page), debounced. Threads, notes and milestones send no stream
-//   events, so it also re-fetches every 60 s while the page is visible.
+// - The project dashboard listens to the project stream (EventSource): any event of the
+//   project (the page names them in `data-live-events`) re-renders it from the server's
+//   fragment (`?fragment=1`, the same markup as the page), debounced; it also re-fetches
+//   every 60 s while the page is visible (the "near due" list moves with the day).
 // - The personal dashboard spans every project: rather than holding a stream per project
 //   (the server allows 10 per user), it re-fetches its fragment every 30 s while the page is
 //   visible, and at once when the page becomes visible again. The unread badge in the
@@ -140,14 +140,8 @@ function enhance(initial) {
     return;
   }
 
-  const EVENTS = [
-    "chat.message.created",
-    "chat.message.updated",
-    "chat.message.deleted",
-    "todo.updated",
-    "file.uploaded",
-    "meeting.created",
-  ];
+  // Every event of the project (the page names them): any change may show here.
+  const EVENTS = (root.dataset.liveEvents ?? "").split(" ").filter(Boolean);
   /** @type {string | null} */
   let lastEventId = null;
   /** @type {EventSource | null} */

@@ -10,8 +10,9 @@
 //   keep the keyboard focus on the same button of the same card; each shows its name as a
 //   tooltip (the page names them by aria-labelledby, from words said once per board).
 // - Each card gets its drag handle here: only this file can drag.
-// - Live: `todo.updated` on the project stream re-renders the board from the server's
-//   fragment (`?fragment=1`, the same markup as the page).
+// - Live: a to-do, column or milestone event (or a restore) on the project stream
+//   re-renders the board from the server's fragment (`?fragment=1`, the same markup as the
+//   page).
 
 const BOARD = "[data-kanban-board]";
 const first = document.querySelector(BOARD);
@@ -21,6 +22,8 @@ if (first instanceof HTMLElement) enhance(first);
 function enhance(initial) {
   let board = initial;
   const projectId = Number(board.dataset.project);
+  // The to-do, column, milestone and restore events (the page names them).
+  const LIVE_EVENTS = (board.dataset.liveEvents ?? "todo.updated").split(" ").filter(Boolean);
   const canWrite = board.dataset.canWrite === "true";
   const page = `/projects/${projectId}/todos`;
   const api = `/api/projects/${projectId}/todos`;
@@ -463,11 +466,12 @@ function enhance(initial) {
       // Nothing is replayed without an event id: catch up with what changed meanwhile.
       if (lastEventId === null) refreshSoon();
     });
-    stream.addEventListener("todo.updated", (event) => {
+    const onEvent = (/** @type {Event} */ event) => {
       const message = /** @type {MessageEvent} */ (event);
       if (message.lastEventId) lastEventId = message.lastEventId;
       refreshSoon();
-    });
+    };
+    for (const name of LIVE_EVENTS) stream.addEventListener(name, onEvent);
     stream.addEventListener("error", () => {
       if (source !== stream) return;
       document.body.dataset.stream = "closed";

@@ -248,12 +248,12 @@ export async function findAnyFile(
   q: Queries,
   projectId: number,
   fileId: number,
-): Promise<{ id: number; storedName: string } | null> {
-  const r = await q.get<{ id: number; stored_name: string }>(
-    "SELECT id, stored_name FROM files WHERE id = ? AND project_id = ?",
+): Promise<{ id: number; storedName: string; live: boolean } | null> {
+  const r = await q.get<{ id: number; stored_name: string; deleted_at: string | null }>(
+    "SELECT id, stored_name, deleted_at FROM files WHERE id = ? AND project_id = ?",
     [fileId, projectId],
   );
-  return r ? { id: r.id, storedName: r.stored_name } : null;
+  return r ? { id: r.id, storedName: r.stored_name, live: r.deleted_at === null } : null;
 }
 
 /** An SQL condition true when the subject of attachment row `a` still exists (live or deleted). */

@@ -15,9 +15,9 @@ import type { Queries } from "../../db/kernel/engine.ts";
 import type { Deletion } from "../../db/kernel/subjects.ts";
 import { projectAccess, requireAuthor, requireWrite } from "../accounts/access.ts";
 import type { Actor } from "../accounts/accounts.ts";
-import { type DomainContext, type Effects, runAction } from "../projects/actions.ts";
+import { type DomainContext, type Effects, emits, runAction } from "../projects/actions.ts";
 import { DomainError, invalid } from "../kernel/errors.ts";
-import { type FileInfo, fileInfo, type Files, type Upload } from "./files.ts";
+import { ATTACHED_EVENTS, type FileInfo, fileInfo, type Files, type Upload } from "./files.ts";
 
 export type { AttachableType };
 
@@ -199,7 +199,11 @@ export function createAttachments(ctx: DomainContext, files: Files) {
           { type: target.type, id: target.id },
         );
       }
-      return await runAction(ctx, (tx, fx) => attach(tx, fx, input.fileIds));
+      return await runAction(
+        ctx,
+        emits(...ATTACHED_EVENTS),
+        (tx, fx) => attach(tx, fx, input.fileIds),
+      );
     },
   };
 }

@@ -18,7 +18,7 @@ import {
 import type { Queries } from "../../db/kernel/engine.ts";
 import { projectAccess, requireAuthor, requireWrite } from "../accounts/access.ts";
 import type { Actor } from "../accounts/accounts.ts";
-import { type DomainContext, runAction } from "../projects/actions.ts";
+import { type DomainContext, emits, runAction } from "../projects/actions.ts";
 import type { Attachments } from "./attachments.ts";
 import { DomainError, invalid } from "../kernel/errors.ts";
 import type { FileInfo } from "./files.ts";
@@ -75,14 +75,33 @@ export function createBoard(ctx: DomainContext, attachments: Attachments) {
     return row;
   };
 
-  attachments.register("thread", async (q, projectId, id) => {
-    const row = await findThread(q, projectId, id);
-    return row ? { authorId: row.authorId } : null;
-  });
-  attachments.register("comment", async (q, projectId, id) => {
-    const row = await findComment(q, projectId, id);
-    return row ? { authorId: row.authorId } : null;
-  });
+  // Live readers see new attachments as an update of the thread or comment.
+  attachments.register(
+    "thread",
+    async (q, projectId, id) => {
+      const row = await findThread(q, projectId, id);
+      return row ? { authorId: row.authorId } : null;
+    },
+    async (tx, fx, subject) =>
+      fx.event(
+        subject.projectId,
+        "board.thread.updated",
+        (await withThreadFiles(tx, [await thread(tx, subject.projectId, subject.id)]))[0],
+      ),
+  );
+  attachments.register(
+    "comment",
+    async (q, projectId, id) => {
+      const row = await findComment(q, projectId, id);
+      return row ? { authorId: row.authorId } : null;
+    },
+    async (tx, fx, subject) =>
+      fx.event(
+        subject.projectId,
+        "board.comment.updated",
+        (await withCommentFiles(tx, [await comment(tx, subject.projectId, subject.id)]))[0],
+      ),
+  );
 
   return {
     categories: CATEGORIES,
@@ -119,7 +138,7 @@ export function createBoard(ctx: DomainContext, attachments: Attachments) {
         uploadedFileIds?: number[] | undefined;
       },
     ): Promise<Thread> {
-      return runAction(ctx, async (tx, fx) => {
+      return runAction(ctx, emits("board.thread.created"), async (tx, fx) => {
         requireWrite(await projectAccess(tx, actor, projectId));
         const id = await insertThread(tx, {
           projectId,
@@ -139,7 +158,9 @@ export function createBoard(ctx: DomainContext, attachments: Attachments) {
           subjectId: id,
           summary: input.title.trim(),
         });
-        return (await withThreadFiles(tx, [await thread(tx, projectId, id)]))[0]!;
+        const created = (await withThreadFiles(tx, [await thread(tx, projectId, id)]))[0]!;
+        fx.event(projectId, "board.thread.created", created);
+        return created;
       });
     },
 
@@ -169,7 +190,7 @@ export function createBoard(ctx: DomainContext, attachments: Attachments) {
         pinned?: boolean | undefined;
       },
     ): Promise<Thread> {
-      return runAction(ctx, async (tx, fx) => {
+      return runAction(ctx, emits("board.thread.updated"), async (tx, fx) => {
         const access = await projectAccess(tx, actor, projectId);
         const row = await thread(tx, projectId, input.threadId);
         requireAuthor(access, row.authorId);
@@ -180,7 +201,9 @@ export function createBoard(ctx: DomainContext, attachments: Attachments) {
           pinned: input.pinned ?? row.pinned,
           updatedAt: fx.now,
         });
-        return (await withThreadFiles(tx, [await thread(tx, projectId, row.id)]))[0]!;
+        const updated = (await withThreadFiles(tx, [await thread(tx, projectId, row.id)]))[0]!;
+        fx.event(projectId, "board.thread.updated", updated);
+        return updated;
       });
     },
 
@@ -189,7 +212,7 @@ export function createBoard(ctx: DomainContext, attachments: Attachments) {
      * (author, owner or admin); returns the trash entry.
      */
     remove(actor: Actor, projectId: number, threadId: number): Promise<TrashRef> {
-      return runAction(ctx, async (tx, fx) => {
+      return runAction(ctx, emits("board.thread.deleted"), async (tx, fx) => {
         const access = await projectAccess(tx, actor, projectId);
         const row = await thread(tx, projectId, threadId);
         requireAuthor(access, row.authorId);
@@ -199,6 +222,7 @@ export function createBoard(ctx: DomainContext, attachments: Attachments) {
           { type: "thread", id: row.id },
           ...commentIds.map((id) => ({ type: "comment" as const, id })),
         ]);
+        fx.event(projectId, "board.thread.deleted", { id: row.id, projectId });
         return { type: "thread", id: row.id };
       });
     },
@@ -214,7 +238,7 @@ export function createBoard(ctx: DomainContext, attachments: Attachments) {
         uploadedFileIds?: number[] | undefined;
       },
     ): Promise<Comment> {
-      return runAction(ctx, async (tx, fx) => {
+      return runAction(ctx, emits("board.comment.created"), async (tx, fx) => {
         requireWrite(await projectAccess(tx, actor, projectId));
         const row = await thread(tx, projectId, input.threadId);
         const earlier = await commenterIds(tx, row.id);
@@ -248,7 +272,9 @@ export function createBoard(ctx: DomainContext, attachments: Attachments) {
           text: row.title,
           recipients: [row.authorId, ...earlier],
         });
-        return (await withCommentFiles(tx, [await comment(tx, projectId, id)]))[0]!;
+        const created = (await withCommentFiles(tx, [await comment(tx, projectId, id)]))[0]!;
+        fx.event(projectId, "board.comment.created", created);
+        return created;
       });
     },
 
@@ -258,24 +284,31 @@ export function createBoard(ctx: DomainContext, attachments: Attachments) {
       projectId: number,
       input: { commentId: number; body: string },
     ): Promise<Comment> {
-      return runAction(ctx, async (tx, fx) => {
+      return runAction(ctx, emits("board.comment.updated"), async (tx, fx) => {
         const access = await projectAccess(tx, actor, projectId);
         const row = await comment(tx, projectId, input.commentId);
         requireAuthor(access, row.authorId);
         await updateComment(tx, row.id, text("body", input.body), fx.now);
-        return (await withCommentFiles(tx, [await comment(tx, projectId, row.id)]))[0]!;
+        const updated = (await withCommentFiles(tx, [await comment(tx, projectId, row.id)]))[0]!;
+        fx.event(projectId, "board.comment.updated", updated);
+        return updated;
       });
     },
 
     /** Moves a comment and the files uploaded to it to the trash; returns the trash entry. */
     removeComment(actor: Actor, projectId: number, commentId: number): Promise<TrashRef> {
-      return runAction(ctx, async (tx, fx) => {
+      return runAction(ctx, emits("board.comment.deleted"), async (tx, fx) => {
         const access = await projectAccess(tx, actor, projectId);
         const row = await comment(tx, projectId, commentId);
         requireAuthor(access, row.authorId);
         const deletion = { at: fx.now, by: actor.id };
         await deleteComment(tx, row.id, deletion);
         await attachments.trashWith(tx, deletion, [{ type: "comment", id: row.id }]);
+        fx.event(projectId, "board.comment.deleted", {
+          id: row.id,
+          projectId,
+          threadId: row.threadId,
+        });
         return { type: "comment", id: row.id };
       });
     },

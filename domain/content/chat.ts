@@ -16,7 +16,7 @@ import { recipientsOf } from "../../db/projects/notifications.ts";
 import { listMembers } from "../../db/projects/projects.ts";
 import { projectAccess, requireAuthor, requireWrite } from "../accounts/access.ts";
 import type { Actor } from "../accounts/accounts.ts";
-import { type DomainContext, type Effects, runAction } from "../projects/actions.ts";
+import { type DomainContext, type Effects, emits, runAction } from "../projects/actions.ts";
 import type { Attachments } from "./attachments.ts";
 import { DomainError, invalid } from "../kernel/errors.ts";
 import type { FileInfo } from "./files.ts";
@@ -127,7 +127,7 @@ export function createChat(ctx: DomainContext, attachments: Attachments) {
         uploadedFileIds?: number[] | undefined;
       },
     ): Promise<Message> {
-      return runAction(ctx, async (tx, fx) => {
+      return runAction(ctx, emits("chat.message.created"), async (tx, fx) => {
         requireWrite(await projectAccess(tx, actor, projectId));
         const row = await insertMessage(tx, {
           projectId,
@@ -157,7 +157,7 @@ export function createChat(ctx: DomainContext, attachments: Attachments) {
       projectId: number,
       input: { messageId: number; text: string },
     ): Promise<Message> {
-      return runAction(ctx, async (tx, fx) => {
+      return runAction(ctx, emits("chat.message.updated"), async (tx, fx) => {
         const access = await projectAccess(tx, actor, projectId);
         const row = await message(tx, projectId, input.messageId);
         requireAuthor(access, row.authorId);
@@ -175,7 +175,7 @@ export function createChat(ctx: DomainContext, attachments: Attachments) {
      * `chat.message.deleted`. Returns the trash entry.
      */
     remove(actor: Actor, projectId: number, messageId: number): Promise<TrashRef> {
-      return runAction(ctx, async (tx, fx) => {
+      return runAction(ctx, emits("chat.message.deleted"), async (tx, fx) => {
         const access = await projectAccess(tx, actor, projectId);
         const row = await message(tx, projectId, messageId);
         requireAuthor(access, row.authorId);

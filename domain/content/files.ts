@@ -17,7 +17,13 @@ import {
   requireWrite,
 } from "../accounts/access.ts";
 import type { Actor } from "../accounts/accounts.ts";
-import { type DomainContext, type Effects, runAction } from "../projects/actions.ts";
+import {
+  type DomainContext,
+  type Effects,
+  emits,
+  type EventName,
+  runAction,
+} from "../projects/actions.ts";
 import { DomainError, invalid } from "../kernel/errors.ts";
 import { allowedType, headMatches } from "../formats/file_types.ts";
 import { offsetOf, type Page, pageOf, type PageRequest } from "../kernel/paging.ts";
@@ -74,6 +80,14 @@ export function isOverLimit(error: unknown): boolean {
 }
 
 const MIB = 1024 * 1024;
+
+/** What an attachment upload records besides `file.uploaded`: its subject's update. */
+export const ATTACHED_EVENTS = [
+  "chat.message.updated",
+  "board.thread.updated",
+  "board.comment.updated",
+  "todo.updated",
+] as const satisfies readonly EventName[];
 
 /** The refusal of an upload over the limit; `MAX_UPLOAD_MB` counts mebibytes (MiB). */
 export function tooLarge(maxUploadBytes: number): DomainError {
@@ -139,7 +153,9 @@ export function createFiles(ctx: DomainContext) {
     const bytes = await ctx.files.place(upload.bytes, access.project.id, `.${type.ext}`);
     try {
       // Awaited here, so that a refusal removes the placed bytes below.
-      return await runAction(ctx, async (tx, fx) => {
+      // An attachment upload also updates what it is attached to (`record`).
+      const spec = emits("file.uploaded", ...ATTACHED_EVENTS);
+      return await runAction(ctx, spec, async (tx, fx) => {
         // Re-check inside the transaction: the project may have changed meanwhile.
         requireWrite(await projectAccess(tx, access.actor, access.project.id));
         const file = await insertFile(tx, {
@@ -221,7 +237,7 @@ export function createFiles(ctx: DomainContext) {
      * and its bytes kept until it is purged. Returns the trash entry.
      */
     remove(actor: Actor, projectId: number, fileId: number): Promise<TrashRef> {
-      return runAction(ctx, async (tx, fx) => {
+      return runAction(ctx, emits("file.deleted"), async (tx, fx) => {
         const access = await projectAccess(tx, actor, projectId);
         const file = await findFile(tx, fileId);
         if (!file || file.projectId !== projectId) {
@@ -229,6 +245,7 @@ export function createFiles(ctx: DomainContext) {
         }
         requireAuthor(access, file.uploaderId);
         await deleteFile(tx, file.id, { at: fx.now, by: actor.id });
+        fx.event(projectId, "file.deleted", { id: file.id, projectId });
         return { type: "file", id: file.id };
       });
     },

@@ -11,7 +11,7 @@ import type { Queries } from "../../db/kernel/engine.ts";
 import { memberIds } from "../../db/projects/projects.ts";
 import { projectAccess, requireAuthor, requireWrite } from "../accounts/access.ts";
 import type { Actor } from "../accounts/accounts.ts";
-import { type DomainContext, runAction } from "../projects/actions.ts";
+import { type DomainContext, emits, runAction } from "../projects/actions.ts";
 import { DomainError, invalid } from "../kernel/errors.ts";
 import { offsetOf, type Page, pageOf, type PageRequest } from "../kernel/paging.ts";
 import type { TrashRef } from "../projects/trash.ts";
@@ -66,7 +66,7 @@ export function createNotes(ctx: DomainContext) {
         pinned?: boolean | undefined;
       },
     ): Promise<Note> {
-      return runAction(ctx, async (tx, fx) => {
+      return runAction(ctx, emits("note.created"), async (tx, fx) => {
         requireWrite(await projectAccess(tx, actor, projectId));
         const id = await insertNote(tx, {
           projectId,
@@ -85,7 +85,9 @@ export function createNotes(ctx: DomainContext) {
           subjectId: id,
           summary: input.title.trim(),
         });
-        return await note(tx, projectId, id);
+        const created = await note(tx, projectId, id);
+        fx.event(projectId, "note.created", created);
+        return created;
       });
     },
 
@@ -107,7 +109,7 @@ export function createNotes(ctx: DomainContext) {
         pinned?: boolean | undefined;
       },
     ): Promise<Note> {
-      return runAction(ctx, async (tx, fx) => {
+      return runAction(ctx, emits("note.updated"), async (tx, fx) => {
         const access = await projectAccess(tx, actor, projectId);
         const row = await note(tx, projectId, input.noteId);
         requireAuthor(access, row.authorId);
@@ -136,17 +138,19 @@ export function createNotes(ctx: DomainContext) {
           text: updated.title,
           recipients: await memberIds(tx, projectId),
         });
+        fx.event(projectId, "note.updated", updated);
         return updated;
       });
     },
 
     /** Moves a note to the trash (author, owner or admin); returns the trash entry. */
     remove(actor: Actor, projectId: number, noteId: number): Promise<TrashRef> {
-      return runAction(ctx, async (tx, fx) => {
+      return runAction(ctx, emits("note.deleted"), async (tx, fx) => {
         const access = await projectAccess(tx, actor, projectId);
         const row = await note(tx, projectId, noteId);
         requireAuthor(access, row.authorId);
         await deleteNote(tx, row.id, { at: fx.now, by: actor.id });
+        fx.event(projectId, "note.deleted", { id: row.id, projectId });
         return { type: "note", id: row.id };
       });
     },

@@ -23,8 +23,7 @@ import {
   revokeInvitation,
   revokePendingFor,
 } from "../../db/identity/invitations.ts";
-import { findMember, insertMember, type MemberRow } from "../../db/projects/projects.ts";
-import type { UserEventRow } from "../../db/projects/user_events.ts";
+import { findMember, type MemberRow } from "../../db/projects/projects.ts";
 import { projectAccess, requireOwner } from "../accounts/access.ts";
 import { type Actor, normaliseEmail, type PublicUser, publicUser } from "../accounts/accounts.ts";
 import { lookupHash, newLinkToken, sameHash } from "../accounts/link_tokens.ts";
@@ -36,8 +35,8 @@ import { DomainError, invalid } from "../kernel/errors.ts";
 import { offsetOf, type Page, pageOf, type PageRequest } from "../kernel/paging.ts";
 import { isMailAddress } from "../mail/address.ts";
 import { queueMail } from "../mail/outbox.ts";
-import type { EventRelay } from "../projects/event_relay.ts";
-import { addMemberIn } from "../projects/projects.ts";
+import { type DomainContext, type Effects, runAction } from "../projects/actions.ts";
+import { addMemberIn, ADDS_MEMBER } from "../projects/projects.ts";
 import { addedMail, invitationMail } from "./invitation_mail.ts";
 
 export type { InvitationRole };
@@ -102,7 +101,8 @@ export interface InvitationDeps {
   hasher: PasswordHasher;
   sessions: Sessions;
   throttle: InvitationThrottle;
-  relay: EventRelay;
+  /** What joining a project runs in (an action: `member.added`, the notification). */
+  actions: DomainContext;
   /** `BASE_URL` without a trailing slash; null: links use the request's origin. */
   baseUrl: string | null;
   /** Whether mail is sent, and the Message-ID host (BASE_URL's host name). */
@@ -225,16 +225,21 @@ export function createInvitations(deps: InvitationDeps) {
   /** Adds `userId` to the invitation's project (if any) and marks it accepted, in `tx`. */
   async function join(
     tx: Queries,
+    fx: Effects,
     row: InvitationDetails,
     userId: number,
   ): Promise<void> {
-    const at = clock.now().toISOString();
-    if (!await acceptInvitation(tx, row.id, at)) {
+    if (!await acceptInvitation(tx, row.id, fx.now)) {
       throw new DomainError("not_found", NOT_WORKING);
     }
-    if (row.projectId !== null && row.role !== "admin") {
-      await insertMember(tx, { projectId: row.projectId, userId, role: row.role, at });
-    }
+    const joined = row.projectId !== null && row.role !== "admin" &&
+      await addMemberIn(tx, fx, { id: row.projectId, name: "" }, {
+        userId,
+        role: row.role,
+        actorId: userId,
+        notify: false,
+      });
+    if (!joined) fx.unchanged();
   }
 
   return {
@@ -257,12 +262,11 @@ export function createInvitations(deps: InvitationDeps) {
       const days = daysOf(input.expiresInDays);
       // Refused callers are refused before they count against the limit.
       await requireManager(db, actor, { projectId });
-      const events: UserEventRow[] = [];
       let mailed = false;
       const result = await throttled(
         actor,
         () =>
-          db.transaction(async (tx): Promise<InviteResult> => {
+          runAction(deps.actions, ADDS_MEMBER, async (tx, fx): Promise<InviteResult> => {
             const project = (await requireManager(tx, actor, { projectId }))!;
             const user = await findUserByEmail(tx, email);
             if (!user) {
@@ -274,10 +278,11 @@ export function createInvitations(deps: InvitationDeps) {
                 origin,
               );
               mailed = made.mailed;
+              fx.unchanged();
               return { invitation: made.invitation, url: made.url };
             }
             const member = { userId: user.id, role: input.role, actorId: actor.id };
-            const added = await addMemberIn(tx, clock, project, member, (e) => events.push(e));
+            const added = await addMemberIn(tx, fx, project, member);
             if (!added) throw new DomainError("already_member", "This person is already a member");
             if (mailOn) {
               // A direct mail no notification preference holds back; the notification it tells
@@ -292,16 +297,16 @@ export function createInvitations(deps: InvitationDeps) {
                 now: clock.now(),
                 host: deps.mail.host!,
               });
-              const ids = events.filter((e) => e.name === "notification.created")
-                .map((e) => (JSON.parse(e.data) as { id: number }).id);
-              await markNotificationsMailed(tx, ids, clock.now().toISOString());
+              fx.afterNotify(async (tx, events) => {
+                const ids = events.filter((e) => e.name === "notification.created")
+                  .map((e) => (JSON.parse(e.data) as { id: number }).id);
+                await markNotificationsMailed(tx, ids, fx.now);
+              });
               mailed = true;
             }
-            await deps.relay.announce(tx, [], events);
             return { member: (await findMember(tx, projectId, user.id))! };
           }),
       );
-      deps.relay.committed([], events);
       if (mailed) deps.onMailQueued();
       return result;
     },
@@ -433,14 +438,14 @@ export function createInvitations(deps: InvitationDeps) {
       actor: Actor | null,
     ): Promise<{ user: PublicUser; cookie: string | null }> {
       if (actor) {
-        const user = await db.transaction(async (tx) => {
+        const user = await runAction(deps.actions, ADDS_MEMBER, async (tx, fx) => {
           const row = await working(tx, token);
           if (!row) throw new DomainError("not_found", NOT_WORKING);
           const user = (await findUserById(tx, actor.id))!;
           if (user.email !== row.email) {
             throw new DomainError("forbidden", "This invitation is for another email address");
           }
-          await join(tx, row, user.id);
+          await join(tx, fx, row, user.id);
           if (row.projectId === null && row.role === "admin" && user.role !== "admin") {
             return (await updateUser(tx, user.id, { role: "admin" }, clock.now().toISOString()))!;
           }
@@ -461,7 +466,7 @@ export function createInvitations(deps: InvitationDeps) {
       }
       const passwordHash = await deps.hasher.hash(password);
       const minted = await deps.sessions.mint();
-      const user = await db.transaction(async (tx) => {
+      const user = await runAction(deps.actions, ADDS_MEMBER, async (tx, fx) => {
         const row = await working(tx, token);
         if (!row) throw new DomainError("not_found", NOT_WORKING);
         const user = await insertUser(tx, {
@@ -479,7 +484,7 @@ export function createInvitations(deps: InvitationDeps) {
             "An account with this email exists: sign in first",
           );
         }
-        await join(tx, row, user.id);
+        await join(tx, fx, row, user.id);
         await deps.sessions.store(tx, minted, user.id);
         return user;
       });

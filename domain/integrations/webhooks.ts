@@ -18,31 +18,15 @@ import {
 } from "../../db/integrations/webhooks.ts";
 import { projectAccess, requireOwner } from "../accounts/access.ts";
 import type { Actor } from "../accounts/accounts.ts";
-import type { EventName } from "../projects/actions.ts";
+import { EVENT_NAMES } from "../projects/event_names.ts";
 import type { Clock } from "../kernel/clock.ts";
 import { DomainError } from "../kernel/errors.ts";
 import { offsetOf, type Page, pageOf, type PageRequest } from "../kernel/paging.ts";
 import { fanOutProject } from "../projects/webhook_outbox.ts";
 import { type AllowList, checkTarget, type Resolver } from "./webhook_targets.ts";
 
-/**
- * The event-stream names a webhook may subscribe to. `item.restored` comes with the trash;
- * the check below fails to compile when a stream event is missing here.
- */
-export const WEBHOOK_EVENTS = [
-  "chat.message.created",
-  "chat.message.updated",
-  "chat.message.deleted",
-  "todo.updated",
-  "file.uploaded",
-  "meeting.created",
-  "item.restored",
-] as const;
-
-/** Every stream event name is subscribable (a compile-time check). */
-const _everyEventListed: Exclude<EventName, typeof WEBHOOK_EVENTS[number]> extends never ? true
-  : never = true;
-void _everyEventListed;
+/** The event-stream names a webhook may subscribe to: every project stream event. */
+export const WEBHOOK_EVENTS = EVENT_NAMES;
 
 /** A webhook as the API shows it (never its secret). */
 export interface Webhook {

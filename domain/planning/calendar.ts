@@ -17,7 +17,7 @@ import type { Queries } from "../../db/kernel/engine.ts";
 import { userTimeZone } from "../../db/accounts/users.ts";
 import { projectAccess, requireWrite } from "../accounts/access.ts";
 import type { Actor } from "../accounts/accounts.ts";
-import { type DomainContext, runAction } from "../projects/actions.ts";
+import { type DomainContext, emits, runAction } from "../projects/actions.ts";
 import { type CalendarView, calendarView, shownRange, type ViewQuery } from "./calendar_view.ts";
 import { utcDay } from "../kernel/days.ts";
 import { DomainError, invalid, outOfOrder } from "../kernel/errors.ts";
@@ -185,7 +185,7 @@ export function createCalendar(ctx: DomainContext) {
         allDay?: boolean | undefined;
       },
     ): Promise<CalendarEvent> {
-      return runAction(ctx, async (tx, fx) => {
+      return runAction(ctx, emits("calendar.event.created"), async (tx, fx) => {
         requireWrite(await projectAccess(tx, actor, projectId));
         const startAt = parseInstant("startAt", input.startAt);
         const endAt = parseInstant("endAt", input.endAt);
@@ -200,7 +200,9 @@ export function createCalendar(ctx: DomainContext) {
           allDay: input.allDay ?? false,
           createdAt: fx.now,
         });
-        return await event(tx, projectId, id);
+        const created = await event(tx, projectId, id);
+        fx.event(projectId, "calendar.event.created", created);
+        return created;
       });
     },
 
@@ -223,7 +225,7 @@ export function createCalendar(ctx: DomainContext) {
         allDay?: boolean | undefined;
       },
     ): Promise<CalendarEvent> {
-      return runAction(ctx, async (tx, fx) => {
+      return runAction(ctx, emits("calendar.event.updated"), async (tx, fx) => {
         requireWrite(await projectAccess(tx, actor, projectId));
         const row = await event(tx, projectId, input.eventId);
         const startAt = input.startAt === undefined
@@ -239,16 +241,19 @@ export function createCalendar(ctx: DomainContext) {
           allDay: input.allDay ?? row.allDay,
           updatedAt: fx.now,
         });
-        return await event(tx, projectId, row.id);
+        const updated = await event(tx, projectId, row.id);
+        fx.event(projectId, "calendar.event.updated", updated);
+        return updated;
       });
     },
 
     /** Moves an event to the trash (members); returns the trash entry. */
     remove(actor: Actor, projectId: number, eventId: number): Promise<TrashRef> {
-      return runAction(ctx, async (tx, fx) => {
+      return runAction(ctx, emits("calendar.event.deleted"), async (tx, fx) => {
         requireWrite(await projectAccess(tx, actor, projectId));
         const id = (await event(tx, projectId, eventId)).id;
         await deleteEvent(tx, id, { at: fx.now, by: actor.id });
+        fx.event(projectId, "calendar.event.deleted", { id, projectId });
         return { type: "event", id };
       });
     },

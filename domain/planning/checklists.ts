@@ -21,11 +21,13 @@ import { findItem, type ItemRow, updateItem } from "../../db/planning/todos.ts";
 import type { Queries } from "../../db/kernel/engine.ts";
 import { projectAccess, requireWrite } from "../accounts/access.ts";
 import type { Actor } from "../accounts/accounts.ts";
-import { type DomainContext, type Effects, runAction } from "../projects/actions.ts";
+import { type DomainContext, type Effects, emits, runAction } from "../projects/actions.ts";
 import { DomainError, invalid } from "../kernel/errors.ts";
 
 export type { ChecklistEntryRow as ChecklistEntry, ChecklistSummary };
 
+/** Every checklist change is a `todo.updated` of its item (action `checklist`). */
+const CHANGED = emits("todo.updated");
 /** The longest entry text, in characters. */
 export const CHECKLIST_TEXT_MAX = 500;
 /** The most entries one item's checklist holds. */
@@ -134,7 +136,7 @@ export function createChecklists(ctx: DomainContext) {
       itemId: number,
       input: { text: string },
     ): Promise<ChecklistEntryRow> {
-      return runAction(ctx, async (tx, fx) => {
+      return runAction(ctx, CHANGED, async (tx, fx) => {
         const item = await editable(tx, actor, projectId, itemId);
         const text = cleanText(input.text);
         const total = await countEntries(tx, item.id);
@@ -167,7 +169,7 @@ export function createChecklists(ctx: DomainContext) {
       entryId: number,
       input: { text?: string | undefined; done?: boolean | undefined },
     ): Promise<ChecklistEntryRow> {
-      return runAction(ctx, async (tx, fx) => {
+      return runAction(ctx, CHANGED, async (tx, fx) => {
         const item = await editable(tx, actor, projectId, itemId);
         const entry = await entryOf(tx, item.id, entryId);
         const text = input.text === undefined ? entry.text : cleanText(input.text);
@@ -180,7 +182,7 @@ export function createChecklists(ctx: DomainContext) {
 
     /** Removes an entry; the rest close up in their order. */
     async remove(actor: Actor, projectId: number, itemId: number, entryId: number): Promise<void> {
-      await runAction(ctx, async (tx, fx) => {
+      await runAction(ctx, CHANGED, async (tx, fx) => {
         const item = await editable(tx, actor, projectId, itemId);
         const entry = await entryOf(tx, item.id, entryId);
         await deleteEntry(tx, entry.id);
@@ -196,7 +198,7 @@ export function createChecklists(ctx: DomainContext) {
       itemId: number,
       entryIds: number[],
     ): Promise<ChecklistEntryRow[]> {
-      return runAction(ctx, async (tx, fx) => {
+      return runAction(ctx, CHANGED, async (tx, fx) => {
         const item = await editable(tx, actor, projectId, itemId);
         const entries = await place(tx, item, entryIds, fx.now);
         await changed(tx, fx, actor, item);
@@ -212,13 +214,16 @@ export function createChecklists(ctx: DomainContext) {
       entryId: number,
       by: -1 | 1,
     ): Promise<ChecklistEntryRow[]> {
-      return runAction(ctx, async (tx, fx) => {
+      return runAction(ctx, CHANGED, async (tx, fx) => {
         const item = await editable(tx, actor, projectId, itemId);
         const entry = await entryOf(tx, item.id, entryId);
         const ids = (await listEntries(tx, item.id)).map((e) => e.id);
         const from = ids.indexOf(entry.id);
         const to = from + by;
-        if (to < 0 || to >= ids.length) return await listEntries(tx, item.id);
+        if (to < 0 || to >= ids.length) {
+          fx.unchanged();
+          return await listEntries(tx, item.id);
+        }
         ids.splice(from, 1);
         ids.splice(to, 0, entry.id);
         const entries = await place(tx, item, ids, fx.now);

@@ -20,7 +20,7 @@ import type { Queries } from "../../db/kernel/engine.ts";
 import { listProjectsOfUser } from "../../db/projects/projects.ts";
 import { projectAccess, requireWrite } from "../accounts/access.ts";
 import type { Actor } from "../accounts/accounts.ts";
-import { type DomainContext, runAction } from "../projects/actions.ts";
+import { type DomainContext, emits, runAction } from "../projects/actions.ts";
 import { nonBlank, parseInstant, requireOrdered } from "./calendar.ts";
 import { addDays, utcDay } from "../kernel/days.ts";
 import { DomainError, invalid } from "../kernel/errors.ts";
@@ -257,7 +257,7 @@ export function createMeetings(ctx: DomainContext) {
         minutes?: string | null | undefined;
       },
     ): Promise<SavedMeeting> {
-      return runAction(ctx, async (tx, fx) => {
+      return runAction(ctx, emits("meeting.created"), async (tx, fx) => {
         requireWrite(await projectAccess(tx, actor, projectId));
         const title = nonBlank("title", input.title);
         const times = range(input);
@@ -319,7 +319,7 @@ export function createMeetings(ctx: DomainContext) {
         minutes?: string | null | undefined;
       },
     ): Promise<SavedMeeting> {
-      return runAction(ctx, async (tx, fx) => {
+      return runAction(ctx, emits("meeting.updated"), async (tx, fx) => {
         requireWrite(await projectAccess(tx, actor, projectId));
         const row = await meeting(tx, projectId, input.meetingId);
         const times = range({
@@ -357,16 +357,18 @@ export function createMeetings(ctx: DomainContext) {
         if (timeChanged || placeChanged || listChanged) {
           fx.notify({ ...notice, kind: "meeting_updated", recipients: stayed });
         }
+        fx.event(projectId, "meeting.updated", updated);
         return { meeting: updated, warnings: await warningsFor(tx, actor, updated) };
       });
     },
 
     /** Moves a meeting to the trash (members); returns the trash entry. */
     remove(actor: Actor, projectId: number, meetingId: number): Promise<TrashRef> {
-      return runAction(ctx, async (tx, fx) => {
+      return runAction(ctx, emits("meeting.deleted"), async (tx, fx) => {
         requireWrite(await projectAccess(tx, actor, projectId));
         const id = (await meeting(tx, projectId, meetingId)).id;
         await deleteMeeting(tx, id, { at: fx.now, by: actor.id });
+        fx.event(projectId, "meeting.deleted", { id, projectId });
         return { type: "meeting", id };
       });
     },

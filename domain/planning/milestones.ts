@@ -16,7 +16,7 @@ import {
 import type { Queries } from "../../db/kernel/engine.ts";
 import { projectAccess, requireWrite } from "../accounts/access.ts";
 import type { Actor } from "../accounts/accounts.ts";
-import { type DomainContext, runAction } from "../projects/actions.ts";
+import { type DomainContext, emits, runAction } from "../projects/actions.ts";
 import { nonBlank, parseDate } from "./calendar.ts";
 import { DomainError } from "../kernel/errors.ts";
 import { offsetOf, type Page, pageOf, type PageRequest } from "../kernel/paging.ts";
@@ -86,7 +86,7 @@ export function createMilestones(ctx: DomainContext) {
         dueDate?: string | null | undefined;
       },
     ): Promise<Milestone> {
-      return runAction(ctx, async (tx, fx) => {
+      return runAction(ctx, emits("milestone.created"), async (tx, fx) => {
         requireWrite(await projectAccess(tx, actor, projectId));
         const title = nonBlank("title", input.title);
         const dueDate = input.dueDate == null ? null : parseDate("dueDate", input.dueDate);
@@ -106,7 +106,9 @@ export function createMilestones(ctx: DomainContext) {
           subjectId: id,
           summary: title,
         });
-        return await milestone(tx, projectId, id);
+        const created = await milestone(tx, projectId, id);
+        fx.event(projectId, "milestone.created", created);
+        return created;
       });
     },
 
@@ -127,7 +129,7 @@ export function createMilestones(ctx: DomainContext) {
         dueDate?: string | null | undefined;
       },
     ): Promise<Milestone> {
-      return runAction(ctx, async (tx, fx) => {
+      return runAction(ctx, emits("milestone.updated"), async (tx, fx) => {
         requireWrite(await projectAccess(tx, actor, projectId));
         const row = await milestone(tx, projectId, input.milestoneId);
         const title = input.title === undefined ? row.title : nonBlank("title", input.title);
@@ -149,7 +151,9 @@ export function createMilestones(ctx: DomainContext) {
           subjectId: row.id,
           summary: title,
         });
-        return await milestone(tx, projectId, row.id);
+        const updated = await milestone(tx, projectId, row.id);
+        fx.event(projectId, "milestone.updated", updated);
+        return updated;
       });
     },
   };

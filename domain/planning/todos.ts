@@ -37,7 +37,7 @@ import {
 import type { Queries } from "../../db/kernel/engine.ts";
 import { projectAccess, requireWrite } from "../accounts/access.ts";
 import type { Actor } from "../accounts/accounts.ts";
-import { type DomainContext, type Effects, runAction } from "../projects/actions.ts";
+import { type DomainContext, type Effects, emits, runAction } from "../projects/actions.ts";
 import type { Attachments } from "../content/attachments.ts";
 import { checklistSummaries, type ChecklistSummary } from "./checklists.ts";
 import { DomainError, invalid, outOfOrder } from "../kernel/errors.ts";
@@ -334,7 +334,7 @@ export function createTodos(ctx: DomainContext, attachments: Attachments) {
 
     /** Appends a custom column (key null). */
     addColumn(actor: Actor, projectId: number, input: { name: string }): Promise<ColumnRow> {
-      return runAction(ctx, async (tx, fx) => {
+      return runAction(ctx, emits("todo.column.created"), async (tx, fx) => {
         requireWrite(await projectAccess(tx, actor, projectId));
         const name = input.name.trim();
         if (!name) throw invalid("name", "Cannot be blank");
@@ -346,7 +346,9 @@ export function createTodos(ctx: DomainContext, attachments: Attachments) {
           position: existing.length,
           at: fx.now,
         });
-        return (await listColumns(tx, projectId)).at(-1)!;
+        const created = (await listColumns(tx, projectId)).at(-1)!;
+        fx.event(projectId, "todo.column.created", created);
+        return created;
       });
     },
 
@@ -356,19 +358,21 @@ export function createTodos(ctx: DomainContext, attachments: Attachments) {
       projectId: number,
       input: { columnId: number; name: string },
     ): Promise<ColumnRow> {
-      return runAction(ctx, async (tx, fx) => {
+      return runAction(ctx, emits("todo.column.updated"), async (tx, fx) => {
         requireWrite(await projectAccess(tx, actor, projectId));
         const row = await column(tx, projectId, input.columnId);
         const name = input.name.trim();
         if (!name) throw invalid("name", "Cannot be blank");
         await renameColumn(tx, row.id, name, fx.now);
-        return await column(tx, projectId, row.id);
+        const renamed = await column(tx, projectId, row.id);
+        fx.event(projectId, "todo.column.updated", renamed);
+        return renamed;
       });
     },
 
     /** Deletes an empty column (409 while it holds items, or when it is the last one). */
     async removeColumn(actor: Actor, projectId: number, columnId: number): Promise<void> {
-      await runAction(ctx, async (tx) => {
+      await runAction(ctx, emits("todo.column.deleted"), async (tx, fx) => {
         requireWrite(await projectAccess(tx, actor, projectId));
         await lockBoard(tx, projectId);
         const row = await column(tx, projectId, columnId);
@@ -381,6 +385,7 @@ export function createTodos(ctx: DomainContext, attachments: Attachments) {
         }
         await rehomeDeletedItems(tx, row.id, others[0]!.id);
         await deleteColumn(tx, projectId, row.id);
+        fx.event(projectId, "todo.column.deleted", { id: row.id, projectId });
       });
     },
 
@@ -510,7 +515,7 @@ export function createTodos(ctx: DomainContext, attachments: Attachments) {
         fileIds?: number[] | undefined;
       },
     ): Promise<Item> {
-      return runAction(ctx, async (tx, fx) => {
+      return runAction(ctx, emits("todo.created"), async (tx, fx) => {
         requireWrite(await projectAccess(tx, actor, projectId));
         await lockBoard(tx, projectId);
         const columns = await ensureColumns(tx, projectId, fx.now);
@@ -546,8 +551,9 @@ export function createTodos(ctx: DomainContext, attachments: Attachments) {
         const row = await item(tx, projectId, id);
         activity(fx, actor, row, "todo_created");
         assigned(fx, actor, row);
-        announce(fx, { projectId, itemIds: [id], columnId: target.id, action: "created" });
-        return (await withFiles(tx, [row]))[0]!;
+        const created = (await withFiles(tx, [row]))[0]!;
+        fx.event(projectId, "todo.created", created);
+        return created;
       });
     },
 
@@ -557,7 +563,7 @@ export function createTodos(ctx: DomainContext, attachments: Attachments) {
       projectId: number,
       input: ItemInput & { itemId: number },
     ): Promise<Item> {
-      return runAction(ctx, async (tx, fx) => {
+      return runAction(ctx, emits("todo.updated"), async (tx, fx) => {
         requireWrite(await projectAccess(tx, actor, projectId));
         const before = await item(tx, projectId, input.itemId);
         const changes = await changesOf(tx, projectId, input);
@@ -568,7 +574,7 @@ export function createTodos(ctx: DomainContext, attachments: Attachments) {
         if (changes.assigneeId !== undefined && row.assigneeId !== before.assigneeId) {
           assigned(fx, actor, row);
         }
-        announce(fx, { projectId, itemIds: [row.id], columnId: row.columnId, action: "updated" });
+        announce(fx, { projectId, itemIds: [row.id], columnId: row.columnId, action: "edited" });
         return (await withFiles(tx, [row]))[0]!;
       });
     },
@@ -579,7 +585,7 @@ export function createTodos(ctx: DomainContext, attachments: Attachments) {
      * trash entry.
      */
     remove(actor: Actor, projectId: number, itemId: number): Promise<TrashRef> {
-      return runAction(ctx, async (tx, fx) => {
+      return runAction(ctx, emits("todo.deleted"), async (tx, fx) => {
         requireWrite(await projectAccess(tx, actor, projectId));
         await lockBoard(tx, projectId);
         const row = await item(tx, projectId, itemId);
@@ -587,26 +593,23 @@ export function createTodos(ctx: DomainContext, attachments: Attachments) {
         await deleteItem(tx, row.id, deletion);
         await attachments.trashWith(tx, deletion, [{ type: "item", id: row.id }]);
         await placeItems(tx, row.columnId, await columnItemIds(tx, row.columnId), fx.now);
-        announce(fx, { projectId, itemIds: [row.id], columnId: row.columnId, action: "deleted" });
+        fx.event(projectId, "todo.deleted", { id: row.id, projectId });
         return { type: "item", id: row.id };
       });
     },
 
     /** Completes or reopens an item; completing writes `todo_completed`. */
     toggleComplete(actor: Actor, projectId: number, itemId: number): Promise<Item> {
-      return runAction(ctx, async (tx, fx) => {
+      const spec = emits("todo.completed", "todo.reopened");
+      return runAction(ctx, spec, async (tx, fx) => {
         requireWrite(await projectAccess(tx, actor, projectId));
         const before = await item(tx, projectId, itemId);
         await setCompleted(tx, before.id, before.completed ? null : fx.now, fx.now);
         const row = await item(tx, projectId, before.id);
         activity(fx, actor, row, row.completed ? "todo_completed" : "todo_updated");
-        announce(fx, {
-          projectId,
-          itemIds: [row.id],
-          columnId: row.columnId,
-          action: row.completed ? "completed" : "reopened",
-        });
-        return (await withFiles(tx, [row]))[0]!;
+        const toggled = (await withFiles(tx, [row]))[0]!;
+        fx.event(projectId, row.completed ? "todo.completed" : "todo.reopened", toggled);
+        return toggled;
       });
     },
 
@@ -616,7 +619,7 @@ export function createTodos(ctx: DomainContext, attachments: Attachments) {
       projectId: number,
       input: { itemId: number; columnId: number; orderIndex: number },
     ): Promise<Item> {
-      return runAction(ctx, async (tx, fx) => {
+      return runAction(ctx, emits("todo.updated"), async (tx, fx) => {
         requireWrite(await projectAccess(tx, actor, projectId));
         await lockBoard(tx, projectId);
         const row = await item(tx, projectId, input.itemId);
@@ -644,7 +647,7 @@ export function createTodos(ctx: DomainContext, attachments: Attachments) {
       projectId: number,
       input: { bodyProjectId: number; columnId: number; itemIds: number[] },
     ): Promise<Item[]> {
-      return runAction(ctx, async (tx, fx) => {
+      return runAction(ctx, emits("todo.updated"), async (tx, fx) => {
         requireWrite(await projectAccess(tx, actor, projectId));
         await lockBoard(tx, projectId);
         if (input.bodyProjectId !== projectId) {
@@ -654,7 +657,10 @@ export function createTodos(ctx: DomainContext, attachments: Attachments) {
         if (new Set(ids).size !== ids.length) throw invalid("itemIds", "Each item may appear once");
         const target = await findColumn(tx, projectId, input.columnId);
         if (!target) throw invalid("columnId", "Must be a column of this project");
-        if (ids.length === 0) return [];
+        if (ids.length === 0) {
+          fx.unchanged();
+          return [];
+        }
         const found = await findItems(tx, projectId, ids);
         if (found.length !== ids.length) {
           throw invalid("itemIds", "Every item must belong to this project");

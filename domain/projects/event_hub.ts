@@ -16,6 +16,11 @@ export interface Subscriber {
   sessionIdHash: string | null;
   /** When that session expires (epoch ms): the first heartbeat after it ends the stream. */
   expiresAt: number | null;
+  /**
+   * Whether the reader sees every project (a system admin): their project stream outlives a
+   * `member.removed` of theirs.
+   */
+  seesEveryProject?: boolean;
   /** Writes already-encoded bytes; must not throw. */
   /** `id` is the event's, absent for a heartbeat. */
   write(bytes: Uint8Array, id?: number): void;
@@ -88,12 +93,22 @@ export class EventHub {
     };
   }
 
-  /** Sends a committed event to its project's streams, encoded once. */
+  /**
+   * Sends a committed event to its project's streams, encoded once. A `member.removed` ends
+   * the removed member's streams of the project once it is written to them, so no later event
+   * of the project reaches them (whichever instance removed them).
+   */
   publish(event: EventRow): void {
     const set = this.#projects.get(event.projectId);
     if (!set || set.size === 0) return;
     const bytes = encodeEvent(event);
     for (const subscriber of set) subscriber.write(bytes, event.id);
+    if (event.name === "member.removed") {
+      const { userId } = JSON.parse(event.data) as { userId: number };
+      for (const subscriber of [...set]) {
+        if (subscriber.userId === userId && !subscriber.seesEveryProject) subscriber.close();
+      }
+    }
   }
 
   /** Sends a committed event to its user's own streams, encoded once. */

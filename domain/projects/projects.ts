@@ -15,47 +15,53 @@ import {
   updateMemberRole,
   updateProject,
 } from "../../db/projects/projects.ts";
-import type { Engine, Queries } from "../../db/kernel/engine.ts";
-import type { UserEventRow } from "../../db/projects/user_events.ts";
+import type { Queries } from "../../db/kernel/engine.ts";
 import { findUserByEmail } from "../../db/accounts/users.ts";
 import { type ProjectAccess, projectAccess, requireOwner } from "../accounts/access.ts";
 import { type Actor, normaliseEmail } from "../accounts/accounts.ts";
-import type { Clock } from "../kernel/clock.ts";
 import { DomainError, invalid } from "../kernel/errors.ts";
-import type { EventRelay } from "./event_relay.ts";
-import { notify } from "./notifications.ts";
+import { type DomainContext, type Effects, emits, runAction } from "./actions.ts";
 
 export type { MemberRow as Member, ProjectRole };
 
+/** A member as a stream event carries it: as the members list shows it, with `projectId`. */
+export type MemberEvent = MemberRow & { projectId: number };
+
+/** The spec of an action that adds a member (`addMemberIn`). */
+export const ADDS_MEMBER = emits("member.added");
+
 /**
- * Adds user `userId` to `project` with `role` and notifies them (`member_added`), in `tx`;
- * false (nothing done) when they are a member already. Adding by email and an accepted or
- * direct invitation both add members this way.
+ * Inside an action (`ADDS_MEMBER`): adds user `userId` to `project` with `role`, notifies
+ * them (`member_added`) and sends `member.added`; false (nothing done) when they are a member
+ * already. Adding by email and an accepted or direct invitation all add members this way.
+ * `notify: false` adds without the notification (one joining by their own invitation).
  */
 export async function addMemberIn(
   tx: Queries,
-  clock: Clock,
+  fx: Effects,
   project: { id: number; name: string },
-  member: { userId: number; role: ProjectRole; actorId: number },
-  onEvent: (event: UserEventRow) => void,
+  member: { userId: number; role: ProjectRole; actorId: number; notify?: boolean },
 ): Promise<boolean> {
-  const at = clock.now().toISOString();
   const added = await insertMember(tx, {
     projectId: project.id,
     userId: member.userId,
     role: member.role,
-    at,
+    at: fx.now,
   });
   if (!added) return false;
-  await notify(tx, clock, {
-    kind: "member_added",
-    projectId: project.id,
-    actorId: member.actorId,
-    subjectType: "project",
-    subjectId: project.id,
-    text: project.name,
-    recipients: [member.userId],
-  }, onEvent);
+  if (member.notify !== false) {
+    fx.notify({
+      kind: "member_added",
+      projectId: project.id,
+      actorId: member.actorId,
+      subjectType: "project",
+      subjectId: project.id,
+      text: project.name,
+      recipients: [member.userId],
+    });
+  }
+  const row = (await findMember(tx, project.id, member.userId))!;
+  fx.event(project.id, "member.added", { ...row, projectId: project.id } satisfies MemberEvent);
   return true;
 }
 
@@ -71,6 +77,15 @@ export interface Project {
   updatedAt: string;
   /** The caller's membership role; null for an admin who is not a member. */
   myRole: ProjectRole | null;
+}
+
+/**
+ * A project as its stream events carry it: as the API shows it but without `myRole`, which
+ * is each reader's own (every reader gets the same bytes).
+ */
+export function projectEvent(p: ProjectRow): Omit<Project, "myRole"> {
+  const { myRole: _, ...project } = toProject(p, null);
+  return project;
 }
 
 /** Shapes a stored project for the API with the caller's role. */
@@ -95,15 +110,11 @@ function cleanName(name: string): string {
 }
 
 /** The project and member operations. */
-export function createProjects(deps: {
-  db: Engine;
-  clock: Clock;
+export function createProjects(ctx: DomainContext, deps: {
   /** Called after a commit that took `userId` (or everybody) out of a project. */
   onAccessLost?: (projectId: number, userId?: number) => void | Promise<void>;
-  /** Where users' own stream events go. */
-  relay: EventRelay;
 }) {
-  const { db, clock } = deps;
+  const { db, clock } = ctx;
   const now = () => clock.now().toISOString();
   const view = (a: ProjectAccess, p: ProjectRow = a.project) => toProject(p, a.memberRole);
 
@@ -160,31 +171,40 @@ export function createProjects(deps: {
       projectId: number,
       changes: { name?: string | undefined; description?: string | null | undefined },
     ): Promise<Project> {
-      return db.transaction(async (tx) => {
+      return runAction(ctx, emits("project.updated"), async (tx, fx) => {
         const a = await projectAccess(tx, actor, projectId);
         requireOwner(a);
         const name = changes.name === undefined ? undefined : cleanName(changes.name);
-        return view(
-          a,
-          await updateProject(tx, projectId, {
-            ...(name !== undefined ? { name } : {}),
-            // The description is never absent: `null` clears it to "".
-            ...(changes.description !== undefined
-              ? { description: changes.description?.trim() ?? "" }
-              : {}),
-          }, now()),
-        );
+        const updated = await updateProject(tx, projectId, {
+          ...(name !== undefined ? { name } : {}),
+          // The description is never absent: `null` clears it to "".
+          ...(changes.description !== undefined
+            ? { description: changes.description?.trim() ?? "" }
+            : {}),
+        }, fx.now);
+        fx.event(projectId, "project.updated", projectEvent(updated));
+        return view(a, updated);
       });
     },
 
     /** Archives (read-only) or unarchives a project (owner). */
     setArchived(actor: Actor, projectId: number, archived: boolean): Promise<Project> {
-      return db.transaction(async (tx) => {
+      const spec = emits("project.archived", "project.unarchived");
+      return runAction(ctx, spec, async (tx, fx) => {
         const a = await projectAccess(tx, actor, projectId);
         requireOwner(a, { evenArchived: !archived });
-        if ((a.project.archivedAt !== null) === archived) return view(a);
-        const at = now();
-        return view(a, await setProjectArchived(tx, projectId, archived ? at : null, at));
+        if ((a.project.archivedAt !== null) === archived) {
+          fx.unchanged();
+          return view(a);
+        }
+        const at = fx.now;
+        const row = await setProjectArchived(tx, projectId, archived ? at : null, at);
+        fx.event(
+          projectId,
+          archived ? "project.archived" : "project.unarchived",
+          projectEvent(row),
+        );
+        return view(a, row);
       });
     },
 
@@ -210,21 +230,17 @@ export function createProjects(deps: {
       projectId: number,
       input: { email: string; role: ProjectRole },
     ): Promise<MemberRow> {
-      const events: UserEventRow[] = [];
-      const added = await db.transaction(async (tx) => {
+      return await runAction(ctx, ADDS_MEMBER, async (tx, fx) => {
         const a = await projectAccess(tx, actor, projectId);
         requireOwner(a);
         const user = await findUserByEmail(tx, normaliseEmail(input.email));
         if (!user) throw new DomainError("not_found", "No user has this email");
         const member = { userId: user.id, role: input.role, actorId: actor.id };
-        if (!await addMemberIn(tx, clock, a.project, member, (e) => events.push(e))) {
+        if (!await addMemberIn(tx, fx, a.project, member)) {
           throw new DomainError("conflict", "This user is already a member");
         }
-        await deps.relay.announce(tx, [], events);
         return (await findMember(tx, projectId, user.id))!;
       });
-      deps.relay.committed([], events);
-      return added;
     },
 
     /** Changes a member's role (owner); the last owner cannot be demoted. */
@@ -233,19 +249,23 @@ export function createProjects(deps: {
       projectId: number,
       input: { userId: number; role: ProjectRole },
     ): Promise<MemberRow> {
-      return db.transaction(async (tx) => {
+      return runAction(ctx, emits("member.updated"), async (tx, fx) => {
         requireOwner(await projectAccess(tx, actor, projectId));
         const member = await findMember(tx, projectId, input.userId);
         if (!member) throw new DomainError("not_found", "No such member");
         await keepAnOwner(tx, projectId, member, input.role);
         await updateMemberRole(tx, projectId, input.userId, input.role);
-        return (await findMember(tx, projectId, input.userId))!;
+        const updated = (await findMember(tx, projectId, input.userId))!;
+        fx.event(projectId, "member.updated", { ...updated, projectId } satisfies MemberEvent);
+        return updated;
       });
     },
 
     /** Removes a member (owner, or members leaving themselves); never the last owner. */
     async removeMember(actor: Actor, projectId: number, userId: number): Promise<void> {
-      await db.transaction(async (tx) => {
+      // `member.removed` also ends the removed member's open streams of the project, on every
+      // instance, before any later event of it reaches them (see EventHub.publish).
+      await runAction(ctx, emits("member.removed"), async (tx, fx) => {
         const a = await projectAccess(tx, actor, projectId);
         if (userId === actor.id && a.memberRole !== null) {
           if (a.project.archivedAt !== null) {
@@ -258,6 +278,7 @@ export function createProjects(deps: {
         if (!member) throw new DomainError("not_found", "No such member");
         await keepAnOwner(tx, projectId, member, null);
         await deleteMember(tx, projectId, userId);
+        fx.event(projectId, "member.removed", { projectId, userId });
       });
       await deps.onAccessLost?.(projectId, userId);
     },

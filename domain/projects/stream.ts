@@ -59,6 +59,7 @@ async function subscribeThenReplay(
     userId: actor.id,
     sessionIdHash: input.sessionIdHash,
     expiresAt: input.expiresAt,
+    seesEveryProject: actor.role === "admin",
     write: (bytes, id) => holding ? held.push({ bytes, id }) : live(bytes, id),
     close: input.sink.close,
   });

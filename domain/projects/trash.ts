@@ -37,7 +37,7 @@ import {
   requireWrite,
 } from "../accounts/access.ts";
 import type { Actor } from "../accounts/accounts.ts";
-import { type DomainContext, runAction } from "./actions.ts";
+import { type DomainContext, emits, runAction } from "./actions.ts";
 import { DomainError } from "../kernel/errors.ts";
 import { offsetOf, type Page, pageOf, type PageRequest } from "../kernel/paging.ts";
 import { type Project, toProject } from "./projects.ts";
@@ -229,7 +229,7 @@ export function createTrash(ctx: DomainContext, options: { trashDays: number }) 
      * Writes `item_restored` and sends `item.restored`.
      */
     restore(actor: Actor, projectId: number, ref: TrashRef): Promise<TrashRef> {
-      return runAction(ctx, async (tx, fx) => {
+      return runAction(ctx, emits("item.restored"), async (tx, fx) => {
         const access = await projectAccess(tx, actor, projectId);
         requireWrite(access);
         const row = await findTrashed(tx, projectId, ref);
@@ -290,13 +290,16 @@ export function createTrash(ctx: DomainContext, options: { trashDays: number }) 
      * a secret uploaded by mistake. Its attachment links, activity and notifications go too.
      */
     async purgeFile(actor: Actor, projectId: number, fileId: number): Promise<void> {
-      await runAction(ctx, async (tx, fx) => {
+      // Purging a live file deletes it; one in the trash was deleted already.
+      await runAction(ctx, emits("file.deleted"), async (tx, fx) => {
         const access = await projectAccess(tx, actor, projectId);
         const file = await findAnyFile(tx, projectId, fileId);
         if (!file) throw new DomainError("not_found", "No such file");
         requireOwner(access);
         await purgeItem(tx, "file", file.id);
         fx.removeBytesAfterCommit(file.storedName);
+        if (file.live) fx.event(projectId, "file.deleted", { id: file.id, projectId });
+        else fx.unchanged();
       });
     },
 

@@ -23,6 +23,7 @@ import { errorBody, errorResponse } from "./errors.ts";
 import { fileRoutes } from "./files.ts";
 import { invitationRoutes } from "./invitations.ts";
 import { registerIcsFeedDocs } from "./ics_doc.ts";
+import { registerEventDocs } from "./event_doc.ts";
 import { registerUnsubscribeDocs } from "./unsubscribe_doc.ts";
 import { markdownRoutes } from "./markdown.ts";
 import { noteRoutes } from "./notes.ts";
@@ -81,6 +82,7 @@ export function api(services: Services, options: ApiOptions): OpenAPIHono<AppEnv
   app.route("/", markdownRoutes(services));
 
   registerIcsFeedDocs(app.openAPIRegistry);
+  registerEventDocs(app.openAPIRegistry);
   registerUnsubscribeDocs(app.openAPIRegistry);
   registerOpenApiDocument(app, { baseUrl: options.baseUrl });
   // Last: any other path under /api is the API's own JSON 404, never a page.

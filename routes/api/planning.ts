@@ -61,7 +61,7 @@ export const MilestoneSchema = z.object({
   updatedAt: TimestampOut,
 }).openapi("Milestone");
 
-const EventSchema = z.object({
+export const EventSchema = z.object({
   id: IdOut,
   projectId: IdOut,
   creatorId: IdOut,

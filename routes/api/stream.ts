@@ -8,6 +8,8 @@ import { wholeNumber } from "../../domain/kernel/paging.ts";
 import type { Services } from "../../domain/services.ts";
 import type { OpenedStream } from "../../domain/projects/stream.ts";
 import { actorOf, apiApp, type AppEnv, errors, Id } from "./openapi.ts";
+import { EVENT_NAMES } from "../../domain/projects/event_names.ts";
+import { eventComponent } from "./event_doc.ts";
 
 /** A client further behind than this many queued writes (after its replay) is disconnected. */
 const MAX_QUEUED_WRITES = 2000;
@@ -24,8 +26,11 @@ const stream = createRoute({
   path: "/api/projects/{projectId}/chat/stream",
   tags: ["stream"],
   summary: "Project events as server-sent events; `Last-Event-ID` replays what was missed",
-  description: "Events: chat.message.created, chat.message.updated, chat.message.deleted, " +
-    "todo.updated, file.uploaded, meeting.created. A `: heartbeat` comment is sent every " +
+  description:
+    `Events (each described by its component, e.g. \`${
+      eventComponent("board.thread.created")
+    }\`): ${EVENT_NAMES.join(", ")}. A \`member.removed\` of the reader is the last event ` +
+    "their stream gets. A `: heartbeat` comment is sent every " +
     "SSE_HEARTBEAT_MS. At most 10 streams per user and 1,000 in all by default " +
     "(SSE_MAX_STREAMS_PER_USER, SSE_MAX_STREAMS), then 429.",
   request: {

@@ -18,7 +18,7 @@ import { ProjectSchema } from "./schemas.ts";
 
 const TrashTypeSchema = z.enum(TRASH_TYPES as [TrashType, ...TrashType[]]);
 
-const TrashRefSchema = z.object({ type: TrashTypeSchema, id: IdOut }).openapi(
+export const TrashRefSchema = z.object({ type: TrashTypeSchema, id: IdOut }).openapi(
   "TrashRef",
 );
 

@@ -38,6 +38,7 @@ import { Alert, FieldError } from "./kit/layout.tsx";
 import { FilePicker, pickableFiles, pickedFileIds, PICKER_FIELDS } from "./kit/file_picker.tsx";
 import type { Shown } from "./kit/submit.ts";
 import { afterCreate, afterDelete, afterSave } from "./kit/notices.tsx";
+import { live } from "./kit/live.tsx";
 
 const MULTIPART = { enctype: "multipart/form-data" };
 
@@ -371,7 +372,7 @@ export function boardPages(services: Services) {
   const threadUrl = (projectId: number, threadId: number) =>
     `/projects/${projectId}/board/${threadId}`;
 
-  area.page(P, boardPage);
+  area.page(P, live(boardPage, ["board"]));
   area.form(P, boardPage, {
     form: "create",
     schema: ThreadInput,
@@ -390,7 +391,7 @@ export function boardPages(services: Services) {
       return afterCreate(threadUrl(projectId, thread.id), { type: "thread", id: thread.id });
     },
   });
-  area.page(T, threadPage);
+  area.page(T, live(threadPage, ["board", "files"]));
   area.form(T, threadPage, {
     form: "edit",
     schema: ThreadInput,

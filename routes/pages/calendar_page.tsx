@@ -46,6 +46,7 @@ import {
 import { checked, type Fields, orNull } from "./kit/forms.ts";
 import { Alert } from "./kit/layout.tsx";
 import { afterCreate, afterDelete, afterSave } from "./kit/notices.tsx";
+import { live } from "./kit/live.tsx";
 
 type Ctx = Context<AppEnv>;
 
@@ -461,7 +462,7 @@ export function calendarPages(services: Services) {
   const E = `${P}/events/:eventId{[0-9]+}`;
 
   area.things({
-    list: [P, calendarPage],
+    list: [P, live(calendarPage, ["calendar", "milestones", "todos", "meetings"])],
     item: [E, eventPage],
     createAt: `${P}/events`,
     form: { schema: CalendarEventInput, read: readEvent, fields: FIELDS },

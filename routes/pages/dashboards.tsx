@@ -17,6 +17,7 @@ import { formatDay, formatSize, formatSpan } from "../i18n/format.ts";
 import type { PageCtx } from "./context.ts";
 import { mentionsOf, nameOf, type ProjectFrame } from "./kit/area.tsx";
 import { activityHref, kindLabel, ProgressBar, Time } from "./kit/content.tsx";
+import { EVENT_NAMES } from "../../domain/projects/event_names.ts";
 
 /** Chat text or a description shown on a dashboard, at most this many characters. */
 const EXCERPT = 140;
@@ -278,7 +279,12 @@ export function ProjectDashboardView(
   // The board's in-progress column, when the dashboard knows its id.
   const inProgressColumn = data.inProgressTodos[0]?.columnId;
   return (
-    <div class="dashboard" data-dashboard="project" data-project={frame.project.id}>
+    <div
+      class="dashboard"
+      data-dashboard="project"
+      data-project={frame.project.id}
+      data-live-events={EVENT_NAMES.join(" ")}
+    >
       <TodoSection
         {...todos}
         name="inProgress"

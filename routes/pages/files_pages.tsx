@@ -24,6 +24,7 @@ import { ButtonForm, Field, formState, PostForm } from "./kit/fields.tsx";
 import { Alert } from "./kit/layout.tsx";
 import type { Shown } from "./kit/submit.ts";
 import { afterCreate, afterDelete } from "./kit/notices.tsx";
+import { live } from "./kit/live.tsx";
 
 type Source = "upload" | "attachment";
 const SOURCES: Source[] = ["upload", "attachment"];
@@ -133,7 +134,7 @@ export function filesPages(services: Services) {
   const area = areaRoutes(services);
   const P = "/projects/:projectId{[0-9]+}/files";
 
-  area.page(P, filesPage);
+  area.page(P, live(filesPage, ["files"]));
   area.form(P, filesPage, {
     form: "upload",
     fields: { file: "files.missing" },

@@ -25,6 +25,7 @@ import { type Fields, orNull } from "./kit/forms.ts";
 import { Alert } from "./kit/layout.tsx";
 import { afterCreate, afterSave } from "./kit/notices.tsx";
 import type { Shown } from "./kit/submit.ts";
+import { live } from "./kit/live.tsx";
 
 /** How the domain's refusals of a milestone's fields are said. */
 const FIELDS = { dueDate: "planning.dateInvalid", title: "content.required" } as const;
@@ -200,7 +201,7 @@ export function milestonesPages(services: Services) {
   const area = areaRoutes(services);
   const P = "/projects/:projectId{[0-9]+}/milestones";
 
-  area.page(P, milestonesPage);
+  area.page(P, live(milestonesPage, ["milestones", "todos"]));
   area.form(P, milestonesPage, {
     form: "create",
     schema: MilestoneInput,

@@ -28,6 +28,7 @@ import {
 import { checked, type Fields, tagList } from "./kit/forms.ts";
 import { Alert } from "./kit/layout.tsx";
 import { afterCreate, afterDelete, afterSave } from "./kit/notices.tsx";
+import { live } from "./kit/live.tsx";
 
 const FIELDS = { tags: "notes.tagsInvalid" } as const;
 
@@ -197,7 +198,7 @@ export function notesPages(services: Services) {
   const N = `${P}/:noteId{[0-9]+}`;
 
   area.things({
-    list: [P, notesPage],
+    list: [P, live(notesPage, ["notes"])],
     item: [N, notePage],
     form: { schema: NoteInput, read: readNote, fields: FIELDS },
     create: async ({ actor, projectId, input }) => {

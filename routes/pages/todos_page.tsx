@@ -51,6 +51,7 @@ import { Alert, FieldError, renderFragment } from "./kit/layout.tsx";
 import { FilePicker, pickableFiles, PICKER_FIELDS, requiredPick } from "./kit/file_picker.tsx";
 import { type Shown, submit } from "./kit/submit.ts";
 import { afterCreate, afterDelete, afterSave } from "./kit/notices.tsx";
+import { liveEvents } from "./kit/live.tsx";
 
 const PRIORITIES: readonly Priority[] = ["low", "normal", "high"];
 
@@ -486,6 +487,7 @@ function Board(props: { frame: ProjectFrame; data: BoardData }) {
       class="kanban"
       data-kanban-board
       data-project={frame.project.id}
+      data-live-events={liveEvents(["todos", "milestones"])}
       data-can-write={frame.canWrite ? "true" : "false"}
       data-drag-title={frame.canWrite ? t("todos.dragHandle") : undefined}
     >

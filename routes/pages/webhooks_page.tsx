@@ -4,7 +4,8 @@
  * shown once), each webhook with its state and recent deliveries, redeliver, disable or
  * enable, delete. Forms work without JavaScript.
  */
-import { type Delivery, type Webhook, WEBHOOK_EVENTS } from "../../domain/integrations/webhooks.ts";
+import type { Delivery, Webhook } from "../../domain/integrations/webhooks.ts";
+import { EVENT_GROUPS, type EventGroup } from "../../domain/projects/event_names.ts";
 import type { Services } from "../../domain/services.ts";
 import { WebhookInput } from "../api/webhooks.ts";
 import { formatDateTime } from "../i18n/format.ts";
@@ -59,11 +60,16 @@ function EventChoices(props: { frame: ProjectFrame; form: FormState }) {
         <input type="checkbox" name="events" value="*" checked={chosen.has("*")} />
         {t("webhooks.allEvents")}
       </label>
-      {WEBHOOK_EVENTS.map((name) => (
-        <label class="check">
-          <input type="checkbox" name="events" value={name} checked={chosen.has(name)} />
-          <code>{name}</code>
-        </label>
+      {(Object.keys(EVENT_GROUPS) as EventGroup[]).map((group) => (
+        <fieldset class="event-group" data-event-group={group}>
+          <legend>{t(`webhooks.group.${group}`)}</legend>
+          {EVENT_GROUPS[group].map((name) => (
+            <label class="check">
+              <input type="checkbox" name="events" value={name} checked={chosen.has(name)} />
+              <code>{name}</code>
+            </label>
+          ))}
+        </fieldset>
       ))}
       <span class="hint">{t("webhooks.eventsHint")}</span>
       {props.form.errors.events

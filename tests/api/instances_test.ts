@@ -12,6 +12,7 @@ import { scryptHasher } from "../../domain/accounts/passwords.ts";
 import { type App, createApp } from "../../routes/app.ts";
 import type { TestApp } from "../helpers/app.ts";
 import {
+  addMember,
   api,
   createNote,
   createProject,
@@ -187,6 +188,48 @@ Deno.test(postgresTest(
         assert.equal(JSON.parse((await nextNamedEvent(onB, 1000)).data!).id, live);
       } finally {
         await onB.cancel();
+      }
+    } finally {
+      await close();
+    }
+  },
+));
+
+Deno.test(postgresTest(
+  "a member removed through one instance: their stream on the other ends with member.removed, and a thread made next reaches only the others",
+  async (pg, sql) => {
+    const { a, b, close } = await twoInstances(pg.url, sql);
+    try {
+      const owner = await signUp(a.t, "owner@example.com");
+      const bob = await signUp(a.t, "bob@example.com");
+      const project = await createProject(a.t, owner.cookie, "Leaving");
+      await addMember(a.t, owner.cookie, project.id, "bob@example.com", "member");
+      const bobOnB = await openStream(b.t, bob.cookie, project.id);
+      const ownerOnB = await openStream(b.t, owner.cookie, project.id);
+      try {
+        await bobOnB.next(); // retry: 3000
+        await ownerOnB.next();
+        const removed = await a.t.app.request(
+          `/api/projects/${project.id}/members/${bob.user.id}`,
+          { method: "DELETE", headers: { cookie: owner.cookie } },
+        );
+        assert.equal(removed.status, 204);
+        const thread = await a.t.app.request(`/api/projects/${project.id}/board/threads`, {
+          method: "POST",
+          headers: { cookie: owner.cookie, "content-type": "application/json" },
+          body: JSON.stringify({ title: "After", body: "", category: "general" }),
+        });
+        assert.equal(thread.status, 201);
+        const threadId = (await thread.json()).thread.id;
+        assert.equal((await nextNamedEvent(bobOnB, 3000)).event, "member.removed");
+        assert.equal(await bobOnB.nextEvent(), null, "Bob's stream on B ended");
+        assert.equal((await nextNamedEvent(ownerOnB, 3000)).event, "member.removed");
+        const created = await nextNamedEvent(ownerOnB, 3000);
+        assert.equal(created.event, "board.thread.created");
+        assert.equal(JSON.parse(created.data!).id, threadId);
+      } finally {
+        await bobOnB.cancel();
+        await ownerOnB.cancel();
       }
     } finally {
       await close();

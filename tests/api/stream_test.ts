@@ -40,6 +40,12 @@ function expectUploaded(frame: SseFrame | null, file: unknown): number {
   return Number(frame.id);
 }
 
+/** The next chunk a stream read in process gives, as text. */
+async function nextChunk(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<string> {
+  const { value } = await reader.read();
+  return new TextDecoder().decode(value);
+}
+
 async function hubEmpty(t: TestServer): Promise<void> {
   await eventually(() => t.app.services.hub.size === 0, "the hub to drop every stream");
 }
@@ -479,6 +485,10 @@ Deno.test("Streams end with access: a removed member's, a logged-out session's, 
         cookie: owner.cookie,
       }),
     );
+    // member.removed reaches the removed member last, then the stream ends.
+    for (const reader of [bobStream, adminStream, ownerFirst, ownerSecond]) {
+      assert.match(await nextChunk(reader), /^event: member\.removed$/m);
+    }
     assert.equal(await streamEnded(bobStream), true);
     assert.equal(t.app.services.hub.size, 3);
 
@@ -511,6 +521,7 @@ Deno.test("An admin removed from a project's members keeps the stream: admins se
         cookie: owner.cookie,
       }),
     );
+    assert.match(await nextChunk(adminStream), /^event: member\.removed$/m);
     assert.equal(await streamEnded(adminStream), false);
     assert.equal(t.app.services.hub.size, 1);
     await adminStream.cancel();

@@ -99,9 +99,9 @@ async function activityKinds(
 
 /** The stored `todo.updated` events of a project. */
 async function todoEvents(t: TestApp, projectId: number): Promise<Json[]> {
-  return (await storedEvents(t, projectId)).filter((e) => e.name === "todo.updated").map((e) =>
-    e.data
-  );
+  return (await storedEvents(t, projectId))
+    .filter((e) => e.name.startsWith("todo.") && !e.name.startsWith("todo.column."))
+    .map((e) => ({ name: e.name, ...e.data }));
 }
 
 /** Inserts a milestone row directly (the milestone routes are not under test here). */
@@ -993,7 +993,7 @@ Deno.test("todo_assigned goes to the new assignee only: not to yourself, not aga
   }
 });
 
-Deno.test("Every to-do change writes one todo.updated event naming the item", async () => {
+Deno.test("Every to-do change writes one event naming the item, with the documented data", async () => {
   const t = await testApp();
   try {
     const { alice, bob, project } = await team(t);
@@ -1001,38 +1001,65 @@ Deno.test("Every to-do change writes one todo.updated event naming the item", as
     assert.deepEqual(await todoEvents(t, project.id), [], "columns are not item changes");
 
     const item = await createTodo(t, alice.cookie, project.id);
-    const steps: Array<() => Promise<unknown>> = [
-      () =>
+    const created = (await todoEvents(t, project.id))[0];
+    assert.equal(created.name, "todo.created");
+    const { name: _, ...createdData } = created;
+    assert.deepEqual(createdData, item, "todo.created carries the item");
+    const steps: Array<[string, string | null, () => Promise<unknown>]> = [
+      ["todo.updated", "edited", () =>
         api(t, "PATCH", itemPath(project.id, item.id), {
           cookie: bob.cookie,
           body: { title: "t2" },
-        }),
-      () =>
+        })],
+      ["todo.updated", "edited", () =>
         api(t, "PATCH", itemPath(project.id, item.id), {
           cookie: bob.cookie,
           body: { assigneeId: alice.user.id },
-        }),
-      () =>
-        api(t, "POST", itemPath(project.id, item.id, "/toggle-complete"), { cookie: bob.cookie }),
-      () =>
-        api(t, "POST", itemPath(project.id, item.id, "/toggle-complete"), { cookie: bob.cookie }),
-      () =>
+        })],
+      [
+        "todo.completed",
+        null,
+        () =>
+          api(t, "POST", itemPath(project.id, item.id, "/toggle-complete"), {
+            cookie: bob.cookie,
+          }),
+      ],
+      [
+        "todo.reopened",
+        null,
+        () =>
+          api(t, "POST", itemPath(project.id, item.id, "/toggle-complete"), {
+            cookie: bob.cookie,
+          }),
+      ],
+      ["todo.updated", "moved", () =>
         api(t, "POST", itemPath(project.id, item.id, "/move"), {
           cookie: bob.cookie,
           body: { columnId: doing.id, orderIndex: 0 },
-        }),
-      () => api(t, "DELETE", itemPath(project.id, item.id), { cookie: bob.cookie }),
+        })],
+      [
+        "todo.deleted",
+        null,
+        () => api(t, "DELETE", itemPath(project.id, item.id), { cookie: bob.cookie }),
+      ],
     ];
-    assert.equal((await todoEvents(t, project.id)).length, 1);
-    for (const [i, step] of steps.entries()) {
+    for (const [i, [name, action, step]] of steps.entries()) {
       const res = (await step()) as { status: number; text: string };
       assert.ok(res.status === 200 || res.status === 204, res.text);
       const events = await todoEvents(t, project.id);
       assert.equal(events.length, i + 2, `one event for step ${i}`);
       const last = events.at(-1);
+      assert.equal(last.name, name, `step ${i}`);
       assert.equal(last.projectId, project.id);
-      assert.deepEqual(last.itemIds, [item.id]);
-      assert.equal(typeof last.action, "string");
+      if (name === "todo.updated") {
+        assert.deepEqual(last.itemIds, [item.id]);
+        assert.equal(last.action, action);
+      } else if (name === "todo.deleted") {
+        assert.deepEqual(last, { name, id: item.id, projectId: project.id });
+      } else {
+        assert.equal(last.id, item.id);
+        assert.equal(last.completed, name === "todo.completed");
+      }
     }
     // The stored events' ids increase.
     const stored = await storedEvents(t, project.id);

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { createHmac } from "node:crypto";
-import { runAction } from "../../domain/projects/actions.ts";
+import { emits, runAction } from "../../domain/projects/actions.ts";
 import { ConfigError, parseConfig } from "../../domain/config.ts";
 import { fanOutProject, fanOutQueued } from "../../domain/projects/webhook_outbox.ts";
 import type { WebhookSenderOptions } from "../../domain/integrations/webhook_sender.ts";
@@ -231,7 +231,7 @@ Deno.test("POST /webhooks rejects bad input with 400 and creates nothing", async
       [{ events: ["*"] }, "url"],
       [{ url: rx.url }, "events"],
       [{ url: rx.url, events: [] }, "events"],
-      [{ url: rx.url, events: ["todo.deleted"] }, "events.0"],
+      [{ url: rx.url, events: ["todo.destroyed"] }, "events.0"],
       [{ url: rx.url, events: ["*", "todo.updated"] }, "events"],
       [{ url: "ftp://127.0.0.1/hook", events: ["*"] }, "url"],
       [{ url: "/relative/hook", events: ["*"] }, "url"],
@@ -439,18 +439,22 @@ Deno.test("a change that rolls back queues no delivery", async () => {
       events: ["*"],
     });
     await assert.rejects(() =>
-      runAction({
-        db: t.engine,
-        clock: t.app.services.clock,
-        hub: t.app.services.hub,
-        files: t.app.services.fileStore,
-        maxUploadBytes: t.app.services.maxUploadBytes,
-        relay: t.app.services.relay,
-        presence: t.app.services.presence,
-      }, (_tx, fx) => {
-        fx.event(project.id, "todo.updated", { projectId: project.id, itemIds: [], action: "x" });
-        return Promise.reject(new Error("the change failed"));
-      }), /the change failed/);
+      runAction(
+        {
+          db: t.engine,
+          clock: t.app.services.clock,
+          hub: t.app.services.hub,
+          files: t.app.services.fileStore,
+          maxUploadBytes: t.app.services.maxUploadBytes,
+          relay: t.app.services.relay,
+          presence: t.app.services.presence,
+        },
+        emits("todo.updated"),
+        (_tx, fx) => {
+          fx.event(project.id, "todo.updated", { projectId: project.id, itemIds: [], action: "x" });
+          return Promise.reject(new Error("the change failed"));
+        },
+      ), /the change failed/);
     assert.deepEqual(await deliveriesOf(t, owner.cookie, project.id, webhook.id), []);
     assert.equal(await t.app.services.webhookSender.runOnce(), 0);
     assert.equal(rx.received.length, 0);
@@ -460,7 +464,7 @@ Deno.test("a change that rolls back queues no delivery", async () => {
 Deno.test("each webhook gets the events it subscribes to, * gets all, inactive ones and other projects get none", async () => {
   await withHooks(async (t, { owner, alice, project }, rx) => {
     const hook = hooksTo(t, owner.cookie, project.id, rx);
-    await hook("/todos", ["todo.updated"]);
+    await hook("/todos", ["todo.created"]);
     await hook("/all", ["*"]);
     await hook("/chat", ["chat.message.created", "chat.message.updated"]);
     const off = await hook("/off", ["*"]);
@@ -474,9 +478,9 @@ Deno.test("each webhook gets the events it subscribes to, * gets all, inactive o
     const seen = rx.received.map((r) => `${r.path} ${r.headers.get("x-collab-event")}`).sort();
     assert.deepEqual(seen, [
       "/all chat.message.created",
-      "/all todo.updated",
+      "/all todo.created",
       "/chat chat.message.created",
-      "/todos todo.updated",
+      "/todos todo.created",
     ]);
     for (const r of rx.received) assert.equal(JSON.parse(r.body).projectId, project.id);
   });

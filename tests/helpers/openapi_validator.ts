@@ -140,6 +140,14 @@ export class OpenApiValidator {
     return problems;
   }
 
+  /** The problems of `value` against the component schema `name` (none when it agrees). */
+  checkComponent(name: string, value: unknown): string[] {
+    const body = JSON.stringify(value);
+    const headers = new Headers({ "content-type": "application/json" });
+    const x = { method: "-", path: name, status: 200, headers, body } as Exchange;
+    return this.#checkBody(name, `#/components/schemas/${name}`, x);
+  }
+
   #checkBody(where: string, pointer: string, x: Exchange, schema?: Json): string[] {
     const type = x.headers.get("content-type") ?? "";
     if (!type.includes("json") || !x.body) return [];

@@ -597,6 +597,8 @@ Deno.test("user text is escaped everywhere and Markdown keeps no raw HTML or scr
       );
       assert.match(page.html, /&lt;script&gt;alert\(1\)/, path);
       assert.doesNotMatch(page.html, /style="/, path);
+      // The lists and a thread follow the project stream (live.js).
+      const live = path !== note.location && !path.endsWith("/activity");
       assert.deepEqual(
         [...page.html.matchAll(/<script[^>]*>/g)].map((m) => m[0]),
         [
@@ -605,6 +607,7 @@ Deno.test("user text is escaped everywhere and Markdown keeps no raw HTML or scr
           // The reader never chose a time zone: the browser's is proposed.
           '<script type="module" src="/static/time_zone.js">',
           '<script type="module" src="/static/markdown_preview.js">',
+          ...(live ? ['<script type="module" src="/static/live.js">'] : []),
         ],
         path,
       );

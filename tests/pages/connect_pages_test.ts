@@ -345,7 +345,7 @@ Deno.test("a refused webhook form answers 400 with the field's message in the re
       [{ url: "http://10.0.0.1/hook", events: "*" }, "url", en["webhooks.urlNotPublic"]],
       [{ url: "http://[::1]/hook", events: "*" }, "url", en["webhooks.urlNotPublic"]],
       [{ url: HOOK_URL, events: ["*", "todo.updated"] }, "events", en["webhooks.eventsMixed"]],
-      [{ url: HOOK_URL, events: "todo.deleted" }, "events", en["webhooks.eventsRequired"]],
+      [{ url: HOOK_URL, events: "todo.destroyed" }, "events", en["webhooks.eventsRequired"]],
     ];
     for (const [fields, field, message] of cases) {
       const res = await post(t, owner.cookie, path, fields);

@@ -38,7 +38,7 @@ import type { Clock } from "../kernel/clock.ts";
 import { DomainError } from "../kernel/errors.ts";
 import { type Actor, type LoggedIn, normaliseEmail, publicUser } from "../accounts/accounts.ts";
 import type { PasswordHasher } from "../accounts/passwords.ts";
-import type { Sessions } from "../accounts/sessions.ts";
+import type { MintedSession, Sessions } from "../accounts/sessions.ts";
 import type { LoginThrottle } from "../accounts/throttle.ts";
 import { lookupHash, newLinkToken } from "../accounts/link_tokens.ts";
 
@@ -258,14 +258,17 @@ export function createSso(deps: SsoDeps) {
   const refuse = (reason: SsoFailure, message: string) =>
     new DomainError("sso_failed", message, { details: { reason } });
 
-  /** Finishes a sign-in as user `user` with identity `identity`: a new session. */
+  /**
+   * Finishes a sign-in as user `user` with identity `identityId`: the session `minted` before
+   * the transaction (which awaits only its own queries).
+   */
   async function signIn(
     tx: Queries,
+    minted: MintedSession,
     user: UserRow,
     identityId: number,
     idToken: string,
   ): Promise<string> {
-    const minted = await deps.sessions.mint();
     await deps.sessions.store(tx, minted, user.id);
     await insertSsoSession(tx, { sessionIdHash: minted.idHash, identityId, idToken });
     return minted.cookie;
@@ -407,6 +410,7 @@ export function createSso(deps: SsoDeps) {
         .find((n): n is string => typeof n === "string" && n.trim() !== "")!.trim().slice(0, 200);
 
       let lostAdmin: number | null = null;
+      const minted = await deps.sessions.mint();
       const outcome = await db.transaction(async (tx): Promise<CallbackOutcome> => {
         const identity = await findSsoIdentity(tx, issuer, subject);
         let user: UserRow | null = identity ? await findUserById(tx, identity.userId) : null;
@@ -474,7 +478,7 @@ export function createSso(deps: SsoDeps) {
             if (role === "member") lostAdmin = user.id;
           }
         }
-        const cookie = await signIn(tx, user, identityId!, idToken);
+        const cookie = await signIn(tx, minted, user, identityId!, idToken);
         return { kind: "signed_in", user: publicUser(user), cookie, next: login.nextPath };
       });
       if (lostAdmin !== null) await deps.onAdminRightsLost?.(lostAdmin);
@@ -517,6 +521,7 @@ export function createSso(deps: SsoDeps) {
         throw new DomainError("unauthenticated", "Wrong password");
       }
       await attempt.succeeded();
+      const minted = await deps.sessions.mint();
       const cookie = await db.transaction(async (tx) => {
         const current = await findUserById(tx, user.id);
         if (!current || current.status !== "active") {
@@ -532,7 +537,7 @@ export function createSso(deps: SsoDeps) {
           email: link.email,
           at: now,
         });
-        return await signIn(tx, current, identity.id, link.idToken);
+        return await signIn(tx, minted, current, identity.id, link.idToken);
       });
       return { user: publicUser(user), cookie, next: link.nextPath };
     },

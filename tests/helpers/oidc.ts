@@ -218,7 +218,8 @@ export async function signInAt(
       form.fields.set("login", login);
       form.fields.set("password", "any password");
     }
-    if (form.fields.has("logout")) form.fields.set("logout", "yes");
+    // The sign-out page's "yes" button stands outside its form (form="op.logoutForm").
+    if (/name="logout"/.test(html)) form.fields.set("logout", "yes");
     next = { url: form.action, body: form.fields };
   }
   throw new Error("The provider kept redirecting");

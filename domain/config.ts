@@ -330,7 +330,22 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     } else registrationDomains.push(...new Set(listed));
   }
 
-  const oidc = parseOidc(value, baseUrl, rawBase, problems);
+  const oidc = parseOidc(
+    {
+      OIDC_ISSUER: value("OIDC_ISSUER"),
+      OIDC_CLIENT_ID: value("OIDC_CLIENT_ID"),
+      OIDC_CLIENT_SECRET: value("OIDC_CLIENT_SECRET"),
+      OIDC_SCOPES: value("OIDC_SCOPES"),
+      OIDC_BUTTON_TEXT: value("OIDC_BUTTON_TEXT"),
+      OIDC_AUTO_PROVISION: value("OIDC_AUTO_PROVISION"),
+      OIDC_ALLOWED_DOMAINS: value("OIDC_ALLOWED_DOMAINS"),
+      OIDC_GROUPS_CLAIM: value("OIDC_GROUPS_CLAIM"),
+      OIDC_ADMIN_GROUPS: value("OIDC_ADMIN_GROUPS"),
+    },
+    baseUrl,
+    rawBase,
+    problems,
+  );
   const rawLocal = value("LOCAL_LOGIN");
   let localLogin: LocalLogin = "on";
   if (rawLocal !== undefined) {
@@ -338,7 +353,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     if (mode === "on" || mode === "admins" || mode === "off") localLogin = mode;
     else problems.push(`LOCAL_LOGIN=${JSON.stringify(rawLocal)}: expected on, admins or off`);
   }
-  if (localLogin !== "on" && rawLocal !== undefined && value("OIDC_ISSUER") === undefined) {
+  if (localLogin !== "on" && oidc === null) {
     problems.push(
       `LOCAL_LOGIN=${localLogin} needs OIDC_ISSUER: without single sign-on nobody could sign in`,
     );
@@ -375,12 +390,12 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
 
 /** Parses the `OIDC_*` variables (null without `OIDC_ISSUER`); adds what is wrong to `problems`. */
 function parseOidc(
-  value: (name: string) => string | undefined,
+  env: Record<string, string | undefined>,
   baseUrl: string | null,
   rawBase: string | undefined,
   problems: string[],
 ): OidcConfig | null {
-  const issuer = value("OIDC_ISSUER");
+  const issuer = env.OIDC_ISSUER;
   if (issuer === undefined) return null;
   const url = URL.canParse(issuer) ? new URL(issuer) : null;
   if (!url || (url.protocol !== "https:" && url.protocol !== "http:") || url.search || url.hash) {
@@ -395,24 +410,24 @@ function parseOidc(
         "BASE_URL/auth/oidc/callback",
     );
   }
-  const clientId = value("OIDC_CLIENT_ID");
-  const clientSecret = value("OIDC_CLIENT_SECRET");
+  const clientId = env.OIDC_CLIENT_ID;
+  const clientSecret = env.OIDC_CLIENT_SECRET;
   if (clientId === undefined || clientSecret === undefined) {
     problems.push(
       "OIDC_ISSUER is set but OIDC_CLIENT_ID or OIDC_CLIENT_SECRET is not: both name the " +
         "client registered at the provider",
     );
   }
-  const rawProvision = value("OIDC_AUTO_PROVISION")?.toLowerCase() ?? "true";
+  const rawProvision = env.OIDC_AUTO_PROVISION?.toLowerCase() ?? "true";
   if (rawProvision !== "true" && rawProvision !== "false") {
     problems.push(
-      `OIDC_AUTO_PROVISION=${JSON.stringify(value("OIDC_AUTO_PROVISION"))}: expected true or false`,
+      `OIDC_AUTO_PROVISION=${JSON.stringify(env.OIDC_AUTO_PROVISION)}: expected true or false`,
     );
   }
   const list = (
     raw: string | undefined,
   ) => [...new Set((raw ?? "").split(",").map((d) => d.trim()).filter((d) => d !== ""))];
-  const allowedDomains = list(value("OIDC_ALLOWED_DOMAINS")?.toLowerCase());
+  const allowedDomains = list(env.OIDC_ALLOWED_DOMAINS?.toLowerCase());
   const bad = allowedDomains.filter((d) => !DOMAIN_NAME.test(d));
   if (bad.length > 0) {
     problems.push(
@@ -424,12 +439,12 @@ function parseOidc(
     issuer,
     clientId: clientId ?? "",
     clientSecret: clientSecret ?? "",
-    scopes: value("OIDC_SCOPES") ?? "openid email profile",
-    buttonText: value("OIDC_BUTTON_TEXT") ?? "Sign in with SSO",
+    scopes: env.OIDC_SCOPES ?? "openid email profile",
+    buttonText: env.OIDC_BUTTON_TEXT ?? "Sign in with SSO",
     autoProvision: rawProvision !== "false",
     allowedDomains,
-    groupsClaim: value("OIDC_GROUPS_CLAIM") ?? "groups",
-    adminGroups: list(value("OIDC_ADMIN_GROUPS")),
+    groupsClaim: env.OIDC_GROUPS_CLAIM ?? "groups",
+    adminGroups: list(env.OIDC_ADMIN_GROUPS),
   };
 }
 

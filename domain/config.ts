@@ -403,6 +403,12 @@ function parseOidc(
       `OIDC_ISSUER=${JSON.stringify(issuer)}: expected the provider's issuer URL, like ` +
         "https://id.example.org/realms/main",
     );
+  } else if (url.protocol === "http:" && !isLoopback(url.hostname)) {
+    // Plain http would let anyone on the way read the codes and tokens: only this machine's.
+    problems.push(
+      `OIDC_ISSUER=${JSON.stringify(issuer)}: expected https (plain http only for a loopback ` +
+        "host: 127.0.0.0/8, ::1, localhost)",
+    );
   }
   if (baseUrl === null && rawBase === undefined) {
     problems.push(

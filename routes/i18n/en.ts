@@ -759,6 +759,10 @@ export const en = {
   "sso.linkSubmit": "Link and sign in",
   "sso.linkWrong": "Wrong password.",
   "sso.linkGone": "This link request expired or was used. Sign in again.",
+  "sso.signingOutTitle": "Signing you out",
+  "sso.signingOut":
+    "You are signed out here. Your browser now goes to your identity provider to sign you out there too.",
+  "sso.signingOutLink": "Sign out at the identity provider",
   "sso.identities": "Single sign-on",
   "sso.noIdentities": "No identity is linked to your account.",
   "sso.unlink": "Unlink",

@@ -770,6 +770,10 @@ export const ja: Messages = {
   "sso.linkSubmit": "紐づけてログイン",
   "sso.linkWrong": "パスワードが正しくありません。",
   "sso.linkGone": "この紐づけの要求は期限切れか使用済みです。もう一度ログインしてください。",
+  "sso.signingOutTitle": "ログアウトしています",
+  "sso.signingOut":
+    "ここではログアウトしました。続けて ID プロバイダーでもログアウトするため、ブラウザーが移動します。",
+  "sso.signingOutLink": "ID プロバイダーでログアウトする",
   "sso.identities": "シングルサインオン",
   "sso.noIdentities": "アカウントに紐づいた ID はありません。",
   "sso.unlink": "紐づけを解除",

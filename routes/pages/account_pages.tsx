@@ -467,9 +467,28 @@ export function accountPages(services: Services, options: { baseUrl: string | nu
     // A session begun by single sign-on signs out at the provider too, which sends the
     // browser back to BASE_URL.
     const endSessionUrl = session ? await services.sso?.endSessionUrl(session.idHash) : null;
+    // The page after it speaks the person's language, to nobody signed in.
+    const ctx = endSessionUrl ? await pageCtx(c, services) : null;
     if (session) await accounts.logout(session.idHash);
     clearSessionCookie(c, { secure: secure(c) });
-    return c.redirect(endSessionUrl ?? "/login", 303);
+    if (!endSessionUrl || !ctx) return c.redirect("/login", 303);
+    // Not a redirect: the page's CSP (form-action 'self') holds for a form's redirects too,
+    // so the browser would refuse one to the provider. A page that goes there itself.
+    const visitor = { ...ctx, user: null, actor: null, unread: 0, proposeZone: false };
+    return renderPage(c, visitor, {
+      title: ctx.t("sso.signingOutTitle"),
+      // At once, in place of this page in the history; the link is for a browser that waits.
+      head: <meta http-equiv="refresh" content={`0; url=${endSessionUrl}`} />,
+      body: (
+        <div class="card narrow" data-signing-out>
+          <h1>{ctx.t("sso.signingOutTitle")}</h1>
+          <p role="status">{ctx.t("sso.signingOut")}</p>
+          <p>
+            <a href={endSessionUrl}>{ctx.t("sso.signingOutLink")}</a>
+          </p>
+        </div>
+      ),
+    });
   });
 
   app.get("/settings", (c) => showSettings(c));

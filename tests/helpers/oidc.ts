@@ -1,9 +1,9 @@
 /**
- * A real OpenID Connect provider for tests: npm `oidc-provider`, served on 127.0.0.1 and a free
- * port (or a given one), with fixture accounts and its development login pages (any password
- * signs in as the login typed), RP-initiated logout on. `signInAt` drives its pages with plain
- * HTTP as a browser would: follows redirects, keeps the provider's cookies, posts its login,
- * consent and sign-out forms.
+ * A real OpenID Connect provider for tests: npm `oidc-provider`, served on 127.0.0.1 (or another
+ * loopback address) and a free port (or a given one), with fixture accounts and its development
+ * login pages (any password signs in as the login typed), RP-initiated logout on. `signInAt`
+ * drives its pages with plain HTTP as a browser would: follows redirects, keeps the provider's
+ * cookies, posts its login, consent and sign-out forms.
  */
 import { createServer, type Server } from "node:http";
 import Provider from "oidc-provider";
@@ -71,6 +71,12 @@ export interface OidcOptions {
   /** Our BASE_URL: the redirect URI is BASE_URL/auth/oidc/callback, sign-out returns to it. */
   baseUrl: string;
   port?: number;
+  /**
+   * The loopback address it listens on (default 127.0.0.1). A browser test gives it another
+   * (127.0.0.2), so that it is another site than our app, as a real provider is: cookies do not
+   * tell ports apart.
+   */
+  host?: string;
   /** The token endpoint's client authentication (default client_secret_basic). */
   clientAuth?: "client_secret_basic" | "client_secret_post";
   /** Which methods the discovery document lists (default both). */
@@ -79,14 +85,15 @@ export interface OidcOptions {
 
 /** Starts a provider; `close()` stops it. */
 export async function startOidc(options: OidcOptions): Promise<TestOidc> {
+  const host = options.host ?? "127.0.0.1";
   let handler: Parameters<typeof createServer>[1] = (_req, res) => res.end();
   const server: Server = createServer((req, res) => handler!(req, res));
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(options.port ?? 0, "127.0.0.1", () => resolve());
+    server.listen(options.port ?? 0, host, () => resolve());
   });
   const port = (server.address() as { port: number }).port;
-  const issuer = `http://127.0.0.1:${port}`;
+  const issuer = `http://${host}:${port}`;
   const accounts: Record<string, OidcAccount> = structuredClone(ACCOUNTS);
   const byLogin = (id: string) => Object.entries(accounts).find(([key]) => key === id)?.[1];
   const provider = new Provider(issuer, {

@@ -12,6 +12,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { type TestServer, testServer } from "../helpers/app.ts";
 import { CLIENT_ID, CLIENT_SECRET, startOidc, type TestOidc } from "../helpers/oidc.ts";
 import { freePort } from "../helpers/smtp.ts";
+import { seriousViolations } from "./axe.ts";
 import { browserTest, launch } from "./browser.ts";
 import { callJson } from "./every_page.ts";
 
@@ -65,6 +66,42 @@ async function signInAtProvider(page: Page, op: TestOidc, t: TestServer, login: 
   await page.waitForURL((url) => url.origin === t.baseUrl);
 }
 
+/**
+ * Presses "Log out" on an SSO session's page, with our answer (the page that sends the browser
+ * on to the provider) kept without its refresh, so that it stays to be checked: in `locale`, with
+ * axe-core, its link going where the refresh went. Then follows the link to the provider's
+ * sign-out page. Returns the violations found.
+ */
+async function signOutByLink(page: Page, op: TestOidc, t: TestServer, locale: string) {
+  let refresh: string | null = null;
+  await page.route(`${t.baseUrl}/logout`, async (route) => {
+    // The browser's Origin header is not among those the route sees: given again.
+    const res = await route.fetch({
+      headers: { ...route.request().headers(), origin: t.baseUrl },
+    });
+    const html = await res.text();
+    refresh = /<meta http-equiv="refresh" content="0; url=([^"]+)"/.exec(html)?.[1] ?? null;
+    await route.fulfill({
+      response: res,
+      body: html.replace(/<meta http-equiv="refresh"[^>]*>/, ""),
+    });
+  });
+  await page.click("form[action='/logout'] button");
+  await page.waitForSelector("[data-signing-out] [role=status]");
+  await page.unroute(`${t.baseUrl}/logout`);
+  assert.equal(await page.getAttribute("html", "lang"), locale);
+  const link = await page.getAttribute("[data-signing-out] a", "href");
+  assert.ok(refresh !== null, "the page goes on to the provider by itself");
+  assert.equal(link, (refresh as string).replaceAll("&amp;", "&"));
+  assert.equal(new URL(link!).origin, op.issuer);
+  const found = (await seriousViolations(page)).map((v) =>
+    `signing-out page (${locale}): ${v.impact} ${v.id} ${v.help}`
+  );
+  await page.click("[data-signing-out] a");
+  await page.waitForURL((url) => url.origin === op.issuer);
+  return found;
+}
+
 /** The signed-in user of the page's browser, or null. */
 async function me(page: Page, t: TestServer) {
   const res = await page.request.get(`${t.baseUrl}/api/auth/me`);
@@ -114,6 +151,7 @@ browserTest(
       // sends the browser back to BASE_URL.
       tick(t);
       await page.click("form[action='/logout'] button");
+      // Our page goes on to the provider by itself (a refresh: no script, no redirect).
       await page.waitForURL((url) => url.origin === op.issuer);
       assert.equal(await me(page, t), null, "our session is gone");
       assert.equal(await t.sql.count("sso_sessions"), 0);
@@ -171,7 +209,21 @@ browserTest(
       );
       assert.equal(await t.sql.count("sso_pending_links"), 0, "the link is used up");
       assert.equal(await t.sql.count("users"), 3, "Root, Bob and Ada: no second Bob");
+      // Bob, in Japanese and the light theme, signs out: the same way through the provider.
+      const prefs = await bob.request.patch(`${t.baseUrl}/api/users/me`, {
+        data: { locale: "ja", theme: "light" },
+        headers: { origin: t.baseUrl },
+      });
+      assert.equal(prefs.status(), 200);
+      await bob.reload();
+      tick(t);
+      const found = await signOutByLink(bob, op, t, "ja");
+      assert.equal(await me(bob, t), null);
+      await bob.click("button[name=logout][value=yes]");
+      await bob.waitForURL((url) => url.origin === t!.baseUrl);
+      assert.equal(await t.sql.count("sso_sessions"), 0);
       await bobContext.close();
+      assert.deepEqual(found, [], `axe-core violations:\n${found.join("\n")}`);
     } finally {
       await browser?.close();
       await t?.close();

@@ -16,6 +16,7 @@ import {
   CLIENT_ID,
   CLIENT_SECRET,
   CookieJar,
+  OTHER_CLIENT_ID,
   signInAt,
   startOidc,
   type TestOidc,
@@ -515,6 +516,27 @@ Deno.test("a wrong nonce, an expired ID token, a code of another client and anot
     assert.equal(await t.sql.count("users"), 0);
     assert.equal(await t.sql.count("sessions"), 0);
     void op;
+  });
+});
+
+Deno.test("a code issued to another application at the same provider (our redirect URI, our state) buys no token for us: refused, nothing created", async () => {
+  await withSso(async (t) => {
+    // Our sign-in's request, sent as the other application's: the provider gives a code for
+    // that audience, and the browser brings it to our callback with our state.
+    const b = browser();
+    const url = new URL(await start(t, b));
+    url.searchParams.set("client_id", OTHER_CLIENT_ID);
+    const callback = await atProvider(b, url.href, "verified");
+    tick(t);
+    const res = await visit(t, b, callback);
+    const text = await res.text();
+    // We exchange it with our own credentials: the provider refuses (the code is another
+    // client's), so no ID token of any audience reaches the checks.
+    assert.equal(res.status, 502, text);
+    assert.match(text, /invalid_grant/);
+    assert.equal(await me(t, b), null);
+    assert.deepEqual(await counts(t), { users: 0, identities: 0, sessions: 0 });
+    assert.match(t.app.services.sso!.status().lastFailure!.reason, /invalid_grant/);
   });
 });
 

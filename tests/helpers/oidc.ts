@@ -56,6 +56,12 @@ export const ACCOUNTS: Record<string, OidcAccount> = {
 /** The client registered at the test provider. */
 export const CLIENT_ID = "collab";
 export const CLIENT_SECRET = "collab-client-secret-0123456789";
+/**
+ * Another application registered at the same provider, with our redirect URI too (a provider
+ * misconfigured, or one application's URI reused): its codes, and the ID tokens they buy, are
+ * for its audience, not ours.
+ */
+export const OTHER_CLIENT_ID = "other-app";
 
 /** A running test provider. */
 export interface TestOidc {
@@ -102,6 +108,11 @@ export async function startOidc(options: OidcOptions): Promise<TestOidc> {
       client_secret: CLIENT_SECRET,
       redirect_uris: [`${options.baseUrl}/auth/oidc/callback`],
       post_logout_redirect_uris: [options.baseUrl],
+      token_endpoint_auth_method: options.clientAuth ?? "client_secret_basic",
+    }, {
+      client_id: OTHER_CLIENT_ID,
+      client_secret: "other-app-client-secret-0123456789",
+      redirect_uris: [`${options.baseUrl}/auth/oidc/callback`],
       token_endpoint_auth_method: options.clientAuth ?? "client_secret_basic",
     }],
     ...(options.authMethods

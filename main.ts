@@ -170,6 +170,23 @@ const app = createApp({
   // Likewise mail: building and writing each mail stays off the requests' thread.
   mail: { inWorker: true },
 });
+// Single sign-on: the address to register at the provider; and LOCAL_LOGIN=off only once an
+// admin can sign in by SSO (else nobody could administer the server).
+if (app.services.sso) {
+  console.log(`single sign-on: redirect URI ${app.services.sso.redirectUri}`);
+  let ssoAdmin: boolean;
+  try {
+    ssoAdmin = await app.services.sso.adminHasIdentity();
+  } catch (error) {
+    fail(`Cannot start: cannot read the single sign-on identities: ${reason(error)}`);
+  }
+  if (config.localLogin === "off" && !ssoAdmin) {
+    fail(
+      "Cannot start: LOCAL_LOGIN=off but no admin has a single sign-on identity yet: start " +
+        "with LOCAL_LOGIN=admins, let an admin sign in by SSO once, then switch to off",
+    );
+  }
+}
 // On PostgreSQL this instance holds a number of its own while it runs, which marks what it
 // takes (webhook deliveries, imports): when it stops, however it stops, others take them over.
 try {

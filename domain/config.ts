@@ -45,6 +45,32 @@ export interface Config {
   registration: RegistrationMode;
   /** `REGISTRATION_DOMAINS`: with `open`, the email domains allowed (lower case); empty: any. */
   registrationDomains: string[];
+  /** `OIDC_*`: the single sign-on provider, or null when `OIDC_ISSUER` is unset. */
+  oidc: OidcConfig | null;
+  /** `LOCAL_LOGIN`: who may sign in with a password. */
+  localLogin: LocalLogin;
+}
+
+/** Who may sign in with email and password: everyone, only admins, or nobody. */
+export type LocalLogin = "on" | "admins" | "off";
+
+/** The OpenID Connect provider single sign-on goes through (`OIDC_*`). */
+export interface OidcConfig {
+  /** The issuer, exactly as given (the discovery document's `issuer` must equal it). */
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  /** The scopes asked for, space-separated. */
+  scopes: string;
+  buttonText: string;
+  /** Whether a first sign-in creates an account. */
+  autoProvision: boolean;
+  /** The email domains allowed (lower case); empty: any. */
+  allowedDomains: string[];
+  /** The claim listing the person's groups. */
+  groupsClaim: string;
+  /** Groups whose members are admins; empty: single sign-on never changes a role. */
+  adminGroups: string[];
 }
 
 /** Who may register: anyone, only with an invitation, or nobody (admins invite). */
@@ -131,6 +157,30 @@ export const CONFIG_VARIABLES = [
     "with REGISTRATION=open, comma-separated email domains allowed to register, matched " +
     "exactly and case-insensitively (`example.com` allows a@example.com, not " +
     "a@sub.example.com); empty: any",
+  ],
+  ["OIDC_ISSUER", "unset", "the OpenID Connect provider's issuer URL; unset: no single sign-on"],
+  ["OIDC_CLIENT_ID", "unset", "the client registered at the provider (needed with OIDC_ISSUER)"],
+  ["OIDC_CLIENT_SECRET", "unset", "its secret (needed with OIDC_ISSUER)"],
+  ["OIDC_SCOPES", "openid email profile", "the scopes asked for"],
+  ["OIDC_BUTTON_TEXT", "Sign in with SSO", "the sign-in button's label"],
+  ["OIDC_AUTO_PROVISION", "true", "create an account at a first sign-in"],
+  [
+    "OIDC_ALLOWED_DOMAINS",
+    "empty",
+    "comma-separated email domains allowed to sign in by SSO, matched exactly; empty: any",
+  ],
+  ["OIDC_GROUPS_CLAIM", "groups", "the claim (ID token or userinfo) listing the person's groups"],
+  [
+    "OIDC_ADMIN_GROUPS",
+    "empty",
+    "comma-separated groups whose members are admins, granted and taken away at each SSO " +
+    "sign-in; empty: SSO never changes a role",
+  ],
+  [
+    "LOCAL_LOGIN",
+    "on",
+    "password sign-in: `on`, `admins` (admins only) or `off` (refused at start-up while no " +
+    "admin has an SSO identity)",
   ],
 ] as const;
 
@@ -280,8 +330,39 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     } else registrationDomains.push(...new Set(listed));
   }
 
+  const oidc = parseOidc(
+    {
+      OIDC_ISSUER: value("OIDC_ISSUER"),
+      OIDC_CLIENT_ID: value("OIDC_CLIENT_ID"),
+      OIDC_CLIENT_SECRET: value("OIDC_CLIENT_SECRET"),
+      OIDC_SCOPES: value("OIDC_SCOPES"),
+      OIDC_BUTTON_TEXT: value("OIDC_BUTTON_TEXT"),
+      OIDC_AUTO_PROVISION: value("OIDC_AUTO_PROVISION"),
+      OIDC_ALLOWED_DOMAINS: value("OIDC_ALLOWED_DOMAINS"),
+      OIDC_GROUPS_CLAIM: value("OIDC_GROUPS_CLAIM"),
+      OIDC_ADMIN_GROUPS: value("OIDC_ADMIN_GROUPS"),
+    },
+    baseUrl,
+    rawBase,
+    problems,
+  );
+  const rawLocal = value("LOCAL_LOGIN");
+  let localLogin: LocalLogin = "on";
+  if (rawLocal !== undefined) {
+    const mode = rawLocal.toLowerCase();
+    if (mode === "on" || mode === "admins" || mode === "off") localLogin = mode;
+    else problems.push(`LOCAL_LOGIN=${JSON.stringify(rawLocal)}: expected on, admins or off`);
+  }
+  if (localLogin !== "on" && oidc === null) {
+    problems.push(
+      `LOCAL_LOGIN=${localLogin} needs OIDC_ISSUER: without single sign-on nobody could sign in`,
+    );
+  }
+
   if (problems.length > 0) throw new ConfigError(problems);
   return {
+    oidc,
+    localLogin,
     port,
     host,
     dataDir,
@@ -304,6 +385,72 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     mailDelaySeconds,
     registration,
     registrationDomains,
+  };
+}
+
+/** Parses the `OIDC_*` variables (null without `OIDC_ISSUER`); adds what is wrong to `problems`. */
+function parseOidc(
+  env: Record<string, string | undefined>,
+  baseUrl: string | null,
+  rawBase: string | undefined,
+  problems: string[],
+): OidcConfig | null {
+  const issuer = env.OIDC_ISSUER;
+  if (issuer === undefined) return null;
+  const url = URL.canParse(issuer) ? new URL(issuer) : null;
+  if (!url || (url.protocol !== "https:" && url.protocol !== "http:") || url.search || url.hash) {
+    problems.push(
+      `OIDC_ISSUER=${JSON.stringify(issuer)}: expected the provider's issuer URL, like ` +
+        "https://id.example.org/realms/main",
+    );
+  } else if (url.protocol === "http:" && !isLoopback(url.hostname)) {
+    // Plain http would let anyone on the way read the codes and tokens: only this machine's.
+    problems.push(
+      `OIDC_ISSUER=${JSON.stringify(issuer)}: expected https (plain http only for a loopback ` +
+        "host: 127.0.0.0/8, ::1, localhost)",
+    );
+  }
+  if (baseUrl === null && rawBase === undefined) {
+    problems.push(
+      "OIDC_ISSUER is set but BASE_URL is not: the provider sends people back to " +
+        "BASE_URL/auth/oidc/callback",
+    );
+  }
+  const clientId = env.OIDC_CLIENT_ID;
+  const clientSecret = env.OIDC_CLIENT_SECRET;
+  if (clientId === undefined || clientSecret === undefined) {
+    problems.push(
+      "OIDC_ISSUER is set but OIDC_CLIENT_ID or OIDC_CLIENT_SECRET is not: both name the " +
+        "client registered at the provider",
+    );
+  }
+  const rawProvision = env.OIDC_AUTO_PROVISION?.toLowerCase() ?? "true";
+  if (rawProvision !== "true" && rawProvision !== "false") {
+    problems.push(
+      `OIDC_AUTO_PROVISION=${JSON.stringify(env.OIDC_AUTO_PROVISION)}: expected true or false`,
+    );
+  }
+  const list = (
+    raw: string | undefined,
+  ) => [...new Set((raw ?? "").split(",").map((d) => d.trim()).filter((d) => d !== ""))];
+  const allowedDomains = list(env.OIDC_ALLOWED_DOMAINS?.toLowerCase());
+  const bad = allowedDomains.filter((d) => !DOMAIN_NAME.test(d));
+  if (bad.length > 0) {
+    problems.push(
+      `OIDC_ALLOWED_DOMAINS: ${bad.map((d) => JSON.stringify(d)).join(", ")} is not a domain ` +
+        "name; expected comma-separated domains like example.com,example.org",
+    );
+  }
+  return {
+    issuer,
+    clientId: clientId ?? "",
+    clientSecret: clientSecret ?? "",
+    scopes: env.OIDC_SCOPES ?? "openid email profile",
+    buttonText: env.OIDC_BUTTON_TEXT ?? "Sign in with SSO",
+    autoProvision: rawProvision !== "false",
+    allowedDomains,
+    groupsClaim: env.OIDC_GROUPS_CLAIM ?? "groups",
+    adminGroups: list(env.OIDC_ADMIN_GROUPS),
   };
 }
 

@@ -50,6 +50,7 @@ import { dnsResolver } from "./integrations/webhook_targets.ts";
 import type { LinkMail } from "./identity/links.ts";
 import { createPasswordReset } from "./identity/password_reset.ts";
 import { createEmailVerification } from "./identity/verify_email.ts";
+import { createSso } from "./identity/sso.ts";
 
 /** What the services are built from. */
 export interface ServiceDeps {
@@ -143,6 +144,27 @@ export function createServices(deps: ServiceDeps) {
     }
     : null;
   const files = createFiles(ctx);
+  // A former admin keeps only the streams of projects they are a member of.
+  const onAdminRightsLost = async (userId: number) => {
+    const memberOf = new Set(
+      (await listProjectsOfUser(db, userId, true)).map((project) => project.id),
+    );
+    hub.closeUser(userId, (projectId) => !memberOf.has(projectId));
+  };
+  // Single sign-on, when OIDC_ISSUER is set (BASE_URL is then set too: the config requires it).
+  const sso = config.oidc && config.baseUrl !== null
+    ? createSso({
+      db,
+      clock,
+      config: config.oidc,
+      baseUrl: config.baseUrl.replace(/\/+$/, ""),
+      localLogin: config.localLogin,
+      hasher,
+      sessions,
+      throttle: new LoginThrottle(db, clock),
+      onAdminRightsLost,
+    })
+    : null;
   const attachments = createAttachments(ctx, files);
   // Routes get operations, never the database or the domain context.
   return {
@@ -198,17 +220,16 @@ export function createServices(deps: ServiceDeps) {
       sessions,
       registration: config.registration,
       registrationDomains: config.registrationDomains,
+      localLogin: config.localLogin,
       // Event streams end with the sessions they were opened with.
       onSessionsEnded: (userId) => hub.closeUser(userId),
       onSessionEnded: (idHash) => hub.closeSession(idHash),
-      // A former admin keeps only the streams of projects they are a member of.
-      onAdminRightsLost: async (userId) => {
-        const memberOf = new Set(
-          (await listProjectsOfUser(db, userId, true)).map((project) => project.id),
-        );
-        hub.closeUser(userId, (projectId) => !memberOf.has(projectId));
-      },
+      onAdminRightsLost,
     }),
+    /** Single sign-on (OpenID Connect), or null when OIDC_ISSUER is unset. */
+    sso,
+    /** Who may sign in with a password (`LOCAL_LOGIN`). */
+    localLogin: config.localLogin,
     projects: createProjects(ctx, {
       // A deleted project's streams end with it. A removed member's end with their
       // `member.removed`, on every instance, as it is published (EventHub.publish): ended here
@@ -258,8 +279,10 @@ export function createServices(deps: ServiceDeps) {
     /** What the sign-in and register pages offer (`GET /api/auth/providers`). */
     providers: () => ({
       registration: config.registration,
-      localLogin: true,
-      oidc: null,
+      localLogin: config.localLogin !== "off",
+      oidc: sso && config.oidc
+        ? { buttonText: config.oidc.buttonText, startUrl: "/auth/oidc/start" }
+        : null,
       passwordReset: mailSender.enabled,
     }),
     apiTokens: createApiTokens({

@@ -15,7 +15,7 @@ import {
   updateUser,
   type UserRow,
 } from "../../db/accounts/users.ts";
-import type { RegistrationMode } from "../config.ts";
+import type { LocalLogin, RegistrationMode } from "../config.ts";
 import type { Clock } from "../kernel/clock.ts";
 import { DomainError, invalid } from "../kernel/errors.ts";
 import type { PasswordHasher } from "./passwords.ts";
@@ -92,6 +92,8 @@ export interface AccountDeps {
   registration?: RegistrationMode;
   /** With `open`: the email domains allowed, lower case (`REGISTRATION_DOMAINS`); empty: any. */
   registrationDomains?: readonly string[];
+  /** Who may sign in with a password (`LOCAL_LOGIN`; default `on`). */
+  localLogin?: LocalLogin;
 }
 
 /**
@@ -192,6 +194,10 @@ export function createAccounts(deps: AccountDeps) {
 
     /** Checks credentials (throttled before any hashing) and starts a new session. */
     async login(input: { email: string; password: string }, address: string): Promise<LoggedIn> {
+      const localLogin = deps.localLogin ?? "on";
+      if (localLogin === "off") {
+        throw new DomainError("local_login_off", "Sign in with single sign-on");
+      }
       const email = normaliseEmail(input.email);
       const attempt = await deps.throttle.begin(email, address);
       let ok = false;
@@ -212,6 +218,9 @@ export function createAccounts(deps: AccountDeps) {
         throw new DomainError("unauthenticated", LOGIN_FAILED);
       }
       await attempt.succeeded();
+      if (localLogin === "admins" && user.role !== "admin") {
+        throw new DomainError("local_login_off", "Sign in with single sign-on");
+      }
       return { user: publicUser(user), cookie: await deps.sessions.issue(user.id) };
     },
 

@@ -22,7 +22,19 @@ export type ErrorCode =
   /** A list too long to answer whole: the caller asks for it page by page. */
   | "too_many"
   /** Something only mail can do, asked of a server whose mail is off (no `SMTP_URL`). */
-  | "mail_off";
+  | "mail_off"
+  /** Password sign-in refused by `LOCAL_LOGIN` (`off`, or `admins` for a member). */
+  | "local_login_off"
+  /** Unlinking the identity that is the only way left to sign in to the account. */
+  | "last_sign_in"
+  /** A single sign-on failed; `details.reason` says why (domain/identity/sso.ts `SsoFailure`). */
+  | "sso_failed"
+  /** A single sign-on with an email whose domain `OIDC_ALLOWED_DOMAINS` does not list. */
+  | "sso_domain"
+  /** A single sign-on of an identity with no account, while `OIDC_AUTO_PROVISION` is false. */
+  | "sso_no_account"
+  /** A sign-in (single sign-on) to a disabled account. */
+  | "account_disabled";
 
 /** A failure the caller caused or may see; carries no HTTP status. */
 export class DomainError extends Error {

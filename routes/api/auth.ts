@@ -1,5 +1,6 @@
 /** Accounts and sessions: register, login, logout, me, and the caller's profile. */
 import { createRoute, z } from "@hono/zod-openapi";
+import { DomainError } from "../../domain/kernel/errors.ts";
 import type { Services } from "../../domain/services.ts";
 import { clientAddress } from "../client_address.ts";
 import { clearSessionCookie, isHttps, setPreferenceCookies, setSessionCookie } from "../cookies.ts";
@@ -8,9 +9,12 @@ import {
   apiApp,
   errorCodes,
   errors,
+  Id,
+  IdOut,
   jsonRequest,
   jsonResponse,
   setCookie,
+  TimestampOut,
 } from "./openapi.ts";
 import { LoginSchema, ProfileSchema, RegisterSchema, UserSchema } from "./schemas.ts";
 
@@ -42,11 +46,17 @@ const login = createRoute({
   method: "post",
   path: "/api/auth/login",
   tags: ["accounts"],
-  summary: "Log in with a new session id",
+  summary: "Log in with a new session id; 403 `local_login_off` when LOCAL_LOGIN does not " +
+    "let this account sign in with a password",
   request: jsonRequest(LoginSchema),
   responses: {
     200: jsonResponse(UserBody, "Logged in", SIGNED_IN),
-    ...errors(400, 401, 403, 429),
+    ...errors(400, 401, 429),
+    403: errorCodes(
+      ["forbidden", "local_login_off"],
+      "a cross-site request; password sign-in is off (LOCAL_LOGIN=off), or for admins only " +
+        "(LOCAL_LOGIN=admins)",
+    ),
   },
 });
 
@@ -54,10 +64,55 @@ const logout = createRoute({
   method: "post",
   path: "/api/auth/logout",
   tags: ["accounts"],
-  summary: "Revoke the session",
+  summary: "Revoke the session; a session begun by single sign-on also signs out at the " +
+    "provider when it offers that (200 with the address the browser goes to)",
   responses: {
+    200: jsonResponse(
+      z.object({
+        endSessionUrl: z.string().openapi({
+          description: "The provider's sign-out address (RP-initiated logout); the browser " +
+            "goes there, and the provider sends it back to BASE_URL",
+        }),
+      }).openapi("EndSession"),
+      "Logged out here; sign out at the provider next",
+      setCookie("`session`, cleared"),
+    ),
     204: { description: "Logged out", headers: setCookie("`session`, cleared") },
     ...errors(401, 403),
+  },
+});
+
+/** An identity at the single sign-on provider, linked to the caller's account. */
+export const IdentitySchema = z.object({
+  id: IdOut,
+  issuer: z.string(),
+  subject: z.string(),
+  email: z.string().nullable().openapi({ description: "What the provider said when linked" }),
+  linkedAt: TimestampOut,
+}).openapi("Identity");
+
+const identities = createRoute({
+  method: "get",
+  path: "/api/users/me/identities",
+  tags: ["accounts"],
+  summary: "The caller's single sign-on identities, oldest link first",
+  responses: {
+    200: jsonResponse(z.object({ items: z.array(IdentitySchema) }), "The identities"),
+    ...errors(401, 403),
+  },
+});
+
+const unlink = createRoute({
+  method: "delete",
+  path: "/api/users/me/identities/{identityId}",
+  tags: ["accounts"],
+  summary: "Unlink one of the caller's identities; 409 `last_sign_in` when it is the only " +
+    "way left to sign in (no other identity, no password LOCAL_LOGIN lets them use)",
+  request: { params: z.object({ identityId: Id }) },
+  responses: {
+    204: { description: "Unlinked" },
+    ...errors(400, 401, 403, 404),
+    409: errorCodes(["last_sign_in"], "the only way left to sign in to this account"),
   },
 });
 
@@ -124,8 +179,20 @@ export function authRoutes(services: Services, options: { baseUrl: string | null
       return c.json({ user }, 200);
     })
     .openapi(logout, async (c) => {
-      await services.accounts.logout(c.get("session")!.idHash);
+      const { idHash } = c.get("session")!;
+      const endSessionUrl = await services.sso?.endSessionUrl(idHash) ?? null;
+      await services.accounts.logout(idHash);
       clearSessionCookie(c, { secure: isHttps(c, options.baseUrl) });
+      return endSessionUrl === null ? c.body(null, 204) : c.json({ endSessionUrl }, 200);
+    })
+    .openapi(
+      identities,
+      async (c) => c.json({ items: await services.sso?.identities(actorOf(c)) ?? [] }, 200),
+    )
+    .openapi(unlink, async (c) => {
+      const { identityId } = c.req.valid("param");
+      if (!services.sso) throw new DomainError("not_found", "No such identity");
+      await services.sso.unlink(actorOf(c), identityId);
       return c.body(null, 204);
     })
     .openapi(providers, (c) => c.json(services.providers(), 200))

@@ -29,6 +29,12 @@ const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
   account_exists: 409,
   too_many: 400,
   mail_off: 409,
+  local_login_off: 403,
+  last_sign_in: 409,
+  sso_failed: 400,
+  sso_domain: 403,
+  sso_no_account: 403,
+  account_disabled: 403,
 };
 
 /** The HTTP status of a domain error's code, for the API and the pages alike. */

@@ -11,6 +11,8 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   "POST /api/auth/logout": "logout",
   "GET /api/auth/me": "getMe",
   "PATCH /api/users/me": "updateMe",
+  "GET /api/users/me/identities": "listIdentities",
+  "DELETE /api/users/me/identities/{identityId}": "unlinkIdentity",
   "POST /api/auth/password": "changePassword",
   "GET /api/auth/providers": "getAuthProviders",
   "POST /api/auth/password-reset": "requestPasswordReset",

@@ -11,6 +11,7 @@ const SESSION_ONLY = [
   /^\/api\/auth\/password$/,
   /^\/api\/auth\/logout$/,
   /^\/api\/me\/calendar-feed(?:\/|$)/,
+  /^\/api\/users\/me\/identities(?:\/|$)/,
 ];
 
 /** Whether `path` (an `/api` path or OpenAPI path template) is for sessions only. */

@@ -750,6 +750,47 @@ export const en = {
   "admin.resetLinkFor": "Reset link for {name}",
   "admin.resetLinkHint": "Pass this link on to them: it sets a new password once, until {time}.",
   "admin.resetDisabled": "A disabled account gets no reset link.",
+  "login.adminsOnly": "Password sign-in is for administrators only.",
+  "login.orPassword": "Or sign in with your email and password:",
+  "login.localOff": "Password sign-in is not available for this account here: use single sign-on.",
+  "sso.refusedTitle": "Single sign-on did not sign you in",
+  "sso.state":
+    "This sign-in is not valid any more: it was used already, it expired, or it began in another browser. Start again from the sign-in page.",
+  "sso.provider": "The identity provider could not complete the sign-in. Tell your administrator.",
+  "sso.token":
+    "The identity provider's answer failed a security check, so you were not signed in. Tell your administrator.",
+  "sso.noEmail":
+    "The identity provider gave no email address, and a new account needs one. Ask your administrator.",
+  "sso.domain": "Accounts with your email domain may not sign in here.",
+  "sso.disabled": "This account is disabled. Ask an administrator.",
+  "sso.noAccount":
+    "No account here is linked to your identity, and accounts are not created automatically. Ask an administrator for an invitation.",
+  "sso.reasonForAdmin": "Reason, for the administrator:",
+  "sso.linkTitle": "Link your account",
+  "sso.linkIntro":
+    "An account with the email {email} exists already. Enter its password once to link it to your single sign-on identity.",
+  "sso.linkSubmit": "Link and sign in",
+  "sso.linkWrong": "Wrong password.",
+  "sso.linkGone": "This link request expired or was used. Sign in again.",
+  "sso.signingOutTitle": "Signing you out",
+  "sso.signingOut":
+    "You are signed out here. Your browser now goes to your identity provider to sign you out there too.",
+  "sso.signingOutLink": "Sign out at the identity provider",
+  "sso.identities": "Single sign-on",
+  "sso.noIdentities": "No identity is linked to your account.",
+  "sso.unlink": "Unlink",
+  "sso.unlinkConfirm": "Unlink this identity? You will no longer sign in with it.",
+  "sso.unlinked": "The identity was unlinked.",
+  "sso.lastSignIn":
+    "This identity is the only way to sign in to your account: it cannot be unlinked.",
+  "admin.sso": "Single sign-on",
+  "admin.ssoOff": "Single sign-on is off (OIDC_ISSUER is not set).",
+  "admin.ssoIssuer": "Issuer",
+  "admin.ssoDiscovery": "Discovery",
+  "admin.ssoDiscovered": "succeeded",
+  "admin.ssoNotYet": "not read yet (it is read at the next sign-in)",
+  "admin.ssoLastFailure": "Last failure",
+  "admin.ssoNoFailure": "none",
 } as const;
 
 /** A message key. */

@@ -760,4 +760,45 @@ export const ja: Messages = {
   "admin.resetLinkHint":
     "このリンクを本人に渡してください。{time} まで、1 回だけパスワードを設定できます。",
   "admin.resetDisabled": "無効なアカウントには再設定リンクを作れません。",
+  "login.adminsOnly": "パスワードでのログインは管理者のみです。",
+  "login.orPassword": "またはメールアドレスとパスワードでログイン:",
+  "login.localOff":
+    "このアカウントはここではパスワードでログインできません。シングルサインオンを使ってください。",
+  "sso.refusedTitle": "シングルサインオンでログインできませんでした",
+  "sso.state":
+    "このログインはもう有効ではありません(使用済み、期限切れ、または別のブラウザーで開始されました)。ログインページからやり直してください。",
+  "sso.provider": "ID プロバイダーがログインを完了できませんでした。管理者に連絡してください。",
+  "sso.token":
+    "ID プロバイダーの応答が安全性の確認に通らなかったため、ログインしませんでした。管理者に連絡してください。",
+  "sso.noEmail":
+    "ID プロバイダーからメールアドレスが届きませんでした。新しいアカウントにはメールアドレスが必要です。管理者に相談してください。",
+  "sso.domain": "このメールドメインのアカウントはここにログインできません。",
+  "sso.disabled": "このアカウントは無効です。管理者に相談してください。",
+  "sso.noAccount":
+    "この ID に紐づくアカウントがなく、アカウントは自動では作られません。管理者に招待を依頼してください。",
+  "sso.reasonForAdmin": "理由(管理者向け):",
+  "sso.linkTitle": "アカウントの紐づけ",
+  "sso.linkIntro":
+    "メールアドレス {email} のアカウントがすでにあります。シングルサインオンの ID と紐づけるため、そのパスワードを一度入力してください。",
+  "sso.linkSubmit": "紐づけてログイン",
+  "sso.linkWrong": "パスワードが正しくありません。",
+  "sso.linkGone": "この紐づけの要求は期限切れか使用済みです。もう一度ログインしてください。",
+  "sso.signingOutTitle": "ログアウトしています",
+  "sso.signingOut":
+    "ここではログアウトしました。続けて ID プロバイダーでもログアウトするため、ブラウザーが移動します。",
+  "sso.signingOutLink": "ID プロバイダーでログアウトする",
+  "sso.identities": "シングルサインオン",
+  "sso.noIdentities": "アカウントに紐づいた ID はありません。",
+  "sso.unlink": "紐づけを解除",
+  "sso.unlinkConfirm": "この ID の紐づけを解除しますか?この ID ではログインできなくなります。",
+  "sso.unlinked": "ID の紐づけを解除しました。",
+  "sso.lastSignIn": "この ID はアカウントにログインする唯一の手段のため、解除できません。",
+  "admin.sso": "シングルサインオン",
+  "admin.ssoOff": "シングルサインオンはオフです(OIDC_ISSUER が未設定)。",
+  "admin.ssoIssuer": "発行者",
+  "admin.ssoDiscovery": "ディスカバリー",
+  "admin.ssoDiscovered": "成功",
+  "admin.ssoNotYet": "未取得(次回のログイン時に取得します)",
+  "admin.ssoLastFailure": "最後の失敗",
+  "admin.ssoNoFailure": "なし",
 };

@@ -1,8 +1,10 @@
 /** Login, registration, logout and settings pages; every form works without JavaScript. */
 import { type Context, Hono } from "hono";
 import type { Child } from "hono/jsx";
-import type { RegistrationMode } from "../../domain/config.ts";
+import type { LocalLogin, RegistrationMode } from "../../domain/config.ts";
 import type { Services } from "../../domain/services.ts";
+import { DomainError } from "../../domain/kernel/errors.ts";
+import type { PublicIdentity } from "../../domain/identity/sso.ts";
 import { timeZoneNames } from "../../domain/kernel/time_zones.ts";
 import type { AppEnv } from "../api/openapi.ts";
 import { LoginSchema, ProfileSchema, RegisterSchema } from "../api/schemas.ts";
@@ -11,6 +13,7 @@ import { clearSessionCookie, isHttps, setPreferenceCookies, setSessionCookie } f
 import type { MessageKey } from "../i18n/en.ts";
 import { type PageCtx, pageCtx, safeNext } from "./context.ts";
 import {
+  ButtonForm,
   Field,
   type FormState,
   formState,
@@ -79,14 +82,50 @@ function SignIn(
   );
 }
 
+/** The single sign-on button (a link to the start, keeping `next`). */
+function SsoButton(props: { ctx: PageCtx; next: string; label: string }) {
+  const href = `/auth/oidc/start?next=${encodeURIComponent(props.next)}`;
+  return (
+    <p data-sso>
+      <a class="button primary" href={href}>{props.label}</a>
+    </p>
+  );
+}
+
 function LoginForm(
-  props: { ctx: PageCtx; next: string; shown: Shown; forgot: boolean; reset: boolean },
+  props: {
+    ctx: PageCtx;
+    next: string;
+    shown: Shown;
+    forgot: boolean;
+    reset: boolean;
+    sso: string | null;
+    localLogin: LocalLogin;
+  },
 ) {
   const { ctx } = props;
   const form = formState(props.shown, "login");
+  if (props.localLogin === "off" && props.sso !== null) {
+    // Single sign-on only: no password form.
+    return (
+      <div class="card narrow">
+        <h1>{ctx.t("login.title")}</h1>
+        <Alert message={props.shown.message} />
+        <SsoButton ctx={ctx} next={props.next} label={props.sso} />
+      </div>
+    );
+  }
   return (
     <>
       {props.reset ? <div class="success" role="status">{ctx.t("reset.done")}</div> : null}
+      {props.sso === null ? null : (
+        <div class="card narrow">
+          <SsoButton ctx={ctx} next={props.next} label={props.sso} />
+          {props.localLogin === "admins"
+            ? <p class="muted">{ctx.t("login.adminsOnly")}</p>
+            : <p class="muted">{ctx.t("login.orPassword")}</p>}
+        </div>
+      )}
       <SignIn
         ctx={ctx}
         shown={props.shown}
@@ -184,8 +223,43 @@ function TimeZoneField(props: { ctx: PageCtx; form: FormState }) {
   );
 }
 
+/** The identities at the single sign-on provider, each with its unlink button. */
+function IdentitiesCard(
+  props: { ctx: PageCtx; identities: PublicIdentity[]; unlinked: boolean },
+) {
+  const { t } = props.ctx;
+  return (
+    <div class="card" data-identities>
+      <h2>{t("sso.identities")}</h2>
+      {props.unlinked ? <div class="success" role="status">{t("sso.unlinked")}</div> : null}
+      {props.identities.length === 0 ? <p class="muted">{t("sso.noIdentities")}</p> : (
+        <ul>
+          {props.identities.map((identity) => (
+            <li data-identity={identity.id}>
+              {identity.email ?? identity.subject} <span class="muted">({identity.issuer})</span>
+              <ButtonForm
+                action={`/settings/identities/${identity.id}/unlink`}
+                label={t("sso.unlink")}
+                confirm={t("sso.unlinkConfirm")}
+              />
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
 function SettingsPage(
-  props: { ctx: PageCtx; saved: boolean; shown: Shown; verifySent: boolean; mailOn: boolean },
+  props: {
+    ctx: PageCtx;
+    saved: boolean;
+    shown: Shown;
+    verifySent: boolean;
+    mailOn: boolean;
+    identities: PublicIdentity[] | null;
+    unlinked: boolean;
+  },
 ) {
   const { t, user } = props.ctx;
   const form = formState(props.shown, "settings", {
@@ -261,6 +335,13 @@ function SettingsPage(
           </>
         )}
       </div>
+      {props.identities === null ? null : (
+        <IdentitiesCard
+          ctx={props.ctx}
+          identities={props.identities}
+          unlinked={props.unlinked}
+        />
+      )}
       <div class="card" data-connect>
         <h2>{t("connect.title")}</h2>
         <p class="muted">{t("connect.intro")}</p>
@@ -294,6 +375,8 @@ export function accountPages(services: Services, options: { baseUrl: string | nu
         shown={shown}
         forgot={services.mailEnabled}
         reset={c.req.query("reset") === "1" && shown.status === undefined}
+        sso={services.providers().oidc?.buttonText ?? null}
+        localLogin={services.localLogin}
       />
     );
     return renderPage(c, ctx, { title: ctx.t("login.title"), status: shown.status ?? 200, body });
@@ -319,6 +402,8 @@ export function accountPages(services: Services, options: { baseUrl: string | nu
         shown={shown}
         verifySent={verifySent}
         mailOn={services.mailEnabled}
+        identities={services.sso ? await services.sso.identities(ctx.actor!) : null}
+        unlinked={c.req.query("unlinked") === "1" && shown.status === undefined}
       />
     );
     return renderPage(c, ctx, {
@@ -336,7 +421,11 @@ export function accountPages(services: Services, options: { baseUrl: string | nu
   form("/login", {
     form: "login",
     schema: LoginSchema,
-    codes: { unauthenticated: "login.failed", rate_limited: "login.throttled" },
+    codes: {
+      unauthenticated: "login.failed",
+      rate_limited: "login.throttled",
+      local_login_off: "login.localOff",
+    },
     show: (shown, { c, fields }) => showLogin(c, safeNext(fields.next), shown),
     change: async (input, { c, fields }) => {
       const { user, cookie } = await accounts.login(input, clientAddress(c));
@@ -375,9 +464,31 @@ export function accountPages(services: Services, options: { baseUrl: string | nu
 
   app.post("/logout", async (c) => {
     const session = c.get("session");
+    // A session begun by single sign-on signs out at the provider too, which sends the
+    // browser back to BASE_URL.
+    const endSessionUrl = session ? await services.sso?.endSessionUrl(session.idHash) : null;
+    // The page after it speaks the person's language, to nobody signed in.
+    const ctx = endSessionUrl ? await pageCtx(c, services) : null;
     if (session) await accounts.logout(session.idHash);
     clearSessionCookie(c, { secure: secure(c) });
-    return c.redirect("/login", 303);
+    if (!endSessionUrl || !ctx) return c.redirect("/login", 303);
+    // Not a redirect: the page's CSP (form-action 'self') holds for a form's redirects too,
+    // so the browser would refuse one to the provider. A page that goes there itself.
+    const visitor = { ...ctx, user: null, actor: null, unread: 0, proposeZone: false };
+    return renderPage(c, visitor, {
+      title: ctx.t("sso.signingOutTitle"),
+      // At once, in place of this page in the history; the link is for a browser that waits.
+      head: <meta http-equiv="refresh" content={`0; url=${endSessionUrl}`} />,
+      body: (
+        <div class="card narrow" data-signing-out>
+          <h1>{ctx.t("sso.signingOutTitle")}</h1>
+          <p role="status">{ctx.t("sso.signingOut")}</p>
+          <p>
+            <a href={endSessionUrl}>{ctx.t("sso.signingOutLink")}</a>
+          </p>
+        </div>
+      ),
+    });
   });
 
   app.get("/settings", (c) => showSettings(c));
@@ -416,6 +527,20 @@ export function accountPages(services: Services, options: { baseUrl: string | nu
     change: async (_, { ctx }) => {
       await services.emailVerification.request(ctx.actor!);
       return "/settings?verify=sent";
+    },
+  });
+
+  form("/settings/identities/:identityId/unlink", {
+    form: "unlink",
+    codes: { last_sign_in: "sso.lastSignIn" },
+    show: (shown, { c }) => showSettings(c, shown),
+    change: async (_, { ctx, c }) => {
+      const id = Number(c.req.param("identityId"));
+      if (!services.sso || !Number.isSafeInteger(id)) {
+        throw new DomainError("not_found", "No such identity");
+      }
+      await services.sso.unlink(ctx.actor!, id);
+      return "/settings?unlinked=1";
     },
   });
 

@@ -10,6 +10,7 @@ import { type Page, pageRequest } from "../../domain/kernel/paging.ts";
 import type { Services } from "../../domain/services.ts";
 import type { DeletedProject } from "../../domain/projects/trash.ts";
 import type { MailInfo, MailState } from "../../domain/mail/mail.ts";
+import type { SsoStatus } from "../../domain/identity/sso.ts";
 import type { Invitation } from "../../domain/identity/invitations.ts";
 import type { AppEnv } from "../api/openapi.ts";
 import { AdminUserInput } from "../api/admin.ts";
@@ -32,6 +33,8 @@ function AdminPage(
     deleted: Page<DeletedProject>;
     mail: MailState;
     mails: Page<MailInfo>;
+    /** Single sign-on's status, or null when OIDC_ISSUER is unset. */
+    sso: SsoStatus | null;
     invitations: Page<Invitation>;
     notices: Notices;
     message?: string | null;
@@ -161,6 +164,30 @@ function AdminPage(
           </div>
         )}
       <Pager ctx={props.ctx} page={props.deleted} path="/admin" />
+      <h2 id="sso">{t("admin.sso")}</h2>
+      {props.sso === null
+        ? <p data-sso-status="off">{t("admin.ssoOff")}</p>
+        : (
+          <dl data-sso-status={props.sso.discovered ? "ok" : "unknown"}>
+            <dt>{t("admin.ssoIssuer")}</dt>
+            <dd>
+              <code>{props.sso.issuer}</code>
+            </dd>
+            <dt>{t("admin.ssoDiscovery")}</dt>
+            <dd>{props.sso.discovered ? t("admin.ssoDiscovered") : t("admin.ssoNotYet")}</dd>
+            <dt>{t("admin.ssoLastFailure")}</dt>
+            <dd data-sso-last-failure>
+              {props.sso.lastFailure === null ? t("admin.ssoNoFailure") : (
+                <>
+                  <time datetime={props.sso.lastFailure.at}>
+                    {formatDateTime(props.sso.lastFailure.at, locale, timeZone)}
+                  </time>{" "}
+                  {props.sso.lastFailure.reason}
+                </>
+              )}
+            </dd>
+          </dl>
+        )}
       <h2 id="mail">{t("admin.mail")}</h2>
       <p data-mail-enabled={String(props.mail.enabled)}>
         {props.mail.enabled ? t("admin.mailOn") : t("admin.mailOff")}
@@ -267,6 +294,7 @@ export function adminPages(services: Services, options: { baseUrl: string | null
           deleted={deleted}
           mail={mail}
           mails={mails}
+          sso={services.sso?.status() ?? null}
           invitations={invitations}
           notices={noticesOf(c.req.url)}
           message={shown.message ?? null}

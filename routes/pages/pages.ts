@@ -28,6 +28,7 @@ import { notificationPages } from "./notification_pages.tsx";
 import { projectPages } from "./project_pages.tsx";
 import { searchEverywherePage } from "./search_everywhere_page.tsx";
 import { searchPage } from "./search_page.tsx";
+import { isSsoPage, ssoPages } from "./sso_pages.tsx";
 import { staticFiles } from "../static_files.ts";
 import { todoPages } from "./todos_page.tsx";
 import { trashPages } from "./trash_page.tsx";
@@ -54,7 +55,8 @@ function withoutTrailingSlash(): MiddlewareHandler<AppEnv> {
 /** The pages a visitor without a session may see: signing in, and invitation links. */
 const PUBLIC_PAGES = new Set(["/login", "/register"]);
 const isPublicPage = (path: string) =>
-  PUBLIC_PAGES.has(path) || /^\/invite\/[^/]+$/.test(path) || isResetPage(path);
+  PUBLIC_PAGES.has(path) || /^\/invite\/[^/]+$/.test(path) || isResetPage(path) ||
+  isSsoPage(path);
 
 /** What the pages are built with besides the services. */
 export interface PagesOptions {
@@ -79,6 +81,7 @@ export function pages(services: Services, options: PagesOptions) {
   app.route("/", accountPages(services, options));
   app.route("/", invitationPages(services, options));
   app.route("/", resetPages(services));
+  app.route("/", ssoPages(services, options));
   app.route("/", projectPages(services));
   app.route("/", boardPages(services));
   app.route("/", notesPages(services));

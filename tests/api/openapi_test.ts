@@ -146,8 +146,8 @@ Deno.test("Query parameters the server requires are required in the document", a
 
 /** The codes besides each status's own that some routes answer (routes/api/errors.ts). */
 const OWN_CODES: Record<string, string[]> = {
-  403: ["registration_closed", "registration_domain"],
-  409: ["already_member", "account_exists", "mail_off"],
+  403: ["registration_closed", "registration_domain", "local_login_off"],
+  409: ["already_member", "account_exists", "mail_off", "last_sign_in"],
 };
 
 Deno.test("Every error response names its code, and 401 and 429 their headers", async () => {

@@ -241,3 +241,46 @@ Deno.test("MAIL_DELAY_SECONDS defaults to 120, is read from the environment and 
   assert.throws(() => parseConfig({ MAIL_DELAY_SECONDS: "-1" }), ConfigError);
   assert.throws(() => parseConfig({ MAIL_DELAY_SECONDS: "2m" }), ConfigError);
 });
+
+Deno.test("OIDC_ISSUER must be https; plain http only for a loopback host, else one line naming it", () => {
+  const sso = {
+    BASE_URL: "https://collab.example.org",
+    OIDC_CLIENT_ID: "collab",
+    OIDC_CLIENT_SECRET: "secret",
+  };
+  for (
+    const issuer of [
+      "https://id.example.org/realms/main",
+      "https://10.0.0.5:8443",
+      "http://127.0.0.1:9000",
+      "http://127.1.2.3",
+      "http://localhost:8080/realms/main",
+      "http://LOCALHOST",
+      "http://[::1]:9000",
+    ]
+  ) {
+    assert.equal(parseConfig({ ...sso, OIDC_ISSUER: issuer }).oidc?.issuer, issuer, issuer);
+  }
+  for (
+    const issuer of [
+      "http://id.example.org",
+      "http://10.0.0.5:8080",
+      "http://192.168.1.2",
+      "http://[::2]",
+      "http://127.0.0.1.example.org",
+      "http://localhost.example.org",
+      "http://0.0.0.0",
+    ]
+  ) {
+    try {
+      parseConfig({ ...sso, OIDC_ISSUER: issuer });
+      assert.fail(`accepted ${issuer}`);
+    } catch (e) {
+      assert.ok(e instanceof ConfigError, issuer);
+      assert.equal(e.problems.length, 1, issuer);
+      assert.ok(!e.message.includes("\n"), issuer);
+      assert.match(e.message, /^Cannot start: invalid configuration: OIDC_ISSUER=/, issuer);
+      assert.match(e.problems[0]!, /expected https/, issuer);
+    }
+  }
+});

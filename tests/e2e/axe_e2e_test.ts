@@ -1,48 +1,32 @@
 /**
  * axe-core on every page, in both themes and both languages, and in the `system` theme under a
- * light and a dark device: no serious or critical violation. axe is read from the installed npm package and put into the page; nothing is
- * downloaded while the test runs.
+ * light and a dark device: no serious or critical violation. axe is read from the installed npm
+ * package and put into the page (tests/e2e/axe.ts); nothing is downloaded while the test runs.
+ * The page a single sign-on sign-out shows on its way to the provider needs a real provider:
+ * tests/e2e/sso_e2e_test.ts checks it.
  */
 import assert from "node:assert/strict";
-import { createRequire } from "node:module";
-import type { Page } from "playwright-core";
-import { testServer } from "../helpers/app.ts";
+import { seriousViolations } from "./axe.ts";
 import { browserTest, launch } from "./browser.ts";
-import { callJson, seedEveryPage } from "./every_page.ts";
-
-const AXE_SOURCE = Deno.readTextFileSync(
-  createRequire(import.meta.url).resolve("axe-core/axe.min.js"),
-);
-
-interface Violation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: { target: string[]; failureSummary?: string }[];
-}
-
-/** The serious and critical violations axe finds on the page as it is now. */
-async function seriousViolations(page: Page): Promise<Violation[]> {
-  if (!(await page.evaluate("typeof axe !== 'undefined'"))) {
-    // Evaluated through the DevTools protocol, which the page's CSP (no inline script) allows.
-    await page.evaluate(AXE_SOURCE);
-  }
-  // Closed details (edit forms, delete buttons) open first, so their controls are checked too.
-  await page.evaluate(`document.querySelectorAll("details").forEach((d) => { d.open = true; })`);
-  const results = await page.evaluate(
-    `axe.run(document, { resultTypes: ["violations"] }).then((r) => r.violations)`,
-  ) as Violation[];
-  return results.filter((v) => v.impact === "serious" || v.impact === "critical");
-}
+import { callJson, everyPageServer, seedEveryPage } from "./every_page.ts";
 
 browserTest(
   "no page has a serious or critical axe-core violation, in both themes and both languages",
   async () => {
-    const t = await testServer({ env: { WEBHOOK_ALLOW_HOSTS: "127.0.0.1" } });
+    const t = await everyPageServer();
     const browser = await launch();
     try {
-      const { ann, annEmail, projectId, noteId, paths, publicPaths, notFoundPaths, verifyPath } =
-        await seedEveryPage(t);
+      const {
+        ann,
+        annEmail,
+        projectId,
+        noteId,
+        paths,
+        publicPaths,
+        statuses,
+        ssoLink,
+        verifyPath,
+      } = await seedEveryPage(t);
       const ok = async (method: string, path: string, body?: unknown) => {
         const res = await callJson(t.baseUrl, method, path, ann, body);
         assert.ok(res.status < 300, `${method} ${path}: ${res.status} ${JSON.stringify(res.json)}`);
@@ -112,8 +96,8 @@ browserTest(
       }
       await context.close();
       // The pages seen without a session (sign-in, registration, unsubscribe, password reset,
-      // verification, a link that does not work), in each language
-      // and theme as the visitor's cookies choose them.
+      // verification, a link that does not work, single sign-on's refusals and link page), in
+      // each language and theme as the visitor's cookies choose them.
       for (
         const [locale, theme] of [["en", "dark"], ["en", "light"], ["ja", "dark"], ["ja", "light"]]
       ) {
@@ -124,15 +108,20 @@ browserTest(
         ]);
         const publicPage = await visitor.newPage();
         // The verification link's page verifies on opening: a new link each time.
-        for (const path of [...publicPaths, await verifyPath()]) {
+        const check = async (path: string, status: number, label = path) => {
           const res = await publicPage.goto(`${t.baseUrl}${path}`);
-          const status = notFoundPaths.includes(path) ? 404 : 200;
-          assert.equal(res?.status(), status, `${locale} ${theme} ${path}`);
-          assert.equal(await publicPage.getAttribute("html", "lang"), locale, path);
+          assert.equal(res?.status(), status, `${locale} ${theme} ${label}`);
+          assert.equal(await publicPage.getAttribute("html", "lang"), locale, label);
           for (const v of await seriousViolations(publicPage)) {
-            found.push(`visitor ${locale} ${theme} ${path}: ${v.impact} ${v.id} ${v.help}`);
+            found.push(`visitor ${locale} ${theme} ${label}: ${v.impact} ${v.id} ${v.help}`);
           }
+        };
+        for (const path of [...publicPaths, await verifyPath()]) {
+          await check(path, statuses[path] ?? 200);
         }
+        // The single sign-on link page with a link waiting: its password form.
+        await visitor.addCookies([{ ...ssoLink.cookie, domain: "127.0.0.1" }]);
+        await check(ssoLink.path, 200, `${ssoLink.path} (a link waiting)`);
         await visitor.close();
       }
       assert.deepEqual(found, [], `axe-core violations:\n${found.join("\n")}`);

@@ -1,12 +1,35 @@
 /**
  * A server filled so that every page has something on it (long names and Japanese titles being
  * the hard case for a narrow screen), and the list of those pages: for the browser tests that
- * visit every page.
+ * visit every page. Single sign-on is on, toward a provider that is down, so the sign-in page
+ * shows its button, the settings and admin pages their SSO parts, and a sign-in's start its
+ * refusal page.
  */
 import assert from "node:assert/strict";
 import { type Json, PNG_BYTES } from "../helpers/api.ts";
-import type { TestServer } from "../helpers/app.ts";
+import { type TestServer, testServer } from "../helpers/app.ts";
+import { freePort } from "../helpers/smtp.ts";
 import { newLinkToken } from "../../domain/accounts/link_tokens.ts";
+
+/** Nothing listens on port 9: the provider is down, and the refusal page says why. */
+const DOWN_ISSUER = "http://127.0.0.1:9";
+
+/**
+ * The server `seedEveryPage` fills: webhooks may post to 127.0.0.1, BASE_URL is its own
+ * address, and single sign-on goes to a provider that is down.
+ */
+export async function everyPageServer(): Promise<TestServer> {
+  const port = freePort();
+  return await testServer({
+    env: {
+      WEBHOOK_ALLOW_HOSTS: "127.0.0.1",
+      BASE_URL: `http://127.0.0.1:${port}`,
+      OIDC_ISSUER: DOWN_ISSUER,
+      OIDC_CLIENT_ID: "collab",
+      OIDC_CLIENT_SECRET: "collab-client-secret",
+    },
+  }, port);
+}
 
 /** What `seedEveryPage` made: the accounts' cookies, the project and every page's path. */
 export interface EveryPage {
@@ -21,10 +44,18 @@ export interface EveryPage {
   noteId: number;
   /** The pages a signed-in admin sees, each answering 200. */
   paths: string[];
-  /** The pages for a visitor without a session (each 200, but those in `notFoundPaths`). */
+  /** The pages for a visitor without a session (each 200, but those in `statuses`). */
   publicPaths: string[];
-  /** The public pages that answer 404 with a page of their own (a link that does not work). */
-  notFoundPaths: string[];
+  /**
+   * The public pages that answer another status than 200 with a page of their own: a link that
+   * does not work (404), a single sign-on refused (400, 502).
+   */
+  statuses: Record<string, number>;
+  /**
+   * The single sign-on link page as a visitor with a waiting link sees it (200, the password
+   * form): the path, and the cookie its browser holds (scoped to `/auth/oidc`).
+   */
+  ssoLink: { path: string; cookie: { name: string; value: string; path: string } };
   /** A new email verification link's page for the admin (opening it verifies, once). */
   verifyPath(): Promise<string>;
 }
@@ -58,8 +89,8 @@ export async function callJson(
 
 /**
  * Registers an admin and a member and gives one project an entry in every area, a note in the
- * trash, a token, a webhook and notifications. The server needs
- * `WEBHOOK_ALLOW_HOSTS=127.0.0.1` for the webhook.
+ * trash, a token, a webhook and notifications; the admin an SSO identity and the member a link
+ * waiting for a password. The server is `everyPageServer()`'s.
  */
 export async function seedEveryPage(t: TestServer): Promise<EveryPage> {
   const register = async (email: string, displayName: string) => {
@@ -158,6 +189,32 @@ export async function seedEveryPage(t: TestServer): Promise<EveryPage> {
   await ok("POST", "/api/admin/invitations", { email: "next.admin@example.com", role: "admin" });
   const invite = new URL(invited.url).pathname;
 
+  // Single sign-on: the admin's identity (the settings page lists it with its unlink button),
+  // a sign-in that fails at the provider (the admin page shows the last failure), and a link
+  // of the member's waiting for the password.
+  const now = t.clock.now();
+  await t.sql.run(
+    `INSERT INTO sso_identities (user_id, issuer, subject, email, linked_at)
+     VALUES (1, ?, 'ann-subject-0123456789', ?, ?)`,
+    [DOWN_ISSUER, annEmail, now.toISOString()],
+  );
+  const start = await fetch(`${t.baseUrl}/auth/oidc/start`);
+  assert.equal(start.status, 502);
+  await start.body?.cancel();
+  const link = newLinkToken();
+  await t.sql.run(
+    `INSERT INTO sso_pending_links (token_hash, user_id, issuer, subject, email, id_token,
+       next_path, created_at, expires_at)
+     VALUES (?, ?, ?, 'bo-subject', 'bo@example.com', 'not.a.token', '/', ?, ?)`,
+    [
+      link.hash,
+      bo.id,
+      DOWN_ISSUER,
+      now.toISOString(),
+      new Date(now.getTime() + 600_000).toISOString(),
+    ],
+  );
+
   const q = `/projects/${project.id}`;
   return {
     ann,
@@ -213,12 +270,24 @@ export async function seedEveryPage(t: TestServer): Promise<EveryPage> {
       new URL((await ok("POST", `/api/admin/users/${bo.id}/password-reset`)).url).pathname,
       "/reset-password/not-a-token",
       "/verify-email/not-a-token",
+      // Single sign-on: the start refused (the provider is down: its reason for the admin), a
+      // callback with a state this browser never had, the link page without a waiting link.
+      "/auth/oidc/start",
+      "/auth/oidc/callback?code=forged&state=forged",
+      "/auth/oidc/link",
     ],
-    notFoundPaths: [
-      "/invite/not-a-working-token",
-      "/reset-password/not-a-token",
-      "/verify-email/not-a-token",
-    ],
+    statuses: {
+      "/invite/not-a-working-token": 404,
+      "/reset-password/not-a-token": 404,
+      "/verify-email/not-a-token": 404,
+      "/auth/oidc/start": 502,
+      "/auth/oidc/callback?code=forged&state=forged": 400,
+      "/auth/oidc/link": 404,
+    },
+    ssoLink: {
+      path: "/auth/oidc/link",
+      cookie: { name: "sso_link", value: link.token, path: "/auth/oidc" },
+    },
     // Without mail no verification mail goes: the link is stored as the mailer would store it.
     verifyPath: async () => {
       const { token, hash } = newLinkToken();

@@ -6,9 +6,8 @@
  */
 import assert from "node:assert/strict";
 import type { Browser, Page } from "playwright-core";
-import { testServer } from "../helpers/app.ts";
 import { browserTest, launch } from "./browser.ts";
-import { callJson, seedEveryPage } from "./every_page.ts";
+import { callJson, everyPageServer, seedEveryPage } from "./every_page.ts";
 
 const PHONE = { width: 390, height: 844 };
 
@@ -83,14 +82,18 @@ async function contextAs(browser: Browser, baseUrl: string, cookie: string | nul
 browserTest(
   "at 390 px no page scrolls sideways, tabs keep to one row and every control is 24 px or more",
   async () => {
-    const t = await testServer({ env: { WEBHOOK_ALLOW_HOSTS: "127.0.0.1" } });
+    const t = await everyPageServer();
     const browser = await launch();
     try {
       const seeded = await seedEveryPage(t);
       const problems: string[] = [];
-      const visit = async (page: Page, label: string, path: string) => {
+      const visit = async (
+        page: Page,
+        label: string,
+        path: string,
+        status = seeded.statuses[path] ?? 200,
+      ) => {
         const res = await page.goto(`${t.baseUrl}${path}`);
-        const status = seeded.notFoundPaths.includes(path) ? 404 : 200;
         assert.equal(res?.status(), status, `${label} ${path}`);
         // Closed sections (edit forms, delete buttons) open, so their controls count too.
         await page.evaluate(
@@ -121,6 +124,9 @@ browserTest(
         for (const path of [...seeded.publicPaths, await seeded.verifyPath()]) {
           await visit(publicPage, `${locale} visitor`, path);
         }
+        // The single sign-on link page with a link waiting: its password form.
+        await visitor.addCookies([{ ...seeded.ssoLink.cookie, domain: "127.0.0.1" }]);
+        await visit(publicPage, `${locale} visitor, a link waiting`, seeded.ssoLink.path, 200);
         await visitor.close();
       }
       assert.deepEqual(problems, [], problems.join("\n"));
@@ -134,7 +140,7 @@ browserTest(
 browserTest(
   "the month calendar is a list of days at 390 px and a grid at 1280 px; the current tab is in view",
   async () => {
-    const t = await testServer({ env: { WEBHOOK_ALLOW_HOSTS: "127.0.0.1" } });
+    const t = await everyPageServer();
     const browser = await launch();
     try {
       const seeded = await seedEveryPage(t);

@@ -132,7 +132,7 @@ Deno.test("the server starts, applies migrations, answers /healthz, logs request
     assert.equal(code, 0, lines.join("\n"));
     assert.ok(
       lines.includes(
-        "migrations applied: 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33",
+        "migrations applied: 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34",
       ),
       lines.join("\n"),
     );
@@ -641,6 +641,31 @@ Deno.test("the server sweeps the trash at start-up, and stops its sweeps on SIGT
     } finally {
       await stored.close();
     }
+  } finally {
+    await removeDataDir(dataDir);
+  }
+});
+
+Deno.test("LOCAL_LOGIN=off while no admin has an SSO identity stops start-up with one line; OIDC_ISSUER needs BASE_URL", async () => {
+  const dataDir = await Deno.makeTempDir({ prefix: "main-test-" });
+  try {
+    const sso = {
+      DATA_DIR: dataDir,
+      OIDC_ISSUER: "http://127.0.0.1:9/",
+      OIDC_CLIENT_ID: "collab",
+      OIDC_CLIENT_SECRET: "secret",
+    };
+    let { code, output } = await run(sso);
+    assert.equal(code, 1);
+    assert.match(output, /OIDC_ISSUER is set but BASE_URL is not/);
+    ({ code, output } = await run({ ...sso, BASE_URL: "http://127.0.0.1:8", LOCAL_LOGIN: "off" }));
+    assert.equal(code, 1);
+    assert.match(output, /redirect URI http:\/\/127\.0\.0\.1:8\/auth\/oidc\/callback/);
+    const refusals = output.split("\n").filter((l) => l.startsWith("Cannot start"));
+    assert.deepEqual(refusals, [
+      "Cannot start: LOCAL_LOGIN=off but no admin has a single sign-on identity yet: start " +
+      "with LOCAL_LOGIN=admins, let an admin sign in by SSO once, then switch to off",
+    ]);
   } finally {
     await removeDataDir(dataDir);
   }

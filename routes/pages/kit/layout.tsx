@@ -24,7 +24,9 @@ function isCurrent(path: string, href: string): boolean {
 }
 
 /** The whole document around a page's content. */
-export function Layout(props: { ctx: PageCtx; title: string; children: Child }) {
+export function Layout(
+  props: { ctx: PageCtx; title: string; head?: Child; children: Child },
+) {
   const { ctx } = props;
   const { t, user } = ctx;
   return (
@@ -42,6 +44,7 @@ export function Layout(props: { ctx: PageCtx; title: string; children: Child }) 
         {/* Only for a person who never chose a time zone: proposes the browser's, once. */}
         {ctx.proposeZone ? <script type="module" src="/static/time_zone.js"></script> : null}
         {ctx.user ? <script type="module" src="/static/markdown_preview.js"></script> : null}
+        {props.head ?? null}
       </head>
       <body>
         <a class="skip" href="#main">{t("nav.skip")}</a>
@@ -108,13 +111,13 @@ export function Layout(props: { ctx: PageCtx; title: string; children: Child }) 
 export function renderPage(
   c: Context,
   ctx: PageCtx,
-  page: { title: string; status?: number; body: Child },
+  page: { title: string; status?: number; body: Child; head?: Child },
 ): Response | Promise<Response> {
   c.header("content-security-policy", PAGE_CSP);
   return c.html(
     <>
       {raw("<!DOCTYPE html>")}
-      <Layout ctx={ctx} title={page.title}>{page.body}</Layout>
+      <Layout ctx={ctx} title={page.title} head={page.head}>{page.body}</Layout>
     </>,
     (page.status ?? 200) as 200,
   );

@@ -4,6 +4,7 @@ import { listProjectsOfUser } from "../db/projects/projects.ts";
 import { findUserById } from "../db/accounts/users.ts";
 import type { Database } from "../db/sqlite/sqlite.ts";
 import type { Engine } from "../db/kernel/engine.ts";
+import type { Metrics } from "./kernel/metrics.ts";
 import { createAccounts } from "./accounts/accounts.ts";
 import { createApiTokens, tokenStreamKey } from "./accounts/api_tokens.ts";
 import type { DomainContext } from "./projects/actions.ts";
@@ -18,7 +19,8 @@ import { createChat } from "./content/chat.ts";
 import { createChecklists } from "./planning/checklists.ts";
 import { createDashboards } from "./overview/dashboards.ts";
 import { EventHub } from "./projects/event_hub.ts";
-import { createEventRelay } from "./projects/event_relay.ts";
+import { createEventRelay, type EventRelay } from "./projects/event_relay.ts";
+import { pendingMail, pendingWebhooks } from "../db/kernel/health.ts";
 import { createPresence } from "./kernel/presence.ts";
 import { createFilePreviews } from "./content/file_previews.ts";
 import { createFiles } from "./content/files.ts";
@@ -77,13 +79,40 @@ export interface ServiceDeps {
   imports?: ImportOptions;
   /** Where background work reports what went wrong (the app's error log). */
   reportError?: (error: unknown) => void;
+  /** Where transactions, events, webhook attempts and mail are counted (the app's metrics). */
+  metrics?: Metrics;
+}
+
+/** `engine`, with each transaction's time observed by `metrics`. */
+function timedEngine(engine: Engine, metrics: Metrics): Engine {
+  const timed: Engine = Object.create(engine);
+  timed.transaction = async (fn) => {
+    const started = performance.now();
+    try {
+      return await engine.transaction(fn);
+    } finally {
+      metrics.transaction((performance.now() - started) / 1000);
+    }
+  };
+  return timed;
+}
+
+/** `relay`, with the events it is handed after their commit counted by `metrics`. */
+function countedRelay(relay: EventRelay, metrics: Metrics | undefined): EventRelay {
+  if (!metrics) return relay;
+  const counted: EventRelay = Object.create(relay);
+  counted.committed = (events, userEvents) => {
+    metrics.eventsPublished(events.length + userEvents.length);
+    relay.committed(events, userEvents);
+  };
+  return counted;
 }
 
 /** Builds the services. */
 export function createServices(deps: ServiceDeps) {
-  const { clock, config } = deps;
+  const { clock, config, metrics } = deps;
   // Every service below reads and writes through the engine.
-  const db = deps.engine;
+  const db = metrics ? timedEngine(deps.engine, metrics) : deps.engine;
   const sessions = new Sessions(db, clock, {
     secret: deps.sessionSecret,
     ttlHours: config.sessionTtlHours,
@@ -97,7 +126,10 @@ export function createServices(deps: ServiceDeps) {
   const presence = createPresence(db);
   const webhookSender = new WebhookSender(
     { db, clock, presence, allow: config.webhookAllowHosts },
-    deps.webhooks,
+    {
+      ...(metrics ? { onOutcome: (status: string) => metrics.webhookDelivery(status) } : {}),
+      ...deps.webhooks,
+    },
   );
   // Notification mail needs absolute links: it is composed only when BASE_URL is set (which
   // SMTP_URL requires), by the mail sender's ticks.
@@ -117,12 +149,24 @@ export function createServices(deps: ServiceDeps) {
       from: config.mailFrom,
       ...(notifier ? { compose: notifier.runOnce } : {}),
     },
-    { ...(deps.reportError ? { onError: deps.reportError } : {}), ...deps.mail },
+    {
+      ...(deps.reportError ? { onError: deps.reportError } : {}),
+      ...(metrics ? { onOutcome: (status: string) => metrics.mailSent(status) } : {}),
+      ...deps.mail,
+    },
   );
-  const relay = createEventRelay({
-    db,
-    hub,
-    onError: deps.reportError ?? (() => {}),
+  const relay = countedRelay(
+    createEventRelay({
+      db,
+      hub,
+      onError: deps.reportError ?? (() => {}),
+    }),
+    metrics,
+  );
+  metrics?.setSources({
+    streamsOpen: () => hub.size,
+    webhookPending: () => pendingWebhooks(db),
+    mailPending: () => pendingMail(db),
   });
   const ctx: DomainContext = {
     db,

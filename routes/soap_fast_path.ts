@@ -14,7 +14,12 @@
 import type { SoapHandler } from "../soap/endpoint.ts";
 import { errorBody } from "./api/errors.ts";
 import { SERVER_ERROR_PAGE } from "./failures.ts";
-import { requestLine } from "./middleware/request_log.ts";
+import {
+  REQUEST_ID_HEADER,
+  requestIdFrom,
+  type RequestLog,
+  withRequestId,
+} from "./middleware/request_log.ts";
 import { setSecurityHeaders } from "./middleware/security_headers.ts";
 
 type Fetch<A extends unknown[]> = (request: Request, ...rest: A) => Response | Promise<Response>;
@@ -23,8 +28,8 @@ type Fetch<A extends unknown[]> = (request: Request, ...rest: A) => Response | P
 export interface SoapFastPathOptions {
   hello: SoapHandler;
   loan: SoapHandler;
-  /** Where the request and error log lines go (the application's log). */
-  log: (line: string) => void;
+  /** Where the request and error log lines go (the application's log and metrics). */
+  log: RequestLog;
   /** Whether responses carry HSTS (as `securityHeaders({ hsts })` does). */
   hsts: boolean;
 }
@@ -38,24 +43,45 @@ export function soapFastPath<A extends unknown[]>(
 
   async function serve(handler: SoapHandler, request: Request, path: string): Promise<Response> {
     const started = performance.now();
+    const requestId = requestIdFrom(request.headers.get(REQUEST_ID_HEADER));
     let response: Response;
     try {
       response = await handler(request);
     } catch (error) {
       // As the application's error handler answers outside /api/.
-      log(`error: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`);
+      const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+      log.error(text, requestId);
       response = new Response(SERVER_ERROR_PAGE, {
         status: 500,
         headers: { "content-type": "text/html; charset=UTF-8" },
       });
     }
-    return finish(request, path, response, started);
+    response.headers.set(REQUEST_ID_HEADER, requestId);
+    return finish(request, path, path, response, started, requestId);
   }
 
-  /** What the middleware adds to a response served here: security headers, the log line. */
-  function finish(request: Request, path: string, response: Response, started: number) {
+  /**
+   * What the middleware adds to a response served here: security headers, the log line and
+   * the request's metrics.
+   */
+  function finish(
+    request: Request,
+    route: string,
+    path: string,
+    response: Response,
+    started: number,
+    requestId: string,
+  ) {
     setSecurityHeaders(response.headers, { hsts });
-    log(requestLine(request.method, path, response.status, started));
+    log.request({
+      method: request.method,
+      route,
+      path,
+      status: response.status,
+      started,
+      requestId,
+      userId: null,
+    });
     return response;
   }
 
@@ -68,8 +94,11 @@ export function soapFastPath<A extends unknown[]>(
     const host = request.headers.get("host");
     if (!isValidHost(host)) {
       const started = performance.now();
+      const requestId = requestIdFrom(request.headers.get(REQUEST_ID_HEADER));
       const shown = targetPath(request.url, host!);
-      return finish(request, shown, badHost(shown), started);
+      return withRequestId(badHost(shown), requestId).then((response) =>
+        finish(request, "unmatched", shown, response, started, requestId)
+      );
     }
     if (handler) return serve(handler, request, path!);
     return fallback(request, ...rest);

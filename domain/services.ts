@@ -10,6 +10,7 @@ import { createApiTokens, tokenStreamKey } from "./accounts/api_tokens.ts";
 import type { DomainContext } from "./projects/actions.ts";
 import { createActivity } from "./projects/activity.ts";
 import { createAdmin } from "./accounts/admin.ts";
+import { createAuditLog } from "./accounts/audit.ts";
 import { createAttachments } from "./content/attachments.ts";
 import { createBackups } from "./archives/backup.ts";
 import { createBoard } from "./content/board.ts";
@@ -188,6 +189,7 @@ export function createServices(deps: ServiceDeps) {
     }
     : null;
   const files = createFiles(ctx);
+  const auditLog = createAuditLog(db, { auditDays: config.auditDays, now: () => clock.now() });
   const attachments = createAttachments(ctx, files);
   // Routes get operations, never the database or the domain context.
   return {
@@ -233,7 +235,9 @@ export function createServices(deps: ServiceDeps) {
     calendar: createCalendar(ctx),
     meetings: createMeetings(ctx),
     dashboards: createDashboards(ctx, attachments),
-    trash: createTrash(ctx, { trashDays: config.trashDays }),
+    trash: createTrash(ctx, { trashDays: config.trashDays, alsoSweep: auditLog.sweep }),
+    /** The audit log (admins read it; the trash's hourly sweep removes old rows). */
+    auditLog,
     accounts: createAccounts({
       db,
       clock,

@@ -79,6 +79,8 @@ export interface SweepResult {
   projects: number;
   /** Write transactions it took. */
   transactions: number;
+  /** Audit log rows past `AUDIT_DAYS` removed (the same sweep: see `alsoSweep`). */
+  auditRows: number;
 }
 
 /** A running sweep schedule. */
@@ -102,7 +104,14 @@ const DAY_MS = 86_400_000;
 const pause = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
 /** The trash operations. */
-export function createTrash(ctx: DomainContext, options: { trashDays: number }) {
+export function createTrash(
+  ctx: DomainContext,
+  options: {
+    trashDays: number;
+    /** Other old rows the hourly sweep removes after the trash's (the audit log's); how many. */
+    alsoSweep?: () => Promise<number>;
+  },
+) {
   const { db } = ctx;
   const purgeAt = (deletedAt: string) =>
     new Date(Date.parse(deletedAt) + options.trashDays * DAY_MS).toISOString();
@@ -120,7 +129,8 @@ export function createTrash(ctx: DomainContext, options: { trashDays: number }) 
   async function runSweep(signal: AbortSignal | undefined): Promise<SweepResult> {
     const now = ctx.clock.now();
     const cutoff = new Date(now.getTime() - options.trashDays * DAY_MS).toISOString();
-    const result: SweepResult = { items: 0, projects: 0, transactions: 0 };
+    const result: SweepResult = { items: 0, projects: 0, transactions: 0, auditRows: 0 };
+    if (options.alsoSweep) result.auditRows = await options.alsoSweep();
     while (!signal?.aborted) {
       // Each batch its own transaction; its budget's clock starts when it runs.
       // Several instances on one database sweep one at a time (`takeSweepTurn`): one that

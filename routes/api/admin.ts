@@ -1,4 +1,5 @@
 /** Administration: users, the migration listing, backups and mail (system admins only). */
+import { requestMeta } from "../client_address.ts";
 import { createRoute, z } from "@hono/zod-openapi";
 import { pageRequest } from "../../domain/kernel/paging.ts";
 import type { Services } from "../../domain/services.ts";
@@ -140,7 +141,7 @@ export function adminRoutes(services: Services) {
       const user = await services.accounts.adminUpdate(actorOf(c), userId, {
         ...(body.role ? { role: body.role } : {}),
         ...(body.status ? { status: body.status } : {}),
-      });
+      }, requestMeta(c));
       return c.json({ user }, 200);
     })
     .openapi(

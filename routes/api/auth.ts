@@ -1,7 +1,7 @@
 /** Accounts and sessions: register, login, logout, me, and the caller's profile. */
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Services } from "../../domain/services.ts";
-import { clientAddress } from "../client_address.ts";
+import { clientAddress, requestMeta } from "../client_address.ts";
 import { clearSessionCookie, isHttps, setPreferenceCookies, setSessionCookie } from "../cookies.ts";
 import {
   actorOf,
@@ -117,14 +117,18 @@ export function authRoutes(services: Services, options: { baseUrl: string | null
       return c.json({ user }, 201);
     })
     .openapi(login, async (c) => {
-      const { user, cookie } = await services.accounts.login(c.req.valid("json"), clientAddress(c));
+      const { user, cookie } = await services.accounts.login(c.req.valid("json"), requestMeta(c));
       const secure = isHttps(c, options.baseUrl);
       setSessionCookie(c, cookie, { secure, maxAge });
       setPreferenceCookies(c, user, { secure });
       return c.json({ user }, 200);
     })
     .openapi(logout, async (c) => {
-      await services.accounts.logout(c.get("session")!.idHash);
+      const session = c.get("session")!;
+      await services.accounts.logout(
+        { idHash: session.idHash, userId: session.user.id },
+        requestMeta(c),
+      );
       clearSessionCookie(c, { secure: isHttps(c, options.baseUrl) });
       return c.body(null, 204);
     })

@@ -6,7 +6,7 @@ import type { Services } from "../../domain/services.ts";
 import { timeZoneNames } from "../../domain/kernel/time_zones.ts";
 import type { AppEnv } from "../api/openapi.ts";
 import { LoginSchema, ProfileSchema, RegisterSchema } from "../api/schemas.ts";
-import { clientAddress } from "../client_address.ts";
+import { clientAddress, requestMeta } from "../client_address.ts";
 import { clearSessionCookie, isHttps, setPreferenceCookies, setSessionCookie } from "../cookies.ts";
 import type { MessageKey } from "../i18n/en.ts";
 import { type PageCtx, pageCtx, safeNext } from "./context.ts";
@@ -339,7 +339,7 @@ export function accountPages(services: Services, options: { baseUrl: string | nu
     codes: { unauthenticated: "login.failed", rate_limited: "login.throttled" },
     show: (shown, { c, fields }) => showLogin(c, safeNext(fields.next), shown),
     change: async (input, { c, fields }) => {
-      const { user, cookie } = await accounts.login(input, clientAddress(c));
+      const { user, cookie } = await accounts.login(input, requestMeta(c));
       setSessionCookie(c, cookie, { secure: secure(c), maxAge });
       setPreferenceCookies(c, user, { secure: secure(c) });
       return safeNext(fields.next);
@@ -375,7 +375,9 @@ export function accountPages(services: Services, options: { baseUrl: string | nu
 
   app.post("/logout", async (c) => {
     const session = c.get("session");
-    if (session) await accounts.logout(session.idHash);
+    if (session) {
+      await accounts.logout({ idHash: session.idHash, userId: session.user.id }, requestMeta(c));
+    }
     clearSessionCookie(c, { secure: secure(c) });
     return c.redirect("/login", 303);
   });

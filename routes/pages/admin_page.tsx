@@ -3,6 +3,7 @@
  * sweep purges them), mail (on or off, the newest mails and the last failure) and the applied
  * migrations.
  */
+import { requestMeta } from "../client_address.ts";
 import { type Context, Hono } from "hono";
 import type { PublicUser } from "../../domain/accounts/accounts.ts";
 import { DomainError } from "../../domain/kernel/errors.ts";
@@ -288,7 +289,7 @@ export function adminPages(services: Services, options: { baseUrl: string | null
       await services.accounts.adminUpdate(ctx.actor!, paramId(c, "userId"), {
         ...(role ? { role } : {}),
         ...(status ? { status } : {}),
-      });
+      }, requestMeta(c));
       return "/admin";
     },
   });

@@ -94,11 +94,11 @@ export async function listAudit(
   };
 }
 
-/** Deletes up to `limit` rows older than `before`; how many went. */
+/** Deletes up to `limit` rows written at `before` or earlier; how many went. */
 export async function sweepAudit(tx: Queries, before: string, limit: number): Promise<number> {
   const { changes } = await tx.run(
     `DELETE FROM audit_log WHERE id IN
-       (SELECT id FROM audit_log WHERE at < ? ORDER BY at LIMIT ?)`,
+       (SELECT id FROM audit_log WHERE at <= ? ORDER BY at LIMIT ?)`,
     [before, limit],
   );
   return changes;

@@ -12,6 +12,8 @@ import {
   sweepAudit,
 } from "../../db/accounts/audit.ts";
 import type { Engine, Queries } from "../../db/kernel/engine.ts";
+
+export type { AuditFilter };
 import { takeSweepTurn } from "../../db/kernel/sweep_turn.ts";
 import type { Actor } from "./accounts.ts";
 import { DomainError } from "../kernel/errors.ts";

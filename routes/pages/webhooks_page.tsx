@@ -4,6 +4,7 @@
  * shown once), each webhook with its state and recent deliveries, redeliver, disable or
  * enable, delete. Forms work without JavaScript.
  */
+import { requestMeta } from "../client_address.ts";
 import { type Delivery, type Webhook, WEBHOOK_EVENTS } from "../../domain/integrations/webhooks.ts";
 import type { Services } from "../../domain/services.ts";
 import { WebhookInput } from "../api/webhooks.ts";
@@ -276,7 +277,7 @@ export function webhookPages(services: Services) {
     read: readWebhook,
     fields: FIELDS,
     change: async ({ c, actor, projectId, input }) => {
-      const { secret } = await webhooks.create(actor, projectId, input);
+      const { secret } = await webhooks.create(actor, projectId, input, requestMeta(c));
       secrets.put(c, pathOf(projectId), secret);
       return pathOf(projectId);
     },
@@ -286,7 +287,7 @@ export function webhookPages(services: Services) {
       form: "webhook",
       change: async ({ c, actor, projectId }) => {
         const id = paramId(c, "webhookId");
-        await webhooks.update(actor, projectId, id, { active });
+        await webhooks.update(actor, projectId, id, { active }, requestMeta(c));
         return back(projectId, id);
       },
     });
@@ -294,7 +295,7 @@ export function webhookPages(services: Services) {
   area.form(`${W}/delete`, page, {
     form: "webhook",
     change: async ({ c, actor, projectId }) => {
-      await webhooks.remove(actor, projectId, paramId(c, "webhookId"));
+      await webhooks.remove(actor, projectId, paramId(c, "webhookId"), requestMeta(c));
       return `/projects/${projectId}/webhooks`;
     },
   });

@@ -45,6 +45,7 @@ const RELEASED: Record<string, string> = {
   "031_invitations.sql": "9cf797c23d6f1caa",
   "032_account_links.sql": "a4f2a413322956ae",
   "033_mail_bodies.sql": "e38794762110b02d",
+  "035_audit_log.sql": "1e69865f4d56548a",
   "postgres/001_collaboration_base.sql": "57b6cd229107790e",
   "postgres/002_attachments.sql": "06a93b0b4d31eab9",
   "postgres/003_todo_tags.sql": "4b34221f6cc57da2",
@@ -78,6 +79,7 @@ const RELEASED: Record<string, string> = {
   "postgres/031_invitations.sql": "52df6a4a785b5c27",
   "postgres/032_account_links.sql": "2a2e8b3255483b3f",
   "postgres/033_mail_bodies.sql": "de7bcc2b4c83878e",
+  "postgres/035_audit_log.sql": "51f42bede8b2189e",
 };
 
 Deno.test("released migrations are unchanged, byte for byte, on both engines", async () => {

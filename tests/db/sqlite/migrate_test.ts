@@ -157,6 +157,7 @@ Deno.test("the server's own migrations are numbered from 001 with their fixed me
     "031_invitations.sql",
     "032_account_links.sql",
     "033_mail_bodies.sql",
+    "035_audit_log.sql",
   ]);
 });
 

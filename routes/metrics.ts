@@ -6,10 +6,11 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import { Hono } from "hono";
 import type { Metrics } from "../domain/kernel/metrics.ts";
 
-/** The metrics route; with `token` null, nothing (the path is a 404 like any other). */
+/** The metrics route; with `token` null, a 404. */
 export function metricsRoute(metrics: Metrics, token: string | null): Hono {
   const app = new Hono();
-  if (token === null) return app;
+  // Not a page either: a plain 404, whoever asks.
+  if (token === null) return app.get("/metrics", (c) => c.text("Not Found\n", 404));
   const expected = digest(token);
   app.get("/metrics", async (c) => {
     const header = c.req.header("authorization") ?? "";

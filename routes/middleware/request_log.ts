@@ -91,21 +91,22 @@ export function requestLog(
   };
 }
 
-/** Paths matched only by catch-alls: a request that no other route serves is `unmatched`. */
-const CATCH_ALLS = new Set(["*", "/*", "/api/*"]);
-
 /**
- * The template of the route that serves the request: the last route matched that is neither
- * a middleware nor a catch-all (a request refused by a middleware before its route ran still
- * counts under that route); `unmatched` when there is none.
+ * The template of the route that serves the request: the last route matched for the request's
+ * own method (`app.get`, `app.post`…; a request refused by a middleware before its route ran
+ * still counts under that route), else the last one for any method (`app.all`) that is not a
+ * wildcard (middleware and catch-alls end in `*`); `unmatched` when there is none. Hono wraps
+ * the handlers of mounted sub-apps, so a handler's arity cannot tell a middleware.
  */
 export function routeOf(c: Context): string {
   const routes = matchedRoutes(c);
+  let any: string | null = null;
   for (let i = routes.length - 1; i >= 0; i--) {
     const route = routes[i]!;
-    if (route.handler.length < 2 && !CATCH_ALLS.has(route.path)) return route.path;
+    if (route.method !== "ALL") return route.path;
+    if (any === null && !route.path.endsWith("*")) any = route.path;
   }
-  return "unmatched";
+  return any ?? "unmatched";
 }
 
 /**

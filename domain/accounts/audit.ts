@@ -15,7 +15,6 @@ import type { Engine, Queries } from "../../db/kernel/engine.ts";
 
 export type { AuditFilter };
 import { takeSweepTurn } from "../../db/kernel/sweep_turn.ts";
-import type { Actor } from "./accounts.ts";
 import { DomainError } from "../kernel/errors.ts";
 import { offsetOf, type Page, pageOf, type PageRequest } from "../kernel/paging.ts";
 
@@ -146,7 +145,11 @@ export function createAuditLog(
 ) {
   return {
     /** A page of rows matching `filter`, newest first (admins only). */
-    async list(actor: Actor, filter: AuditFilter, page: PageRequest): Promise<Page<AuditRecord>> {
+    async list(
+      actor: { role: string },
+      filter: AuditFilter,
+      page: PageRequest,
+    ): Promise<Page<AuditRecord>> {
       if (actor.role !== "admin") throw new DomainError("forbidden", "Administrators only");
       const { items, total } = await listAudit(db, filter, {
         limit: page.pageSize,

@@ -79,8 +79,6 @@ export interface SweepResult {
   projects: number;
   /** Write transactions it took. */
   transactions: number;
-  /** Audit log rows past `AUDIT_DAYS` removed (the same sweep: see `alsoSweep`). */
-  auditRows: number;
 }
 
 /** A running sweep schedule. */
@@ -129,8 +127,7 @@ export function createTrash(
   async function runSweep(signal: AbortSignal | undefined): Promise<SweepResult> {
     const now = ctx.clock.now();
     const cutoff = new Date(now.getTime() - options.trashDays * DAY_MS).toISOString();
-    const result: SweepResult = { items: 0, projects: 0, transactions: 0, auditRows: 0 };
-    if (options.alsoSweep) result.auditRows = await options.alsoSweep();
+    const result: SweepResult = { items: 0, projects: 0, transactions: 0 };
     while (!signal?.aborted) {
       // Each batch its own transaction; its budget's clock starts when it runs.
       // Several instances on one database sweep one at a time (`takeSweepTurn`): one that
@@ -350,7 +347,8 @@ export function createTrash(
     startSweeps(
       schedule: {
         intervalMs?: number;
-        onSwept?: (result: SweepResult) => void;
+        /** With `auditRows`: the rows `alsoSweep` removed after the trash's sweep. */
+        onSwept?: (result: SweepResult & { auditRows: number }) => void;
         onError?: (error: unknown) => void;
       } = {},
     ): SweepSchedule {
@@ -358,10 +356,10 @@ export function createTrash(
       const run = () => {
         // A tick while a sweep still runs would only join it and report it twice.
         if (running) return;
-        sweep({ signal: controller.signal }).then(
-          (result) => schedule.onSwept?.(result),
-          (error) => schedule.onError?.(error),
-        );
+        sweep({ signal: controller.signal }).then(async (result) => {
+          const auditRows = options.alsoSweep ? await options.alsoSweep() : 0;
+          schedule.onSwept?.({ ...result, auditRows });
+        }).catch((error) => schedule.onError?.(error));
       };
       run();
       const timer = setInterval(run, schedule.intervalMs ?? SWEEP_INTERVAL_MS);

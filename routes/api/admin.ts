@@ -151,11 +151,11 @@ export const AuditQuery = PageQuery.extend({
 export const AuditSchema = z.object({
   id: IdOut,
   at: TimestampOut,
-  actorId: z.number().int().nullable(),
+  actorId: IdOut.nullable(),
   actorEmail: z.string().nullable(),
   action: z.string(),
   targetType: z.string().nullable(),
-  targetId: z.number().int().nullable(),
+  targetId: IdOut.nullable(),
   details: z.record(z.string(), z.unknown()),
   clientAddress: z.string().nullable(),
   requestId: z.string().nullable(),

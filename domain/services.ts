@@ -359,6 +359,7 @@ export function createServices(deps: ServiceDeps) {
       filesDir: config.filesDir,
       clock,
       engine: db.kind,
+      db,
     }),
   };
 }

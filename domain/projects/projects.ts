@@ -24,6 +24,7 @@ import type { Clock } from "../kernel/clock.ts";
 import { DomainError, invalid } from "../kernel/errors.ts";
 import type { EventRelay } from "./event_relay.ts";
 import { notify } from "./notifications.ts";
+import { audit, type RequestMeta } from "../accounts/audit.ts";
 
 export type { MemberRow as Member, ProjectRole };
 
@@ -189,11 +190,18 @@ export function createProjects(deps: {
     },
 
     /** Deletes a project (owner; works on archived projects too). */
-    async remove(actor: Actor, projectId: number): Promise<void> {
+    async remove(actor: Actor, projectId: number, meta: RequestMeta): Promise<void> {
       await db.transaction(async (tx) => {
         const a = await projectAccess(tx, actor, projectId);
         requireOwner(a, { evenArchived: true });
-        await deleteProject(tx, projectId, { at: now(), by: actor.id });
+        const at = now();
+        await deleteProject(tx, projectId, { at, by: actor.id });
+        await audit(tx, meta, at, {
+          action: "project.deleted",
+          actorId: actor.id,
+          target: { type: "project", id: projectId },
+          details: { name: a.project.name },
+        });
       });
       await deps.onAccessLost?.(projectId);
     },

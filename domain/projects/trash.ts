@@ -37,6 +37,7 @@ import {
   requireWrite,
 } from "../accounts/access.ts";
 import type { Actor } from "../accounts/accounts.ts";
+import { audit, NO_REQUEST, type RequestMeta } from "../accounts/audit.ts";
 import { type DomainContext, runAction } from "./actions.ts";
 import { DomainError } from "../kernel/errors.ts";
 import { offsetOf, type Page, pageOf, type PageRequest } from "../kernel/paging.ts";
@@ -165,9 +166,19 @@ export function createTrash(
       // Restored before its purge began: nothing of it was touched.
       if (step === null) continue;
       await ctx.files.removeProject(projectId);
-      const deleted = await db.transaction(async (tx) =>
-        await takeSweepTurn(tx, "trash") ? (await deleteProjectRow(tx, projectId), true) : false
-      );
+      // The purge is audited with its last transaction, the one that removes the project's
+      // row: no actor (the sweep), no request.
+      const deleted = await db.transaction(async (tx) => {
+        if (!await takeSweepTurn(tx, "trash")) return false;
+        await deleteProjectRow(tx, projectId);
+        await audit(tx, NO_REQUEST, now.toISOString(), {
+          action: "project.purged",
+          actorId: null,
+          target: { type: "project", id: projectId },
+          details: { trashDays: options.trashDays },
+        });
+        return true;
+      });
       if (!deleted) return result;
       result.transactions++;
       result.projects++;
@@ -318,12 +329,18 @@ export function createTrash(
     },
 
     /** Restores a deleted project not yet being purged (system admins); writes `item_restored`. */
-    async restoreProject(actor: Actor, projectId: number): Promise<Project> {
+    async restoreProject(actor: Actor, projectId: number, meta: RequestMeta): Promise<Project> {
       requireAdmin(actor);
       return await db.transaction(async (tx) => {
         const row = await findDeletedProject(tx, projectId);
         if (!row) throw new DomainError("not_found", "No such project in the trash");
         await restoreProjectRow(tx, row.id);
+        await audit(tx, meta, ctx.clock.now().toISOString(), {
+          action: "project.restored",
+          actorId: actor.id,
+          target: { type: "project", id: row.id },
+          details: { name: row.name },
+        });
         await insertActivity(tx, {
           projectId: row.id,
           kind: "item_restored",

@@ -219,7 +219,7 @@ export function adminRoutes(services: Services) {
       async (c) => c.json(await services.mail.sendTest(actorOf(c), c.req.valid("json").to), 202),
     )
     .openapi(backup, async (c) => {
-      const { fileName, stream } = await services.backups.download(actorOf(c));
+      const { fileName, stream } = await services.backups.download(actorOf(c), requestMeta(c));
       return new Response(stream, {
         headers: {
           "content-type": "application/gzip",

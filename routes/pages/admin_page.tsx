@@ -321,7 +321,11 @@ export function adminPages(services: Services, options: { baseUrl: string | null
     },
     show: (shown, { c }) => show(c, shown),
     change: async (_, { c, ctx }) => {
-      const project = await services.trash.restoreProject(ctx.actor!, paramId(c, "projectId"));
+      const project = await services.trash.restoreProject(
+        ctx.actor!,
+        paramId(c, "projectId"),
+        requestMeta(c),
+      );
       return afterRestore("/admin", { type: "project", id: project.id });
     },
   });

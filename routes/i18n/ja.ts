@@ -747,4 +747,26 @@ export const ja: Messages = {
   "admin.resetLinkHint":
     "このリンクを本人に渡してください。{time} まで、1 回だけパスワードを設定できます。",
   "admin.resetDisabled": "無効なアカウントには再設定リンクを作れません。",
+  "admin.audit": "監査ログ",
+  "admin.auditLink":
+    "監査ログ: サインイン、権限の変更、トークン、エクスポートなどのセキュリティ上の出来事",
+  "admin.auditNone": "該当する監査記録はありません。",
+  "admin.auditAt": "日時",
+  "admin.auditActor": "実行者",
+  "admin.auditAction": "操作",
+  "admin.auditTarget": "対象",
+  "admin.auditDetails": "詳細",
+  "admin.auditAddress": "クライアントのアドレス",
+  "admin.auditRequest": "リクエスト ID",
+  "admin.auditAnyAction": "すべての操作",
+  "admin.auditAnyActor": "すべての人",
+  "admin.auditTargetType": "対象の種類",
+  "admin.auditFrom": "開始日",
+  "admin.auditTo": "終了日 (その日を含む)",
+  "admin.auditFilter": "絞り込む",
+  "admin.auditClear": "条件を消す",
+  "admin.auditBadFilter":
+    "正しくない条件があります: {fields}。日付は 2026-11-22 のように入力してください。",
+  "admin.auditNoActor": "(システム)",
+  "admin.auditZone": "日時はあなたのタイムゾーン ({zone}) で表示しています。",
 };

@@ -1,7 +1,7 @@
 /**
  * The administration page: users (role and status), deleted projects (restorable until the
  * sweep purges them), mail (on or off, the newest mails and the last failure) and the applied
- * migrations.
+ * migrations; it links to the audit log's page (`audit_page.tsx`).
  */
 import { requestMeta } from "../client_address.ts";
 import { type Context, Hono } from "hono";
@@ -46,6 +46,9 @@ function AdminPage(
   return (
     <>
       <h1>{t("admin.title")}</h1>
+      <p>
+        <a href="/admin/audit" data-audit-link>{t("admin.auditLink")}</a>
+      </p>
       <ActionNotice ctx={props.ctx} notices={props.notices} projectId={null} canUndo={false} />
       <Alert message={props.message} />
       {props.resetLink

@@ -127,6 +127,7 @@ function AuditPage(
         : (
           <div class="card">
             <Table
+              region={t("admin.audit")}
               heads={[
                 t("admin.auditAt"),
                 t("admin.auditActor"),

@@ -14,12 +14,7 @@
 import type { SoapHandler } from "../soap/endpoint.ts";
 import { errorBody } from "./api/errors.ts";
 import { SERVER_ERROR_PAGE } from "./failures.ts";
-import {
-  REQUEST_ID_HEADER,
-  requestIdFrom,
-  type RequestLog,
-  withRequestId,
-} from "./middleware/request_log.ts";
+import { REQUEST_ID_HEADER, requestIdFrom, type RequestLog } from "./middleware/request_log.ts";
 import { setSecurityHeaders } from "./middleware/security_headers.ts";
 
 type Fetch<A extends unknown[]> = (request: Request, ...rest: A) => Response | Promise<Response>;
@@ -96,9 +91,7 @@ export function soapFastPath<A extends unknown[]>(
       const started = performance.now();
       const requestId = requestIdFrom(request.headers.get(REQUEST_ID_HEADER));
       const shown = targetPath(request.url, host!);
-      return withRequestId(badHost(shown), requestId).then((response) =>
-        finish(request, "unmatched", shown, response, started, requestId)
-      );
+      return finish(request, "unmatched", shown, badHost(shown, requestId), started, requestId);
     }
     if (handler) return serve(handler, request, path!);
     return fallback(request, ...rest);
@@ -131,17 +124,20 @@ function targetPath(url: string, host: string): string {
   return url.slice(start).split(/[?#]/, 1)[0] || "-";
 }
 
-/** The answer to a bad `Host`: JSON under /api/, plain text elsewhere. */
-function badHost(path: string): Response {
+/**
+ * The answer to a bad `Host`: JSON under /api/ (with the request's id in the error), plain
+ * text elsewhere; made whole here, with its `X-Request-Id`, so its body keeps a known length.
+ */
+function badHost(path: string, requestId: string): Response {
   const message = "Cannot read the request: the Host header is not a valid host";
+  const headers = { [REQUEST_ID_HEADER]: requestId };
   if (path === "/api" || path.startsWith("/api/")) {
-    return Response.json(errorBody("validation", message, { host: "not a valid host" }), {
-      status: 400,
-    });
+    const { error } = errorBody("validation", message, { host: "not a valid host" });
+    return Response.json({ error: { ...error, requestId } }, { status: 400, headers });
   }
   return new Response(`${message}\n`, {
     status: 400,
-    headers: { "content-type": "text/plain; charset=utf-8" },
+    headers: { ...headers, "content-type": "text/plain; charset=utf-8" },
   });
 }
 

@@ -203,10 +203,11 @@ try {
 const requests = drain(app.fetch, lifecycle);
 // The trash is purged now and hourly, in short batches between requests (domain/projects/trash.ts).
 const sweeps = app.services.trash.startSweeps({
-  onSwept: ({ items, projects }) => {
+  onSwept: ({ items, projects, auditRows }) => {
     if (items > 0 || projects > 0) {
       console.log(`trash sweep: purged ${items} items and ${projects} projects`);
     }
+    if (auditRows > 0) console.log(`audit sweep: removed ${auditRows} rows older than AUDIT_DAYS`);
   },
   onError: (error) => console.error(`Cannot sweep the trash: ${reason(error)}`),
 });

@@ -16,7 +16,7 @@
 import process from "node:process";
 import { join } from "node:path";
 import { SaxesParser } from "saxes";
-import { stdoutLog } from "../routes/middleware/request_log.ts";
+import { requestLog, stdoutLog } from "../routes/middleware/request_log.ts";
 import { soapFastPath } from "../routes/soap_fast_path.ts";
 import type { LoanService } from "../domain/loan/loan.ts";
 import { soapEndpoints } from "../soap/endpoint.ts";
@@ -77,11 +77,11 @@ function steps(): Array<[string, Handler]> {
     ["SOAP endpoint (+ dispatch, greet, encode)", soap.hello],
     [
       "+ security headers, log line built",
-      soapFastPath(fallback, { ...soap, log: () => {}, hsts: false }),
+      soapFastPath(fallback, { ...soap, log: requestLog("text", () => {}), hsts: false }),
     ],
     [
       "+ log line written (as main.ts serves)",
-      soapFastPath(fallback, { ...soap, log: stdoutLog().write, hsts: false }),
+      soapFastPath(fallback, { ...soap, log: requestLog("text", stdoutLog().write), hsts: false }),
     ],
   ];
 }

@@ -16,7 +16,7 @@
 import { join } from "node:path";
 import { SaxesParser } from "saxes";
 import type { LoanService } from "../domain/loan/loan.ts";
-import { stdoutLog } from "../routes/middleware/request_log.ts";
+import { requestLog, stdoutLog } from "../routes/middleware/request_log.ts";
 import { soapFastPath } from "../routes/soap_fast_path.ts";
 import { soapEndpoints } from "../soap/endpoint.ts";
 import {
@@ -59,7 +59,11 @@ function serve(mode: Mode, port: number): void {
     // getHelloWorld needs no loan service.
     const soap = soapEndpoints({} as LoanService, { namespace: NS, baseUrl: null });
     const readiness = () => new Response("ok"); // every path but /hello and /loan
-    handler = soapFastPath(readiness, { ...soap, log: stdoutLog().write, hsts: false });
+    handler = soapFastPath(readiness, {
+      ...soap,
+      log: requestLog("text", stdoutLog().write),
+      hsts: false,
+    });
   }
   Deno.serve({ port, hostname: "127.0.0.1", reusePort: true, onListen: () => {} }, handler);
 }

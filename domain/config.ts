@@ -49,6 +49,12 @@ export interface Config {
   oidc: OidcConfig | null;
   /** `LOCAL_LOGIN`: who may sign in with a password. */
   localLogin: LocalLogin;
+  /** `METRICS_TOKEN`: the bearer token `GET /metrics` asks for; null: no `/metrics` (404). */
+  metricsToken: string | null;
+  /** `LOG_FORMAT`: today's text lines, or one JSON object per line. */
+  logFormat: LogFormat;
+  /** `AUDIT_DAYS`: days an audit log row is kept before the sweep removes it. */
+  auditDays: number;
 }
 
 /** Who may sign in with email and password: everyone, only admins, or nobody. */
@@ -72,6 +78,9 @@ export interface OidcConfig {
   /** Groups whose members are admins; empty: single sign-on never changes a role. */
   adminGroups: string[];
 }
+
+/** How log lines are written. */
+export type LogFormat = "text" | "json";
 
 /** Who may register: anyone, only with an invitation, or nobody (admins invite). */
 export type RegistrationMode = "open" | "invite" | "closed";
@@ -182,6 +191,13 @@ export const CONFIG_VARIABLES = [
     "password sign-in: `on`, `admins` (admins only) or `off` (refused at start-up while no " +
     "admin has an SSO identity)",
   ],
+  [
+    "METRICS_TOKEN",
+    "unset",
+    "the bearer token `GET /metrics` (Prometheus text format) asks for; unset: /metrics is 404",
+  ],
+  ["LOG_FORMAT", "text", "`text` (one line per request) or `json` (one JSON object per line)"],
+  ["AUDIT_DAYS", "365", "days an audit log row is kept"],
 ] as const;
 
 /** Thrown when the environment holds invalid values; lists every problem. */
@@ -358,6 +374,20 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       `LOCAL_LOGIN=${localLogin} needs OIDC_ISSUER: without single sign-on nobody could sign in`,
     );
   }
+  const metricsToken = value("METRICS_TOKEN") ?? null;
+  if (metricsToken !== null && !/^[\x21-\x7e]{16,256}$/.test(metricsToken)) {
+    problems.push(
+      "METRICS_TOKEN: expected 16 to 256 visible ASCII characters (like the output of " +
+        "`openssl rand -hex 32`)",
+    );
+  }
+  const rawLogFormat = value("LOG_FORMAT");
+  let logFormat: LogFormat = "text";
+  if (rawLogFormat !== undefined) {
+    if (rawLogFormat === "text" || rawLogFormat === "json") logFormat = rawLogFormat;
+    else problems.push(`LOG_FORMAT=${JSON.stringify(rawLogFormat)}: expected text or json`);
+  }
+  const auditDays = integer("AUDIT_DAYS", 365, 1, 36_500);
 
   if (problems.length > 0) throw new ConfigError(problems);
   return {
@@ -385,6 +415,9 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     mailDelaySeconds,
     registration,
     registrationDomains,
+    metricsToken,
+    logFormat,
+    auditDays,
   };
 }
 

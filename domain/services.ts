@@ -3,11 +3,13 @@ import { FileStore } from "../db/kernel/file_store.ts";
 import { listProjectsOfUser } from "../db/projects/projects.ts";
 import type { Database } from "../db/sqlite/sqlite.ts";
 import type { Engine } from "../db/kernel/engine.ts";
+import type { Metrics } from "./kernel/metrics.ts";
 import { createAccounts } from "./accounts/accounts.ts";
 import { createApiTokens, tokenStreamKey } from "./accounts/api_tokens.ts";
 import type { DomainContext } from "./projects/actions.ts";
 import { createActivity } from "./projects/activity.ts";
 import { createAdmin } from "./accounts/admin.ts";
+import { createAuditLog } from "./accounts/audit.ts";
 import { createAttachments } from "./content/attachments.ts";
 import { createBackups } from "./archives/backup.ts";
 import { createBoard } from "./content/board.ts";
@@ -17,7 +19,8 @@ import { createChat } from "./content/chat.ts";
 import { createChecklists } from "./planning/checklists.ts";
 import { createDashboards } from "./overview/dashboards.ts";
 import { EventHub } from "./projects/event_hub.ts";
-import { createEventRelay } from "./projects/event_relay.ts";
+import { createEventRelay, type EventRelay } from "./projects/event_relay.ts";
+import { pendingMail, pendingWebhooks } from "../db/kernel/health.ts";
 import { createPresence } from "./kernel/presence.ts";
 import { createFilePreviews } from "./content/file_previews.ts";
 import { createFiles } from "./content/files.ts";
@@ -77,13 +80,40 @@ export interface ServiceDeps {
   imports?: ImportOptions;
   /** Where background work reports what went wrong (the app's error log). */
   reportError?: (error: unknown) => void;
+  /** Where transactions, events, webhook attempts and mail are counted (the app's metrics). */
+  metrics?: Metrics;
+}
+
+/** `engine`, with each transaction's time observed by `metrics`. */
+function timedEngine(engine: Engine, metrics: Metrics): Engine {
+  const timed: Engine = Object.create(engine);
+  timed.transaction = async (fn) => {
+    const started = performance.now();
+    try {
+      return await engine.transaction(fn);
+    } finally {
+      metrics.transaction((performance.now() - started) / 1000);
+    }
+  };
+  return timed;
+}
+
+/** `relay`, with the events it is handed after their commit counted by `metrics`. */
+function countedRelay(relay: EventRelay, metrics: Metrics | undefined): EventRelay {
+  if (!metrics) return relay;
+  const counted: EventRelay = Object.create(relay);
+  counted.committed = (events, userEvents) => {
+    metrics.eventsPublished(events.length + userEvents.length);
+    relay.committed(events, userEvents);
+  };
+  return counted;
 }
 
 /** Builds the services. */
 export function createServices(deps: ServiceDeps) {
-  const { clock, config } = deps;
+  const { clock, config, metrics } = deps;
   // Every service below reads and writes through the engine.
-  const db = deps.engine;
+  const db = metrics ? timedEngine(deps.engine, metrics) : deps.engine;
   const sessions = new Sessions(db, clock, {
     secret: deps.sessionSecret,
     ttlHours: config.sessionTtlHours,
@@ -97,7 +127,10 @@ export function createServices(deps: ServiceDeps) {
   const presence = createPresence(db);
   const webhookSender = new WebhookSender(
     { db, clock, presence, allow: config.webhookAllowHosts },
-    deps.webhooks,
+    {
+      ...(metrics ? { onOutcome: (status: string) => metrics.webhookDelivery(status) } : {}),
+      ...deps.webhooks,
+    },
   );
   // Notification mail needs absolute links: it is composed only when BASE_URL is set (which
   // SMTP_URL requires), by the mail sender's ticks.
@@ -117,12 +150,24 @@ export function createServices(deps: ServiceDeps) {
       from: config.mailFrom,
       ...(notifier ? { compose: notifier.runOnce } : {}),
     },
-    { ...(deps.reportError ? { onError: deps.reportError } : {}), ...deps.mail },
+    {
+      ...(deps.reportError ? { onError: deps.reportError } : {}),
+      ...(metrics ? { onOutcome: (status: string) => metrics.mailSent(status) } : {}),
+      ...deps.mail,
+    },
   );
-  const relay = createEventRelay({
-    db,
-    hub,
-    onError: deps.reportError ?? (() => {}),
+  const relay = countedRelay(
+    createEventRelay({
+      db,
+      hub,
+      onError: deps.reportError ?? (() => {}),
+    }),
+    metrics,
+  );
+  metrics?.setSources({
+    streamsOpen: () => hub.size,
+    webhookPending: () => pendingWebhooks(db),
+    mailPending: () => pendingMail(db),
   });
   const ctx: DomainContext = {
     db,
@@ -165,6 +210,7 @@ export function createServices(deps: ServiceDeps) {
       onAdminRightsLost,
     })
     : null;
+  const auditLog = createAuditLog(db, { auditDays: config.auditDays, now: () => clock.now() });
   const attachments = createAttachments(ctx, files);
   // Routes get operations, never the database or the domain context.
   return {
@@ -210,7 +256,9 @@ export function createServices(deps: ServiceDeps) {
     calendar: createCalendar(ctx),
     meetings: createMeetings(ctx),
     dashboards: createDashboards(ctx, attachments),
-    trash: createTrash(ctx, { trashDays: config.trashDays }),
+    trash: createTrash(ctx, { trashDays: config.trashDays, alsoSweep: auditLog.sweep }),
+    /** The audit log (admins read it; the trash's hourly sweep removes old rows). */
+    auditLog,
     accounts: createAccounts({
       db,
       clock,
@@ -328,6 +376,7 @@ export function createServices(deps: ServiceDeps) {
       filesDir: config.filesDir,
       clock,
       engine: db.kind,
+      db,
     }),
   };
 }

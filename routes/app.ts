@@ -1,6 +1,6 @@
 /** Builds the whole HTTP application from explicit dependencies; nothing global. */
 import { OpenAPIHono } from "@hono/zod-openapi";
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { isStorageFull } from "../domain/kernel/errors.ts";
 import { createServices, type ServiceDeps, type Services } from "../domain/services.ts";
 import { soapEndpoints } from "../soap/endpoint.ts";
@@ -10,7 +10,9 @@ import { icsFeedRoutes } from "./ics_feed.ts";
 import { bearerAuth, bearerChallenge, bearerCredentials } from "./middleware/bearer.ts";
 import { type Failures, handleFailure, SERVER_ERROR_PAGE } from "./failures.ts";
 import { csrf } from "./middleware/csrf.ts";
-import { requestLog, stdoutLog } from "./middleware/request_log.ts";
+import { observeRequests, requestLog, stdoutLog } from "./middleware/request_log.ts";
+import { createMetrics, type Metrics } from "../domain/kernel/metrics.ts";
+import { metricsRoute } from "./metrics.ts";
 import { headWithoutBody } from "./middleware/head.ts";
 import { securityHeaders } from "./middleware/security_headers.ts";
 import { session } from "./middleware/session.ts";
@@ -49,18 +51,26 @@ export interface App {
   stats: AppStats;
   /** Writes buffered log lines now (the default log to standard output is buffered). */
   flushLog(): void;
+  /** This application's metrics (`GET /metrics` shows them when `METRICS_TOKEN` is set). */
+  metrics: Metrics;
 }
+
+/** The version `collab_build_info` reports (the API document's). */
+const VERSION = "1.0.0";
 
 /** Creates the Hono application serving the SOAP services, the API and the pages. */
 export function createApp(deps: AppDeps): App {
   const stdout = deps.log ? null : stdoutLog();
-  const log = deps.log ?? stdout!.write;
+  const write = deps.log ?? stdout!.write;
+  const metrics = createMetrics({ version: VERSION, engine: deps.engine.kind });
+  const log = requestLog(deps.config.logFormat, write, metrics);
   const lifecycle = deps.lifecycle ?? { shuttingDown: false };
   const services = createServices({
-    reportError: (error: unknown) => log(`error: ${describe(error)}`),
+    reportError: (error: unknown) => log.error(describe(error)),
+    metrics,
     ...deps,
     webhooks: {
-      onError: (error: unknown) => log(`error: webhook sender: ${describe(error)}`),
+      onError: (error: unknown) => log.error(`webhook sender: ${describe(error)}`),
       ...deps.webhooks,
     },
   });
@@ -70,10 +80,13 @@ export function createApp(deps: AppDeps): App {
      * Logs an unexpected error. A full disk fails every write until space is freed: its cause
      * is logged when writes start failing, not once per failed request.
      */
-    report(error) {
-      if (!isStorageFull(error)) log(`error: ${describe(error)}`);
+    report(error, requestId) {
+      if (!isStorageFull(error)) log.error(describe(error), requestId);
       else if (services.noteStorageFull()) {
-        log(`error: the disk is full, writes fail until space is freed: ${describe(error)}`);
+        log.error(
+          `the disk is full, writes fail until space is freed: ${describe(error)}`,
+          requestId,
+        );
       }
     },
     clientGone: () => stats.clientGone++,
@@ -83,11 +96,13 @@ export function createApp(deps: AppDeps): App {
     baseUrl: deps.config.baseUrl,
     onError: failures.report,
     onClientGone: failures.clientGone,
+    onCall: metrics.soap,
+    onLoanDecision: metrics.loanDecision,
   });
   const hsts = deps.config.baseUrl?.startsWith("https:") ?? false;
 
   const app = new OpenAPIHono<AppEnv>();
-  app.use(requestLog(log));
+  app.use(observeRequests(log, userOf));
   app.use(securityHeaders({ hsts }));
   app.use(headWithoutBody());
 
@@ -102,6 +117,8 @@ export function createApp(deps: AppDeps): App {
     return c.json({ status: "ok" });
   });
   app.all("/healthz", (c) => c.notFound());
+  // Prometheus: only with METRICS_TOKEN set, and only with it as the bearer token.
+  app.route("/", metricsRoute(metrics, deps.config.metricsToken));
   app.all("/hello", (c) => soap.hello(c.req.raw));
   app.all("/loan", (c) => soap.loan(c.req.raw));
 
@@ -134,7 +151,7 @@ export function createApp(deps: AppDeps): App {
 
   app.notFound(async (c) => notFound(c, await pageCtx(c, services)));
   app.onError(handleFailure(failures, (error, c) => {
-    failures.report(error);
+    failures.report(error, c.get("requestId"));
     return c.html(SERVER_ERROR_PAGE, 500);
   }));
   // /hello and /loan skip the router (same log line, same security headers).
@@ -145,7 +162,13 @@ export function createApp(deps: AppDeps): App {
     services,
     stats,
     flushLog: () => stdout?.flush(),
+    metrics,
   };
+}
+
+/** The signed-in user of a request (by session or API token), or null. */
+function userOf(c: Context<AppEnv>): number | null {
+  return c.get("session")?.user.id ?? c.get("apiToken")?.user.id ?? null;
 }
 
 /** An error's log text. */

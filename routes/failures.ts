@@ -8,8 +8,11 @@ import type { AppEnv } from "./api/openapi.ts";
 
 /** How a sub-app reports what went wrong. */
 export interface Failures {
-  /** Logs an unexpected error (a full disk once, until writes work again). */
-  report(error: unknown): void;
+  /**
+   * Logs an unexpected error (a full disk once, until writes work again), with the id of the
+   * request it happened in when known.
+   */
+  report(error: unknown, requestId?: string): void;
   /** Counts a client that went away before its body was read. */
   clientGone(): void;
 }

@@ -14,7 +14,7 @@
 import type { SoapHandler } from "../soap/endpoint.ts";
 import { errorBody } from "./api/errors.ts";
 import { SERVER_ERROR_PAGE } from "./failures.ts";
-import { requestLine } from "./middleware/request_log.ts";
+import { REQUEST_ID_HEADER, requestIdFrom, type RequestLog } from "./middleware/request_log.ts";
 import { setSecurityHeaders } from "./middleware/security_headers.ts";
 
 type Fetch<A extends unknown[]> = (request: Request, ...rest: A) => Response | Promise<Response>;
@@ -23,8 +23,8 @@ type Fetch<A extends unknown[]> = (request: Request, ...rest: A) => Response | P
 export interface SoapFastPathOptions {
   hello: SoapHandler;
   loan: SoapHandler;
-  /** Where the request and error log lines go (the application's log). */
-  log: (line: string) => void;
+  /** Where the request and error log lines go (the application's log and metrics). */
+  log: RequestLog;
   /** Whether responses carry HSTS (as `securityHeaders({ hsts })` does). */
   hsts: boolean;
 }
@@ -38,24 +38,45 @@ export function soapFastPath<A extends unknown[]>(
 
   async function serve(handler: SoapHandler, request: Request, path: string): Promise<Response> {
     const started = performance.now();
+    const requestId = requestIdFrom(request.headers.get(REQUEST_ID_HEADER));
     let response: Response;
     try {
       response = await handler(request);
     } catch (error) {
       // As the application's error handler answers outside /api/.
-      log(`error: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`);
+      const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+      log.error(text, requestId);
       response = new Response(SERVER_ERROR_PAGE, {
         status: 500,
         headers: { "content-type": "text/html; charset=UTF-8" },
       });
     }
-    return finish(request, path, response, started);
+    response.headers.set(REQUEST_ID_HEADER, requestId);
+    return finish(request, path, path, response, started, requestId);
   }
 
-  /** What the middleware adds to a response served here: security headers, the log line. */
-  function finish(request: Request, path: string, response: Response, started: number) {
+  /**
+   * What the middleware adds to a response served here: security headers, the log line and
+   * the request's metrics.
+   */
+  function finish(
+    request: Request,
+    route: string,
+    path: string,
+    response: Response,
+    started: number,
+    requestId: string,
+  ) {
     setSecurityHeaders(response.headers, { hsts });
-    log(requestLine(request.method, path, response.status, started));
+    log.request({
+      method: request.method,
+      route,
+      path,
+      status: response.status,
+      started,
+      requestId,
+      userId: null,
+    });
     return response;
   }
 
@@ -68,8 +89,9 @@ export function soapFastPath<A extends unknown[]>(
     const host = request.headers.get("host");
     if (!isValidHost(host)) {
       const started = performance.now();
+      const requestId = requestIdFrom(request.headers.get(REQUEST_ID_HEADER));
       const shown = targetPath(request.url, host!);
-      return finish(request, shown, badHost(shown), started);
+      return finish(request, "unmatched", shown, badHost(shown, requestId), started, requestId);
     }
     if (handler) return serve(handler, request, path!);
     return fallback(request, ...rest);
@@ -102,17 +124,20 @@ function targetPath(url: string, host: string): string {
   return url.slice(start).split(/[?#]/, 1)[0] || "-";
 }
 
-/** The answer to a bad `Host`: JSON under /api/, plain text elsewhere. */
-function badHost(path: string): Response {
+/**
+ * The answer to a bad `Host`: JSON under /api/ (with the request's id in the error), plain
+ * text elsewhere; made whole here, with its `X-Request-Id`, so its body keeps a known length.
+ */
+function badHost(path: string, requestId: string): Response {
   const message = "Cannot read the request: the Host header is not a valid host";
+  const headers = { [REQUEST_ID_HEADER]: requestId };
   if (path === "/api" || path.startsWith("/api/")) {
-    return Response.json(errorBody("validation", message, { host: "not a valid host" }), {
-      status: 400,
-    });
+    const { error } = errorBody("validation", message, { host: "not a valid host" });
+    return Response.json({ error: { ...error, requestId } }, { status: 400, headers });
   }
   return new Response(`${message}\n`, {
     status: 400,
-    headers: { "content-type": "text/plain; charset=utf-8" },
+    headers: { ...headers, "content-type": "text/plain; charset=utf-8" },
   });
 }
 

@@ -35,6 +35,13 @@ export interface SoapOptions {
   onError?: (error: unknown) => void;
   /** Called when a client goes away before its body is read (not an error). */
   onClientGone?: () => void;
+  /** Called for each call answered: its operation (`unknown` when unreadable) and outcome. */
+  onCall?: (operation: string, outcome: "ok" | "fault") => void;
+  /**
+   * Called for each loan decision recorded: whether approved, and why (the decision table's
+   * fixed message or rejection reason, a small fixed set).
+   */
+  onLoanDecision?: (approved: boolean, reason: string) => void;
 }
 
 /** A request handler for one endpoint. */
@@ -66,6 +73,10 @@ export function soapEndpoints(
           applicantName: text(field(arg0, "applicantName")),
           requestedAmount: typeof amount === "number" ? amount : null,
         });
+        options.onLoanDecision?.(
+          decision.approved,
+          decision.rejectionReason ?? decision.message,
+        );
         return { ...decision };
       },
     }, options),
@@ -124,14 +135,18 @@ export function soapEndpoint(
       return new Response(null, { status: CLIENT_GONE_STATUS });
     }
     if (root === null) return new Response(null, { status: 413 });
+    let name = "unknown";
     try {
       const call = decodeRequest(root, service, options.namespace);
-      const name = call.operation.name;
+      name = call.operation.name;
       const answer = impl[name]!(call.arg0);
       // A synchronous operation (getHelloWorld) is answered without waiting for a tick.
       const result = answer instanceof Promise ? await answer : answer;
-      return xml(encoders.get(name)!(result), 200);
+      const response = xml(encoders.get(name)!(result), 200);
+      options.onCall?.(name, "ok");
+      return response;
     } catch (error) {
+      options.onCall?.(name, "fault");
       return faultResponse(error);
     }
   }

@@ -14,6 +14,7 @@ import type { Queries } from "./engine.ts";
 const SWEEP_KEYS = {
   trash: 7_301_001,
   webhookDeliveries: 7_301_002,
+  audit: 7_301_003,
 } as const;
 
 /** A sweep that runs on one instance at a time. */

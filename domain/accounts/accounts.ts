@@ -1,6 +1,6 @@
 /** Accounts: registration, login and logout, the profile, and user administration. */
 import { deleteUserApiTokens } from "../../db/accounts/api_tokens.ts";
-import { deleteUserSessions } from "../../db/accounts/sessions.ts";
+import { deleteSession, deleteUserSessions } from "../../db/accounts/sessions.ts";
 import type { Engine } from "../../db/kernel/engine.ts";
 import {
   countActiveAdmins,
@@ -21,6 +21,7 @@ import { DomainError, invalid } from "../kernel/errors.ts";
 import type { PasswordHasher } from "./passwords.ts";
 import type { Sessions } from "./sessions.ts";
 import type { LoginThrottle, RegistrationThrottle } from "./throttle.ts";
+import { audit, type RequestMeta } from "./audit.ts";
 import { canonicalTimeZone, DEFAULT_TIME_ZONE } from "../kernel/time_zones.ts";
 
 export type { EmailNotifications, Theme };
@@ -192,14 +193,19 @@ export function createAccounts(deps: AccountDeps) {
       return (await countUsers(db)) === 0 ? "open" : policy.mode;
     },
 
-    /** Checks credentials (throttled before any hashing) and starts a new session. */
-    async login(input: { email: string; password: string }, address: string): Promise<LoggedIn> {
+    /**
+     * Checks credentials (throttled before any hashing) and starts a new session. Both
+     * outcomes are audited: a failure with the email tried (never the password), in the
+     * transaction that counts it against the throttle, so failures recorded are bounded by
+     * the throttle's limits (a refused attempt is neither checked nor recorded).
+     */
+    async login(input: { email: string; password: string }, meta: RequestMeta): Promise<LoggedIn> {
       const localLogin = deps.localLogin ?? "on";
       if (localLogin === "off") {
         throw new DomainError("local_login_off", "Sign in with single sign-on");
       }
       const email = normaliseEmail(input.email);
-      const attempt = await deps.throttle.begin(email, address);
+      const attempt = await deps.throttle.begin(email, meta.clientAddress ?? "local");
       let ok = false;
       let user: UserRow | null = null;
       try {
@@ -214,20 +220,45 @@ export function createAccounts(deps: AccountDeps) {
         throw error;
       }
       if (!user || !ok || user.status !== "active") {
-        await attempt.failed();
+        const reason = !user ? "unknown_email" : !ok ? "wrong_password" : "disabled";
+        await attempt.failed((tx) =>
+          audit(tx, meta, clock.now().toISOString(), {
+            action: "auth.login_failed",
+            actorId: null,
+            actorEmail: email.slice(0, 254),
+            details: { reason },
+          })
+        );
         throw new DomainError("unauthenticated", LOGIN_FAILED);
       }
       await attempt.succeeded();
       if (localLogin === "admins" && user.role !== "admin") {
         throw new DomainError("local_login_off", "Sign in with single sign-on");
       }
-      return { user: publicUser(user), cookie: await deps.sessions.issue(user.id) };
+      const minted = await deps.sessions.mint();
+      const signedIn = user;
+      await db.transaction(async (tx) => {
+        await deps.sessions.store(tx, minted, signedIn.id);
+        await audit(tx, meta, clock.now().toISOString(), {
+          action: "auth.login",
+          actorId: signedIn.id,
+          target: { type: "user", id: signedIn.id },
+        });
+      });
+      return { user: publicUser(user), cookie: minted.cookie };
     },
 
-    /** Ends a session. */
-    async logout(sessionIdHash: string): Promise<void> {
-      await deps.sessions.revoke(sessionIdHash);
-      deps.onSessionEnded?.(sessionIdHash);
+    /** Ends a session (audited as the user's sign-out). */
+    async logout(session: { idHash: string; userId: number }, meta: RequestMeta): Promise<void> {
+      await db.transaction(async (tx) => {
+        await deleteSession(tx, session.idHash);
+        await audit(tx, meta, clock.now().toISOString(), {
+          action: "auth.logout",
+          actorId: session.userId,
+          target: { type: "user", id: session.userId },
+        });
+      });
+      deps.onSessionEnded?.(session.idHash);
     },
 
     /** The current user. */
@@ -314,6 +345,7 @@ export function createAccounts(deps: AccountDeps) {
       actor: Actor,
       userId: number,
       changes: { role?: "admin" | "member"; status?: "active" | "disabled" },
+      meta: RequestMeta,
     ): Promise<PublicUser> {
       requireAdmin(actor);
       const user = await db.transaction(async (tx) => {
@@ -324,7 +356,25 @@ export function createAccounts(deps: AccountDeps) {
         if (losesAdmin && (await countActiveAdmins(tx)) <= 1) {
           throw new DomainError("conflict", "Cannot remove the last administrator");
         }
-        const updated = (await updateUser(tx, userId, changes, clock.now().toISOString()))!;
+        const now = clock.now().toISOString();
+        const updated = (await updateUser(tx, userId, changes, now))!;
+        // Each change that changed something is one row.
+        if (changes.role !== undefined && changes.role !== target.role) {
+          await audit(tx, meta, now, {
+            action: "user.role_changed",
+            actorId: actor.id,
+            target: { type: "user", id: userId },
+            details: { from: target.role, to: changes.role },
+          });
+        }
+        if (changes.status !== undefined && changes.status !== target.status) {
+          await audit(tx, meta, now, {
+            action: "user.status_changed",
+            actorId: actor.id,
+            target: { type: "user", id: userId },
+            details: { from: target.status, to: changes.status },
+          });
+        }
         if (changes.status === "disabled") {
           await deleteUserSessions(tx, userId);
           await deleteUserApiTokens(tx, userId);

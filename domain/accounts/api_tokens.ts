@@ -5,6 +5,7 @@
  * acts as its owner with a scope (`read`: GET and HEAD only; `write`: everything a token
  * may do); the routes a token may never use are decided by the bearer middleware.
  */
+import { audit, type RequestMeta } from "./audit.ts";
 import { createHash } from "node:crypto";
 import {
   type ApiTokenRow,
@@ -98,6 +99,7 @@ export function createApiTokens(deps: ApiTokenDeps) {
     async create(
       actor: Actor,
       input: { name: string; scope: TokenScope; expiresInDays?: number | null | undefined },
+      meta: RequestMeta,
     ): Promise<{ token: ApiToken; secret: string }> {
       const name = input.name.trim();
       if (!name) throw invalid("name", "Cannot be blank");
@@ -122,6 +124,12 @@ export function createApiTokens(deps: ApiTokenDeps) {
           createdAt: now.toISOString(),
           expiresAt: days === null ? null : new Date(now.getTime() + days * DAY_MS).toISOString(),
         });
+        await audit(tx, meta, now.toISOString(), {
+          action: "token.created",
+          actorId: actor.id,
+          target: { type: "token", id },
+          details: { name, scope: input.scope },
+        });
         return (await findApiToken(tx, actor.id, id))!;
       });
       return { token: publicToken(row), secret };
@@ -133,12 +141,17 @@ export function createApiTokens(deps: ApiTokenDeps) {
     },
 
     /** Revokes one of the caller's tokens; another user's is `not_found`. */
-    async revoke(actor: Actor, tokenId: number): Promise<void> {
+    async revoke(actor: Actor, tokenId: number, meta: RequestMeta): Promise<void> {
       await db.transaction(async (tx) => {
-        if (!(await findApiToken(tx, actor.id, tokenId))) {
-          throw new DomainError("not_found", "No such token");
-        }
+        const token = await findApiToken(tx, actor.id, tokenId);
+        if (!token) throw new DomainError("not_found", "No such token");
         await deleteApiToken(tx, tokenId);
+        await audit(tx, meta, clock.now().toISOString(), {
+          action: "token.revoked",
+          actorId: actor.id,
+          target: { type: "token", id: tokenId },
+          details: { name: token.name },
+        });
       });
       deps.onRevoked?.([tokenId]);
     },

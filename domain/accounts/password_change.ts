@@ -13,6 +13,7 @@ import type { Clock } from "../kernel/clock.ts";
 import { DomainError, invalid } from "../kernel/errors.ts";
 import type { PasswordHasher } from "./passwords.ts";
 import type { LoginThrottle } from "./throttle.ts";
+import { audit, type RequestMeta } from "./audit.ts";
 
 /** What a new password ends: the revoked API tokens' ids and the ended sessions' hashes. */
 export interface EndedAccess {
@@ -60,13 +61,13 @@ export function createPasswordChange(deps: PasswordChangeDeps) {
       actor: Actor,
       sessionIdHash: string,
       input: { currentPassword: string; newPassword: string },
-      address: string,
+      meta: RequestMeta,
     ): Promise<void> {
       const user = await findUserById(db, actor.id);
       if (!user) throw new DomainError("unauthenticated", "Not logged in");
       let attempt;
       try {
-        attempt = await deps.throttle.begin(`user:${user.id}`, address);
+        attempt = await deps.throttle.begin(`user:${user.id}`, meta.clientAddress ?? "local");
       } catch (error) {
         if (error instanceof DomainError && error.code === "rate_limited") {
           throw new DomainError(
@@ -93,8 +94,19 @@ export function createPasswordChange(deps: PasswordChangeDeps) {
       await attempt.succeeded();
       // Both hashes are done: the transaction awaits only its own queries.
       const ended = await db.transaction(async (tx) => {
-        await setPasswordHash(tx, user.id, hash, clock.now().toISOString());
-        return await endAccess(tx, user.id, sessionIdHash);
+        const at = clock.now().toISOString();
+        await setPasswordHash(tx, user.id, hash, at);
+        const ended = await endAccess(tx, user.id, sessionIdHash);
+        await audit(tx, meta, at, {
+          action: "auth.password_changed",
+          actorId: user.id,
+          target: { type: "user", id: user.id },
+          details: {
+            tokensRevoked: ended.tokenIds.length,
+            sessionsEnded: ended.sessionIdHashes.length,
+          },
+        });
+        return ended;
       });
       deps.onChanged?.(ended);
     },

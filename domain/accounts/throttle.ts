@@ -20,7 +20,7 @@ import {
   type ThrottleEntry,
   type ThrottleSubject,
 } from "../../db/accounts/throttle.ts";
-import type { Engine } from "../../db/kernel/engine.ts";
+import type { Engine, Queries } from "../../db/kernel/engine.ts";
 import type { Clock } from "../kernel/clock.ts";
 import { DomainError } from "../kernel/errors.ts";
 
@@ -124,10 +124,16 @@ class Counter {
    * Ends an admitted attempt (its rows `ids`): a counted one becomes an event of every check,
    * which may lock a subject. `clear`: the subjects whose counted events and lock go too.
    */
-  async end(checks: Check[], ids: number[], outcome: Outcome, clear: Check[] = []): Promise<void> {
+  async end(
+    checks: Check[],
+    ids: number[],
+    outcome: Outcome,
+    clear: Check[] = [],
+    also?: (tx: Queries) => Promise<void>,
+  ): Promise<void> {
     const now = this.clock.now().getTime();
     const at = new Date(now).toISOString();
-    if (outcome === "uncounted" && clear.length === 0) {
+    if (outcome === "uncounted" && clear.length === 0 && !also) {
       // Only its own rows go: nothing is decided, so no lock is needed.
       await this.db.transaction((tx) => deleteThrottleEntries(tx, ids));
       return;
@@ -138,6 +144,7 @@ class Counter {
       for (const c of clear) {
         await deleteThrottleSubjectEntries(tx, subjectOf(c), ["counted", "locked"]);
       }
+      await also?.(tx);
       if (outcome === "uncounted") return;
       await insertThrottleEntries(
         tx,
@@ -171,7 +178,8 @@ class Counter {
 
 /** An attempt that passed the throttle; say how it ended, once (later calls do nothing). */
 export interface LoginAttempt {
-  failed(): Promise<void>;
+  /** The attempt failed; `also` writes in the transaction that counts it (its audit row). */
+  failed(also?: (tx: Queries) => Promise<void>): Promise<void>;
   succeeded(): Promise<void>;
   /** The password was never checked (the server was busy): frees the place, counts nothing. */
   abandoned(): Promise<void>;
@@ -210,7 +218,10 @@ export class LoginThrottle {
       });
     }
     let ended = false;
-    const end = async (outcome: "failed" | "succeeded" | "abandoned") => {
+    const end = async (
+      outcome: "failed" | "succeeded" | "abandoned",
+      also?: (tx: Queries) => Promise<void>,
+    ) => {
       if (ended) return;
       ended = true;
       await this.#counter.end(
@@ -219,10 +230,11 @@ export class LoginThrottle {
         outcome === "failed" ? "counted" : "uncounted",
         // A success forgets the account's failures (not the address's).
         outcome === "succeeded" ? [checks[0]!] : [],
+        also,
       );
     };
     return {
-      failed: () => end("failed"),
+      failed: (also) => end("failed", also),
       succeeded: () => end("succeeded"),
       abandoned: () => end("abandoned"),
     };

@@ -17,6 +17,8 @@ import {
   snapshotDatabase,
 } from "../../db/sqlite/snapshot.ts";
 import type { Actor } from "../accounts/accounts.ts";
+import { audit, type RequestMeta } from "../accounts/audit.ts";
+import type { Engine } from "../../db/kernel/engine.ts";
 import type { Clock } from "../kernel/clock.ts";
 import { DomainError } from "../kernel/errors.ts";
 import { GzipWriter } from "../formats/gzip.ts";
@@ -829,15 +831,20 @@ export function createBackups(
     clock: Clock;
     /** The engine the server runs on: only SQLite's database is the server's to back up. */
     engine?: "sqlite" | "postgres";
+    /** The database, for the audit log's row of each download. */
+    db: Engine;
   },
 ) {
   return {
     /**
      * A backup of the running server as a stream, with a file name for it. The snapshot is
-     * taken (and checked) before this resolves; the files are read as the stream is.
+     * taken (and checked) before this resolves; the files are read as the stream is. The
+     * download is audited when it starts (a stream is no transaction): once the snapshot is
+     * taken, so the backup does not hold its own row, and a failed preparation writes none.
      */
     async download(
       actor: Actor,
+      meta: RequestMeta,
     ): Promise<{ fileName: string; stream: ReadableStream<Uint8Array> }> {
       if (actor.role !== "admin") throw new DomainError("forbidden", "Administrators only");
       if (deps.engine === "postgres") {
@@ -859,6 +866,19 @@ export function createBackups(
           now,
         });
       } catch (error) {
+        await cleanup();
+        throw error;
+      }
+      try {
+        await deps.db.transaction((tx) =>
+          audit(tx, meta, deps.clock.now().toISOString(), {
+            action: "backup.downloaded",
+            actorId: actor.id,
+            details: { files: prepared.fileCount, bytes: prepared.totalBytes },
+          })
+        );
+      } catch (error) {
+        await prepared.stream.cancel().catch(() => {});
         await cleanup();
         throw error;
       }

@@ -23,6 +23,7 @@ import {
 import type { Queries, Snapshot } from "../../db/kernel/engine.ts";
 import { projectAccess, requireOwner } from "../accounts/access.ts";
 import type { Actor } from "../accounts/accounts.ts";
+import { audit, type RequestMeta } from "../accounts/audit.ts";
 import type { DomainContext } from "../projects/actions.ts";
 import { DomainError } from "../kernel/errors.ts";
 import { garbagePacer } from "../kernel/garbage.ts";
@@ -445,9 +446,12 @@ export function createProjectExport(ctx: DomainContext) {
   return {
     /**
      * Starts exporting a project (its owners and system admins, archived or not): the
-     * archive's name and a stream producing it as it is read.
+     * archive's name and a stream producing it as it is read. The export is audited when it
+     * starts (the stream is no transaction): once the snapshot is taken and checked, in a
+     * transaction that checks the caller's right again. An export refused writes no row; one
+     * whose download is cut short keeps its row.
      */
-    async start(actor: Actor, projectId: number): Promise<ProjectExport> {
+    async start(actor: Actor, projectId: number, meta: RequestMeta): Promise<ProjectExport> {
       requireOwner(await projectAccess(ctx.db, actor, projectId), { evenArchived: true });
       const snapshot = await ctx.db.snapshot();
       let project;
@@ -455,6 +459,15 @@ export function createProjectExport(ctx: DomainContext) {
         project = await readProject(snapshot, projectId);
         if (!project) throw new DomainError("not_found", "No such project");
         await checkBytes(snapshot, projectId);
+        await ctx.db.transaction(async (tx) => {
+          requireOwner(await projectAccess(tx, actor, projectId), { evenArchived: true });
+          await audit(tx, meta, ctx.clock.now().toISOString(), {
+            action: "project.exported",
+            actorId: actor.id,
+            target: { type: "project", id: projectId },
+            details: { name: project!.name },
+          });
+        });
       } catch (error) {
         await snapshot.close();
         throw error;

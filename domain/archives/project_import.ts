@@ -49,6 +49,7 @@ import { insertEntry } from "../../db/planning/checklists.ts";
 import { deleteProjectRowsWithin, type PurgeBudget } from "../../db/projects/trash.ts";
 import { findProject, insertMember } from "../../db/projects/projects.ts";
 import { type Actor, normaliseEmail } from "../accounts/accounts.ts";
+import { audit, type RequestMeta } from "../accounts/audit.ts";
 import type { DomainContext } from "../projects/actions.ts";
 import { CHECKLIST_MAX_ENTRIES, CHECKLIST_TEXT_MAX } from "../planning/checklists.ts";
 import { DomainError } from "../kernel/errors.ts";
@@ -596,6 +597,8 @@ function checkHead(split: Split) {
 /** Everything the batches write from. */
 interface Plan {
   actor: Actor;
+  /** The request that asked for the import (audited with its last transaction). */
+  meta: RequestMeta;
   work: string;
   head: ReturnType<typeof checkHead>;
   files: Map<number, ReadyFile>;
@@ -942,8 +945,18 @@ export function createProjectImport(
         pacing,
         renew(projectId),
       );
-      // The one moment the project appears, whole: one short statement.
-      if (!await db.transaction((tx) => finishImportedProject(tx, projectId))) {
+      // The one moment the project appears, whole: one short statement, audited with it.
+      const finished = await db.transaction(async (tx) => {
+        if (!await finishImportedProject(tx, projectId)) return false;
+        await audit(tx, plan.meta, ctx.clock.now().toISOString(), {
+          action: "project.imported",
+          actorId: actor.id,
+          target: { type: "project", id: projectId },
+          details: { name: head.project.name },
+        });
+        return true;
+      });
+      if (!finished) {
         throw new Error(`Cannot import: project ${projectId} was removed while being imported`);
       }
       return { projectId, counts };
@@ -990,6 +1003,7 @@ export function createProjectImport(
     async import(
       actor: Actor,
       archive: ArchiveUpload,
+      meta: RequestMeta,
     ): Promise<{ project: Project; report: ImportReport }> {
       if (archive.size > max) throw tooLarge(max);
       const work = await ctx.files.makeWork();
@@ -1026,6 +1040,7 @@ export function createProjectImport(
         const users = await userIdsByEmail(db, emails);
         const { projectId, counts } = await writeAll({
           actor,
+          meta,
           work,
           head,
           files,

@@ -38,6 +38,7 @@ import { queueMail } from "../mail/outbox.ts";
 import { type DomainContext, type Effects, runAction } from "../projects/actions.ts";
 import { addMemberIn, ADDS_MEMBER } from "../projects/projects.ts";
 import { addedMail, invitationMail } from "./invitation_mail.ts";
+import { audit, type RequestMeta } from "../accounts/audit.ts";
 
 export type { InvitationRole };
 
@@ -193,6 +194,7 @@ export function createInvitations(deps: InvitationDeps) {
     input: { email: string; role: InvitationRole; days: number },
     project: { id: number; name: string } | null,
     origin: string,
+    meta: RequestMeta,
   ): Promise<{ invitation: Invitation; url: string; mailed: boolean }> {
     const now = clock.now();
     await revokePendingFor(tx, input.email, project?.id ?? null, now.toISOString());
@@ -208,6 +210,12 @@ export function createInvitations(deps: InvitationDeps) {
     });
     const url = linkOf(token, origin);
     const mailed = await mailInvitation(tx, row, project?.name ?? null, url, actor.id);
+    await audit(tx, meta, now.toISOString(), {
+      action: "invitation.created",
+      actorId: actor.id,
+      target: { type: "invitation", id: row.id },
+      details: { email: row.email, role: row.role, projectId: row.projectId, mailed },
+    });
     return { invitation: toInvitation(row), url, mailed };
   }
 
@@ -228,10 +236,17 @@ export function createInvitations(deps: InvitationDeps) {
     fx: Effects,
     row: InvitationDetails,
     userId: number,
+    meta: RequestMeta,
   ): Promise<void> {
     if (!await acceptInvitation(tx, row.id, fx.now)) {
       throw new DomainError("not_found", NOT_WORKING);
     }
+    await audit(tx, meta, fx.now, {
+      action: "invitation.accepted",
+      actorId: userId,
+      target: { type: "invitation", id: row.id },
+      details: { email: row.email, role: row.role, projectId: row.projectId },
+    });
     const joined = row.projectId !== null && row.role !== "admin" &&
       await addMemberIn(tx, fx, { id: row.projectId, name: "" }, {
         userId,
@@ -257,6 +272,7 @@ export function createInvitations(deps: InvitationDeps) {
         expiresInDays?: number | undefined;
       },
       origin: string,
+      meta: RequestMeta,
     ): Promise<InviteResult> {
       const email = cleanEmail(input.email);
       const days = daysOf(input.expiresInDays);
@@ -276,6 +292,7 @@ export function createInvitations(deps: InvitationDeps) {
                 { email, role: input.role, days },
                 project,
                 origin,
+                meta,
               );
               mailed = made.mailed;
               fx.unchanged();
@@ -319,6 +336,7 @@ export function createInvitations(deps: InvitationDeps) {
       actor: Actor,
       input: { email: string; role: "admin" | "member"; expiresInDays?: number | undefined },
       origin: string,
+      meta: RequestMeta,
     ): Promise<{ invitation: Invitation; url: string }> {
       const email = cleanEmail(input.email);
       const days = daysOf(input.expiresInDays);
@@ -330,7 +348,14 @@ export function createInvitations(deps: InvitationDeps) {
           if (await findUserByEmail(tx, email)) {
             throw new DomainError("account_exists", "An account with this email exists already");
           }
-          const made = await invite(tx, actor, { email, role: input.role, days }, null, origin);
+          const made = await invite(
+            tx,
+            actor,
+            { email, role: input.role, days },
+            null,
+            origin,
+            meta,
+          );
           mailed = made.mailed;
           return made;
         }));
@@ -357,7 +382,12 @@ export function createInvitations(deps: InvitationDeps) {
      * Revokes an invitation (its link stops working); revoking a revoked one changes nothing,
      * an accepted one is `conflict`. Through a project, only that project's invitations.
      */
-    async revoke(actor: Actor, scope: InvitationScope, id: number): Promise<void> {
+    async revoke(
+      actor: Actor,
+      scope: InvitationScope,
+      id: number,
+      meta: RequestMeta,
+    ): Promise<void> {
       await db.transaction(async (tx) => {
         await requireManager(tx, actor, scope);
         const row = await findInvitation(tx, id);
@@ -367,7 +397,15 @@ export function createInvitations(deps: InvitationDeps) {
         if (row.acceptedAt !== null) {
           throw new DomainError("conflict", "The invitation was accepted already");
         }
-        await revokeInvitation(tx, id, clock.now().toISOString());
+        const at = clock.now().toISOString();
+        // Revoking a revoked one changes nothing: no row.
+        if (!await revokeInvitation(tx, id, at)) return;
+        await audit(tx, meta, at, {
+          action: "invitation.revoked",
+          actorId: actor.id,
+          target: { type: "invitation", id },
+          details: { email: row.email, projectId: row.projectId },
+        });
       });
     },
 
@@ -380,6 +418,7 @@ export function createInvitations(deps: InvitationDeps) {
       scope: InvitationScope,
       id: number,
       origin: string,
+      meta: RequestMeta,
     ): Promise<{ invitation: Invitation; url: string }> {
       await requireManager(db, actor, scope);
       let mailed = false;
@@ -405,6 +444,12 @@ export function createInvitations(deps: InvitationDeps) {
             projectName = (await projectAccess(tx, actor, renewed.projectId)).project.name;
           }
           mailed = await mailInvitation(tx, renewed, projectName, url, actor.id);
+          await audit(tx, meta, clock.now().toISOString(), {
+            action: "invitation.resent",
+            actorId: actor.id,
+            target: { type: "invitation", id },
+            details: { email: renewed.email, projectId: renewed.projectId, mailed },
+          });
           return { invitation: toInvitation(renewed), url };
         }));
       if (mailed) deps.onMailQueued();
@@ -436,6 +481,7 @@ export function createInvitations(deps: InvitationDeps) {
       token: string,
       input: { displayName?: string | undefined; password?: string | undefined },
       actor: Actor | null,
+      meta: RequestMeta,
     ): Promise<{ user: PublicUser; cookie: string | null }> {
       if (actor) {
         const user = await runAction(deps.actions, ADDS_MEMBER, async (tx, fx) => {
@@ -445,7 +491,7 @@ export function createInvitations(deps: InvitationDeps) {
           if (user.email !== row.email) {
             throw new DomainError("forbidden", "This invitation is for another email address");
           }
-          await join(tx, fx, row, user.id);
+          await join(tx, fx, row, user.id, meta);
           if (row.projectId === null && row.role === "admin" && user.role !== "admin") {
             return (await updateUser(tx, user.id, { role: "admin" }, clock.now().toISOString()))!;
           }
@@ -484,7 +530,7 @@ export function createInvitations(deps: InvitationDeps) {
             "An account with this email exists: sign in first",
           );
         }
-        await join(tx, fx, row, user.id);
+        await join(tx, fx, row, user.id, meta);
         await deps.sessions.store(tx, minted, user.id);
         return user;
       });

@@ -25,6 +25,7 @@ import {
 import { type Actor, normaliseEmail } from "../accounts/accounts.ts";
 import { newLinkToken } from "../accounts/link_tokens.ts";
 import { endAccess, type EndedAccess } from "../accounts/password_change.ts";
+import { audit, type RequestMeta } from "../accounts/audit.ts";
 import type { PasswordHasher } from "../accounts/passwords.ts";
 import { UseLimit } from "../accounts/throttle.ts";
 import type { Clock } from "../kernel/clock.ts";
@@ -119,7 +120,7 @@ export function createPasswordReset(deps: PasswordResetDeps) {
      * work (unknown, used, ended, expired, or its account disabled), one answer for all. The
      * caller checks the password's length first, so a short one leaves the link usable.
      */
-    async complete(token: string, password: string): Promise<void> {
+    async complete(token: string, password: string, meta: RequestMeta): Promise<void> {
       const link = await workingLink(db, token, "reset", clock.now().toISOString());
       if (!link) throw badLink();
       const user = await findUserById(db, link.userId);
@@ -134,6 +135,13 @@ export function createPasswordReset(deps: PasswordResetDeps) {
         // An admin's link proves nothing about the address; a mailed one does.
         if (link.mailed && !user.emailVerified) await setEmailVerified(tx, user.id, true, at);
         const ended = await endAccess(tx, user.id, null);
+        // Who made the link tells whether the mailbox was proven: "mail" or "admin_link".
+        await audit(tx, meta, at, {
+          action: "auth.password_reset",
+          actorId: user.id,
+          target: { type: "user", id: user.id },
+          details: { via: link.mailed ? "mail" : "admin_link" },
+        });
         if (mail) {
           await queueMail(
             tx,

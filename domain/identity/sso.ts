@@ -41,6 +41,7 @@ import type { PasswordHasher } from "../accounts/passwords.ts";
 import type { MintedSession, Sessions } from "../accounts/sessions.ts";
 import type { LoginThrottle } from "../accounts/throttle.ts";
 import { lookupHash, newLinkToken } from "../accounts/link_tokens.ts";
+import { audit, auditSsoLink, type RequestMeta } from "../accounts/audit.ts";
 
 /** How long a sign-in under way, and a link waiting for a password, stay usable. */
 const PENDING_MS = 10 * 60_000;
@@ -127,10 +128,14 @@ function reasonOf(error: unknown): string {
   return String(error);
 }
 
-/** Links identity `(issuer, subject)` to user `userId` in `tx`; the one way an identity is linked. */
+/**
+ * Links identity `(issuer, subject)` to user `userId` in `tx`, audited as `sso.linked`; the one
+ * way an identity is linked.
+ */
 export async function linkIdentity(
   tx: Queries,
   link: { userId: number; issuer: string; subject: string; email: string | null; at: string },
+  meta: RequestMeta,
 ): Promise<SsoIdentityRow> {
   const row = await insertSsoIdentity(tx, {
     userId: link.userId,
@@ -140,6 +145,7 @@ export async function linkIdentity(
     linkedAt: link.at,
   });
   if (!row) throw new DomainError("conflict", "This identity is linked to an account already");
+  await auditSsoLink(tx, meta, link.at, { userId: link.userId, issuer: link.issuer, linked: true });
   return row;
 }
 
@@ -160,7 +166,8 @@ function otherWayIn(
 }
 
 /**
- * Unlinks identity `identityId` from `actor`'s account; the one way an identity is unlinked.
+ * Unlinks identity `identityId` from `actor`'s account, audited as `sso.unlinked` (at `at`); the
+ * one way an identity is unlinked.
  * `not_found` for another's or an unknown one, `last_sign_in` when it is the only way left to
  * sign in.
  */
@@ -169,12 +176,15 @@ export async function unlinkIdentity(
   actor: Actor,
   identityId: number,
   localLogin: LocalLogin,
+  meta: RequestMeta,
+  at: string,
 ): Promise<void> {
   await db.transaction(async (tx) => {
     const user = await findUserById(tx, actor.id);
     if (!user) throw new DomainError("unauthenticated", "Not logged in");
     const identities = await listSsoIdentities(tx, actor.id);
-    if (!identities.some((i) => i.id === identityId)) {
+    const identity = identities.find((i) => i.id === identityId);
+    if (!identity) {
       throw new DomainError("not_found", "No such identity");
     }
     if (!otherWayIn(user, identities, identityId, localLogin)) {
@@ -184,6 +194,7 @@ export async function unlinkIdentity(
       );
     }
     await deleteSsoIdentity(tx, actor.id, identityId);
+    await auditSsoLink(tx, meta, at, { userId: actor.id, issuer: identity.issuer, linked: false });
   });
 }
 
@@ -268,9 +279,17 @@ export function createSso(deps: SsoDeps) {
     user: UserRow,
     identityId: number,
     idToken: string,
+    meta: RequestMeta,
+    at: string,
   ): Promise<string> {
     await deps.sessions.store(tx, minted, user.id);
     await insertSsoSession(tx, { sessionIdHash: minted.idHash, identityId, idToken });
+    await audit(tx, meta, at, {
+      action: "auth.login",
+      actorId: user.id,
+      target: { type: "user", id: user.id },
+      details: { via: "sso" },
+    });
     return minted.cookie;
   }
 
@@ -337,7 +356,11 @@ export function createSso(deps: SsoDeps) {
      * and the state this browser kept. Refuses (`sso_failed` with a reason, `sso_domain`,
      * `account_disabled`, `sso_no_account`) with nothing created and nobody signed in.
      */
-    async callback(query: string, browserState: string | undefined): Promise<CallbackOutcome> {
+    async callback(
+      query: string,
+      browserState: string | undefined,
+      request: RequestMeta,
+    ): Promise<CallbackOutcome> {
       const params = new URLSearchParams(query);
       const state = params.get("state");
       if (!state || !browserState || state !== browserState || state.length > 200) {
@@ -443,7 +466,7 @@ export function createSso(deps: SsoDeps) {
               subject,
               email,
               at: now,
-            })).id;
+            }, request)).id;
           }
         }
         if (!user) {
@@ -464,7 +487,7 @@ export function createSso(deps: SsoDeps) {
           });
           if (!user) throw new DomainError("conflict", "An account with this email already exists");
           identityId =
-            (await linkIdentity(tx, { userId: user.id, issuer, subject, email, at: now }))
+            (await linkIdentity(tx, { userId: user.id, issuer, subject, email, at: now }, request))
               .id;
         }
         if (user.status !== "active") {
@@ -474,11 +497,17 @@ export function createSso(deps: SsoDeps) {
           // Granted and taken away at each sign-in; never the last active admin's.
           const last = user.role === "admin" && (await countActiveAdmins(tx)) <= 1;
           if (!last) {
+            await audit(tx, request, now, {
+              action: "user.role_changed",
+              actorId: null,
+              target: { type: "user", id: user.id },
+              details: { from: user.role, to: role, via: "sso_groups" },
+            });
             user = (await updateUser(tx, user.id, { role }, now))!;
             if (role === "member") lostAdmin = user.id;
           }
         }
-        const cookie = await signIn(tx, minted, user, identityId!, idToken);
+        const cookie = await signIn(tx, minted, user, identityId!, idToken, request, now);
         return { kind: "signed_in", user: publicUser(user), cookie, next: login.nextPath };
       });
       if (lostAdmin !== null) await deps.onAdminRightsLost?.(lostAdmin);
@@ -501,14 +530,14 @@ export function createSso(deps: SsoDeps) {
     async completeLink(
       token: string,
       password: string,
-      address: string,
+      meta: RequestMeta,
     ): Promise<LoggedIn & { next: string }> {
       const hash = lookupHash(token);
       const now = clock.now().toISOString();
       const link = hash && await findSsoPendingLink(db, hash, now);
       const user = link ? await findUserById(db, link.userId) : null;
       if (!link || !user) throw new DomainError("not_found", "No such link");
-      const attempt = await deps.throttle.begin(user.email, address);
+      const attempt = await deps.throttle.begin(user.email, meta.clientAddress ?? "local");
       let ok: boolean;
       try {
         ok = await deps.hasher.verify(password, user.passwordHash);
@@ -517,7 +546,14 @@ export function createSso(deps: SsoDeps) {
         throw error;
       }
       if (!ok) {
-        await attempt.failed();
+        await attempt.failed((tx) =>
+          audit(tx, meta, now, {
+            action: "auth.login_failed",
+            actorId: null,
+            actorEmail: user.email,
+            details: { reason: "wrong_password", via: "sso_link" },
+          })
+        );
         throw new DomainError("unauthenticated", "Wrong password");
       }
       await attempt.succeeded();
@@ -536,8 +572,8 @@ export function createSso(deps: SsoDeps) {
           subject: link.subject,
           email: link.email,
           at: now,
-        });
-        return await signIn(tx, minted, current, identity.id, link.idToken);
+        }, meta);
+        return await signIn(tx, minted, current, identity.id, link.idToken, meta, now);
       });
       return { user: publicUser(user), cookie, next: link.nextPath };
     },
@@ -548,8 +584,8 @@ export function createSso(deps: SsoDeps) {
     },
 
     /** Unlinks one of the caller's identities (`last_sign_in` when it is the only way in). */
-    unlink: (actor: Actor, identityId: number) =>
-      unlinkIdentity(db, actor, identityId, deps.localLogin),
+    unlink: (actor: Actor, identityId: number, meta: RequestMeta) =>
+      unlinkIdentity(db, actor, identityId, deps.localLogin, meta, clock.now().toISOString()),
 
     /**
      * Where the browser signs out at the provider after session `sessionIdHash` ends: null for

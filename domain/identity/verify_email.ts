@@ -19,6 +19,7 @@ import { DomainError } from "../kernel/errors.ts";
 import { queueMail } from "../mail/outbox.ts";
 import { type LinkMail, PRUNE_BATCH, readerOf, workingLink } from "./links.ts";
 import { verifyMail } from "./templates.ts";
+import { audit, type RequestMeta } from "../accounts/audit.ts";
 
 /** How long a verification link works. */
 export const VERIFY_LINK_MS = 24 * 60 * 60_000;
@@ -88,7 +89,7 @@ export function createEmailVerification(deps: {
      * Opens verification link `token`: the account's address becomes verified. False for a
      * link that does not work (unknown, used, expired, its account disabled), one answer.
      */
-    async verify(token: string): Promise<boolean> {
+    async verify(token: string, meta: RequestMeta): Promise<boolean> {
       const link = await workingLink(db, token, "verify", clock.now().toISOString());
       if (!link) return false;
       const user = await findUserById(db, link.userId);
@@ -97,6 +98,11 @@ export function createEmailVerification(deps: {
         const at = clock.now().toISOString();
         if (!await useAccountLink(tx, link.id, at)) return false;
         await setEmailVerified(tx, user.id, true, at);
+        await audit(tx, meta, at, {
+          action: "auth.email_verified",
+          actorId: user.id,
+          target: { type: "user", id: user.id },
+        });
         return true;
       });
     },

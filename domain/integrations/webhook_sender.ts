@@ -68,6 +68,8 @@ export interface WebhookSenderOptions {
    */
   monotonic?: () => number;
   /** Reports an unexpected error of the loop (default: standard error). */
+  /** Called as each attempt ends (`succeeded` or `failed`; an abandoned one is not counted). */
+  onOutcome?: (status: string) => void;
   onError?: (error: unknown) => void;
   /**
    * Makes the attempts (default: a `WebhookPoster` on this thread, built from `allow`,
@@ -134,7 +136,8 @@ export class WebhookSender {
   readonly #clock: Clock;
   readonly #presence: Presence;
   readonly #allow: AllowList;
-  readonly #options: Required<Omit<WebhookSenderOptions, "poster">>;
+  readonly #options: Required<Omit<WebhookSenderOptions, "poster" | "onOutcome">>;
+  readonly #onOutcome: ((status: string) => void) | undefined;
   readonly #poster: Poster;
   /** Attempts in flight, by delivery id. */
   readonly #sending = new Map<number, Promise<void>>();
@@ -167,7 +170,8 @@ export class WebhookSender {
     this.#clock = deps.clock;
     this.#presence = deps.presence;
     this.#allow = deps.allow;
-    const { poster, ...rest } = options;
+    const { poster, onOutcome, ...rest } = options;
+    this.#onOutcome = onOutcome;
     this.#options = {
       maxInFlight: 16,
       maxInFlightPerWebhook: 4,
@@ -444,6 +448,7 @@ export class WebhookSender {
       else this.#perWebhook.delete(p.webhook.id);
       // An abandoned attempt writes nothing: its delivery is simply still due.
       if (outcome.kind !== "abandoned") {
+        this.#onOutcome?.(outcome.kind === "succeeded" ? "succeeded" : "failed");
         this.#unrecorded.add(id);
         this.#settled.push({ ...p, outcome });
       }

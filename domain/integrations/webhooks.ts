@@ -3,6 +3,7 @@
  * once), list, change, delete, the delivery log and redelivery. Sending lives in
  * `webhook_sender.ts`, queuing in `webhook_outbox.ts`.
  */
+import { audit, type RequestMeta } from "../accounts/audit.ts";
 import type { Engine, Queries } from "../../db/kernel/engine.ts";
 import {
   deleteWebhook,
@@ -216,6 +217,7 @@ export function createWebhooks(deps: WebhookDeps) {
       actor: Actor,
       projectId: number,
       input: { url: string; events: string[]; description?: string | null | undefined },
+      meta: RequestMeta,
     ): Promise<{ webhook: Webhook; secret: string }> {
       await ownerAccess(db, actor, projectId);
       const events = cleanEvents(input.events);
@@ -233,6 +235,13 @@ export function createWebhooks(deps: WebhookDeps) {
           secret,
           createdBy: actor.id,
           createdAt: clock.now().toISOString(),
+        });
+        // The host only: a URL's path or query may hold the receiver's own secret.
+        await audit(tx, meta, clock.now().toISOString(), {
+          action: "webhook.created",
+          actorId: actor.id,
+          target: { type: "webhook", id },
+          details: { projectId, host: new URL(url).host, events },
         });
         return { webhook: toWebhook(await webhookOf(tx, projectId, id)), secret };
       });
@@ -258,6 +267,7 @@ export function createWebhooks(deps: WebhookDeps) {
         description?: string | null | undefined;
         active?: boolean | undefined;
       },
+      meta: RequestMeta,
     ): Promise<Webhook> {
       await ownerAccess(db, actor, projectId);
       await webhookOf(db, projectId, id);
@@ -268,6 +278,16 @@ export function createWebhooks(deps: WebhookDeps) {
         await ownerAccess(tx, actor, projectId);
         const before = await webhookOf(tx, projectId, id);
         const reactivated = patch.active === true && !before.active;
+        await audit(tx, meta, clock.now().toISOString(), {
+          action: "webhook.updated",
+          actorId: actor.id,
+          target: { type: "webhook", id },
+          details: {
+            projectId,
+            changed: Object.keys(patch).filter((k) => patch[k as keyof typeof patch] !== undefined),
+            ...(url !== undefined ? { host: new URL(url).host } : {}),
+          },
+        });
         return toWebhook(
           await updateWebhook(tx, id, {
             ...(url !== undefined ? { url } : {}),
@@ -286,11 +306,17 @@ export function createWebhooks(deps: WebhookDeps) {
     },
 
     /** Deletes a webhook with its delivery log; deliveries not yet sent are dropped. */
-    async remove(actor: Actor, projectId: number, id: number): Promise<void> {
+    async remove(actor: Actor, projectId: number, id: number, meta: RequestMeta): Promise<void> {
       await db.transaction(async (tx) => {
         await ownerAccess(tx, actor, projectId);
         await webhookOf(tx, projectId, id);
         await deleteWebhook(tx, id);
+        await audit(tx, meta, clock.now().toISOString(), {
+          action: "webhook.deleted",
+          actorId: actor.id,
+          target: { type: "webhook", id },
+          details: { projectId },
+        });
       });
       deps.onQueued();
     },

@@ -58,6 +58,8 @@ export interface MailSenderOptions {
   /** Certificates trusted besides the system's (tests: a throwaway self-signed one). */
   ca?: string;
   /** Reports an unexpected error of the loop (default: standard error). */
+  /** Called as each attempt's outcome is written (`sent`, `failed` or `retry`). */
+  onOutcome?: (status: string) => void;
   onError?: (error: unknown) => void;
   /**
    * Sends over SMTP from a worker thread of its own (the server: the mails' JavaScript stays
@@ -104,7 +106,10 @@ export class MailSender {
   readonly #smtp: SmtpConfig | null;
   readonly #from: string | null;
   readonly #compose: (() => Promise<{ more: boolean }>) | null;
-  readonly #options: Required<Omit<MailSenderOptions, "transport" | "ca" | "inWorker">>;
+  readonly #options: Required<
+    Omit<MailSenderOptions, "transport" | "ca" | "inWorker" | "onOutcome">
+  >;
+  readonly #onOutcome: ((status: string) => void) | undefined;
   readonly #makeTransport: (smtp: SmtpConfig) => MailTransport;
   #transport: MailTransport | null = null;
   #tick: Promise<number> | null = null;
@@ -124,7 +129,8 @@ export class MailSender {
     this.#smtp = deps.smtp;
     this.#from = deps.from;
     this.#compose = deps.compose ?? null;
-    const { transport, ca, inWorker, ...rest } = options;
+    const { transport, ca, inWorker, onOutcome, ...rest } = options;
+    this.#onOutcome = onOutcome;
     this.#options = {
       batch: 40,
       connections: 4,
@@ -276,8 +282,9 @@ export class MailSender {
   }
 
   /** Writes an attempt's outcome (and, at the last attempt, drops the contents) at once. */
-  #finish(id: number, outcome: Parameters<typeof finishMail>[2]): Promise<void> {
-    return this.#db.transaction((tx) => finishMail(tx, id, outcome));
+  async #finish(id: number, outcome: Parameters<typeof finishMail>[2]): Promise<void> {
+    await this.#db.transaction((tx) => finishMail(tx, id, outcome));
+    this.#onOutcome?.(outcome.status === "pending" ? "retry" : outcome.status);
   }
 
   /**

@@ -21,6 +21,7 @@ import { type ProjectAccess, projectAccess, requireOwner } from "../accounts/acc
 import { type Actor, normaliseEmail } from "../accounts/accounts.ts";
 import { DomainError, invalid } from "../kernel/errors.ts";
 import { type DomainContext, type Effects, emits, runAction } from "./actions.ts";
+import { audit, type RequestMeta } from "../accounts/audit.ts";
 
 export type { MemberRow as Member, ProjectRole };
 
@@ -209,11 +210,18 @@ export function createProjects(ctx: DomainContext, deps: {
     },
 
     /** Deletes a project (owner; works on archived projects too). */
-    async remove(actor: Actor, projectId: number): Promise<void> {
+    async remove(actor: Actor, projectId: number, meta: RequestMeta): Promise<void> {
       await db.transaction(async (tx) => {
         const a = await projectAccess(tx, actor, projectId);
         requireOwner(a, { evenArchived: true });
-        await deleteProject(tx, projectId, { at: now(), by: actor.id });
+        const at = now();
+        await deleteProject(tx, projectId, { at, by: actor.id });
+        await audit(tx, meta, at, {
+          action: "project.deleted",
+          actorId: actor.id,
+          target: { type: "project", id: projectId },
+          details: { name: a.project.name },
+        });
       });
       await deps.onAccessLost?.(projectId);
     },

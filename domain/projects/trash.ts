@@ -37,6 +37,7 @@ import {
   requireWrite,
 } from "../accounts/access.ts";
 import type { Actor } from "../accounts/accounts.ts";
+import { audit, NO_REQUEST, type RequestMeta } from "../accounts/audit.ts";
 import { type DomainContext, emits, runAction } from "./actions.ts";
 import { DomainError } from "../kernel/errors.ts";
 import { offsetOf, type Page, pageOf, type PageRequest } from "../kernel/paging.ts";
@@ -102,7 +103,14 @@ const DAY_MS = 86_400_000;
 const pause = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
 /** The trash operations. */
-export function createTrash(ctx: DomainContext, options: { trashDays: number }) {
+export function createTrash(
+  ctx: DomainContext,
+  options: {
+    trashDays: number;
+    /** Other old rows the hourly sweep removes after the trash's (the audit log's); how many. */
+    alsoSweep?: () => Promise<number>;
+  },
+) {
   const { db } = ctx;
   const purgeAt = (deletedAt: string) =>
     new Date(Date.parse(deletedAt) + options.trashDays * DAY_MS).toISOString();
@@ -158,9 +166,19 @@ export function createTrash(ctx: DomainContext, options: { trashDays: number }) 
       // Restored before its purge began: nothing of it was touched.
       if (step === null) continue;
       await ctx.files.removeProject(projectId);
-      const deleted = await db.transaction(async (tx) =>
-        await takeSweepTurn(tx, "trash") ? (await deleteProjectRow(tx, projectId), true) : false
-      );
+      // The purge is audited with its last transaction, the one that removes the project's
+      // row: no actor (the sweep), no request.
+      const deleted = await db.transaction(async (tx) => {
+        if (!await takeSweepTurn(tx, "trash")) return false;
+        await deleteProjectRow(tx, projectId);
+        await audit(tx, NO_REQUEST, now.toISOString(), {
+          action: "project.purged",
+          actorId: null,
+          target: { type: "project", id: projectId },
+          details: { trashDays: options.trashDays },
+        });
+        return true;
+      });
       if (!deleted) return result;
       result.transactions++;
       result.projects++;
@@ -314,12 +332,18 @@ export function createTrash(ctx: DomainContext, options: { trashDays: number }) 
     },
 
     /** Restores a deleted project not yet being purged (system admins); writes `item_restored`. */
-    async restoreProject(actor: Actor, projectId: number): Promise<Project> {
+    async restoreProject(actor: Actor, projectId: number, meta: RequestMeta): Promise<Project> {
       requireAdmin(actor);
       return await db.transaction(async (tx) => {
         const row = await findDeletedProject(tx, projectId);
         if (!row) throw new DomainError("not_found", "No such project in the trash");
         await restoreProjectRow(tx, row.id);
+        await audit(tx, meta, ctx.clock.now().toISOString(), {
+          action: "project.restored",
+          actorId: actor.id,
+          target: { type: "project", id: row.id },
+          details: { name: row.name },
+        });
         await insertActivity(tx, {
           projectId: row.id,
           kind: "item_restored",
@@ -343,7 +367,8 @@ export function createTrash(ctx: DomainContext, options: { trashDays: number }) 
     startSweeps(
       schedule: {
         intervalMs?: number;
-        onSwept?: (result: SweepResult) => void;
+        /** With `auditRows`: the rows `alsoSweep` removed after the trash's sweep. */
+        onSwept?: (result: SweepResult & { auditRows: number }) => void;
         onError?: (error: unknown) => void;
       } = {},
     ): SweepSchedule {
@@ -351,10 +376,10 @@ export function createTrash(ctx: DomainContext, options: { trashDays: number }) 
       const run = () => {
         // A tick while a sweep still runs would only join it and report it twice.
         if (running) return;
-        sweep({ signal: controller.signal }).then(
-          (result) => schedule.onSwept?.(result),
-          (error) => schedule.onError?.(error),
-        );
+        sweep({ signal: controller.signal }).then(async (result) => {
+          const auditRows = options.alsoSweep ? await options.alsoSweep() : 0;
+          schedule.onSwept?.({ ...result, auditRows });
+        }).catch((error) => schedule.onError?.(error));
       };
       run();
       const timer = setInterval(run, schedule.intervalMs ?? SWEEP_INTERVAL_MS);

@@ -1,6 +1,9 @@
 /** Administration: users, the migration listing, backups and mail (system admins only). */
+import { requestMeta } from "../client_address.ts";
 import { createRoute, z } from "@hono/zod-openapi";
 import { pageRequest } from "../../domain/kernel/paging.ts";
+import { AUDIT_ACTIONS } from "../../domain/accounts/audit.ts";
+import type { AuditFilter } from "../../domain/accounts/audit.ts";
 import type { Services } from "../../domain/services.ts";
 import {
   actorOf,
@@ -9,6 +12,7 @@ import {
   header,
   Id,
   IdOut,
+  IdQuery,
   jsonRequest,
   jsonResponse,
   PageQuery,
@@ -127,6 +131,59 @@ const testMail = createRoute({
   },
 });
 
+/** A timestamp filter: ISO 8601 in UTC (`Z`), as the rows' `at`. */
+const AuditTime = z.string().regex(
+  /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,3})?Z$/,
+  "Use an ISO 8601 time in UTC, like 2026-11-22T08:30:00.000Z",
+).refine((raw) => !Number.isNaN(Date.parse(raw)), "Not a valid time");
+
+/** The audit list's filters (a malformed one is 400), and paging. */
+export const AuditQuery = PageQuery.extend({
+  action: z.enum(AUDIT_ACTIONS).optional(),
+  actorId: IdQuery.optional(),
+  targetType: z.string().regex(/^[a-z_]{1,32}$/, "Use a target type like user or webhook")
+    .optional(),
+  from: AuditTime.optional().openapi({ description: "From this time on (inclusive)" }),
+  to: AuditTime.optional().openapi({ description: "Before this time (exclusive)" }),
+});
+
+/** An audit log row. */
+export const AuditSchema = z.object({
+  id: IdOut,
+  at: TimestampOut,
+  actorId: IdOut.nullable(),
+  actorEmail: z.string().nullable(),
+  action: z.string(),
+  targetType: z.string().nullable(),
+  targetId: IdOut.nullable(),
+  details: z.record(z.string(), z.unknown()),
+  clientAddress: z.string().nullable(),
+  requestId: z.string().nullable(),
+}).openapi("AuditEntry");
+
+const listAudit = createRoute({
+  method: "get",
+  path: "/api/admin/audit",
+  tags: ["admin"],
+  summary: "The audit log, newest first, filtered by action, actor, target type and time",
+  request: { query: AuditQuery },
+  responses: {
+    200: jsonResponse(pageSchema(AuditSchema), "A page of audit rows"),
+    ...errors(400, 401, 403),
+  },
+});
+
+/** The audit filter of a validated query. */
+export function auditFilter(query: z.infer<typeof AuditQuery>): AuditFilter {
+  return {
+    ...(query.action ? { action: query.action } : {}),
+    ...(query.actorId ? { actorId: Number(query.actorId) } : {}),
+    ...(query.targetType ? { targetType: query.targetType } : {}),
+    ...(query.from ? { from: new Date(query.from).toISOString() } : {}),
+    ...(query.to ? { to: new Date(query.to).toISOString() } : {}),
+  };
+}
+
 /** The admin routes. */
 export function adminRoutes(services: Services) {
   return apiApp()
@@ -140,8 +197,13 @@ export function adminRoutes(services: Services) {
       const user = await services.accounts.adminUpdate(actorOf(c), userId, {
         ...(body.role ? { role: body.role } : {}),
         ...(body.status ? { status: body.status } : {}),
-      });
+      }, requestMeta(c));
       return c.json({ user }, 200);
+    })
+    .openapi(listAudit, async (c) => {
+      const query = c.req.valid("query");
+      const page = pageRequest(query);
+      return c.json(await services.auditLog.list(actorOf(c), auditFilter(query), page), 200);
     })
     .openapi(
       migrations,
@@ -157,7 +219,7 @@ export function adminRoutes(services: Services) {
       async (c) => c.json(await services.mail.sendTest(actorOf(c), c.req.valid("json").to), 202),
     )
     .openapi(backup, async (c) => {
-      const { fileName, stream } = await services.backups.download(actorOf(c));
+      const { fileName, stream } = await services.backups.download(actorOf(c), requestMeta(c));
       return new Response(stream, {
         headers: {
           "content-type": "application/gzip",

@@ -88,7 +88,7 @@ export function api(services: Services, options: ApiOptions): OpenAPIHono<AppEnv
   // Last: any other path under /api is the API's own JSON 404, never a page.
   app.all("/api/*", (c) => c.json(errorBody("not_found", "Not found"), 404));
   app.onError(handleFailure(options.failures, (error, c) => {
-    return errorResponse(c, error, options.failures.report);
+    return errorResponse(c, error, (e) => options.failures.report(e, c.get("requestId")));
   }));
   return app;
 }

@@ -2,7 +2,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { DomainError } from "../../domain/kernel/errors.ts";
 import type { Services } from "../../domain/services.ts";
-import { clientAddress } from "../client_address.ts";
+import { clientAddress, requestMeta } from "../client_address.ts";
 import { clearSessionCookie, isHttps, setPreferenceCookies, setSessionCookie } from "../cookies.ts";
 import {
   actorOf,
@@ -172,16 +172,19 @@ export function authRoutes(services: Services, options: { baseUrl: string | null
       return c.json({ user }, 201);
     })
     .openapi(login, async (c) => {
-      const { user, cookie } = await services.accounts.login(c.req.valid("json"), clientAddress(c));
+      const { user, cookie } = await services.accounts.login(c.req.valid("json"), requestMeta(c));
       const secure = isHttps(c, options.baseUrl);
       setSessionCookie(c, cookie, { secure, maxAge });
       setPreferenceCookies(c, user, { secure });
       return c.json({ user }, 200);
     })
     .openapi(logout, async (c) => {
-      const { idHash } = c.get("session")!;
-      const endSessionUrl = await services.sso?.endSessionUrl(idHash) ?? null;
-      await services.accounts.logout(idHash);
+      const session = c.get("session")!;
+      const endSessionUrl = await services.sso?.endSessionUrl(session.idHash) ?? null;
+      await services.accounts.logout(
+        { idHash: session.idHash, userId: session.user.id },
+        requestMeta(c),
+      );
       clearSessionCookie(c, { secure: isHttps(c, options.baseUrl) });
       return endSessionUrl === null ? c.body(null, 204) : c.json({ endSessionUrl }, 200);
     })
@@ -192,7 +195,7 @@ export function authRoutes(services: Services, options: { baseUrl: string | null
     .openapi(unlink, async (c) => {
       const { identityId } = c.req.valid("param");
       if (!services.sso) throw new DomainError("not_found", "No such identity");
-      await services.sso.unlink(actorOf(c), identityId);
+      await services.sso.unlink(actorOf(c), identityId, requestMeta(c));
       return c.body(null, 204);
     })
     .openapi(providers, (c) => c.json(services.providers(), 200))

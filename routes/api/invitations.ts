@@ -3,6 +3,7 @@
  * (no session needed): what it invites to, and accepting it. Links are absolute: from
  * `BASE_URL`, or else the request's origin.
  */
+import { requestMeta } from "../client_address.ts";
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { pageRequest } from "../../domain/kernel/paging.ts";
@@ -249,6 +250,7 @@ export function invitationRoutes(services: Services, options: { baseUrl: string 
         projectId,
         c.req.valid("json"),
         originOf(c),
+        requestMeta(c),
       );
       return c.json(result, 201);
     })
@@ -261,18 +263,22 @@ export function invitationRoutes(services: Services, options: { baseUrl: string 
     })
     .openapi(revokeProjectInvitation, async (c) => {
       const { projectId, id } = c.req.valid("param");
-      await invitations.revoke(actorOf(c), { projectId }, id);
+      await invitations.revoke(actorOf(c), { projectId }, id, requestMeta(c));
       return c.body(null, 204);
     })
     .openapi(resendProjectInvitation, async (c) => {
       const { projectId, id } = c.req.valid("param");
-      return c.json(await invitations.resend(actorOf(c), { projectId }, id, originOf(c)), 200);
+      return c.json(
+        await invitations.resend(actorOf(c), { projectId }, id, originOf(c), requestMeta(c)),
+        200,
+      );
     })
     .openapi(inviteToServer, async (c) => {
       const result = await invitations.inviteToServer(
         actorOf(c),
         c.req.valid("json"),
         originOf(c),
+        requestMeta(c),
       );
       return c.json(result, 201);
     })
@@ -282,12 +288,18 @@ export function invitationRoutes(services: Services, options: { baseUrl: string 
         c.json(await invitations.list(actorOf(c), null, pageRequest(c.req.valid("query"))), 200),
     )
     .openapi(revokeAnyInvitation, async (c) => {
-      await invitations.revoke(actorOf(c), null, c.req.valid("param").id);
+      await invitations.revoke(actorOf(c), null, c.req.valid("param").id, requestMeta(c));
       return c.body(null, 204);
     })
     .openapi(resendAnyInvitation, async (c) =>
       c.json(
-        await invitations.resend(actorOf(c), null, c.req.valid("param").id, originOf(c)),
+        await invitations.resend(
+          actorOf(c),
+          null,
+          c.req.valid("param").id,
+          originOf(c),
+          requestMeta(c),
+        ),
         200,
       ))
     .openapi(viewInvitation, async (c) => {
@@ -306,6 +318,7 @@ export function invitationRoutes(services: Services, options: { baseUrl: string 
         c.req.valid("param").token,
         c.req.valid("json"),
         actor,
+        requestMeta(c),
       );
       const secure = isHttps(c, options.baseUrl);
       if (cookie !== null) {

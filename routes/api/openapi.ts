@@ -14,6 +14,8 @@ export interface AppEnv {
     session: ActiveSession | null;
     /** The API token a bearer request authenticated with (then `session` is null). */
     apiToken: TokenAuth | null;
+    /** The request's id (`X-Request-Id`), set first of all. */
+    requestId: string;
   };
 }
 
@@ -49,6 +51,8 @@ export const ErrorSchema = z.object({
     code: z.string(),
     message: z.string(),
     details: z.record(z.string(), z.string()).optional(),
+    /** The request's id, as in its `X-Request-Id` response header. */
+    requestId: z.string().optional(),
   }),
 }).openapi("Error");
 

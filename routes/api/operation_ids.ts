@@ -25,6 +25,7 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   "GET /api/admin/migrations": "listMigrations",
   "GET /api/admin/backup": "downloadBackup",
   "GET /api/admin/mail": "listMail",
+  "GET /api/admin/audit": "listAuditLog",
   "POST /api/admin/mail/test": "sendTestMail",
   "POST /api/admin/invitations": "inviteToServer",
   "GET /api/admin/invitations": "listAllInvitations",

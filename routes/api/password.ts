@@ -1,7 +1,7 @@
 /** Changing the account's password (signed in with a session; never with an API token). */
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Services } from "../../domain/services.ts";
-import { clientAddress } from "../client_address.ts";
+import { requestMeta } from "../client_address.ts";
 import { actorOf, apiApp, errors, jsonRequest } from "./openapi.ts";
 
 const PasswordChangeSchema = z.object({
@@ -32,7 +32,7 @@ export function passwordRoutes(services: Services) {
       actorOf(c),
       c.get("session")!.idHash,
       c.req.valid("json"),
-      clientAddress(c),
+      requestMeta(c),
     );
     return c.body(null, 204);
   });

@@ -5,7 +5,7 @@
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Services } from "../../domain/services.ts";
-import { clientAddress } from "../client_address.ts";
+import { clientAddress, requestMeta } from "../client_address.ts";
 import {
   actorOf,
   apiApp,
@@ -95,6 +95,7 @@ export function passwordResetRoutes(services: Services, options: { baseUrl: stri
       await services.passwordReset.complete(
         c.req.valid("param").token,
         c.req.valid("json").password,
+        requestMeta(c),
       );
       return c.body(null, 204);
     })

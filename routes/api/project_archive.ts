@@ -1,4 +1,5 @@
 /** Export of a project as a zip archive, and import of such an archive as a new project. */
+import { requestMeta } from "../client_address.ts";
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { Services } from "../../domain/services.ts";
@@ -166,6 +167,7 @@ export function projectArchiveRoutes(services: Services, options: { maxImportMb:
       const started = await services.projectExport.start(
         actorOf(c),
         c.req.valid("param").projectId,
+        requestMeta(c),
       );
       return new Response(started.body, {
         headers: {
@@ -181,7 +183,7 @@ export function projectArchiveRoutes(services: Services, options: { maxImportMb:
       const type = (c.req.header("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
       if (isMultipart(c)) {
         const archive = await fromMultipart(c);
-        return c.json(await services.projectImport.import(actor, archive), 201);
+        return c.json(await services.projectImport.import(actor, archive, requestMeta(c)), 201);
       }
       if (type !== ZIP) {
         throw new DomainError(
@@ -191,7 +193,7 @@ export function projectArchiveRoutes(services: Services, options: { maxImportMb:
       }
       const archive = await fromBody(c);
       try {
-        return c.json(await services.projectImport.import(actor, archive), 201);
+        return c.json(await services.projectImport.import(actor, archive, requestMeta(c)), 201);
       } finally {
         await services.fileStore.discard(archive);
       }

@@ -1,4 +1,5 @@
 /** Projects and their members. */
+import { requestMeta } from "../client_address.ts";
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Services } from "../../domain/services.ts";
 import { actorOf, apiApp, errors, Id, jsonRequest, jsonResponse } from "./openapi.ts";
@@ -164,7 +165,7 @@ export function projectRoutes(services: Services) {
       return c.json({ project }, 200);
     })
     .openapi(remove, async (c) => {
-      await projects.remove(actorOf(c), c.req.valid("param").projectId);
+      await projects.remove(actorOf(c), c.req.valid("param").projectId, requestMeta(c));
       return c.body(null, 204);
     })
     .openapi(members, async (c) => {

@@ -1,4 +1,5 @@
 /** Personal API tokens: create (the secret shown once), list, revoke. Sessions only. */
+import { requestMeta } from "../client_address.ts";
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Services } from "../../domain/services.ts";
 import {
@@ -79,11 +80,12 @@ export function tokenRoutes(services: Services) {
   return apiApp()
     .openapi(
       create,
-      async (c) => c.json(await apiTokens.create(actorOf(c), c.req.valid("json")), 201),
+      async (c) =>
+        c.json(await apiTokens.create(actorOf(c), c.req.valid("json"), requestMeta(c)), 201),
     )
     .openapi(list, async (c) => c.json({ items: await apiTokens.list(actorOf(c)) }, 200))
     .openapi(revoke, async (c) => {
-      await apiTokens.revoke(actorOf(c), c.req.valid("param").tokenId);
+      await apiTokens.revoke(actorOf(c), c.req.valid("param").tokenId, requestMeta(c));
       return c.body(null, 204);
     });
 }

@@ -1,4 +1,5 @@
 /** The trash: a project's deleted items and their restore; deleted projects for admins. */
+import { requestMeta } from "../client_address.ts";
 import { createRoute, z } from "@hono/zod-openapi";
 import { pageRequest } from "../../domain/kernel/paging.ts";
 import type { Services } from "../../domain/services.ts";
@@ -118,6 +119,7 @@ export function trashRoutes(services: Services) {
       const project = await services.trash.restoreProject(
         actorOf(c),
         c.req.valid("param").projectId,
+        requestMeta(c),
       );
       return c.json({ project }, 200);
     });

@@ -1,4 +1,5 @@
 /** Webhooks of a project (owners and admins), their delivery log and redelivery. */
+import { requestMeta } from "../client_address.ts";
 import { createRoute, z } from "@hono/zod-openapi";
 import { pageRequest } from "../../domain/kernel/paging.ts";
 import type { Services } from "../../domain/services.ts";
@@ -162,7 +163,10 @@ export function webhookRoutes(services: Services) {
     })
     .openapi(create, async (c) => {
       const { projectId } = c.req.valid("param");
-      return c.json(await webhooks.create(actorOf(c), projectId, c.req.valid("json")), 201);
+      return c.json(
+        await webhooks.create(actorOf(c), projectId, c.req.valid("json"), requestMeta(c)),
+        201,
+      );
     })
     .openapi(get, async (c) => {
       const { projectId, webhookId } = c.req.valid("param");
@@ -170,12 +174,18 @@ export function webhookRoutes(services: Services) {
     })
     .openapi(update, async (c) => {
       const { projectId, webhookId } = c.req.valid("param");
-      const webhook = await webhooks.update(actorOf(c), projectId, webhookId, c.req.valid("json"));
+      const webhook = await webhooks.update(
+        actorOf(c),
+        projectId,
+        webhookId,
+        c.req.valid("json"),
+        requestMeta(c),
+      );
       return c.json({ webhook }, 200);
     })
     .openapi(remove, async (c) => {
       const { projectId, webhookId } = c.req.valid("param");
-      await webhooks.remove(actorOf(c), projectId, webhookId);
+      await webhooks.remove(actorOf(c), projectId, webhookId, requestMeta(c));
       return c.body(null, 204);
     })
     .openapi(deliveries, async (c) => {

@@ -1,18 +1,175 @@
-/** One log line per request: method, path, status and milliseconds; never a query or body. */
-import type { MiddlewareHandler } from "hono";
+/**
+ * The request log and request ids. One line per request: in text (today's line: method,
+ * path, status and milliseconds) or, with `LOG_FORMAT=json`, one JSON object per line with the
+ * route's template instead of the path. Never a query, a body, a header's value or a token of
+ * a path. Each request gets an id (`X-Request-Id`): the client's own when it sent a sane one,
+ * else a new one; it is on the response, in JSON error bodies and in JSON log lines.
+ */
+import type { Context, MiddlewareHandler } from "hono";
+import { matchedRoutes } from "hono/route";
+import type { LogFormat } from "../../domain/config.ts";
+import type { Metrics } from "../../domain/kernel/metrics.ts";
 
-/** Logs each request through `write` once its response is ready. */
-export function requestLog(write: (line: string) => void): MiddlewareHandler {
-  return async (c, next) => {
-    const started = performance.now();
-    await next();
-    write(requestLine(c.req.method, c.req.path, c.res.status, started));
+/** The header carrying a request's id, both ways. */
+export const REQUEST_ID_HEADER = "X-Request-Id";
+
+/** A sane request id: 1–128 visible ASCII characters (no space, no control character). */
+const SANE_ID = /^[\x21-\x7e]{1,128}$/;
+
+/** The request's own id when `sent` is sane, else a new one. */
+export function requestIdFrom(sent: string | null | undefined): string {
+  return sent && sent.length <= 128 && SANE_ID.test(sent) ? sent : crypto.randomUUID();
+}
+
+/** A request as logged and counted once its response is ready. */
+export interface RequestRecord {
+  method: string;
+  /** The route's template (`/api/projects/:projectId/notes`), or `unmatched`. */
+  route: string;
+  /** The path as requested (logged by the text format only, tokens left out). */
+  path: string;
+  status: number;
+  /** `performance.now()` when the request arrived. */
+  started: number;
+  requestId: string;
+  /** The signed-in user, or null when anonymous. */
+  userId: number | null;
+}
+
+/** Where request and error lines go, and the request metrics. */
+export interface RequestLog {
+  /** Logs and counts one answered request. */
+  request(record: RequestRecord): void;
+  /** Logs an error (with the request's id when it happened in one). */
+  error(message: string, requestId?: string | null): void;
+}
+
+/**
+ * The request log in `format`, writing through `write`, counting in `metrics` when given.
+ * JSON lines carry `time`, `level`, `msg`, and for requests `method`, `route`, `status`,
+ * `ms`, `requestId` and `userId`.
+ */
+export function requestLog(
+  format: LogFormat,
+  write: (line: string) => void,
+  metrics: Metrics | null = null,
+): RequestLog {
+  const json = format === "json";
+  return {
+    request(r) {
+      const ms = performance.now() - r.started;
+      metrics?.request(r.method, r.route, r.status, ms / 1000);
+      if (!json) {
+        write(`${r.method} ${redactPath(r.path)} ${r.status} ${ms.toFixed(1)}ms`);
+        return;
+      }
+      write(JSON.stringify({
+        time: new Date().toISOString(),
+        level: r.status >= 500 ? "error" : "info",
+        msg: "request",
+        method: r.method,
+        route: r.route,
+        status: r.status,
+        ms: Math.round(ms * 10) / 10,
+        requestId: r.requestId,
+        userId: r.userId,
+      }));
+    },
+    error(message, requestId = null) {
+      if (!json) {
+        write(`error: ${message}`);
+        return;
+      }
+      const line: Record<string, unknown> = {
+        time: new Date().toISOString(),
+        level: "error",
+        msg: message,
+      };
+      if (requestId) line.requestId = requestId;
+      write(JSON.stringify(line));
+    },
   };
 }
 
-/** The log line of a request that started at `started` (`performance.now()`) and ends now. */
-export function requestLine(method: string, path: string, status: number, started: number): string {
-  return `${method} ${redactPath(path)} ${status} ${(performance.now() - started).toFixed(1)}ms`;
+/**
+ * The template of the route that serves the request: the last route matched for the request's
+ * own method (`app.get`, `app.post`…; a request refused by a middleware before its route ran
+ * still counts under that route), else the last one for any method (`app.all`) that is not a
+ * wildcard (middleware and catch-alls end in `*`); `unmatched` when there is none. Hono wraps
+ * the handlers of mounted sub-apps, so a handler's arity cannot tell a middleware.
+ */
+export function routeOf(c: Context): string {
+  const routes = matchedRoutes(c);
+  let any: string | null = null;
+  for (let i = routes.length - 1; i >= 0; i--) {
+    const route = routes[i]!;
+    if (route.method !== "ALL") return route.path;
+    if (any === null && !route.path.endsWith("*")) any = route.path;
+  }
+  return any ?? "unmatched";
+}
+
+/**
+ * Gives each request its id (the `requestId` variable), and once its response is ready: sets
+ * `X-Request-Id`, adds `requestId` to a JSON error body, logs and counts it.
+ */
+export function observeRequests(
+  log: RequestLog,
+  userOf: (c: Context) => number | null,
+): MiddlewareHandler {
+  return async (c, next) => {
+    const started = performance.now();
+    const requestId = requestIdFrom(c.req.header(REQUEST_ID_HEADER));
+    c.set("requestId", requestId);
+    await next();
+    c.res = await withRequestId(c.res, requestId);
+    log.request({
+      method: c.req.method,
+      route: routeOf(c),
+      path: c.req.path,
+      status: c.res.status,
+      started,
+      requestId,
+      userId: userOf(c),
+    });
+  };
+}
+
+/**
+ * `response` with `X-Request-Id`, and `error.requestId` in its body when it is a JSON error
+ * (status 400 or more, an `error` object).
+ */
+export async function withRequestId(response: Response, requestId: string): Promise<Response> {
+  let answer = response;
+  const type = response.headers.get("content-type") ?? "";
+  if (response.status >= 400 && response.body !== null && type.startsWith("application/json")) {
+    const text = await response.text();
+    let body: unknown = null;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      // Not JSON after all: passed on as it came.
+    }
+    const error = (body as { error?: unknown } | null)?.error;
+    const headers = new Headers(response.headers);
+    headers.delete("content-length");
+    const out = error !== null && typeof error === "object" && !Array.isArray(error)
+      ? JSON.stringify({ ...body as object, error: { ...error, requestId } })
+      : text;
+    answer = new Response(out, {
+      status: response.status,
+      statusText: response.statusText,
+      headers,
+    });
+  }
+  try {
+    answer.headers.set(REQUEST_ID_HEADER, requestId);
+  } catch {
+    // Immutable headers (a response passed through from elsewhere): copied.
+    answer = new Response(answer.body, answer);
+    answer.headers.set(REQUEST_ID_HEADER, requestId);
+  }
+  return answer;
 }
 
 /**
@@ -21,7 +178,7 @@ export function requestLine(method: string, path: string, status: number, starte
  * (`/unsubscribe/:token`, `/invite/:token`, `/api/invitations/:token/accept`,
  * `/reset-password/:token`, `/verify-email/:token`, `/api/auth/password-reset/:token`).
  */
-function redactPath(path: string): string {
+export function redactPath(path: string): string {
   if (path.startsWith("/ics/")) return path.replace(/^\/ics\/[^/]*/, "/ics/…");
   if (path.startsWith("/unsubscribe/")) return "/unsubscribe/:token";
   if (path.startsWith("/invite/")) return path.replace(/^\/invite\/[^/]*/, "/invite/:token");

@@ -8,7 +8,7 @@ import type { PublicIdentity } from "../../domain/identity/sso.ts";
 import { timeZoneNames } from "../../domain/kernel/time_zones.ts";
 import type { AppEnv } from "../api/openapi.ts";
 import { LoginSchema, ProfileSchema, RegisterSchema } from "../api/schemas.ts";
-import { clientAddress } from "../client_address.ts";
+import { clientAddress, requestMeta } from "../client_address.ts";
 import { clearSessionCookie, isHttps, setPreferenceCookies, setSessionCookie } from "../cookies.ts";
 import type { MessageKey } from "../i18n/en.ts";
 import { type PageCtx, pageCtx, safeNext } from "./context.ts";
@@ -428,7 +428,7 @@ export function accountPages(services: Services, options: { baseUrl: string | nu
     },
     show: (shown, { c, fields }) => showLogin(c, safeNext(fields.next), shown),
     change: async (input, { c, fields }) => {
-      const { user, cookie } = await accounts.login(input, clientAddress(c));
+      const { user, cookie } = await accounts.login(input, requestMeta(c));
       setSessionCookie(c, cookie, { secure: secure(c), maxAge });
       setPreferenceCookies(c, user, { secure: secure(c) });
       return safeNext(fields.next);
@@ -469,7 +469,9 @@ export function accountPages(services: Services, options: { baseUrl: string | nu
     const endSessionUrl = session ? await services.sso?.endSessionUrl(session.idHash) : null;
     // The page after it speaks the person's language, to nobody signed in.
     const ctx = endSessionUrl ? await pageCtx(c, services) : null;
-    if (session) await accounts.logout(session.idHash);
+    if (session) {
+      await accounts.logout({ idHash: session.idHash, userId: session.user.id }, requestMeta(c));
+    }
     clearSessionCookie(c, { secure: secure(c) });
     if (!endSessionUrl || !ctx) return c.redirect("/login", 303);
     // Not a redirect: the page's CSP (form-action 'self') holds for a form's redirects too,
@@ -539,7 +541,7 @@ export function accountPages(services: Services, options: { baseUrl: string | nu
       if (!services.sso || !Number.isSafeInteger(id)) {
         throw new DomainError("not_found", "No such identity");
       }
-      await services.sso.unlink(ctx.actor!, id);
+      await services.sso.unlink(ctx.actor!, id, requestMeta(c));
       return "/settings?unlinked=1";
     },
   });

@@ -1,8 +1,9 @@
 /**
  * The administration page: users (role and status), deleted projects (restorable until the
  * sweep purges them), mail (on or off, the newest mails and the last failure) and the applied
- * migrations.
+ * migrations; it links to the audit log's page (`audit_page.tsx`).
  */
+import { requestMeta } from "../client_address.ts";
 import { type Context, Hono } from "hono";
 import type { PublicUser } from "../../domain/accounts/accounts.ts";
 import { DomainError } from "../../domain/kernel/errors.ts";
@@ -48,6 +49,9 @@ function AdminPage(
   return (
     <>
       <h1>{t("admin.title")}</h1>
+      <p>
+        <a href="/admin/audit" data-audit-link>{t("admin.auditLink")}</a>
+      </p>
       <ActionNotice ctx={props.ctx} notices={props.notices} projectId={null} canUndo={false} />
       <Alert message={props.message} />
       {props.resetLink
@@ -316,7 +320,7 @@ export function adminPages(services: Services, options: { baseUrl: string | null
       await services.accounts.adminUpdate(ctx.actor!, paramId(c, "userId"), {
         ...(role ? { role } : {}),
         ...(status ? { status } : {}),
-      });
+      }, requestMeta(c));
       return "/admin";
     },
   });
@@ -348,7 +352,11 @@ export function adminPages(services: Services, options: { baseUrl: string | null
     },
     show: (shown, { c }) => show(c, shown),
     change: async (_, { c, ctx }) => {
-      const project = await services.trash.restoreProject(ctx.actor!, paramId(c, "projectId"));
+      const project = await services.trash.restoreProject(
+        ctx.actor!,
+        paramId(c, "projectId"),
+        requestMeta(c),
+      );
       return afterRestore("/admin", { type: "project", id: project.id });
     },
   });

@@ -4,6 +4,7 @@
  * for a browser session only; every form works without JavaScript, and `static/copy.js`
  * adds the Copy buttons.
  */
+import { requestMeta } from "../client_address.ts";
 import { type Context, Hono } from "hono";
 import type { ApiToken } from "../../domain/accounts/api_tokens.ts";
 import type { Services } from "../../domain/services.ts";
@@ -243,7 +244,7 @@ export function connectPages(services: Services, options: { baseUrl: string | nu
     codes: { conflict: "tokens.tooMany" },
     show: (shown, { c }) => showTokens(c, shown),
     change: async (input, { c, ctx }) => {
-      secrets.put(c, TOKENS, (await apiTokens.create(ctx.actor!, input)).secret);
+      secrets.put(c, TOKENS, (await apiTokens.create(ctx.actor!, input, requestMeta(c))).secret);
       return TOKENS;
     },
   });
@@ -252,7 +253,7 @@ export function connectPages(services: Services, options: { baseUrl: string | nu
     form: "revoke",
     show: (shown, { c }) => showTokens(c, shown),
     change: async (_, { c, ctx }) => {
-      await apiTokens.revoke(ctx.actor!, paramId(c, "tokenId"));
+      await apiTokens.revoke(ctx.actor!, paramId(c, "tokenId"), requestMeta(c));
       return TOKENS;
     },
   });

@@ -6,6 +6,7 @@
  * project (owners) and of the server (admins) take their forms here: inviting, sending again
  * and revoking; a new link is shown once, on the page that answers the form.
  */
+import { requestMeta } from "../client_address.ts";
 import { type Context, Hono } from "hono";
 import { DomainError } from "../../domain/kernel/errors.ts";
 import { pageRequest } from "../../domain/kernel/paging.ts";
@@ -177,7 +178,7 @@ export function invitationPages(services: Services, options: { baseUrl: string |
     change: async (input, { c, ctx }) => {
       const token = c.req.param("token") ?? "";
       const view = await invitations.view(token);
-      const { user, cookie } = await invitations.accept(token, input, ctx.actor);
+      const { user, cookie } = await invitations.accept(token, input, ctx.actor, requestMeta(c));
       if (cookie !== null) {
         const secure = isHttps(c, options.baseUrl);
         setSessionCookie(c, cookie, { secure, maxAge });
@@ -295,7 +296,13 @@ export function invitationPages(services: Services, options: { baseUrl: string |
     show: (shown, { c }) => showProjectList(c, shown),
     change: async (input, { c, ctx }) => {
       const projectId = paramId(c, "projectId");
-      const result = await invitations.inviteToProject(ctx.actor!, projectId, input, origin(c));
+      const result = await invitations.inviteToProject(
+        ctx.actor!,
+        projectId,
+        input,
+        origin(c),
+        requestMeta(c),
+      );
       if ("member" in result) return `/projects/${projectId}#members`;
       return ready(c, ctx, result, `/projects/${projectId}#invitations`);
     },
@@ -313,6 +320,7 @@ export function invitationPages(services: Services, options: { baseUrl: string |
         { projectId },
         paramId(c, "id"),
         origin(c),
+        requestMeta(c),
       );
       return ready(c, ctx, made, `/projects/${projectId}#invitations`);
     },
@@ -325,7 +333,7 @@ export function invitationPages(services: Services, options: { baseUrl: string |
     show: (shown, { c }) => showProjectList(c, shown),
     change: async (_, { c, ctx }) => {
       const projectId = paramId(c, "projectId");
-      await invitations.revoke(ctx.actor!, { projectId }, paramId(c, "id"));
+      await invitations.revoke(ctx.actor!, { projectId }, paramId(c, "id"), requestMeta(c));
       return `/projects/${projectId}#invitations`;
     },
   });
@@ -346,7 +354,7 @@ export function invitationPages(services: Services, options: { baseUrl: string |
       ready(
         c,
         ctx,
-        await invitations.inviteToServer(ctx.actor!, input, origin(c)),
+        await invitations.inviteToServer(ctx.actor!, input, origin(c), requestMeta(c)),
         "/admin#invitations",
       ),
   });
@@ -360,7 +368,7 @@ export function invitationPages(services: Services, options: { baseUrl: string |
       ready(
         c,
         ctx,
-        await invitations.resend(ctx.actor!, null, paramId(c, "id"), origin(c)),
+        await invitations.resend(ctx.actor!, null, paramId(c, "id"), origin(c), requestMeta(c)),
         "/admin#invitations",
       ),
   });
@@ -371,7 +379,7 @@ export function invitationPages(services: Services, options: { baseUrl: string |
     subject: adminOnly,
     show: (shown, { c }) => showAdminList(c, shown),
     change: async (_, { c, ctx }) => {
-      await invitations.revoke(ctx.actor!, null, paramId(c, "id"));
+      await invitations.revoke(ctx.actor!, null, paramId(c, "id"), requestMeta(c));
       return "/admin#invitations";
     },
   });

@@ -13,6 +13,7 @@ import { isResetPage, resetPages } from "./reset_pages.tsx";
 import { accountPages } from "./account_pages.tsx";
 import { activityPage } from "./activity_page.tsx";
 import { adminPages } from "./admin_page.tsx";
+import { auditPages } from "./audit_page.tsx";
 import { boardPages } from "./board_pages.tsx";
 import { calendarPages } from "./calendar_page.tsx";
 import { chatPages } from "./chat_page.tsx";
@@ -88,6 +89,7 @@ export function pages(services: Services, options: PagesOptions) {
   app.route("/", filesPages(services));
   app.route("/", activityPage(services));
   app.route("/", adminPages(services, options));
+  app.route("/", auditPages(services));
   app.route("/", notificationPages(services));
   app.route("/", chatPages(services));
   app.route("/", todoPages(services));

@@ -5,6 +5,8 @@
  * Both dashboards answer `?fragment=1` with the dashboard alone, which `static/dashboard.js`
  * uses to re-render them live.
  */
+import { requestMeta } from "../client_address.ts";
+import type { RequestMeta } from "../../domain/accounts/audit.ts";
 import type { z } from "@hono/zod-openapi";
 import { type Context, Hono } from "hono";
 import type { Child } from "hono/jsx";
@@ -487,9 +489,9 @@ export function projectPages(services: Services) {
    * Imports an uploaded archive. A problem of the archive itself (damaged, foreign, too new)
    * is the file field's: the page says so in its words, whatever part of the archive it was.
    */
-  const importArchive = async (actor: Actor, file: SpooledFile) => {
+  const importArchive = async (actor: Actor, file: SpooledFile, meta: RequestMeta) => {
     try {
-      return await services.projectImport.import(actor, file.bytes);
+      return await services.projectImport.import(actor, file.bytes, meta);
     } catch (error) {
       if (!(error instanceof DomainError) || error.code !== "validation") throw error;
       throw new DomainError("validation", error.message, { details: { file: "damaged" } });
@@ -562,7 +564,7 @@ export function projectPages(services: Services) {
     show: (shown, { c }) => showList(c, shown),
     change: async (_, { c, ctx, file }) => {
       if (!file) throw invalid("file", "Choose an archive to import");
-      const { project, report } = await importArchive(ctx.actor!, file);
+      const { project, report } = await importArchive(ctx.actor!, file, requestMeta(c));
       return renderPage(c, ctx, {
         title: ctx.t("import.done"),
         status: 201,
@@ -580,7 +582,10 @@ export function projectPages(services: Services) {
   });
   act(`${P}/archive`, { change: (actor, id) => projects.setArchived(actor, id, true) });
   act(`${P}/unarchive`, { change: (actor, id) => projects.setArchived(actor, id, false) });
-  act(`${P}/delete`, { change: (actor, id) => projects.remove(actor, id), after: "/projects" });
+  act(`${P}/delete`, {
+    change: (actor, id, _, c) => projects.remove(actor, id, requestMeta(c)),
+    after: "/projects",
+  });
   act(`${P}/members`, {
     schema: MemberInputSchema,
     // The project is checked first (see `act`), so a not_found here is about the email.

@@ -8,7 +8,7 @@ import { type Context, Hono } from "hono";
 import type { Services } from "../../domain/services.ts";
 import type { AppEnv } from "../api/openapi.ts";
 import { ResetRequestSchema, ResetSchema } from "../api/password_reset.ts";
-import { clientAddress } from "../client_address.ts";
+import { clientAddress, requestMeta } from "../client_address.ts";
 import { type PageCtx, visitorCtx } from "./context.ts";
 import { Field, type FormState, formState, PostForm } from "./kit/fields.tsx";
 import { Alert, renderPage } from "./kit/layout.tsx";
@@ -129,13 +129,13 @@ export function resetPages(services: Services) {
     codes: { not_found: "link.bad" },
     show: (shown, { c }) => showReset(c, shown),
     change: async ({ password }, { c }) => {
-      await services.passwordReset.complete(c.req.param("token") ?? "", password);
+      await services.passwordReset.complete(c.req.param("token") ?? "", password, requestMeta(c));
       return "/login?reset=1";
     },
   });
 
   app.get("/verify-email/:token", async (c) => {
-    const verified = await services.emailVerification.verify(c.req.param("token"));
+    const verified = await services.emailVerification.verify(c.req.param("token"), requestMeta(c));
     const ctx = await visitorCtx(c, services);
     if (!verified) return badLinkPage(c, ctx);
     const { t } = ctx;

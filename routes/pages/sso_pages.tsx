@@ -10,7 +10,7 @@ import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { DomainError } from "../../domain/kernel/errors.ts";
 import type { Services } from "../../domain/services.ts";
 import type { AppEnv } from "../api/openapi.ts";
-import { clientAddress } from "../client_address.ts";
+import { requestMeta } from "../client_address.ts";
 import { isHttps, setPreferenceCookies, setSessionCookie } from "../cookies.ts";
 import type { MessageKey } from "../i18n/en.ts";
 import { type PageCtx, safeNext, visitorCtx } from "./context.ts";
@@ -127,7 +127,7 @@ export function ssoPages(services: Services, options: { baseUrl: string | null }
     clearCookie(c, STATE_COOKIE);
     try {
       const query = new URL(c.req.url).search.slice(1);
-      const outcome = await sso.callback(query, browserState);
+      const outcome = await sso.callback(query, browserState, requestMeta(c));
       if (outcome.kind === "link") {
         shortCookie(c, LINK_COOKIE, outcome.token);
         return c.redirect("/auth/oidc/link", 303);
@@ -195,7 +195,7 @@ export function ssoPages(services: Services, options: { baseUrl: string | null }
     change: async (_, { c, fields }) => {
       const token = getCookie(c, LINK_COOKIE);
       if (!sso || !token) throw new DomainError("not_found", "No such link");
-      const done = await sso.completeLink(token, fields.password ?? "", clientAddress(c));
+      const done = await sso.completeLink(token, fields.password ?? "", requestMeta(c));
       clearCookie(c, LINK_COOKIE);
       await signedIn(c, done);
       return safeNext(done.next);

@@ -4,6 +4,7 @@
  * shown once), each webhook with its state and recent deliveries, redeliver, disable or
  * enable, delete. Forms work without JavaScript.
  */
+import { requestMeta } from "../client_address.ts";
 import type { Delivery, Webhook } from "../../domain/integrations/webhooks.ts";
 import { EVENT_GROUPS, type EventGroup } from "../../domain/projects/event_names.ts";
 import type { Services } from "../../domain/services.ts";
@@ -282,7 +283,7 @@ export function webhookPages(services: Services) {
     read: readWebhook,
     fields: FIELDS,
     change: async ({ c, actor, projectId, input }) => {
-      const { secret } = await webhooks.create(actor, projectId, input);
+      const { secret } = await webhooks.create(actor, projectId, input, requestMeta(c));
       secrets.put(c, pathOf(projectId), secret);
       return pathOf(projectId);
     },
@@ -292,7 +293,7 @@ export function webhookPages(services: Services) {
       form: "webhook",
       change: async ({ c, actor, projectId }) => {
         const id = paramId(c, "webhookId");
-        await webhooks.update(actor, projectId, id, { active });
+        await webhooks.update(actor, projectId, id, { active }, requestMeta(c));
         return back(projectId, id);
       },
     });
@@ -300,7 +301,7 @@ export function webhookPages(services: Services) {
   area.form(`${W}/delete`, page, {
     form: "webhook",
     change: async ({ c, actor, projectId }) => {
-      await webhooks.remove(actor, projectId, paramId(c, "webhookId"));
+      await webhooks.remove(actor, projectId, paramId(c, "webhookId"), requestMeta(c));
       return `/projects/${projectId}/webhooks`;
     },
   });

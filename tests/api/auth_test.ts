@@ -310,11 +310,15 @@ Deno.test("POST /api/auth/login gives a wrong password and an unknown email the 
   const t = await testApp();
   try {
     await register(t, "ada@example.com");
+    // The same request id for both, so that the bodies may be the same to the byte.
+    const headers = { "x-request-id": "same-id" };
     const wrong = await api(t, "POST", "/api/auth/login", {
       body: { email: "ada@example.com", password: "wrong password" },
+      headers,
     });
     const unknown = await api(t, "POST", "/api/auth/login", {
       body: { email: "nobody@example.com", password: "wrong password" },
+      headers,
     });
     expectError(wrong, 401, "unauthenticated");
     expectError(unknown, 401, "unauthenticated");

@@ -200,13 +200,17 @@ Deno.test("A non-member gets 404 for every project route, as for a project that 
       ["DELETE", ""],
     ];
     for (const [method, suffix, body] of routes) {
+      // One request id for both: the error bodies carry it, and are otherwise the same.
+      const headers = { "x-request-id": "same-request-id" };
       const res = await api(t, method, `/api/projects/${project.id}${suffix}`, {
         cookie: outsider.cookie,
+        headers,
         ...(body === undefined ? {} : { body }),
       });
       const error = expectError(res, 404, "not_found");
       const missing = await api(t, method, `/api/projects/99999${suffix}`, {
         cookie: outsider.cookie,
+        headers,
         ...(body === undefined ? {} : { body }),
       });
       assert.deepEqual(expectError(missing, 404, "not_found"), error, `${method} ${suffix}`);

@@ -653,3 +653,70 @@ Deno.test("without OIDC_ISSUER there is no SSO: providers says null, the start i
     await t.close();
   }
 });
+
+Deno.test("audit: an SSO sign-in, a link through the password page and an unlink are one row each; a wrong link password and a refused unlink add no link row", async () => {
+  await withSso(async (t, op) => {
+    const rows = (action: string) =>
+      t.sql.all<{ actor_id: number | null; actor_email: string | null; details: string }>(
+        "SELECT actor_id, actor_email, details FROM audit_log WHERE action = ? ORDER BY id",
+        [action],
+      );
+    // A first sign-in makes the account, links the identity and signs in: one row of each.
+    const ada = browser();
+    await ssoSignIn(t, ada, "verified");
+    const adaUser = await me(t, ada);
+    assert.deepEqual((await rows("sso.linked")).map((r) => r.actor_id), [adaUser.id]);
+    const logins = await rows("auth.login");
+    assert.equal(logins.length, 1);
+    assert.equal(JSON.parse(logins[0]!.details).via, "sso");
+    // The only way in cannot be unlinked: refused, no row.
+    const cookie = ada.app.header();
+    const { items } = expectJson(await api(t, "GET", "/api/users/me/identities", { cookie }), 200);
+    const path = `/api/users/me/identities/${items[0].id}`;
+    expectError(await api(t, "DELETE", path, { cookie }), 409, "last_sign_in");
+    assert.equal((await rows("sso.unlinked")).length, 0);
+
+    // Linking an unverified identity: a wrong password is a failed sign-in, never a link.
+    await signUp(t, "bob@example.com", { displayName: "Bob" });
+    const bob = browser();
+    assert.equal((await ssoSignIn(t, bob, "unverified")).location, "/auth/oidc/link");
+    const post = async (password: string) => {
+      const res = await t.app.request("/auth/oidc/link", {
+        method: "POST",
+        headers: {
+          cookie: bob.app.header(),
+          "content-type": "application/x-www-form-urlencoded",
+        },
+        body: new URLSearchParams({ password }),
+      });
+      bob.app.take(res);
+      await res.body?.cancel();
+      return res.status;
+    };
+    assert.equal(await post("not the password"), 401);
+    const failed = await rows("auth.login_failed");
+    assert.equal(failed.length, 1);
+    assert.equal(failed[0]!.actor_email, "bob@example.com");
+    assert.ok(!failed[0]!.details.includes("not the password"), "never the password");
+    assert.equal((await rows("sso.linked")).length, 1);
+    assert.equal(await post(PASSWORD), 303);
+    const bobUser = await me(t, bob);
+    assert.deepEqual((await rows("sso.linked")).map((r) => r.actor_id), [adaUser.id, bobUser.id]);
+
+    // Bob has a password: his identity can go, one row.
+    const bobIdentities = expectJson(
+      await api(t, "GET", "/api/users/me/identities", { cookie: bob.app.header() }),
+      200,
+    );
+    const unlinked = await api(
+      t,
+      "DELETE",
+      `/api/users/me/identities/${bobIdentities.items[0].id}`,
+      { cookie: bob.app.header() },
+    );
+    assert.equal(unlinked.status, 204);
+    const rowsUnlinked = await rows("sso.unlinked");
+    assert.deepEqual(rowsUnlinked.map((r) => r.actor_id), [bobUser.id]);
+    assert.equal(JSON.parse(rowsUnlinked[0]!.details).issuer, op.issuer);
+  });
+});

@@ -253,6 +253,8 @@ export async function seedEveryPage(t: TestServer): Promise<EveryPage> {
       "/admin",
       `${q}/invitations`,
       "/admin/invitations",
+      "/admin/audit",
+      "/admin/audit?action=auth.login&from=2026-11-01&to=2026-11-30",
       // Signed in with another email: the page says so.
       invite,
     ],

@@ -205,8 +205,13 @@ export function expectError(res: ApiResponse, status: number, code: string): Jso
   assert.ok(body.error.message.length > 0);
   assert.deepEqual(Object.keys(body), ["error"]);
   for (const key of Object.keys(body.error)) {
-    assert.ok(["code", "message", "details"].includes(key), `unexpected error field ${key}`);
+    assert.ok(
+      ["code", "message", "details", "requestId"].includes(key),
+      `unexpected error field ${key}`,
+    );
   }
+  // Every error body carries the id its response was sent with (operations: "Logs").
+  assert.equal(body.error.requestId, res.headers.get("x-request-id"));
   return body.error;
 }
 

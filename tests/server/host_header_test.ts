@@ -98,11 +98,13 @@ Deno.test("a Host that is not a host is 400 on the API (JSON), forms and pages t
       );
       assert.equal(login.status, 400, host);
       assert.match(login.headers.get("content-type") ?? "", /^application\/json/, host);
+      // The error carries the request's id, as every error body does.
       assert.deepEqual(JSON.parse(login.body), {
         error: {
           code: "validation",
           message: "Cannot read the request: the Host header is not a valid host",
           details: { host: "not a valid host" },
+          requestId: login.headers.get("x-request-id"),
         },
       });
       // A page behind the login redirect builds `next` from the address.

@@ -221,6 +221,11 @@ export function Table(
     heads: Array<string | { hidden: string }>;
     wrap?: string;
     class?: string | undefined;
+    /**
+     * Names the table's wrapper as a region a keyboard can focus (and so scroll): for a table
+     * wide enough to scroll sideways with nothing in it to focus.
+     */
+    region?: string | undefined;
     children: Child;
   },
 ) {
@@ -235,7 +240,10 @@ export function Table(
       )
   );
   return (
-    <div class={props.wrap ?? "table-wrap"}>
+    <div
+      class={props.wrap ?? "table-wrap"}
+      {...(props.region ? { role: "region", "aria-label": props.region, tabindex: 0 } : {})}
+    >
       <table class={props.class}>
         <thead>
           <tr>

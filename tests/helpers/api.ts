@@ -197,7 +197,7 @@ export function expectJson(res: ApiResponse, status: number): Json {
   return res.json;
 }
 
-/** Asserts a JSON error response with `status` and `code`; returns the error object. */
+/** Asserts a JSON error response with `status` and `code`; returns the error object (without its request id). */
 export function expectError(res: ApiResponse, status: number, code: string): Json {
   const body = expectJson(res, status);
   assert.equal(body.error?.code, code, `expected error ${code}: ${res.text}`);
@@ -210,9 +210,11 @@ export function expectError(res: ApiResponse, status: number, code: string): Jso
       `unexpected error field ${key}`,
     );
   }
-  // Every error body carries the id its response was sent with (operations: "Logs").
+  // Every error body carries the id its response was sent with (operations: "Logs"). What is
+  // returned leaves it out, so that two answers can be compared for being the same error.
   assert.equal(body.error.requestId, res.headers.get("x-request-id"));
-  return body.error;
+  const { requestId: _, ...error } = body.error;
+  return error;
 }
 
 /** Asserts an empty 204 response. */

@@ -20,6 +20,7 @@ import {
   signUp,
 } from "../helpers/api.ts";
 import { application, envelope, post } from "../helpers/soap.ts";
+import { isoNow } from "../../routes/middleware/request_log.ts";
 
 const TOKEN = "metrics-token-0123456789abcdef";
 const PROMTOOL = "/usr/bin/promtool";
@@ -325,7 +326,8 @@ Deno.test("LOG_FORMAT=json: one JSON object per request line, carrying the respo
 
     const lines = t.logs.map((line) => JSON.parse(line));
     for (const line of lines) {
-      assert.equal(typeof line.time, "string");
+      assert.match(line.time, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+      assert.ok(Math.abs(Date.parse(line.time) - Date.now()) < 60_000, line.time);
       assert.equal(typeof line.level, "string");
       assert.equal(typeof line.msg, "string");
     }
@@ -398,4 +400,13 @@ Deno.test("no secret reaches a log line, in either format: passwords, cookies, b
       await t.close();
     }
   }
+});
+
+Deno.test("a log line's time is Date#toISOString's text, across milliseconds and seconds", () => {
+  const at = Date.parse("2026-11-29T06:00:59.000Z");
+  for (const offset of [0, 1, 9, 10, 99, 100, 999, 1000, 1005, 61_042, -1, 86_400_000]) {
+    assert.equal(isoNow(at + offset), new Date(at + offset).toISOString(), String(offset));
+  }
+  // Going back in time (a clock set back) rebuilds the second as well.
+  assert.equal(isoNow(at - 5000), new Date(at - 5000).toISOString());
 });

@@ -8,7 +8,7 @@
  * are plain numbers updated in place, which prom-client's registry reads when scraped
  * (`requestSeries`, `counterSeries`): prom-client's own `inc` and `observe` check and hash the
  * labels at each call, about 4 µs a SOAP request, a seventh of its whole cost
- * (docs/decisions/0009-prometheus-client.md).
+ * (docs/decisions/0010-prometheus-client.md).
  */
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 

@@ -88,10 +88,14 @@ export function eventComponent(name: EventName): string {
     "Event";
 }
 
-/** Adds a component per event: the webhook body, with its stream `data`. */
+/**
+ * Adds a component per event (the webhook body, with its stream `data`) and, for each, the
+ * webhook a subscribed receiver is sent (the document's `webhooks`, which is where the
+ * components are used).
+ */
 export function registerEventDocs(registry: OpenAPIRegistry): void {
   for (const name of EVENT_NAMES) {
-    registry.register(
+    const body = registry.register(
       eventComponent(name),
       z.object({
         id: IdOut.openapi({ description: "The stream event's id (its SSE `id:`)" }),
@@ -103,5 +107,21 @@ export function registerEventDocs(registry: OpenAPIRegistry): void {
         description: `\`${name}\`: the webhook body; \`data\` is the stream event's data`,
       }),
     );
+    registry.registerWebhook({
+      method: "post",
+      path: name,
+      operationId: `webhook_${name.replaceAll(".", "_")}`,
+      summary: `The \`${name}\` event, sent to a webhook subscribed to it`,
+      tags: ["webhooks"],
+      security: [],
+      request: { body: { content: { "application/json": { schema: body } }, required: true } },
+      responses: {
+        200: { description: "Received: any 2xx answer ends the delivery" },
+        400: {
+          description: "Refused: any other answer (or none) is a failed attempt, tried again " +
+            "on the retry schedule",
+        },
+      },
+    });
   }
 }

@@ -266,7 +266,7 @@ Deno.test("Each resource's create, update, delete and restore is a stream event 
   }
 });
 
-Deno.test("The OpenAPI document has a component per event name, and the stream names them all", async () => {
+Deno.test("The OpenAPI document has a component and a webhook per event name, and the stream names them all", async () => {
   const t = await testApp();
   try {
     const document = expectJson(await api(t, "GET", "/api/openapi.json"), 200);
@@ -275,7 +275,15 @@ Deno.test("The OpenAPI document has a component per event name, and the stream n
       assert.ok(schema, `${name} has a component`);
       assert.equal(schema.properties.event.const ?? schema.properties.event.enum?.[0], name);
       assert.ok(schema.properties.data, `${name} documents its data`);
+      // The webhook a receiver subscribed to it is sent, with that component as its body.
+      const hook = document.webhooks?.[name]?.post;
+      assert.ok(hook, `${name} is in the document's webhooks`);
+      assert.equal(
+        hook.requestBody.content["application/json"].schema.$ref,
+        `#/components/schemas/${eventComponent(name)}`,
+      );
     }
+    assert.deepEqual(Object.keys(document.webhooks).sort(), [...EVENT_NAMES].sort());
     const stream = document.paths["/api/projects/{projectId}/chat/stream"].get.description;
     for (const name of EVENT_NAMES) assert.ok(stream.includes(name), name);
   } finally {

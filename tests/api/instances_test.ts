@@ -14,8 +14,11 @@ import type { TestApp } from "../helpers/app.ts";
 import {
   addMember,
   api,
+  createComment,
   createNote,
   createProject,
+  createThread,
+  createTodo,
   expectJson,
   getJson,
   type Json,
@@ -429,6 +432,61 @@ Deno.test(postgresTest(
         log.items.map((d: Json) => [d.status, d.attempts]),
         [["succeeded", 1]],
       );
+    } finally {
+      await rx.close();
+      await close();
+    }
+  },
+));
+
+Deno.test(postgresTest(
+  "every change is an event across instances: a thread, a comment, a note and a to-do made through one reach a stream on the other in order, and one webhook delivery each",
+  async (pg, sql) => {
+    const env = { WEBHOOK_ALLOW_HOSTS: "127.0.0.1" };
+    const { a, b, close } = await twoInstances(pg.url, sql, { env });
+    const rx = receiver();
+    try {
+      const owner = await signUp(a.t, "owner@example.com");
+      const project = await createProject(a.t, owner.cookie, "Mirrored");
+      expectJson(
+        await api(a.t, "POST", `/api/projects/${project.id}/webhooks`, {
+          cookie: owner.cookie,
+          body: { url: rx.url, events: ["*"] },
+        }),
+        201,
+      );
+      const onB = await openStream(b.t, owner.cookie, project.id);
+      try {
+        await onB.next(); // retry: 3000
+        const thread = await createThread(a.t, owner.cookie, project.id, { title: "Plan" });
+        const comment = await createComment(a.t, owner.cookie, project.id, thread.id);
+        const note = await createNote(a.t, owner.cookie, project.id, { title: "Minutes" });
+        const todo = await createTodo(a.t, owner.cookie, project.id, { title: "Ship" });
+        const expected = [
+          ["board.thread.created", thread.id],
+          ["board.comment.created", comment.id],
+          ["note.created", note.id],
+          ["todo.created", todo.id],
+        ];
+        const seen = [];
+        for (const _ of expected) {
+          const frame = await nextNamedEvent(onB, 2000);
+          seen.push([frame.event, JSON.parse(frame.data!).id]);
+        }
+        assert.deepEqual(seen, expected);
+        // Both senders run: each change is delivered once, with the same name and data.
+        await fanOutAll(a.t.engine);
+        await Promise.all([
+          a.t.app.services.webhookSender.runOnce(),
+          b.t.app.services.webhookSender.runOnce(),
+        ]);
+        const delivered = rx.received.map((r) => JSON.parse(r.body))
+          .filter((body) => expected.some(([name]) => name === body.event))
+          .map((body) => [body.event, body.data.id]);
+        assert.deepEqual(delivered, expected);
+      } finally {
+        await onB.cancel();
+      }
     } finally {
       await rx.close();
       await close();

@@ -196,6 +196,9 @@ export function createServices(deps: ServiceDeps) {
     );
     hub.closeUser(userId, (projectId) => !memberOf.has(projectId));
   };
+  // One login throttle for password sign-ins and the SSO link page: the same counts (kept in
+  // the database) for an account, however the password is typed.
+  const loginThrottle = new LoginThrottle(db, clock);
   // Single sign-on, when OIDC_ISSUER is set (BASE_URL is then set too: the config requires it).
   const sso = config.oidc && config.baseUrl !== null
     ? createSso({
@@ -206,7 +209,7 @@ export function createServices(deps: ServiceDeps) {
       localLogin: config.localLogin,
       hasher,
       sessions,
-      throttle: new LoginThrottle(db, clock),
+      throttle: loginThrottle,
       onAdminRightsLost,
     })
     : null;
@@ -263,7 +266,7 @@ export function createServices(deps: ServiceDeps) {
       db,
       clock,
       hasher,
-      throttle: new LoginThrottle(db, clock),
+      throttle: loginThrottle,
       registrations: new RegistrationThrottle(db, clock, config.registerLimitPerHour),
       sessions,
       registration: config.registration,

@@ -65,11 +65,17 @@ export function requestLog(
       }
       // The same object JSON.stringify would write, built as text: a request's line is on the
       // hot path (JSON.stringify and Date#toISOString were 4 µs of a SOAP request's ~30).
+      // Its middle (level, method, route, status) is kept per route, and an id without a
+      // quote or backslash (every id made here) is written as it is.
+      let middle = middles.get(r.route);
+      if (middle === undefined || middle.method !== r.method || middle.status !== r.status) {
+        middle = requestLineMiddle(r.method, r.route, r.status);
+        if (middles.size < MAX_MIDDLES) middles.set(r.route, middle);
+      }
+      const id = r.requestId;
       write(
-        `{"time":"${isoNow()}","level":"${r.status >= 500 ? "error" : "info"}",` +
-          `"msg":"request","method":${JSON.stringify(r.method)},` +
-          `"route":${JSON.stringify(r.route)},"status":${r.status},` +
-          `"ms":${Math.round(ms * 10) / 10},"requestId":${JSON.stringify(r.requestId)},` +
+        `{"time":"${isoNow()}${middle.text}${Math.round(ms * 10) / 10},"requestId":` +
+          `${id.includes('"') || id.includes("\\") ? JSON.stringify(id) : `"${id}"`},` +
           `"userId":${r.userId === null ? "null" : r.userId}}`,
       );
     },
@@ -87,6 +93,26 @@ export function requestLog(
       write(JSON.stringify(line));
     },
   };
+}
+
+/** The part of a request's JSON line from its level to its `ms` key, for one method, route and status. */
+interface LineMiddle {
+  method: string;
+  status: number;
+  text: string;
+}
+
+/** Route templates are few; past this many, middles are made per line rather than kept. */
+const MAX_MIDDLES = 4096;
+
+/** The middle of the last line logged per route (a route is nearly always one method and status). */
+const middles = new Map<string, LineMiddle>();
+
+function requestLineMiddle(method: string, route: string, status: number): LineMiddle {
+  const text = `","level":"${status >= 500 ? "error" : "info"}","msg":"request",` +
+    `"method":${JSON.stringify(method)},"route":${JSON.stringify(route)},` +
+    `"status":${status},"ms":`;
+  return { method, status, text };
 }
 
 /** The second of the last `isoNow()`, and its ISO text up to the milliseconds. */
@@ -207,6 +233,12 @@ export function redactPath(path: string): string {
 /** Lines buffered beyond this many characters are written at once. */
 const MAX_BUFFERED_CHARS = 64 * 1024;
 
+/**
+ * Room for one more line past `MAX_BUFFERED_CHARS` in the kept encoding buffer; a flush
+ * longer than both (a long line written last) is encoded into a buffer of its own.
+ */
+const MAX_KEPT_LINE = 16 * 1024;
+
 /** A log that writes to standard output, buffered. */
 export interface StdoutLog {
   /** Writes `line`, like `console.log(line)`, at the end of this turn of the event loop. */
@@ -222,17 +254,19 @@ export interface StdoutLog {
  * too) flushes it; call `flush()` before exiting otherwise.
  */
 export function stdoutLog(): StdoutLog {
-  let buffered: string[] = [];
-  let bufferedChars = 0;
+  let pending = "";
   let scheduled = false;
   const encoder = new TextEncoder();
+  // Encoded into one buffer kept from flush to flush (a UTF-16 unit is at most 3 bytes).
+  const buffer = new Uint8Array(3 * (MAX_BUFFERED_CHARS + MAX_KEPT_LINE));
   const flush = () => {
     scheduled = false;
-    if (buffered.length === 0) return;
-    const text = buffered.join("\n") + "\n";
-    buffered = [];
-    bufferedChars = 0;
-    let bytes = encoder.encode(text);
+    if (pending === "") return;
+    const text = pending;
+    pending = "";
+    let bytes = 3 * text.length <= buffer.byteLength
+      ? buffer.subarray(0, encoder.encodeInto(text, buffer).written)
+      : encoder.encode(text);
     try {
       while (bytes.byteLength > 0) bytes = bytes.subarray(Deno.stdout.writeSync(bytes));
     } catch {
@@ -242,9 +276,8 @@ export function stdoutLog(): StdoutLog {
   globalThis.addEventListener("unload", flush);
   return {
     write(line) {
-      buffered.push(line);
-      bufferedChars += line.length + 1;
-      if (bufferedChars >= MAX_BUFFERED_CHARS) {
+      pending += line + "\n";
+      if (pending.length >= MAX_BUFFERED_CHARS) {
         flush();
       } else if (!scheduled) {
         scheduled = true;

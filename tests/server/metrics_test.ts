@@ -20,7 +20,7 @@ import {
   signUp,
 } from "../helpers/api.ts";
 import { application, envelope, post } from "../helpers/soap.ts";
-import { isoNow } from "../../routes/middleware/request_log.ts";
+import { isoNow, requestLog } from "../../routes/middleware/request_log.ts";
 
 const TOKEN = "metrics-token-0123456789abcdef";
 const PROMTOOL = "/usr/bin/promtool";
@@ -409,4 +409,35 @@ Deno.test("a log line's time is Date#toISOString's text, across milliseconds and
   }
   // Going back in time (a clock set back) rebuilds the second as well.
   assert.equal(isoNow(at - 5000), new Date(at - 5000).toISOString());
+});
+
+Deno.test("a JSON request line is the text JSON.stringify writes: ids with quotes and backslashes, one route answering several methods and statuses", () => {
+  const lines: string[] = [];
+  const log = requestLog("json", (line) => lines.push(line));
+  const records = [
+    { method: "POST", route: "/hello", status: 200, requestId: "plain-1", userId: null },
+    { method: "POST", route: "/hello", status: 500, requestId: 'quo"te', userId: null },
+    { method: "GET", route: "/hello", status: 200, requestId: "back\\slash", userId: 7 },
+    { method: "POST", route: "/hello", status: 200, requestId: "plain-2", userId: null },
+    { method: "GET", route: "/api/projects/:projectId", status: 404, requestId: "x", userId: 3 },
+  ];
+  for (const r of records) log.request({ ...r, path: "/p", started: performance.now() });
+  assert.equal(lines.length, records.length);
+  lines.forEach((line, i) => {
+    const parsed = JSON.parse(line);
+    const r = records[i]!;
+    const expected = {
+      time: parsed.time,
+      level: r.status >= 500 ? "error" : "info",
+      msg: "request",
+      method: r.method,
+      route: r.route,
+      status: r.status,
+      ms: parsed.ms,
+      requestId: r.requestId,
+      userId: r.userId,
+    };
+    assert.equal(typeof parsed.ms, "number");
+    assert.equal(line, JSON.stringify(expected));
+  });
 });

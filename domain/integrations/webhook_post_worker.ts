@@ -2,6 +2,7 @@
  * The worker a `WorkerPoster` starts: it runs a `WebhookPoster` on its own thread and
  * answers each `post` with the attempt's outcome (see `webhook_poster.ts`).
  */
+import { lowerThisThreadPriority } from "../kernel/thread_priority.ts";
 import {
   posterFromSetup,
   type PosterWorkerReply,
@@ -16,6 +17,9 @@ const scope = globalThis as unknown as {
 };
 
 let poster: WebhookPoster | null = null;
+
+// Deliveries wait; requests do not: this thread gives the core to the requests' one.
+lowerThisThreadPriority();
 
 scope.onmessage = ({ data }) => {
   if (data.type === "setup") {

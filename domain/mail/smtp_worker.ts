@@ -2,6 +2,7 @@
  * The worker a `WorkerTransport` starts: it runs `smtpTransport` on its own thread and answers
  * each `send` with the attempt's outcome (see `smtp_transport.ts`).
  */
+import { lowerThisThreadPriority } from "../kernel/thread_priority.ts";
 import {
   type MailTransport,
   sendFailure,
@@ -17,6 +18,9 @@ const scope = globalThis as unknown as {
 };
 
 let transport: MailTransport | null = null;
+
+// Mail waits; requests do not: this thread gives the core to the requests' one when both want it.
+lowerThisThreadPriority();
 
 scope.onmessage = ({ data }) => {
   if (data.type === "setup") {

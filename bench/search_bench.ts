@@ -21,7 +21,8 @@
  *
  * Environment: SEARCH_BENCH_ITEMS (100000), SEARCH_BENCH_RUNS (50 measured runs per query),
  * SEARCH_BENCH_WARMUP (5 runs per query), SEARCH_BENCH_SEED (20261122),
- * SEARCH_BENCH_BREAKDOWN (1; 0 skips the breakdown).
+ * SEARCH_BENCH_BREAKDOWN (1; 0 skips the breakdown), SEARCH_BENCH_FIXTURE_DIR (unset; a
+ * directory where the fixture is built once and kept, and reused by the next runs).
  * Exits 1 when a target fails, 2 when the benchmark itself cannot run.
  */
 import process from "node:process";
@@ -282,9 +283,50 @@ async function signUp(t: TestApp, email: string): Promise<{ cookie: string; id: 
 const iso = (ms: number) => new Date(ms).toISOString();
 const date = (ms: number) => iso(ms).slice(0, 10);
 
-/** Builds the app and fills one project with `items` searchable items. */
+/** What a kept fixture remembers beside its database (`SEARCH_BENCH_FIXTURE_DIR`). */
+interface KeptFixture {
+  projectId: number;
+  actor: Actor;
+  cookie: string;
+  counts: Record<Kind, number>;
+  activityRows: number;
+  generationMs: number;
+}
+
+/**
+ * Where the fixture of `items` and `seed` is kept, with SEARCH_BENCH_FIXTURE_DIR set: built
+ * there once (the SQLite data directory, `fixture.json` written last), then reused by every
+ * later run (the migrations added since are applied to it). Unset: undefined, a new fixture.
+ */
+export function keptFixtureDir(
+  kind: "sqlite" | "postgres",
+  items: number,
+  seed: number,
+): string | undefined {
+  const dir = Deno.env.get("SEARCH_BENCH_FIXTURE_DIR");
+  return dir ? `${dir.replace(/\/+$/, "")}/${kind}-${items}-${seed}` : undefined;
+}
+
+/**
+ * Builds the app and fills one project with `items` searchable items, or opens the kept one
+ * (`keptFixtureDir`). A kept fixture's database is the one measured: a run that writes to it
+ * changes it for the next.
+ */
 export async function buildFixture(items: number, seed: number): Promise<Fixture> {
-  const t = await testApp({ now: NOW });
+  const kept = keptFixtureDir("sqlite", items, seed);
+  if (kept !== undefined) {
+    const meta = `${kept}/fixture.json`;
+    const found = await Deno.readTextFile(meta).then((text) => JSON.parse(text) as KeptFixture)
+      .catch(() => undefined);
+    if (found) {
+      console.log(`reusing the fixture kept in ${kept}`);
+      return { t: await testApp({ now: NOW, dataDir: kept }), ...found };
+    }
+    // A build that did not finish leaves no fixture.json: start again.
+    await Deno.remove(kept, { recursive: true }).catch(() => {});
+    await Deno.mkdir(kept, { recursive: true });
+  }
+  const t = await testApp({ now: NOW, ...(kept === undefined ? {} : { dataDir: kept }) });
   try {
     await signUp(t, "root@example.com"); // the first account is a system admin
     const owner = await signUp(t, "ann@example.com");
@@ -306,14 +348,17 @@ export async function buildFixture(items: number, seed: number): Promise<Fixture
       columns: { todo: column("todo"), in_progress: column("in_progress"), done: column("done") },
     });
     const generationMs = performance.now() - started;
-    return {
-      t,
+    const fixture: KeptFixture = {
       projectId,
       actor: { id: owner.id, role: "member" },
       cookie: owner.cookie,
       ...generated,
       generationMs,
     };
+    if (kept !== undefined) {
+      await Deno.writeTextFile(`${kept}/fixture.json`, JSON.stringify(fixture));
+    }
+    return { t, ...fixture };
   } catch (error) {
     await t.close();
     throw error;

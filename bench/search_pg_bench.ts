@@ -18,7 +18,9 @@
  * Environment: SEARCH_BENCH_ITEMS (100000; 1000000 for the million-item runs), SEARCH_BENCH_RUNS
  * (30), SEARCH_BENCH_WARMUP (3),
  * SEARCH_BENCH_SEED (20261122), SEARCH_BENCH_EXPLAIN (0; 1 prints PostgreSQL's plans, with
- * their timings, of every statement the three slowest search cases and the dashboard run).
+ * their timings, of every statement the three slowest search cases and the dashboard run),
+ * SEARCH_BENCH_FIXTURE_DIR (unset; a directory where both fixtures are built once and kept: the
+ * SQLite data directory and the PostgreSQL cluster's, started again by the next runs).
  * Exits 1 when a target fails or the engines' dashboards or hits differ, 2 when the benchmark
  * cannot run.
  */
@@ -33,7 +35,7 @@ import { createServices } from "../domain/services.ts";
 import { sqliteOf } from "../tests/helpers/app.ts";
 import { postgresBin, startPostgres } from "../tests/helpers/postgres.ts";
 import { BenchError, envNumber } from "./harness.ts";
-import { buildFixture, SEARCH_CASES, stats } from "./search_bench.ts";
+import { buildFixture, keptFixtureDir, SEARCH_CASES, stats } from "./search_bench.ts";
 
 const TARGET_P95_MS = 50;
 const TARGET_DASHBOARD_P95_MS = 30;
@@ -127,65 +129,80 @@ async function main(): Promise<boolean> {
 
   console.log(`building the fixture: ${items} items on SQLite ...`);
   const f = await buildFixture(items, seed);
-  const pg = await startPostgres();
+  const kept = keptFixtureDir("postgres", items, seed);
+  const pg = await startPostgres(kept === undefined ? {} : { keptDir: kept });
   const sql = postgres(pg.url, { max: 1, onnotice: () => {} });
   const pge = openPostgresEngine(pg.url);
   try {
+    // A kept cluster holds the copy once `copied` is written beside its data.
+    const copied = kept !== undefined &&
+      await Deno.stat(`${kept}/copied`).then(() => true, () => false);
+    if (kept !== undefined && !copied) {
+      // A copy that did not finish: the database again from nothing.
+      await sql`DROP SCHEMA public CASCADE`;
+      await sql`CREATE SCHEMA public`;
+    }
     await migratePostgres(sql, POSTGRES_MIGRATIONS_DIR, () => new Date());
-    const copyStarted = performance.now();
-    let rows = 0;
-    // One transaction, the search text's two GIN indexes built once after the rows are in: kept
-    // up row by row, they made the copy of a million items take hours (300 rows a second).
-    const ginIndexes = await sql<{ name: string; definition: string }[]>`
+    const copy = async () => {
+      const copyStarted = performance.now();
+      let rows = 0;
+      // One transaction, the search text's two GIN indexes built once after the rows are in: kept
+      // up row by row, they made the copy of a million items take hours (300 rows a second).
+      const ginIndexes = await sql<{ name: string; definition: string }[]>`
       SELECT indexname AS name, indexdef AS definition FROM pg_indexes
       WHERE tablename = 'search_text' AND indexdef LIKE '% USING gin %'`;
-    await sql.begin(async (tx) => {
-      for (const { name } of ginIndexes) await tx`DROP INDEX ${tx(name)}`;
-      // The rows go in without their triggers (search, foreign keys): the items are indexed
-      // afterwards, in the order they were created, as the server (and SQLite's fixture) numbers
-      // them. Indexed table by table, each type's items were one run of `seq`, which no server
-      // ever has, and the two engines' pages differed.
-      await tx`SET LOCAL session_replication_role = replica`;
-      for (const table of TABLES) {
-        const read = sqliteOf(f.t).sql.prepare(`SELECT * FROM ${table} ORDER BY 1`);
-        let batch: Array<Record<string, unknown>> = [];
-        const flush = async () => {
-          // deno-lint-ignore no-explicit-any
-          if (batch.length > 0) await tx`INSERT INTO ${tx(table)} ${tx(batch as any)}`;
-          rows += batch.length;
-          batch = [];
-        };
-        for (const row of read.iterate()) {
-          batch.push({ ...(row as Record<string, unknown>) });
-          if (batch.length === 2000) await flush();
+      await sql.begin(async (tx) => {
+        for (const { name } of ginIndexes) await tx`DROP INDEX ${tx(name)}`;
+        // The rows go in without their triggers (search, foreign keys): the items are indexed
+        // afterwards, in the order they were created, as the server (and SQLite's fixture) numbers
+        // them. Indexed table by table, each type's items were one run of `seq`, which no server
+        // ever has, and the two engines' pages differed.
+        await tx`SET LOCAL session_replication_role = replica`;
+        for (const table of TABLES) {
+          const read = sqliteOf(f.t).sql.prepare(`SELECT * FROM ${table} ORDER BY 1`);
+          let batch: Array<Record<string, unknown>> = [];
+          const flush = async () => {
+            // deno-lint-ignore no-explicit-any
+            if (batch.length > 0) await tx`INSERT INTO ${tx(table)} ${tx(batch as any)}`;
+            rows += batch.length;
+            batch = [];
+          };
+          for (const row of read.iterate()) {
+            batch.push({ ...(row as Record<string, unknown>) });
+            if (batch.length === 2000) await flush();
+          }
+          await flush();
         }
-        await flush();
-      }
-      await tx`SET LOCAL session_replication_role = origin`;
-      // Each item's search trigger, fired by an update of a column it watches, oldest first.
-      await tx.unsafe(`DO $$ DECLARE r record; BEGIN
+        await tx`SET LOCAL session_replication_role = origin`;
+        // Each item's search trigger, fired by an update of a column it watches, oldest first.
+        await tx.unsafe(`DO $$ DECLARE r record; BEGIN
         FOR r IN ${
-        INDEXED.map(([table]) => `SELECT '${table}' AS t, id, created_at FROM ${table}`)
-          .join(" UNION ALL ")
-      } ORDER BY created_at, t, id LOOP
+          INDEXED.map(([table]) => `SELECT '${table}' AS t, id, created_at FROM ${table}`)
+            .join(" UNION ALL ")
+        } ORDER BY created_at, t, id LOOP
           EXECUTE format('UPDATE %I SET deleted_at = deleted_at WHERE id = $1', r.t) USING r.id;
         END LOOP;
       END $$`);
-      await tx`SET LOCAL maintenance_work_mem = '512MB'`;
-      // A partitioned table's index reads "ON ONLY" the parent: built so, it covers no partition.
-      for (const { definition } of ginIndexes) {
-        await tx.unsafe(definition.replace(" ON ONLY ", " ON "));
-      }
-    });
-    // The indexing updates left a dead version of each item row behind (autovacuum would clear
-    // them); and the visibility map lets a count read an index alone.
-    await sql`VACUUM ANALYZE`;
-    const indexed = (await sql`SELECT count(*)::int AS n FROM search_index WHERE live`)[0]!.n;
-    console.log(
-      `copied ${rows} rows into PostgreSQL in ${
-        ((performance.now() - copyStarted) / 1000).toFixed(1)
-      } s; ${indexed} items indexed`,
-    );
+        await tx`SET LOCAL maintenance_work_mem = '512MB'`;
+        // A partitioned table's index reads "ON ONLY" the parent: built so, it covers no partition.
+        for (const { definition } of ginIndexes) {
+          await tx.unsafe(definition.replace(" ON ONLY ", " ON "));
+        }
+      });
+      // The indexing updates left a dead version of each item row behind (autovacuum would clear
+      // them); and the visibility map lets a count read an index alone.
+      await sql`VACUUM ANALYZE`;
+      const indexed = (await sql`SELECT count(*)::int AS n FROM search_index WHERE live`)[0]!.n;
+      console.log(
+        `copied ${rows} rows into PostgreSQL in ${
+          ((performance.now() - copyStarted) / 1000).toFixed(1)
+        } s; ${indexed} items indexed`,
+      );
+    };
+    if (copied) {
+      console.log(`reusing the PostgreSQL cluster kept in ${kept}`);
+    } else await copy();
+    if (kept !== undefined && !copied) await Deno.writeTextFile(`${kept}/copied`, "");
 
     const engines: Array<[string, Engine]> = [["sqlite", sqliteEngine(sqliteOf(f.t))], [
       "postgres",

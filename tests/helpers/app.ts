@@ -170,6 +170,11 @@ export interface TestAppOptions {
   imports?: ImportOptions;
   /** The mail sender's tuning (a trusted throwaway certificate, short timeouts). */
   mail?: MailSenderOptions;
+  /**
+   * The data directory to use instead of a new temporary one, kept by `close()` (benchmarks
+   * reuse a big database built once; its migrations still run). SQLite only.
+   */
+  dataDir?: string;
 }
 
 /** The storage of one test app, and how it is closed. */
@@ -214,14 +219,15 @@ async function openTestStorage(dataDir: string, now: () => Date): Promise<TestSt
 
 /** Builds the app over a migrated database (and a new temporary directory). */
 export async function testApp(options: TestAppOptions = {}): Promise<TestApp> {
-  const dataDir = await Deno.makeTempDir({ prefix: "collab-test-" });
+  const kept = options.dataDir !== undefined;
+  const dataDir = options.dataDir ?? await Deno.makeTempDir({ prefix: "collab-test-" });
   const config = parseConfig({ DATA_DIR: dataDir, PORT: "0", ...options.env });
   const clock = new FixedClock(options.now ?? "2026-11-22T08:30:00.000Z");
   let storage: TestStorage;
   try {
     storage = await openTestStorage(dataDir, () => clock.now());
   } catch (error) {
-    await Deno.remove(dataDir, { recursive: true });
+    if (!kept) await Deno.remove(dataDir, { recursive: true });
     throw error;
   }
   const { engine, db, url } = storage;
@@ -254,7 +260,7 @@ export async function testApp(options: TestAppOptions = {}): Promise<TestApp> {
   } catch (error) {
     await app.services.presence.stop();
     await storage.close();
-    await Deno.remove(dataDir, { recursive: true });
+    if (!kept) await Deno.remove(dataDir, { recursive: true });
     throw error;
   }
   return {
@@ -277,7 +283,7 @@ export async function testApp(options: TestAppOptions = {}): Promise<TestApp> {
         await app.services.presence.stop();
       } finally {
         await storage.close();
-        await Deno.remove(dataDir, { recursive: true });
+        if (!kept) await Deno.remove(dataDir, { recursive: true });
       }
       if (openApiProblems.length > 0) {
         throw new Error(

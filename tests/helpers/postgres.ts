@@ -73,29 +73,44 @@ async function run(argv: string[], asUser: string | null): Promise<void> {
  * `fsync` off, benchmarks keep the defaults.
  */
 export async function startPostgres(
-  options: { settings?: Record<string, string>; database?: string } = {},
+  options: {
+    settings?: Record<string, string>;
+    database?: string;
+    /**
+     * A directory to keep the cluster in instead of a new temporary one: created (with the
+     * cluster and its database) when it holds none, otherwise the cluster there is started
+     * again. `stop()` then halts the server and keeps the directory (benchmarks reuse a big
+     * database built once).
+     */
+    keptDir?: string;
+  } = {},
 ): Promise<Postgres> {
   const bin = postgresBin();
   if (!bin) throw new Error("PostgreSQL is not installed (apt-get install postgresql)");
   const asUser = Deno.uid() === 0 ? "postgres" : null;
-  const dir = await Deno.makeTempDir({ prefix: "pg-" });
+  const kept = options.keptDir !== undefined;
+  const dir = options.keptDir ?? await Deno.makeTempDir({ prefix: "pg-" });
+  if (kept) await Deno.mkdir(dir, { recursive: true });
   if (asUser) await run(["chown", asUser, dir], null);
   const data = join(dir, "data");
   const user = asUser ?? Deno.env.get("USER") ?? "postgres";
-  await run([
-    join(bin, "initdb"),
-    "--pgdata",
-    data,
-    "--username",
-    user,
-    "--auth",
-    "trust",
-    "--encoding",
-    "UTF8",
-    "--locale",
-    "C.UTF-8",
-    "--no-sync",
-  ], asUser);
+  const existing = kept && await Deno.stat(join(data, "PG_VERSION")).then(() => true, () => false);
+  if (!existing) {
+    await run([
+      join(bin, "initdb"),
+      "--pgdata",
+      data,
+      "--username",
+      user,
+      "--auth",
+      "trust",
+      "--encoding",
+      "UTF8",
+      "--locale",
+      "C.UTF-8",
+      "--no-sync",
+    ], asUser);
+  }
   let port = 0;
   let serverOptions = "";
   const start = () =>
@@ -127,7 +142,7 @@ export async function startPostgres(
       break;
     } catch (error) {
       if (attempt >= 3) {
-        await Deno.remove(dir, { recursive: true }).catch(() => {});
+        if (!kept) await Deno.remove(dir, { recursive: true }).catch(() => {});
         throw error;
       }
     }
@@ -135,7 +150,9 @@ export async function startPostgres(
   const halt = () =>
     run([join(bin, "pg_ctl"), "--pgdata", data, "--mode", "fast", "--wait", "stop"], asUser);
   const database = options.database ?? "collab";
-  await run([join(bin, "createdb"), "-h", dir, "-p", String(port), "-U", user, database], asUser);
+  if (!existing) {
+    await run([join(bin, "createdb"), "-h", dir, "-p", String(port), "-U", user, database], asUser);
+  }
   let stopped = false;
   return {
     url: `postgres://${user}@127.0.0.1:${port}/${database}`,
@@ -144,7 +161,7 @@ export async function startPostgres(
       if (stopped) return;
       stopped = true;
       await halt().catch(() => {});
-      await Deno.remove(dir, { recursive: true });
+      if (!kept) await Deno.remove(dir, { recursive: true });
     },
     halt,
     restart: start,

@@ -266,21 +266,26 @@ async function pagePostgres(
   if (q.type !== null) scope.push({ sql: "type = ?", args: [q.type] });
   const pairs: Part[] = [];
   const likes: Part[] = [];
+  // The conditions the indexes' rows must still meet: `likes` without the terms `pairs` decide.
+  const checks: Part[] = [];
   for (const term of [...q.longTerms, ...q.shortTerms]) {
     const folded = term.toLowerCase();
-    // Only when no term is long enough for the trigram index: next to one, the pieces would be
-    // computed again for every row that index finds (805 ms against 18, bench/search.md).
-    if ([...folded].length === 2 && q.longTerms.length === 0) {
-      pairs.push({ sql: "search_pairs(doc) @> ARRAY[?]::text[]", args: [folded] });
-    }
     // A term too short for a trigram is decided by strpos, which no index serves: as LIKE, the
     // planner looked it up in the trigram index too, which yields every row for it (a full scan
     // of the index beside '議事録': 91 ms at 200,000 items against 20).
-    likes.push(
-      [...folded].length < 3
-        ? { sql: "strpos(doc, ?) > 0", args: [folded] }
-        : { sql: "doc LIKE ?", args: [`%${folded.replace(/[\\%_]/g, "\\$&")}%`] },
-    );
+    const like = [...folded].length < 3
+      ? { sql: "strpos(doc, ?) > 0", args: [folded] }
+      : { sql: "doc LIKE ?", args: [`%${folded.replace(/[\\%_]/g, "\\$&")}%`] };
+    likes.push(like);
+    // Only when no term is long enough for the trigram index: next to one, the pieces would be
+    // computed again for every row that index finds (805 ms against 18, bench/search.md). The
+    // pieces are every two characters of `doc` but those across a newline, which no term holds,
+    // so they decide the term exactly: without the strpos beside them, a count reads the index
+    // alone (a bitmap of the rows, whose pages the visibility map says need no visit), not each
+    // row's text (bench/search.md, section I).
+    if ([...folded].length === 2 && q.longTerms.length === 0) {
+      pairs.push({ sql: "search_pairs(doc) @> ARRAY[?]::text[]", args: [folded] });
+    } else checks.push(like);
   }
   const where = (parts: Part[]) => ({
     clause: parts.map((p) => p.sql).join(" AND "),
@@ -288,7 +293,7 @@ async function pagePostgres(
   });
   // The count, up to one past the cap: through the newest-first walk when the terms are in much
   // of the newest rows, else through the indexes.
-  const found = where([...scope, ...pairs, ...likes]);
+  const found = where([...scope, ...pairs, ...checks]);
   const walked = where([...scope, ...likes]);
   const counted = await walkedCount(db, q, where(scope), where(likes), tuning) ??
     Number(

@@ -142,6 +142,8 @@ async function seed(e: Engine): Promise<void> {
     [at(30), at(30)],
   );
   await run("DELETE FROM todo_items WHERE id = 114", []);
+  // Two characters on either side of a newline are no match of the two together.
+  await note(2, "改行", "週次会\n議の話", []); // 115
 }
 
 /**
@@ -189,6 +191,9 @@ const QUERIES: Array<{ q: string; type?: string; projects?: number[]; page?: [nu
   { q: "meeting", type: "file" },
   { q: "会議" },
   { q: "会議", projects: [1, 2] },
+  { q: "会議", projects: [2] },
+  { q: "次会", projects: [2] },
+  { q: "会議 議の", projects: [2] },
   { q: "議" },
   { q: "会議室" },
   { q: "ki" },
@@ -293,6 +298,8 @@ Deno.test(
       assert.deepEqual(ids("meeting"), ["meeting:106", "file:104", "todo:103", "board:101"]);
       assert.deepEqual(ids("会議"), ["meeting:106", "todo:103", "chat:102"]);
       assert.deepEqual(ids("sushi"), ["todo:112"]);
+      assert.deepEqual(ids("会議", [2]), ["note:110"], "a newline between them is no match");
+      assert.deepEqual(ids("次会", [2]), ["note:115"]);
       assert.deepEqual(ids("pizza"), []);
       assert.deepEqual(ids("プロジェクト"), [], "a trashed milestone is not found");
       assert.deepEqual(ids("purged"), []);

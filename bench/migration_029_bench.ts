@@ -18,7 +18,8 @@
  *
  * The copies are removed afterwards. Environment: SEARCH_BENCH_FIXTURE_DIR (required),
  * SEARCH_BENCH_ITEMS (1000000), SEARCH_BENCH_SEED (20261122), MIGRATION_BENCH_ENGINES
- * ("sqlite,postgres"). Prints each duration; exits 2 when it cannot run.
+ * ("sqlite,postgres"), MIGRATION_BENCH_SQLITE ("both"; "cli": Debian's sqlite3 only, "server": the
+ * server's SQLite only). Prints each duration; exits 2 when it cannot run.
  */
 import { join } from "node:path";
 import postgres from "postgres";
@@ -60,7 +61,8 @@ async function sqlite(items: number, seed: number): Promise<void> {
   try {
     const cli = await new Deno.Command("sqlite3", { args: ["--version"], stdout: "piped" })
       .output().then((o) => new TextDecoder().decode(o.stdout).split(" ")[0], () => null);
-    if (cli) {
+    const which = Deno.env.get("MIGRATION_BENCH_SQLITE") ?? "both";
+    if (cli && which !== "server") {
       const file = join(work, "cli.db");
       await sqliteBefore029(kept, file);
       const load = await loadAverage();
@@ -84,6 +86,7 @@ async function sqlite(items: number, seed: number): Promise<void> {
       console.log(`SQLite, Debian's sqlite3 ${cli}: ${seconds(ms)} (load ${load})`);
       await Deno.remove(file);
     }
+    if (which === "cli") return;
     const file = join(work, "server.db");
     await sqliteBefore029(kept, file);
     const load = await loadAverage();

@@ -41,6 +41,8 @@ async function loadAverage(): Promise<string> {
 /** A copy of the kept SQLite database as it was before 029. */
 async function sqliteBefore029(kept: string, to: string): Promise<void> {
   await Deno.copyFile(join(kept, "collab.db"), to);
+  // What the last run wrote and no checkpoint moved into the file yet (no run is writing now).
+  await Deno.copyFile(join(kept, "collab.db-wal"), `${to}-wal`).catch(() => {});
   const db = openDatabase(to);
   try {
     db.sql.exec("DROP VIEW search_entries");

@@ -265,3 +265,19 @@ export async function upcomingMeetingIds(
 export function countUpcomingMeetings(q: Queries, userId: number, now: string): Promise<number> {
   return counted(q, `SELECT count(*) AS n ${UPCOMING}`, [userId, now, userId, userId]);
 }
+
+/**
+ * How SQLite reads the meetings in `upcomingMeetingIds` and `countUpcomingMeetings`: the plan's
+ * step over `meetings` of each (for tests: it must seek the end time, migration 038, not read
+ * every meeting of the project).
+ */
+export async function upcomingMeetingsPlan(q: Queries): Promise<string[]> {
+  if (q.kind !== "sqlite") throw new Error("Cannot show the query plan: only SQLite's is read");
+  const step = async (text: string, params: SqlValue[]) =>
+    (await q.all<{ detail: string }>(`EXPLAIN QUERY PLAN ${text}`, params))
+      .map((row) => row.detail).filter((detail) => / m USING /.test(detail)).join("; ");
+  return [
+    await step(`SELECT m.id ${UPCOMING} ORDER BY m.start_at, m.id LIMIT ?`, [0, "", 0, 0, 1]),
+    await step(`SELECT count(*) AS n ${UPCOMING}`, [0, "", 0, 0]),
+  ];
+}

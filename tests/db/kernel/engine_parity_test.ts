@@ -103,6 +103,7 @@ const NOT_CALLED: Record<string, string> = {
   "project_archive.openSnapshot": "opens a second SQLite connection; PostgreSQL has none yet",
   "project_archive.pagePlan": "SQLite's query plan, for the SQLite tests",
   "project_archive.showImportedPlan": "SQLite's query plan, for the SQLite tests",
+  "dashboards.upcomingMeetingsPlan": "SQLite's query plan, for the SQLite tests",
   "project_archive.fileFromRow": "maps a row; no SQL",
   "todos.toItem": "maps a row; no SQL",
   "notifications.toNotification": "maps a row; no SQL",

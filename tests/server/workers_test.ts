@@ -296,7 +296,7 @@ Deno.test("WORKERS=2: the trash is swept once at start-up, not once per isolate"
     }
     await first.stop();
     // The five notes wait in the trash for the sweep at the next start.
-    const second = spawnMain([], { ...env, WORKERS: "2" });
+    const second = spawnMain([], { ...env, ...await engineEnv(dataDir) });
     await second.waitFor(/^listening on /);
     await second.waitFor(/^trash sweep:/);
     second.child.kill("SIGTERM");
@@ -313,7 +313,7 @@ Deno.test("WORKERS=2: the trash is swept once at start-up, not once per isolate"
 Deno.test("WORKERS=2: kill -9 under load loses no acknowledged loan decision", async () => {
   const dataDir = await Deno.makeTempDir({ prefix: "workers-test-" });
   try {
-    const running = spawnMain([], { DATA_DIR: dataDir, ...WORKERS });
+    const running = spawnMain([], { DATA_DIR: dataDir, ...WORKERS, ...await engineEnv(dataDir) });
     await running.waitFor(/^listening on /);
     const baseUrl = running.stdout.find((l) => l.startsWith("listening on "))!
       .replace(/^listening on /, "");

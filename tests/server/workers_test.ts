@@ -9,7 +9,13 @@ import { join } from "node:path";
 import { SseReader } from "../helpers/api.ts";
 import { pythonModule, runPython } from "../helpers/python.ts";
 import { application, envelope } from "../helpers/soap.ts";
-import { removeDataDir, spawnMain, startServer, storedEngine } from "../helpers/main_process.ts";
+import {
+  engineEnv,
+  removeDataDir,
+  spawnMain,
+  startServer,
+  storedEngine,
+} from "../helpers/main_process.ts";
 
 const WORKERS = { WORKERS: "2" };
 const TOKEN = "workers-test-metrics-token";

@@ -10,6 +10,11 @@ import { isMailbox } from "./mail/address.ts";
 /** The validated configuration. */
 export interface Config {
   port: number;
+  /**
+   * `WORKERS`: how many isolates serve HTTP on the port (1: one, as before; more: the primary and
+   * workers beside it, main.ts).
+   */
+  workers: number;
   host: string;
   dataDir: string;
   /** Where uploaded files are stored: `FILES_DIR`, or `files` in `dataDir`. */
@@ -107,6 +112,11 @@ export interface SmtpConfig {
 export const CONFIG_VARIABLES = [
   ["PORT", "8000", "listening port"],
   ["HOST", "0.0.0.0", "listening address"],
+  [
+    "WORKERS",
+    "the number of cores",
+    "isolates serving HTTP on the port, 1 to 256 (1: a single one; background work runs once)",
+  ],
   ["DATA_DIR", "./data", "SQLite database and uploaded files"],
   [
     "DATABASE_URL",
@@ -237,6 +247,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   };
 
   const port = integer("PORT", 8000, 0, 65535);
+  const workers = integer("WORKERS", defaultWorkers(), 1, 256);
   const host = value("HOST") ?? "0.0.0.0";
   const dataDir = value("DATA_DIR") ?? "./data";
   const filesDir = value("FILES_DIR") ?? join(dataDir, "files");
@@ -394,6 +405,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     oidc,
     localLogin,
     port,
+    workers,
     host,
     dataDir,
     filesDir,
@@ -419,6 +431,12 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     logFormat,
     auditDays,
   };
+}
+
+/** The number of cores the runtime reports (at least 1, at most `WORKERS`'s 256). */
+function defaultWorkers(): number {
+  const cores = Number(globalThis.navigator?.hardwareConcurrency);
+  return Number.isSafeInteger(cores) && cores >= 1 ? Math.min(cores, 256) : 1;
 }
 
 /** Parses the `OIDC_*` variables (null without `OIDC_ISSUER`); adds what is wrong to `problems`. */

@@ -224,6 +224,18 @@ export interface DecisionFilter {
 const DECISION_COLUMNS = "id, applicant_name, requested_amount, approved, approved_rate, " +
   "rejection_reason, processed_at";
 
+/**
+ * The table a list reads its rows from, newest first. Without an applicant, SQLite is told to
+ * walk loan_history_processed: left to itself it picks loan_history_outcome for an outcome
+ * filter (fine for the count) and then sorts every rejection to find the first page (a second
+ * at a million decisions). PostgreSQL's planner weighs the LIMIT itself.
+ */
+function listSource(q: Queries, filter: DecisionFilter): string {
+  return q.kind === "sqlite" && filter.applicant === undefined
+    ? "loan_history INDEXED BY loan_history_processed"
+    : "loan_history";
+}
+
 function decisionWhere(filter: DecisionFilter): { where: string[]; params: SqlValue[] } {
   const where: string[] = [];
   const params: SqlValue[] = [];
@@ -254,7 +266,7 @@ export async function listDecisions(
   const clause = where.length > 0 ? `WHERE ${where.join(" AND ")}` : "";
   const [rows, count] = await Promise.all([
     q.all<RawDecision>(
-      `SELECT ${DECISION_COLUMNS} FROM loan_history ${clause}
+      `SELECT ${DECISION_COLUMNS} FROM ${listSource(q, filter)} ${clause}
        ORDER BY processed_at DESC, id DESC LIMIT ? OFFSET ?`,
       [...params, page.limit, page.offset],
     ),
@@ -285,12 +297,13 @@ export async function decisionsAfter(
 ): Promise<DecisionRow[]> {
   const { where, params } = decisionWhere(filter);
   if (after !== null) {
-    where.push("(processed_at < ? OR (processed_at = ? AND id < ?))");
-    params.push(after.processedAt, after.processedAt, after.id);
+    // A row value, which both engines read as a range of loan_history_processed.
+    where.push("(processed_at, id) < (?, ?)");
+    params.push(after.processedAt, after.id);
   }
   const clause = where.length > 0 ? `WHERE ${where.join(" AND ")}` : "";
   const rows = await q.all<RawDecision>(
-    `SELECT ${DECISION_COLUMNS} FROM loan_history ${clause}
+    `SELECT ${DECISION_COLUMNS} FROM ${listSource(q, filter)} ${clause}
      ORDER BY processed_at DESC, id DESC LIMIT ?`,
     [...params, limit],
   );
@@ -306,7 +319,7 @@ export interface SpanTotals {
   amountApproved: number;
 }
 
-/** The totals of the decisions processed in [from, to) (read from loan_history_day_totals). */
+/** The totals of the decisions processed in [from, to) (read from loan_history_processed). */
 export async function spanTotals(q: Queries, from: string, to: string): Promise<SpanTotals> {
   const rows = await q.all<{
     approved: number | bigint;

@@ -187,8 +187,12 @@ export function createLoanConsole(deps: { db: Engine; clock: Clock }) {
     checkDate("to", query.to);
     return {
       ...(query.applicant !== undefined ? { applicant: query.applicant } : {}),
+      // A reason is a rejection's: said outright, its count reads loan_history_outcome (and an
+      // `approved` asked for as well still has its say).
+      ...(query.reason !== undefined
+        ? { approved: false, rejectionReason: REJECTION_TEXTS[query.reason] }
+        : {}),
       ...(query.approved !== undefined ? { approved: query.approved } : {}),
-      ...(query.reason !== undefined ? { rejectionReason: REJECTION_TEXTS[query.reason] } : {}),
       ...(query.from !== undefined ? { from: startOfDayInZone(query.from, zone) } : {}),
       ...(query.to !== undefined ? { to: startOfDayInZone(addDays(query.to, 1), zone) } : {}),
     };

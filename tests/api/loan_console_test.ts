@@ -395,6 +395,8 @@ Deno.test("decisions: filters by applicant, outcome, reason and days in the view
     assert.deepEqual(await ids("?to=2026-02-28"), [1]);
     assert.deepEqual(await ids("?from=2026-03-02&to=2026-03-01"), []);
     assert.deepEqual(await ids("?applicant=Ben&approved=false&from=2026-03-02&to=2026-03-02"), [5]);
+    assert.deepEqual(await ids("?reason=low_score&approved=true"), []);
+    assert.deepEqual(await ids("?reason=low_score&approved=false&applicant=Ben"), [5]);
     const page2 = await list("?pageSize=2&page=2");
     assert.deepEqual(page2.items.map((d: Json) => d.id), [3, 2]);
     assert.deepEqual([page2.total, page2.hasMore], [5, true]);

@@ -19,14 +19,7 @@
  */
 import { DatabaseSync } from "node:sqlite";
 import { join } from "node:path";
-import {
-  BenchError,
-  envNumber,
-  procStatusKib,
-  runMain,
-  startServer,
-  stop,
-} from "./harness.ts";
+import { BenchError, envNumber, procStatusKib, runMain, startServer, stop } from "./harness.ts";
 
 const TARGET_P95_MS = 100;
 const TARGET_CSV_MB_S = 50;

@@ -347,6 +347,12 @@ function CustomerPage(
 ) {
   const { ctx, customer, changes } = props;
   const { t, locale, timeZone } = ctx;
+  const flag = <FlagText t={t} blacklisted={customer.blacklisted} />;
+  const registered = (
+    <time datetime={customer.registeredAt}>
+      {formatDateTime(customer.registeredAt, locale, timeZone)}
+    </time>
+  );
   return (
     <>
       <h1>{customer.name}</h1>
@@ -358,13 +364,8 @@ function CustomerPage(
       <div class="card" data-customer-facts data-blacklisted={String(customer.blacklisted)}>
         <Facts
           facts={[
-            [t("loan.flag"), <FlagText t={t} blacklisted={customer.blacklisted} />],
-            [
-              t("loan.registeredAt"),
-              <time datetime={customer.registeredAt}>
-                {formatDateTime(customer.registeredAt, locale, timeZone)}
-              </time>,
-            ],
+            [t("loan.flag"), flag],
+            [t("loan.registeredAt"), registered],
             [t("loan.applications"), customer.applications.toLocaleString(locale)],
             [t("loan.approvedCount"), customer.approved.toLocaleString(locale)],
             [

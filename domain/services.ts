@@ -32,6 +32,7 @@ import { createNotes } from "./content/notes.ts";
 import type { Clock } from "./kernel/clock.ts";
 import type { Config } from "./config.ts";
 import { createLoanService, type CreditScoreLookup, fixedCreditScore } from "./loan/loan.ts";
+import { createLoanConsole } from "./loan/console.ts";
 import { createNotifications } from "./projects/notifications.ts";
 import { createPasswordChange } from "./accounts/password_change.ts";
 import { type PasswordHasher, scryptHasher } from "./accounts/passwords.ts";
@@ -423,6 +424,8 @@ export function createServices(deps: ServiceDeps) {
       ...deps.imports,
     }),
     loan: createLoanService(db, { clock, creditScore: deps.creditScore ?? fixedCreditScore }),
+    /** The loan operations console (admins and loan officers). */
+    loanConsole: createLoanConsole({ db, clock }),
     backups: createBackups({
       dataDir: config.dataDir,
       filesDir: config.filesDir,

@@ -43,6 +43,8 @@ export interface PublicUser {
   digestHour: number;
   /** Whether the owner has shown they read this address's mail (or an invitation made it). */
   emailVerified: boolean;
+  /** Whether an admin lets this user run the loan console (admins may without it). */
+  loanOfficer: boolean;
   createdAt: string;
 }
 
@@ -66,6 +68,7 @@ export function publicUser(u: UserRow): PublicUser {
     emailNotifications: u.emailNotifications,
     digestHour: u.digestHour,
     emailVerified: u.emailVerified,
+    loanOfficer: u.loanOfficer,
     createdAt: u.createdAt,
   };
 }
@@ -340,11 +343,18 @@ export function createAccounts(deps: AccountDeps) {
       return (await listUsers(db)).map(publicUser);
     },
 
-    /** Changes a user's role or status (admins only); disabling ends their sessions and tokens. */
+    /**
+     * Changes a user's role, status or loan-officer mark (admins only); disabling ends their
+     * sessions and tokens.
+     */
     async adminUpdate(
       actor: Actor,
       userId: number,
-      changes: { role?: "admin" | "member"; status?: "active" | "disabled" },
+      changes: {
+        role?: "admin" | "member";
+        status?: "active" | "disabled";
+        loanOfficer?: boolean;
+      },
       meta: RequestMeta,
     ): Promise<PublicUser> {
       requireAdmin(actor);
@@ -373,6 +383,14 @@ export function createAccounts(deps: AccountDeps) {
             actorId: actor.id,
             target: { type: "user", id: userId },
             details: { from: target.status, to: changes.status },
+          });
+        }
+        if (changes.loanOfficer !== undefined && changes.loanOfficer !== target.loanOfficer) {
+          await audit(tx, meta, now, {
+            action: "user.loan_officer_changed",
+            actorId: actor.id,
+            target: { type: "user", id: userId },
+            details: { from: target.loanOfficer, to: changes.loanOfficer },
           });
         }
         if (changes.status === "disabled") {

@@ -159,6 +159,7 @@ Deno.test("the server's own migrations are numbered from 001 with their fixed me
     "033_mail_bodies.sql",
     "034_sso_identities.sql",
     "035_audit_log.sql",
+    "036_loan_console.sql",
   ]);
 });
 

@@ -317,6 +317,10 @@ export class WebhookSender {
     // project deleted meanwhile loses its attempts within that time.
     if (this.#look || this.#options.monotonic() - this.#lookedAt >= RECHECK_MS) {
       await this.#pick();
+      // The look awaited may have been one already under way, begun before the wake-up that
+      // set `#look` again (this fill's own): then look once more, afresh. Without it both the
+      // fill under way and this one stopped below, and nothing was sent until the next poll.
+      if (this.#look) await this.#pick();
       // A webhook changed while the look read (`wake`): its batch may be stale, so nothing
       // starts from the batches until the next wake-up has looked again.
       if (this.#look) return 0;

@@ -11,9 +11,12 @@
  *   (API and HTML), filtered by applicant, by outcome, by a 30-day span, page 100, the 30-day
  *   stats (API) and the console page (chart and customers): p50, p95 and max;
  * - the CSV of every decision, read as fast as the client takes it: bytes, seconds, MB/s, and
- *   the server's RSS before, its peak during (sampled every 50 ms), and after.
+ *   the server's RSS before, its peak during (sampled every 50 ms), and after;
+ * - the same CSV read slowly (a 64 KiB read every 20 ms, for LOAN_BENCH_SLOW_SECONDS, default
+ *   10), then abandoned: the server's RSS peak over before (a server that read ahead of its
+ *   client would hold the rows it has not sent).
  *
- * Targets: every p95 < 100 ms; CSV >= 50 MB/s; RSS during the CSV no more than 64 MiB above
+ * Targets: every p95 < 100 ms; CSV >= 50 MB/s; RSS during either CSV no more than 64 MiB above
  * before (flat: the CSV never holds more than a batch). Exits 1 when a target fails, 2 when the
  * benchmark itself cannot run.
  */
@@ -171,6 +174,38 @@ async function run(): Promise<boolean> {
     `server RSS: before ${fmt(before / 1024)} MiB, peak during ${fmt(peak / 1024)} MiB ` +
       `(+${fmt(growth)} MiB), after ${fmt(after / 1024)} MiB ` +
       `${rssOk ? "ok" : `FAIL (target <= +${TARGET_RSS_GROWTH_MIB} MiB)`}`,
+  );
+  // The same CSV read slowly, then abandoned.
+  const slowSeconds = envNumber("LOAN_BENCH_SLOW_SECONDS", 10, 1);
+  const slowBefore = procStatusKib(pid, "VmRSS") ?? 0;
+  let slowPeak = slowBefore;
+  const slowSampler = setInterval(() => {
+    slowPeak = Math.max(slowPeak, procStatusKib(pid, "VmRSS") ?? 0);
+  }, 50);
+  const slow = await get("/api/loan/decisions.csv");
+  const reader = slow.body!.getReader({ mode: "byob" });
+  let slowBytes = 0;
+  const slowStart = performance.now();
+  while (performance.now() - slowStart < slowSeconds * 1000) {
+    const { value, done } = await reader.read(new Uint8Array(64 * 1024));
+    if (done) break;
+    slowBytes += value.length;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  await reader.cancel();
+  clearInterval(slowSampler);
+  slowPeak = Math.max(slowPeak, procStatusKib(pid, "VmRSS") ?? 0);
+  const slowGrowth = (slowPeak - slowBefore) / 1024;
+  const slowOk = slowGrowth <= TARGET_RSS_GROWTH_MIB;
+  ok &&= slowOk;
+  console.log(
+    `slow reader (64 KiB per 20 ms, ${slowSeconds} s, ${
+      fmt(slowBytes / 1e6)
+    } MB read): server RSS ` +
+      `before ${fmt(slowBefore / 1024)} MiB, peak ${fmt(slowPeak / 1024)} MiB ` +
+      `(+${fmt(slowGrowth)} MiB) ${
+        slowOk ? "ok" : `FAIL (target <= +${TARGET_RSS_GROWTH_MIB} MiB)`
+      }`,
   );
   const status = await stop(server);
   if (status.code !== 0) throw new BenchError(`the server exited with ${status.code}`);

@@ -1,6 +1,7 @@
 /**
  * The loan console at scale (`deno run --allow-all bench/loan_console_bench.ts`; results in
- * bench/README.md).
+ * bench/README.md). `LOAN_BENCH_ENGINE=postgres` runs it on a throwaway PostgreSQL cluster
+ * (`DATABASE_URL`), seeded with the same rows by `generate_series`, then analysed.
  *
  * Starts the server as `deno task start` does (SQLite, a fresh DATA_DIR), registers the first
  * account (an admin), then seeds LOAN_BENCH_DECISIONS decisions (default 1,000,000) spread over
@@ -11,15 +12,28 @@
  *   (API and HTML), filtered by applicant, by outcome, by a 30-day span, page 100, the 30-day
  *   stats (API) and the console page (chart and customers): p50, p95 and max;
  * - the CSV of every decision, read as fast as the client takes it: bytes, seconds, MB/s, and
- *   the server's RSS before, its peak during (sampled every 50 ms), and after.
+ *   the server's RSS before, its peak during (sampled every 50 ms), and after;
+ * - the same CSV read slowly (a 64 KiB read every 20 ms, for LOAN_BENCH_SLOW_SECONDS, default
+ *   10), then abandoned: the server's RSS peak over before (a server that read ahead of its
+ *   client would hold the rows it has not sent).
  *
- * Targets: every p95 < 100 ms; CSV >= 50 MB/s; RSS during the CSV no more than 64 MiB above
+ * Targets: every p95 < 100 ms; CSV >= 50 MB/s; RSS during either CSV no more than 64 MiB above
  * before (flat: the CSV never holds more than a batch). Exits 1 when a target fails, 2 when the
  * benchmark itself cannot run.
  */
 import { DatabaseSync } from "node:sqlite";
 import { join } from "node:path";
-import { BenchError, envNumber, procStatusKib, runMain, startServer, stop } from "./harness.ts";
+import postgres from "postgres";
+import { startPostgres } from "../tests/helpers/postgres.ts";
+import {
+  BenchError,
+  envNumber,
+  onCleanup,
+  procStatusKib,
+  runMain,
+  startServer,
+  stop,
+} from "./harness.ts";
 
 const TARGET_P95_MS = 100;
 const TARGET_CSV_MB_S = 50;
@@ -71,11 +85,59 @@ function seed(path: string, decisions: number, customers: number, now: number): 
   return (performance.now() - started) / 1000;
 }
 
+/** The same rows as `seed`, on PostgreSQL (then analysed); the seconds it took. */
+async function seedPostgres(
+  url: string,
+  decisions: number,
+  customers: number,
+  now: number,
+): Promise<number> {
+  const started = performance.now();
+  const sql = postgres(url, { max: 1, onnotice: () => {} });
+  try {
+    const start = Math.floor(now / 1000) - 365 * 86_400;
+    const iso = (seconds: string) =>
+      `to_char(to_timestamp(${seconds}) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+    await sql.begin(async (tx) => {
+      await tx.unsafe(
+        `INSERT INTO customers (customer_name, is_blacklisted, registered_at)
+         SELECT 'Customer ' || i, CASE WHEN i % 10 = 0 THEN 1 ELSE 0 END,
+           ${iso("$2::bigint - 30 * 86400 + i * 259 % 2592000")}
+         FROM generate_series(0::bigint, $1::bigint - 1) AS i`,
+        [customers, start],
+      );
+      await tx.unsafe(
+        `INSERT INTO loan_history (applicant_name, requested_amount, approved, approved_rate,
+           rejection_reason, processed_at)
+         SELECT 'Customer ' || (i % $1), 1000 + (i * 7919) % 99000,
+           CASE WHEN (i % $1) % 10 = 0 OR i % 10 = 3 THEN 0 ELSE 1 END,
+           CASE WHEN (i % $1) % 10 = 0 OR i % 10 = 3 THEN 0 ELSE 3.5 END,
+           CASE WHEN (i % $1) % 10 = 0 THEN 'Applicant is blacklisted'
+                WHEN i % 10 = 3 THEN 'Credit score too low' END,
+           ${iso("$2::bigint + i * $3::float8")}
+         FROM generate_series(0::bigint, $4::bigint - 1) AS i`,
+        [customers, start, (365 * 86_400) / decisions, decisions],
+      );
+    });
+    await sql.unsafe("VACUUM ANALYZE customers");
+    await sql.unsafe("VACUUM ANALYZE loan_history");
+  } finally {
+    await sql.end();
+  }
+  return (performance.now() - started) / 1000;
+}
+
 async function run(): Promise<boolean> {
   const decisions = envNumber("LOAN_BENCH_DECISIONS", 1_000_000, 1);
   const customers = envNumber("LOAN_BENCH_CUSTOMERS", 10_000, 1);
   const requests = envNumber("LOAN_BENCH_REQUESTS", 100, 1);
-  const { server, dataDir } = await startServer("loan-console-bench-");
+  const onPostgres = Deno.env.get("LOAN_BENCH_ENGINE") === "postgres";
+  const pg = onPostgres ? await startPostgres() : null;
+  if (pg) onCleanup(() => pg.stop());
+  const { server, dataDir } = await startServer(
+    "loan-console-bench-",
+    pg ? { DATABASE_URL: pg.url } : {},
+  );
   const pid = server.child.pid;
   const reg = await fetch(`${server.url}/api/auth/register`, {
     method: "POST",
@@ -86,9 +148,12 @@ async function run(): Promise<boolean> {
   await reg.body?.cancel();
   if (reg.status !== 201 || !cookie) throw new BenchError(`cannot register: ${reg.status}`);
 
-  const seconds = seed(join(dataDir, "collab.db"), decisions, customers, Date.now());
+  const seconds = pg
+    ? await seedPostgres(pg.url, decisions, customers, Date.now())
+    : seed(join(dataDir, "collab.db"), decisions, customers, Date.now());
   console.log(
-    `seeded ${decisions.toLocaleString("en")} decisions for ${customers.toLocaleString("en")} ` +
+    `${pg ? "PostgreSQL" : "SQLite"}: ` +
+      `seeded ${decisions.toLocaleString("en")} decisions for ${customers.toLocaleString("en")} ` +
       `customers in ${fmt(seconds)} s`,
   );
 
@@ -171,6 +236,38 @@ async function run(): Promise<boolean> {
     `server RSS: before ${fmt(before / 1024)} MiB, peak during ${fmt(peak / 1024)} MiB ` +
       `(+${fmt(growth)} MiB), after ${fmt(after / 1024)} MiB ` +
       `${rssOk ? "ok" : `FAIL (target <= +${TARGET_RSS_GROWTH_MIB} MiB)`}`,
+  );
+  // The same CSV read slowly, then abandoned.
+  const slowSeconds = envNumber("LOAN_BENCH_SLOW_SECONDS", 10, 1);
+  const slowBefore = procStatusKib(pid, "VmRSS") ?? 0;
+  let slowPeak = slowBefore;
+  const slowSampler = setInterval(() => {
+    slowPeak = Math.max(slowPeak, procStatusKib(pid, "VmRSS") ?? 0);
+  }, 50);
+  const slow = await get("/api/loan/decisions.csv");
+  const reader = slow.body!.getReader({ mode: "byob" });
+  let slowBytes = 0;
+  const slowStart = performance.now();
+  while (performance.now() - slowStart < slowSeconds * 1000) {
+    const { value, done } = await reader.read(new Uint8Array(64 * 1024));
+    if (done) break;
+    slowBytes += value.length;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  await reader.cancel();
+  clearInterval(slowSampler);
+  slowPeak = Math.max(slowPeak, procStatusKib(pid, "VmRSS") ?? 0);
+  const slowGrowth = (slowPeak - slowBefore) / 1024;
+  const slowOk = slowGrowth <= TARGET_RSS_GROWTH_MIB;
+  ok &&= slowOk;
+  console.log(
+    `slow reader (64 KiB per 20 ms, ${slowSeconds} s, ${
+      fmt(slowBytes / 1e6)
+    } MB read): server RSS ` +
+      `before ${fmt(slowBefore / 1024)} MiB, peak ${fmt(slowPeak / 1024)} MiB ` +
+      `(+${fmt(slowGrowth)} MiB) ${
+        slowOk ? "ok" : `FAIL (target <= +${TARGET_RSS_GROWTH_MIB} MiB)`
+      }`,
   );
   const status = await stop(server);
   if (status.code !== 0) throw new BenchError(`the server exited with ${status.code}`);

@@ -284,66 +284,169 @@ export interface DecisionCursor {
   id: number;
 }
 
+/** The conditions of `filter` with numbered parameters from `?{first}` on. */
+function numberedWhere(
+  filter: DecisionFilter,
+  first: number,
+): { where: string[]; params: SqlValue[] } {
+  const { where, params } = decisionWhere(filter);
+  let n = first;
+  return { where: where.map((w) => w.replace("?", () => `?${n++}`)), params };
+}
+
 /**
- * Up to `limit` decisions matching `filter` that come after `after` in the list's order
- * (newest first; from the top without it): one batch of a read of every row that never holds
- * more than a batch.
+ * Where the next batch of `limit` decisions matching `filter` after `after` (newest first)
+ * ends: its last row's keyset, or null when no more than `limit` rows are left. An index-only
+ * read of a few thousand entries (loan_history_processed holds the outcome and the reason,
+ * loan_history_applicant's rowid is the id).
  */
-export async function decisionsAfter(
+export async function batchEnd(
   q: Queries,
   filter: DecisionFilter,
   after: DecisionCursor | null,
   limit: number,
-): Promise<DecisionRow[]> {
+): Promise<DecisionCursor | null> {
   const { where, params } = decisionWhere(filter);
   if (after !== null) {
-    // A row value, which both engines read as a range of loan_history_processed.
+    // A row value, which both engines read as a range of the index.
     where.push("(processed_at, id) < (?, ?)");
     params.push(after.processedAt, after.id);
   }
   const clause = where.length > 0 ? `WHERE ${where.join(" AND ")}` : "";
-  const rows = await q.all<RawDecision>(
-    `SELECT ${DECISION_COLUMNS} FROM ${listSource(q, filter)} ${clause}
-     ORDER BY processed_at DESC, id DESC LIMIT ?`,
-    [...params, limit],
+  // The row after the last one, if any: the batch ends on the one before it.
+  const rows = await q.all<{ processed_at: string; id: number | bigint }>(
+    `SELECT processed_at, id FROM ${listSource(q, filter)} ${clause}
+     ORDER BY processed_at DESC, id DESC LIMIT 2 OFFSET ?`,
+    [...params, limit - 1],
   );
-  return rows.map(toDecision);
+  const last = rows[0];
+  return rows.length === 2 && last ? { processedAt: last.processed_at, id: Number(last.id) } : null;
+}
+
+// A text cell of the CSV written by SQL as `csvText` (domain/formats/csv.ts) writes it: `'` in
+// front of a formula's first character, then quoted (inner quotes doubled) when it holds a
+// comma, a double quote, a CR or a LF.
+const CSV_TEXT = {
+  sqlite: (c: string) => {
+    const safe =
+      `CASE WHEN substr(${c}, 1, 1) IN ('=', '+', '-', '@') THEN '''' || ${c} ELSE ${c} END`;
+    return `CASE WHEN instr(${c}, '"') > 0 OR instr(${c}, ',') > 0 OR instr(${c}, char(13)) > 0
+      OR instr(${c}, char(10)) > 0 THEN '"' || replace(${safe}, '"', '""') || '"' ELSE ${safe} END`;
+  },
+  postgres: (c: string) => {
+    const safe = `CASE WHEN left(${c}, 1) IN ('=', '+', '-', '@') THEN '''' || ${c} ELSE ${c} END`;
+    return `CASE WHEN strpos(${c}, '"') > 0 OR strpos(${c}, ',') > 0 OR strpos(${c}, chr(13)) > 0
+      OR strpos(${c}, chr(10)) > 0 THEN '"' || replace(${safe}, '"', '""') || '"' ELSE ${safe} END`;
+  },
+};
+// The rate as JavaScript writes the number: SQLite writes a whole REAL as `3.0`, so a whole
+// rate goes as an integer; PostgreSQL writes a float8 in its shortest form, as JavaScript does.
+const CSV_RATE = {
+  sqlite: "CASE WHEN approved_rate = CAST(approved_rate AS INTEGER) " +
+    "THEN CAST(approved_rate AS INTEGER) ELSE approved_rate END",
+  postgres: "approved_rate",
+};
+
+// One CSV record (without its CRLF) per decision, as `decisionCsvRecord` (domain) writes it:
+// integers as written, `true`/`false`, the rejection's code from its stored text (`?1`: the
+// blacklist's; any other is `low_score`), processed_at as stored (the service writes ISO
+// instants, which hold nothing to quote or neutralise).
+const CSV_LINE = perEngine((d) =>
+  `concat_ws(',', id, ${CSV_TEXT[d.kind]("applicant_name")}, requested_amount,
+    CASE WHEN approved = 1 THEN 'true' ELSE 'false' END, ${CSV_RATE[d.kind]},
+    CASE WHEN rejection_reason IS NULL THEN '' WHEN rejection_reason = ?1 THEN 'blacklisted'
+      ELSE 'low_score' END, processed_at)`
+);
+
+/**
+ * The CSV records (CRLF between them, none after the last) of the decisions matching `filter`
+ * after `range.after` down to `range.end` (included; to the last without it), newest first,
+ * each built by SQL and joined into one string there; null when there are none.
+ * `blacklistedText` is the stored rejection text whose code is `blacklisted`.
+ */
+export async function csvRecords(
+  q: Queries,
+  filter: DecisionFilter,
+  range: { after: DecisionCursor | null; end: DecisionCursor | null },
+  blacklistedText: string,
+): Promise<string | null> {
+  const { where, params } = numberedWhere(filter, 2);
+  let n = params.length + 2;
+  if (range.after !== null) {
+    where.push(`(processed_at, id) < (?${n}, ?${n + 1})`);
+    params.push(range.after.processedAt, range.after.id);
+    n += 2;
+  }
+  if (range.end !== null) {
+    where.push(`(processed_at, id) >= (?${n}, ?${n + 1})`);
+    params.push(range.end.processedAt, range.end.id);
+  }
+  const clause = where.length > 0 ? `WHERE ${where.join(" AND ")}` : "";
+  // SQLite's group_concat follows the order of the subquery it reads (which, ordered, is never
+  // flattened into the aggregate); PostgreSQL's string_agg is told the order.
+  const text = q.kind === "sqlite"
+    ? `SELECT group_concat(line, char(13, 10)) AS text FROM (
+         SELECT ${CSV_LINE.sqlite} AS line FROM ${listSource(q, filter)} ${clause}
+         ORDER BY processed_at DESC, id DESC)`
+    : `SELECT string_agg(line, chr(13) || chr(10) ORDER BY processed_at DESC, id DESC) AS text
+       FROM (SELECT processed_at, id, ${CSV_LINE.postgres} AS line FROM loan_history ${clause})
+         AS batch`;
+  const row = await q.get<{ text: string | null }>(text, [blacklistedText, ...params]);
+  return row?.text ?? null;
 }
 
 /** The totals of the decisions of one span of processed_at. */
 export interface SpanTotals {
   approved: number;
   rejected: number;
-  /** Rejections by stored rejection text. */
-  byReason: Map<string, number>;
+  /** The rejections whose stored text is the one asked for. */
+  rejectedAs: number;
   amountApproved: number;
 }
 
-/** The totals of the decisions processed in [from, to) (read from loan_history_processed). */
-export async function spanTotals(q: Queries, from: string, to: string): Promise<SpanTotals> {
-  const rows = await q.all<{
-    approved: number | bigint;
-    rejection_reason: string | null;
-    n: number | bigint | string;
-    amount: number | bigint | string | null;
-  }>(
-    `SELECT approved, rejection_reason, count(*) AS n,
-       CAST(sum(requested_amount) AS bigint) AS amount
-     FROM loan_history WHERE processed_at >= ? AND processed_at < ?
-     GROUP BY approved, rejection_reason`,
-    [from, to],
-  );
-  const totals: SpanTotals = { approved: 0, rejected: 0, byReason: new Map(), amountApproved: 0 };
-  for (const r of rows) {
-    const n = Number(r.n);
-    if (Number(r.approved) === 1) {
-      totals.approved += n;
-      totals.amountApproved += Number(r.amount ?? 0);
-    } else {
-      totals.rejected += n;
-      const reason = r.rejection_reason ?? "";
-      totals.byReason.set(reason, (totals.byReason.get(reason) ?? 0) + n);
-    }
-  }
-  return totals;
+// One row per span of the JSON array `?1` (`[[from, to], ...]`: processed_at in [from, to)),
+// in its order, each a range of loan_history_processed aggregated there into a JSON array (the
+// one column a correlated subquery gives SQLite): [decisions, approvals, rejections with the
+// text `?2`, sum of the approved amounts].
+const SPAN_TOTALS = {
+  sqlite: `SELECT (SELECT json_array(count(*), count(*) FILTER (WHERE h.approved = 1),
+      count(*) FILTER (WHERE h.rejection_reason = ?2),
+      sum(h.requested_amount) FILTER (WHERE h.approved = 1))
+    FROM loan_history h
+    WHERE h.processed_at >= s.value ->> 0 AND h.processed_at < s.value ->> 1) AS totals
+  FROM json_each(?1) AS s ORDER BY s.key`,
+  postgres: `SELECT t.totals FROM jsonb_array_elements(CAST(?1 AS text)::jsonb)
+      WITH ORDINALITY AS s(span, i)
+    CROSS JOIN LATERAL (
+      SELECT json_build_array(count(*), count(*) FILTER (WHERE h.approved = 1),
+        count(*) FILTER (WHERE h.rejection_reason = ?2),
+        sum(h.requested_amount) FILTER (WHERE h.approved = 1))::text AS totals
+      FROM loan_history h
+      WHERE h.processed_at >= s.span ->> 0 AND h.processed_at < s.span ->> 1) AS t
+    ORDER BY s.i`,
+};
+
+/**
+ * The totals of the decisions processed in each span `[from, to)` of `spans`, in order, in one
+ * statement: a range scan of the covering loan_history_processed per span, no row read here.
+ * `rejectedAs` counts the rejections whose stored text is `reasonText`.
+ */
+export async function spanTotals(
+  q: Queries,
+  spans: ReadonlyArray<readonly [string, string]>,
+  reasonText: string,
+): Promise<SpanTotals[]> {
+  const rows = await q.all<{ totals: string }>(SPAN_TOTALS[q.kind], [
+    JSON.stringify(spans),
+    reasonText,
+  ]);
+  return rows.map((r) => {
+    const [n, approved, rejectedAs, amount] = JSON.parse(r.totals) as Array<number | null>;
+    return {
+      approved: approved ?? 0,
+      rejected: (n ?? 0) - (approved ?? 0),
+      rejectedAs: rejectedAs ?? 0,
+      amountApproved: Number(amount ?? 0),
+    };
+  });
 }

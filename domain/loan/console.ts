@@ -12,12 +12,13 @@
 import { findUserById } from "../../db/accounts/users.ts";
 import type { Engine, Queries } from "../../db/kernel/engine.ts";
 import {
+  batchEnd,
   type BlacklistChangeRow,
+  csvRecords,
   type CustomerRow,
   type DecisionCursor,
   type DecisionFilter,
   type DecisionRow,
-  decisionsAfter,
   findCustomer,
   insertBlacklistChange,
   listBlacklistChanges,
@@ -86,7 +87,7 @@ export const MAX_STATS_DAYS = 366;
 export const DEFAULT_STATS_DAYS = 30;
 /** The longest reason for a change of the flag, in characters. */
 export const MAX_REASON = 500;
-/** Rows per batch of the CSV (one query each, never more held at once). */
+/** Rows per batch of the CSV (one string built by SQL each, never more held at once). */
 const CSV_BATCH = 5_000;
 
 /** The CSV's header row: the JSON fields, in order. */
@@ -139,8 +140,11 @@ function toChange(row: BlacklistChangeRow): BlacklistChange {
   };
 }
 
-/** A CSV record of one decision. */
-function csvOf(d: Decision): string {
+/**
+ * A CSV record of one decision, CRLF included: what SQL writes for each row of the CSV
+ * (db/loan/console.ts `csvRecords`), written here for the tests that hold the two together.
+ */
+export function decisionCsvRecord(d: Decision): string {
   return csvRecord([
     csvNumber(d.id),
     csvText(d.applicantName),
@@ -293,10 +297,11 @@ export function createLoanConsole(deps: { db: Engine; clock: Clock }) {
     },
 
     /**
-     * Every decision matching `query` as CSV (header row first), newest first: read in batches
-     * by keyset (processed_at, id) as the client takes them, so no more than a batch is held
-     * however many rows there are. Rows decided while it streams are newer than where it has
-     * got to and are not in it.
+     * Every decision matching `query` as CSV (header row first), newest first: in batches by
+     * keyset (processed_at, id), each made when the client asks for more (a pulled stream with
+     * no queue of its own) as one string of records built and joined by SQL, so no more than a
+     * batch is held however many rows there are and however slowly the client reads. Rows
+     * decided while it streams are newer than where it has got to and are not in it.
      */
     async decisionsCsv(
       actor: Actor,
@@ -305,21 +310,23 @@ export function createLoanConsole(deps: { db: Engine; clock: Clock }) {
       const zone = await officer(db, actor);
       const filter = decisionFilter(query, zone);
       const encoder = new TextEncoder();
-      let cursor: DecisionCursor | null = null;
+      let after: DecisionCursor | null = null;
+      // Pulled, so a batch is made only when the client has taken the ones before it.
       const stream = new ReadableStream<Uint8Array>({
         start(controller) {
           controller.enqueue(encoder.encode(csvRecord(CSV_FIELDS)));
         },
         async pull(controller) {
-          const rows = await decisionsAfter(db, filter, cursor, CSV_BATCH);
-          let text = "";
-          for (const row of rows) text += csvOf(toDecision(row));
-          if (text !== "") controller.enqueue(encoder.encode(text));
-          const last = rows.at(-1);
-          if (!last || rows.length < CSV_BATCH) controller.close();
-          else cursor = { processedAt: last.processedAt, id: last.id };
+          const { end, text } = await db.read(async (q) => {
+            const end = await batchEnd(q, filter, after, CSV_BATCH);
+            const text = await csvRecords(q, filter, { after, end }, REJECTION_TEXTS.blacklisted);
+            return { end, text };
+          });
+          if (text !== null) controller.enqueue(encoder.encode(`${text}\r\n`));
+          if (end === null) controller.close();
+          else after = end;
         },
-      });
+      }, { highWaterMark: 0 });
       return { fileName: csvFileName(query), stream };
     },
 
@@ -343,9 +350,13 @@ export function createLoanConsole(deps: { db: Engine; clock: Clock }) {
         throw invalid("to", `Ask for at most ${MAX_STATS_DAYS} days`);
       }
       const dates = Array.from({ length: span }, (_, i) => addDays(from, i));
+      // Each day from its first instant in the zone to the next day's (23 or 25 hours long on
+      // the days the clocks change), all summed by one statement.
       const starts = [...dates, addDays(to, 1)].map((d) => startOfDayInZone(d, zone));
-      const spans = await db.read((q) =>
-        Promise.all(dates.map((_, i) => spanTotals(q, starts[i]!, starts[i + 1]!)))
+      const spans = await spanTotals(
+        db,
+        dates.map((_, i) => [starts[i]!, starts[i + 1]!] as const),
+        REJECTION_TEXTS.blacklisted,
       );
       const totals = emptyTotals();
       const days = dates.map((date, i) => {
@@ -353,10 +364,7 @@ export function createLoanConsole(deps: { db: Engine; clock: Clock }) {
         const day: DayTotals = {
           approved: s.approved,
           rejected: s.rejected,
-          byReason: {
-            blacklisted: s.byReason.get(REJECTION_TEXTS.blacklisted) ?? 0,
-            low_score: s.rejected - (s.byReason.get(REJECTION_TEXTS.blacklisted) ?? 0),
-          },
+          byReason: { blacklisted: s.rejectedAs, low_score: s.rejected - s.rejectedAs },
           amountApproved: s.amountApproved,
         };
         totals.approved += day.approved;

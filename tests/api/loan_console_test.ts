@@ -493,6 +493,37 @@ Deno.test("stats: each day in the viewer's zone with zeros for quiet days, by re
   }
 });
 
+Deno.test("stats: a day is the zone's calendar day, 23 hours long when the clocks go forward", async () => {
+  const t = await testApp({ now: "2026-03-10T12:00:00.000Z" });
+  try {
+    const { admin } = await people(t);
+    expectJson(
+      await api(t, "PATCH", "/api/users/me", {
+        cookie: admin.cookie,
+        body: { timeZone: "America/New_York" },
+      }),
+      200,
+    );
+    // New York moves from UTC-5 to UTC-4 at 02:00 on 8 March 2026: 8 March runs from 05:00Z
+    // to 04:00Z the next morning.
+    await decision(t, "Ann", "2026-03-08T04:59:59.999Z", "approved", 1); // 7 Mar, 23:59 EST
+    await decision(t, "Ann", "2026-03-09T03:59:59.999Z", "approved", 10); // 8 Mar, 23:59 EDT
+    await decision(t, "Ann", "2026-03-09T04:30:00.000Z", "low_score"); // 9 Mar, 00:30 EDT
+    const stats = expectJson(
+      await api(t, "GET", "/api/loan/stats?from=2026-03-07&to=2026-03-09", {
+        cookie: admin.cookie,
+      }),
+      200,
+    );
+    assert.deepEqual(
+      stats.days.map((d: Json) => [d.date, d.approved, d.rejected, d.amountApproved]),
+      [["2026-03-07", 1, 0, 1], ["2026-03-08", 1, 0, 10], ["2026-03-09", 0, 1, 0]],
+    );
+  } finally {
+    await t.close();
+  }
+});
+
 Deno.test("the CSV: headers, the file name of its dates, the same filters, newest first, and every row once across batches of equal instants", async () => {
   const t = await testApp({ now: "2026-03-10T00:00:00.000Z" });
   try {

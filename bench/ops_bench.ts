@@ -14,7 +14,8 @@
  *
  * Environment: BENCH_SECONDS (30: measured seconds per target), BENCH_ROUNDS (6),
  * BENCH_WARMUP_SECONDS (2), BENCH_CONNECTIONS (64), BENCH_THREADS (2), BENCH_STREAMS (1000),
- * BENCH_SCRAPES (50), BENCH_PART (`soap`, `metrics` or both). Needs `wrk` on PATH.
+ * BENCH_SCRAPES (50), BENCH_PART (`soap`, `metrics` or both), BENCH_WORKERS (1: the servers'
+ * `WORKERS`). Needs `wrk` on PATH.
  * Exits 1 when a target is missed, 2 when the benchmark itself cannot run.
  */
 import { join } from "node:path";
@@ -53,7 +54,15 @@ async function serverFrom(root: string, env: Record<string, string>): Promise<Se
     "server",
     startTaskArgs(await Deno.readTextFile(join(root, "deno.json")), root),
     {
-      env: { DATA_DIR: join(temp, "data"), PORT: String(port), HOST: "127.0.0.1", ...env },
+      env: {
+        DATA_DIR: join(temp, "data"),
+        PORT: String(port),
+        HOST: "127.0.0.1",
+        // One isolate by default: the cost of a request's metrics and log line, undiluted by
+        // two isolates taking turns on the cores with the load generator.
+        WORKERS: Deno.env.get("BENCH_WORKERS") ?? "1",
+        ...env,
+      },
       cwd: root,
       port,
     },

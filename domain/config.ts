@@ -114,8 +114,8 @@ export const CONFIG_VARIABLES = [
   ["HOST", "0.0.0.0", "listening address"],
   [
     "WORKERS",
-    "the number of cores",
-    "isolates serving HTTP on the port, 1 to 256 (1: a single one; background work runs once)",
+    "1",
+    "isolates serving HTTP on the port, 1 to 256 (more: every core; background work runs once)",
   ],
   ["DATA_DIR", "./data", "SQLite database and uploaded files"],
   [
@@ -247,7 +247,10 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   };
 
   const port = integer("PORT", 8000, 0, 65535);
-  const workers = integer("WORKERS", defaultWorkers(), 1, 256);
+  // One by default for now: each isolate keeps its own metrics, and `/metrics` answers for the
+  // isolate a scrape reached, so with several a scraper's counters would jump between them
+  // (docs/decisions/0011-workers.md).
+  const workers = integer("WORKERS", 1, 1, 256);
   const host = value("HOST") ?? "0.0.0.0";
   const dataDir = value("DATA_DIR") ?? "./data";
   const filesDir = value("FILES_DIR") ?? join(dataDir, "files");
@@ -431,12 +434,6 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     logFormat,
     auditDays,
   };
-}
-
-/** The number of cores the runtime reports (at least 1, at most `WORKERS`'s 256). */
-function defaultWorkers(): number {
-  const cores = Number(globalThis.navigator?.hardwareConcurrency);
-  return Number.isSafeInteger(cores) && cores >= 1 ? Math.min(cores, 256) : 1;
 }
 
 /** Parses the `OIDC_*` variables (null without `OIDC_ISSUER`); adds what is wrong to `problems`. */

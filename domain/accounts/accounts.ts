@@ -131,6 +131,13 @@ export interface LoggedIn {
 
 const LOGIN_FAILED = "Invalid email or password";
 
+/** The fields an admin changes on a user, each audited as its own action when it changed. */
+const AUDITED_USER_FIELDS = [
+  ["role", "user.role_changed"],
+  ["status", "user.status_changed"],
+  ["loanOfficer", "user.loan_officer_changed"],
+] as const;
+
 /** The account operations. */
 export function createAccounts(deps: AccountDeps) {
   const { db, clock } = deps;
@@ -369,28 +376,13 @@ export function createAccounts(deps: AccountDeps) {
         const now = clock.now().toISOString();
         const updated = (await updateUser(tx, userId, changes, now))!;
         // Each change that changed something is one row.
-        if (changes.role !== undefined && changes.role !== target.role) {
+        for (const [field, action] of AUDITED_USER_FIELDS) {
+          if (changes[field] === undefined || changes[field] === target[field]) continue;
           await audit(tx, meta, now, {
-            action: "user.role_changed",
+            action,
             actorId: actor.id,
             target: { type: "user", id: userId },
-            details: { from: target.role, to: changes.role },
-          });
-        }
-        if (changes.status !== undefined && changes.status !== target.status) {
-          await audit(tx, meta, now, {
-            action: "user.status_changed",
-            actorId: actor.id,
-            target: { type: "user", id: userId },
-            details: { from: target.status, to: changes.status },
-          });
-        }
-        if (changes.loanOfficer !== undefined && changes.loanOfficer !== target.loanOfficer) {
-          await audit(tx, meta, now, {
-            action: "user.loan_officer_changed",
-            actorId: actor.id,
-            target: { type: "user", id: userId },
-            details: { from: target.loanOfficer, to: changes.loanOfficer },
+            details: { from: target[field], to: changes[field] },
           });
         }
         if (changes.status === "disabled") {

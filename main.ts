@@ -170,7 +170,7 @@ await removeLeftoverParts(config.filesDir); // uploads a crash cut short
 await removeLeftoverBackupWork(config.dataDir); // backup downloads a crash cut short
 
 const lifecycle: Lifecycle = { shuttingDown: false };
-const bus = isolates ? isolateBus(isolates.busName) : undefined;
+const bus = isolates ? isolateBus(isolates.busName, config.workers - 1) : undefined;
 const app = buildApp({
   storage,
   config,

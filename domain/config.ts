@@ -11,8 +11,8 @@ import { isMailbox } from "./mail/address.ts";
 export interface Config {
   port: number;
   /**
-   * `WORKERS`: how many isolates serve HTTP on the port (1: one, as before; more: the primary and
-   * workers beside it, main.ts).
+   * `WORKERS`: how many isolates serve HTTP on the port, by default one per core (1: one, as
+   * before; more: the primary and workers beside it, main.ts).
    */
   workers: number;
   host: string;
@@ -114,8 +114,8 @@ export const CONFIG_VARIABLES = [
   ["HOST", "0.0.0.0", "listening address"],
   [
     "WORKERS",
-    "1",
-    "isolates serving HTTP on the port, 1 to 256 (more: every core; background work runs once)",
+    "the number of cores",
+    "isolates serving HTTP on the port, 1 to 256 (background work runs once)",
   ],
   ["DATA_DIR", "./data", "SQLite database and uploaded files"],
   [
@@ -247,10 +247,8 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   };
 
   const port = integer("PORT", 8000, 0, 65535);
-  // One by default for now: each isolate keeps its own metrics, and `/metrics` answers for the
-  // isolate a scrape reached, so with several a scraper's counters would jump between them
-  // (docs/decisions/0011-workers.md).
-  const workers = integer("WORKERS", 1, 1, 256);
+  // Every core by default (docs/decisions/0011-workers.md).
+  const workers = integer("WORKERS", Math.min(navigator.hardwareConcurrency || 1, 256), 1, 256);
   const host = value("HOST") ?? "0.0.0.0";
   const dataDir = value("DATA_DIR") ?? "./data";
   const filesDir = value("FILES_DIR") ?? join(dataDir, "files");

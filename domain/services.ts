@@ -4,6 +4,7 @@ import { listProjectsOfUser } from "../db/projects/projects.ts";
 import type { Database } from "../db/sqlite/sqlite.ts";
 import type { Engine } from "../db/kernel/engine.ts";
 import type { Metrics } from "./kernel/metrics.ts";
+import { shareMetrics } from "./kernel/process_metrics.ts";
 import { createAccounts } from "./accounts/accounts.ts";
 import { createApiTokens, tokenStreamKey } from "./accounts/api_tokens.ts";
 import type { DomainContext } from "./projects/actions.ts";
@@ -195,6 +196,7 @@ export function createServices(deps: ServiceDeps) {
     else mailSender.wake();
     bus?.post({ kind: "queued", what });
   };
+  if (bus && metrics) shareMetrics(bus, metrics);
   bus?.listen((message: BusMessage) => {
     switch (message.kind) {
       case "closeUser": {

@@ -42,7 +42,7 @@ async function start(message: Extract<FromPrimary, { kind: "start" }>): Promise<
   // The primary parsed the same environment already: it is valid.
   const config = parseConfig(Deno.env.toObject());
   const clock = { now: () => new Date() };
-  const bus = isolateBus(message.busName);
+  const bus = isolateBus(message.busName, message.peers);
   let storage: Storage;
   if (config.databaseUrl) {
     const engine = openPostgresEngine(config.databaseUrl);

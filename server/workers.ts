@@ -18,6 +18,8 @@ export type FromPrimary =
     writeLock: SharedArrayBuffer;
     /** The isolate bus's channel (`domain/kernel/isolate_bus.ts`). */
     busName: string;
+    /** How many other isolates hear it there (the primary and the other workers). */
+    peers: number;
   }
   | { kind: "drain" };
 
@@ -105,6 +107,7 @@ export async function startWorkers(options: {
         sessionSecret: options.sessionSecret,
         writeLock: options.writeLock,
         busName: options.busName,
+        peers: options.count,
       };
       worker.postMessage(start);
     });

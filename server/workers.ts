@@ -57,6 +57,8 @@ export async function startWorkers(options: {
   busName: string;
   /** Where a worker's end and replacement are logged (one line each). */
   log: (line: string) => void;
+  /** The worker module (`worker.ts`; a test gives one that wraps it). */
+  module?: URL;
 }): Promise<WorkerPool> {
   const workers = new Map<number, Worker>();
   const stopped = new Map<number, Promise<void>>();
@@ -64,7 +66,10 @@ export async function startWorkers(options: {
 
   /** Starts worker `id`; resolves once it listens, rejects if it cannot start. */
   function spawn(id: number): Promise<void> {
-    const worker = new Worker(WORKER_MODULE, { type: "module", name: `worker ${id}` });
+    const worker = new Worker(options.module ?? WORKER_MODULE, {
+      type: "module",
+      name: `worker ${id}`,
+    });
     workers.set(id, worker);
     let markStopped: () => void = () => {};
     stopped.set(id, new Promise((resolve) => markStopped = resolve));

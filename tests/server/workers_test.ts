@@ -6,7 +6,8 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { SseReader } from "../helpers/api.ts";
 import { pythonModule, runPython } from "../helpers/python.ts";
-import { application, envelope } from "../helpers/soap.ts";
+import { application, envelope, faultString } from "../helpers/soap.ts";
+import { hostileShapes } from "../soap/hostile_shapes.ts";
 import {
   engineEnv,
   removeDataDir,
@@ -272,6 +273,63 @@ Deno.test("WORKERS=2: /metrics answers for the whole process, whichever isolate 
     }
   } finally {
     for (const controller of controllers) controller.abort();
+    await server.stop();
+    await removeDataDir(dataDir);
+  }
+});
+
+Deno.test("WORKERS=2: hostile SOAP bodies keep neither isolate from answering", async () => {
+  const dataDir = await Deno.makeTempDir({ prefix: "workers-test-" });
+  const server = await startServer(dataDir, { ...WORKERS, METRICS_TOKEN: TOKEN });
+  try {
+    const shapes = hostileShapes();
+    const greeting = await fresh(server.baseUrl, "POST", "/hello", {
+      headers: { "content-type": "text/xml; charset=utf-8" },
+      body: envelope("<soap:getHelloWorld><arg0>Bo</arg0></soap:getHelloWorld>"),
+    });
+    assert.equal(greeting.status, 200);
+    // Every hostile shape twice, two at a time, each on a connection of its own (so through
+    // both isolates), while greetings keep being asked for beside them.
+    const hostile = [...shapes, ...shapes];
+    let greeted = 0;
+    let attacking = true;
+    const greetings = (async () => {
+      while (attacking) {
+        const res = await fresh(server.baseUrl, "POST", "/hello", {
+          headers: { "content-type": "text/xml; charset=utf-8" },
+          body: envelope("<soap:getHelloWorld><arg0>Bo</arg0></soap:getHelloWorld>"),
+        });
+        assert.equal(`${res.status}\n${res.body}`, `${greeting.status}\n${greeting.body}`);
+        greeted++;
+      }
+    })();
+    const attackers = [0, 1].map(async (lane) => {
+      for (let i = lane; i < hostile.length; i += 2) {
+        const { name, body, message } = hostile[i]!;
+        const res = await fresh(server.baseUrl, "POST", "/hello", {
+          headers: { "content-type": "text/xml; charset=utf-8" },
+          body,
+        });
+        if (message === null) continue; // a shape that crosses no limit: a plain parse
+        assert.equal(res.status, 500, name);
+        const fault = faultString(res.body) ?? "";
+        assert.ok(fault.startsWith("Cannot read SOAP message: "), `${name}: ${fault}`);
+        assert.match(fault.slice("Cannot read SOAP message: ".length), message, name);
+      }
+    });
+    await Promise.all([greetings, Promise.all(attackers).finally(() => attacking = false)]);
+    assert.ok(greeted > 0);
+    // Both isolates still answer: the scrape gathers every isolate's series or fails.
+    const scrape = await fresh(server.baseUrl, "GET", "/metrics", {
+      headers: { Authorization: `Bearer ${TOKEN}` },
+    });
+    assert.equal(scrape.status, 200);
+    const line = scrape.body.split("\n").find((l) =>
+      l.startsWith('http_requests_total{method="POST",route="/hello",status="200"} ') ||
+      l.startsWith('http_requests_total{method="POST",route="/hello",status="500"} ')
+    );
+    assert.ok(line, scrape.body);
+  } finally {
     await server.stop();
     await removeDataDir(dataDir);
   }

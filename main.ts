@@ -9,7 +9,6 @@ import { runCommand } from "./cli/commands.ts";
 import { removeLeftoverParts } from "./db/kernel/file_store.ts";
 import { migrate, MigrationError, MIGRATIONS_DIR } from "./db/sqlite/migrate.ts";
 import { loadOrCreateSecret, SecretError } from "./db/kernel/secret.ts";
-import type { Engine } from "./db/kernel/engine.ts";
 import { keepClientTimerErrors, openPostgresEngine } from "./db/postgres/engine.ts";
 import {
   migratePostgresAt,
@@ -18,16 +17,25 @@ import {
 } from "./db/postgres/migrate.ts";
 import { type Database, isDamaged, openDatabase, quickCheck } from "./db/sqlite/sqlite.ts";
 import { sqliteEngine } from "./db/sqlite/sqlite_engine.ts";
+import { writeLock, writeLockBuffer } from "./db/sqlite/write_lock.ts";
 import { removeLeftoverBackupWork } from "./domain/archives/backup.ts";
 import { type Config, ConfigError, parseConfig } from "./domain/config.ts";
-import { WorkerPoster } from "./domain/integrations/webhook_poster.ts";
-import { createApp, type Lifecycle } from "./routes/app.ts";
-import { drain, signalGate } from "./routes/drain.ts";
+import { isolateBus } from "./domain/kernel/isolate_bus.ts";
+import type { Lifecycle } from "./routes/app.ts";
+import { signalGate } from "./routes/drain.ts";
+import {
+  buildApp,
+  serve,
+  SHUTDOWN_DEADLINE_MS,
+  stopServing,
+  type Storage,
+  timeout,
+} from "./server/isolate.ts";
+import { startWorkers, type WorkerPool } from "./server/workers.ts";
 
 const env = Deno.env.toObject();
 if (Deno.args.length > 0) Deno.exit(await runCommand(Deno.args, env));
 
-const SHUTDOWN_DEADLINE_MS = 10_000;
 /** Stop signals this soon after the first are copies of it (operations: "Signals"). */
 const SIGNAL_ECHO_MS = 1_000;
 /** How long webhook attempts in flight may finish at shutdown before they are abandoned. */
@@ -79,13 +87,13 @@ try {
   throw error;
 }
 
-/** The storage the server runs on, and how it is closed at shutdown. */
-interface Storage {
-  engine: Engine;
-  /** The SQLite database, when the server runs on SQLite. */
-  db?: Database;
-  close(): Promise<void>;
-}
+/**
+ * With `WORKERS` above 1: the SQLite write lock every isolate's connection holds while it
+ * writes (this one is the primary's, number 1), and the bus the isolates talk on.
+ */
+const isolates = config.workers > 1
+  ? { lockBuffer: writeLockBuffer(), busName: `collab-isolates-${crypto.randomUUID()}` }
+  : null;
 
 /** SQLite in `DATA_DIR`: opened, checked and migrated, or start-up stops. */
 async function openSqlite(): Promise<Storage> {
@@ -93,7 +101,12 @@ async function openSqlite(): Promise<Storage> {
   const damaged = `Cannot start: database is damaged: restore from a backup (${dbPath})`;
   let db: Database;
   try {
-    db = openDatabase(dbPath);
+    db = openDatabase(
+      dbPath,
+      isolates
+        ? { writeLock: writeLock(isolates.lockBuffer, 1), checkpointOnClose: true }
+        : undefined,
+    );
   } catch (error) {
     if (isDamaged(error)) fail(damaged);
     fail(`Cannot start: cannot open the database in ${config.dataDir}: ${reason(error)}`);
@@ -157,18 +170,14 @@ await removeLeftoverParts(config.filesDir); // uploads a crash cut short
 await removeLeftoverBackupWork(config.dataDir); // backup downloads a crash cut short
 
 const lifecycle: Lifecycle = { shuttingDown: false };
-const app = createApp({
-  engine: storage.engine,
-  ...(storage.db ? { db: storage.db } : {}),
+const bus = isolates ? isolateBus(isolates.busName, config.workers - 1) : undefined;
+const app = buildApp({
+  storage,
   config,
   clock,
   lifecycle,
   sessionSecret,
-  // Webhook attempts (lookups, TLS, HTTP, signing) run on a thread of their own, so a burst
-  // of deliveries does not take turns with the requests (bench/README.md, webhooks).
-  webhooks: { poster: (options) => new WorkerPoster(options) },
-  // Likewise mail: building and writing each mail stays off the requests' thread.
-  mail: { inWorker: true },
+  ...(bus ? { bus } : {}),
 });
 // Single sign-on: the address to register at the provider; and LOCAL_LOGIN=off only once an
 // admin can sign in by SSO (else nobody could administer the server).
@@ -200,7 +209,6 @@ try {
 } catch (error) {
   fail(`Cannot start: cannot listen for the other instances' events: ${reason(error)}`);
 }
-const requests = drain(app.fetch, lifecycle);
 // The trash is purged now and hourly, in short batches between requests (domain/projects/trash.ts).
 const sweeps = app.services.trash.startSweeps({
   onSwept: ({ items, projects, auditRows }) => {
@@ -222,27 +230,28 @@ async function shutdown(signal: string): Promise<void> {
   console.log(`${signal}: shutting down`);
   let code = 0;
   try {
-    // Event streams never end on their own: close them so in-flight requests can drain.
-    app.services.hub.closeAll();
+    const deadline = timeout(SHUTDOWN_DEADLINE_MS);
+    // The workers drain as this isolate does, within the same deadline.
+    const workersStopped = pool?.drain(deadline.done);
     // Webhook attempts get a short grace, then are abandoned and sent again after restart:
     // a slow receiver never holds the shutdown past the deadline.
     const senderStopped = app.services.webhookSender.stop(WEBHOOK_GRACE_MS);
     // The mail under way gets the same grace; the others stay pending for the next start.
     const mailStopped = app.services.mailSender.stop(WEBHOOK_GRACE_MS);
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const deadline = new Promise<void>((resolve) =>
-      timer = setTimeout(resolve, SHUTDOWN_DEADLINE_MS)
-    );
-    // Requests in flight finish first, bodies included (see routes/drain.ts), then the
-    // server stops; both within the one deadline.
-    await Promise.race([requests.drained().then(() => server.shutdown()), deadline]);
-    clearTimeout(timer);
+    // Event streams end (they never end on their own), requests in flight finish first,
+    // bodies included (see routes/drain.ts), then the server stops; within the one deadline.
+    await stopServing(app, serving, deadline.done);
+    if (workersStopped && !await workersStopped) {
+      console.error("workers still busy at the shutdown deadline: ended");
+    }
+    deadline.cancel();
     await sweeps.stop(); // a sweep in progress stops at its next batch
     await leftoverRemoval.stop();
     await senderStopped;
     await mailStopped;
     await app.services.relay.stop();
     await app.services.presence.stop();
+    bus?.close();
     await storage.close();
   } catch (error) {
     console.error(`Cannot shut down cleanly: ${reason(error)}`);
@@ -262,11 +271,24 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
     if (stopSignals.counts()) void shutdown(signal);
   });
 }
-const server = Deno.serve({
+// With workers the port is shared (SO_REUSEPORT), which would also share it with another server
+// started on it by mistake: a port another process holds stops start-up here instead.
+if (isolates && config.port !== 0) {
+  try {
+    Deno.listen({ port: config.port, hostname: config.host }).close();
+  } catch (error) {
+    fail(`Cannot start: cannot listen on ${config.host}:${config.port}: ${reason(error)}`);
+  }
+}
+const listening = (addr: Deno.NetAddr) =>
+  console.log(`listening on http://${addr.hostname}:${addr.port}`);
+const serving = serve(app, lifecycle, {
   port: config.port,
   hostname: config.host,
-  onListen: ({ hostname, port }) => console.log(`listening on http://${hostname}:${port}`),
-}, requests.fetch);
+  reusePort: isolates !== null,
+  // With workers, "listening" once every isolate listens.
+  onListen: isolates ? () => {} : listening,
+});
 // Deliveries queued before this start (or left in flight by a crash) go out now.
 app.services.webhookSender.start();
 // So does mail queued before (or cut short by a crash), when mail is on.
@@ -280,4 +302,27 @@ const leftoverRemoval = app.services.projectImport.startLeftoverRemoval({
   },
   onError: (error) =>
     console.error(`Cannot remove the leftovers of unfinished imports: ${reason(error)}`),
+  // On SQLite an import has no lease the other isolates would honour: the leftovers are those
+  // listed now, before any worker serves (the list is read at once, synchronously, on SQLite),
+  // and none later (PostgreSQL's workers are instances with leases, looked at hourly).
+  ...(isolates && !config.databaseUrl ? { once: true } : {}),
 });
+
+// The workers serve beside this isolate, on its port, once the checks above are done.
+let pool: WorkerPool | undefined;
+if (isolates) {
+  try {
+    pool = await startWorkers({
+      count: config.workers - 1,
+      port: serving.server.addr.port,
+      hostname: config.host,
+      sessionSecret,
+      writeLock: isolates.lockBuffer,
+      busName: isolates.busName,
+      log: (line) => console.error(line),
+    });
+  } catch (error) {
+    fail(`Cannot start: a worker cannot start: ${reason(error)}`);
+  }
+  if (!lifecycle.shuttingDown) listening(serving.server.addr);
+}

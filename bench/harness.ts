@@ -304,6 +304,8 @@ export function startTaskArgs(denoJson: string, root: string): string[] {
 /**
  * Starts the server as `deno task start` runs it, on a fresh `DATA_DIR` in a new temporary
  * folder (removed at clean-up) and a free port, with `env` added, and waits until it is ready.
+ * It serves on one isolate (the figures recorded in bench/README.md) unless `WORKERS` is set in
+ * the environment or in `env`.
  */
 export async function startServer(
   prefix: string,
@@ -317,7 +319,17 @@ export async function startServer(
   const server = spawn(
     "server",
     startTaskArgs(await Deno.readTextFile(join(root, "deno.json")), root),
-    { env: { DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", ...env }, cwd: root, port },
+    {
+      env: {
+        DATA_DIR: dataDir,
+        PORT: String(port),
+        HOST: "127.0.0.1",
+        WORKERS: Deno.env.get("WORKERS") ?? "1",
+        ...env,
+      },
+      cwd: root,
+      port,
+    },
   );
   await waitUntilReady(server, "/healthz");
   return { server, temp, dataDir };

@@ -10,6 +10,11 @@ import { isMailbox } from "./mail/address.ts";
 /** The validated configuration. */
 export interface Config {
   port: number;
+  /**
+   * `WORKERS`: how many isolates serve HTTP on the port, by default one per core (1: one, as
+   * before; more: the primary and workers beside it, main.ts).
+   */
+  workers: number;
   host: string;
   dataDir: string;
   /** Where uploaded files are stored: `FILES_DIR`, or `files` in `dataDir`. */
@@ -107,6 +112,11 @@ export interface SmtpConfig {
 export const CONFIG_VARIABLES = [
   ["PORT", "8000", "listening port"],
   ["HOST", "0.0.0.0", "listening address"],
+  [
+    "WORKERS",
+    "the number of cores",
+    "isolates serving HTTP on the port, 1 to 256 (background work runs once)",
+  ],
   ["DATA_DIR", "./data", "SQLite database and uploaded files"],
   [
     "DATABASE_URL",
@@ -237,6 +247,8 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   };
 
   const port = integer("PORT", 8000, 0, 65535);
+  // Every core by default (docs/decisions/0011-workers.md).
+  const workers = integer("WORKERS", Math.min(navigator.hardwareConcurrency || 1, 256), 1, 256);
   const host = value("HOST") ?? "0.0.0.0";
   const dataDir = value("DATA_DIR") ?? "./data";
   const filesDir = value("FILES_DIR") ?? join(dataDir, "files");
@@ -394,6 +406,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     oidc,
     localLogin,
     port,
+    workers,
     host,
     dataDir,
     filesDir,

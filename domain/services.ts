@@ -4,6 +4,7 @@ import { listProjectsOfUser } from "../db/projects/projects.ts";
 import type { Database } from "../db/sqlite/sqlite.ts";
 import type { Engine } from "../db/kernel/engine.ts";
 import type { Metrics } from "./kernel/metrics.ts";
+import { shareMetrics } from "./kernel/process_metrics.ts";
 import { createAccounts } from "./accounts/accounts.ts";
 import { createApiTokens, tokenStreamKey } from "./accounts/api_tokens.ts";
 import type { DomainContext } from "./projects/actions.ts";
@@ -22,6 +23,7 @@ import { EventHub } from "./projects/event_hub.ts";
 import { createEventRelay, type EventRelay } from "./projects/event_relay.ts";
 import { pendingMail, pendingWebhooks } from "../db/kernel/health.ts";
 import { createPresence } from "./kernel/presence.ts";
+import type { BusMessage, IsolateBus } from "./kernel/isolate_bus.ts";
 import { createFilePreviews } from "./content/file_previews.ts";
 import { createFiles } from "./content/files.ts";
 import { createHealth } from "./kernel/health.ts";
@@ -31,6 +33,7 @@ import { createNotes } from "./content/notes.ts";
 import type { Clock } from "./kernel/clock.ts";
 import type { Config } from "./config.ts";
 import { createLoanService, type CreditScoreLookup, fixedCreditScore } from "./loan/loan.ts";
+import { createLoanConsole } from "./loan/console.ts";
 import { createNotifications } from "./projects/notifications.ts";
 import { createPasswordChange } from "./accounts/password_change.ts";
 import { type PasswordHasher, scryptHasher } from "./accounts/passwords.ts";
@@ -82,6 +85,11 @@ export interface ServiceDeps {
   reportError?: (error: unknown) => void;
   /** Where transactions, events, webhook attempts and mail are counted (the app's metrics). */
   metrics?: Metrics;
+  /**
+   * The other isolates of this process (`WORKERS` above 1): committed events, queued deliveries
+   * and mail, and streams to end are told to them, and theirs heard here.
+   */
+  bus?: IsolateBus;
 }
 
 /** `engine`, with each transaction's time observed by `metrics`. */
@@ -161,9 +169,53 @@ export function createServices(deps: ServiceDeps) {
       db,
       hub,
       onError: deps.reportError ?? (() => {}),
+      ...(deps.bus ? { bus: deps.bus } : {}),
     }),
     metrics,
   );
+  // What ends streams and wakes the senders here is told to the other isolates too, and what
+  // they tell is done here (the senders run on the primary only: elsewhere a wake does nothing).
+  const bus = deps.bus;
+  const ends = {
+    /** Ends a user's streams, or only those of projects not in `keep`. */
+    user(userId: number, keep?: Set<number>) {
+      hub.closeUser(userId, keep && ((projectId) => !keep.has(projectId)));
+      bus?.post({ kind: "closeUser", userId, ...(keep ? { keepProjects: [...keep] } : {}) });
+    },
+    session(idHash: string) {
+      hub.closeSession(idHash);
+      bus?.post({ kind: "closeSession", idHash });
+    },
+    project(projectId: number) {
+      hub.closeProject(projectId);
+      bus?.post({ kind: "closeProject", projectId });
+    },
+  };
+  const queued = (what: "webhooks" | "mail") => {
+    if (what === "webhooks") webhookSender.wake();
+    else mailSender.wake();
+    bus?.post({ kind: "queued", what });
+  };
+  if (bus && metrics) shareMetrics(bus, metrics);
+  bus?.listen((message: BusMessage) => {
+    switch (message.kind) {
+      case "closeUser": {
+        const keep = message.keepProjects && new Set(message.keepProjects);
+        hub.closeUser(message.userId, keep && ((projectId) => !keep.has(projectId)));
+        break;
+      }
+      case "closeSession":
+        hub.closeSession(message.idHash);
+        break;
+      case "closeProject":
+        hub.closeProject(message.projectId, message.userId);
+        break;
+      case "queued":
+        if (message.what === "webhooks") webhookSender.wake();
+        else mailSender.wake();
+        break;
+    }
+  });
   metrics?.setSources({
     streamsOpen: () => hub.size,
     webhookPending: () => pendingWebhooks(db),
@@ -177,7 +229,7 @@ export function createServices(deps: ServiceDeps) {
     presence,
     files: new FileStore(config.filesDir),
     maxUploadBytes: config.maxUploadMb * 1024 * 1024,
-    onDeliveriesQueued: () => webhookSender.wake(),
+    onDeliveriesQueued: () => queued("webhooks"),
   };
   const hasher = deps.hasher ?? scryptHasher();
   // Reset and verification links go by mail only while mail is on (which needs BASE_URL).
@@ -185,7 +237,7 @@ export function createServices(deps: ServiceDeps) {
     ? {
       baseUrl: config.baseUrl.replace(/\/+$/, ""),
       host: new URL(config.baseUrl).hostname,
-      onQueued: () => mailSender.wake(),
+      onQueued: () => queued("mail"),
     }
     : null;
   const files = createFiles(ctx);
@@ -194,7 +246,7 @@ export function createServices(deps: ServiceDeps) {
     const memberOf = new Set(
       (await listProjectsOfUser(db, userId, true)).map((project) => project.id),
     );
-    hub.closeUser(userId, (projectId) => !memberOf.has(projectId));
+    ends.user(userId, memberOf);
   };
   // One login throttle for password sign-ins and the SSO link page: the same counts (kept in
   // the database) for an account, however the password is typed.
@@ -273,8 +325,8 @@ export function createServices(deps: ServiceDeps) {
       registrationDomains: config.registrationDomains,
       localLogin: config.localLogin,
       // Event streams end with the sessions they were opened with.
-      onSessionsEnded: (userId) => hub.closeUser(userId),
-      onSessionEnded: (idHash) => hub.closeSession(idHash),
+      onSessionsEnded: (userId) => ends.user(userId),
+      onSessionEnded: (idHash) => ends.session(idHash),
       onAdminRightsLost,
     }),
     /** Single sign-on (OpenID Connect), or null when OIDC_ISSUER is unset. */
@@ -286,7 +338,7 @@ export function createServices(deps: ServiceDeps) {
       // `member.removed`, on every instance, as it is published (EventHub.publish): ended here
       // at the commit, they would miss that event on PostgreSQL, where it comes a moment later.
       onAccessLost: (projectId, userId) => {
-        if (userId === undefined) hub.closeProject(projectId);
+        if (userId === undefined) ends.project(projectId);
       },
     }),
     notifications: createNotifications({ db, clock, relay }),
@@ -295,7 +347,7 @@ export function createServices(deps: ServiceDeps) {
       clock,
       allow: config.webhookAllowHosts,
       resolve: deps.webhooks?.resolve ?? dnsResolver,
-      onQueued: () => webhookSender.wake(),
+      onQueued: () => queued("webhooks"),
     }),
     /** Sends queued webhook deliveries; `main.ts` starts and stops it. */
     webhookSender,
@@ -311,7 +363,7 @@ export function createServices(deps: ServiceDeps) {
       clock,
       enabled: mailSender.enabled,
       host: config.baseUrl === null ? null : new URL(config.baseUrl).hostname,
-      onQueued: () => mailSender.wake(),
+      onQueued: () => queued("mail"),
     }),
     invitations: createInvitations({
       db,
@@ -325,7 +377,7 @@ export function createServices(deps: ServiceDeps) {
         enabled: mailSender.enabled,
         host: config.baseUrl === null ? null : new URL(config.baseUrl).hostname,
       },
-      onMailQueued: () => mailSender.wake(),
+      onMailQueued: () => queued("mail"),
     }),
     /** What the sign-in and register pages offer (`GET /api/auth/providers`). */
     providers: () => ({
@@ -340,7 +392,7 @@ export function createServices(deps: ServiceDeps) {
       db,
       clock,
       // Event streams end with the token they were opened with.
-      onRevoked: (ids) => ids.forEach((id) => hub.closeSession(tokenStreamKey(id))),
+      onRevoked: (ids) => ids.forEach((id) => ends.session(tokenStreamKey(id))),
     }),
     calendarFeeds: createCalendarFeeds({ db, clock, secret: deps.sessionSecret }),
     passwordChange: createPasswordChange({
@@ -349,8 +401,8 @@ export function createServices(deps: ServiceDeps) {
       hasher,
       throttle: new LoginThrottle(db, clock, "password"),
       onChanged: ({ tokenIds, sessionIdHashes }) => {
-        for (const id of tokenIds) hub.closeSession(tokenStreamKey(id));
-        for (const idHash of sessionIdHashes) hub.closeSession(idHash);
+        for (const id of tokenIds) ends.session(tokenStreamKey(id));
+        for (const idHash of sessionIdHashes) ends.session(idHash);
       },
     }),
     /** Password reset links: asked for by mail, or made by an admin. */
@@ -360,8 +412,8 @@ export function createServices(deps: ServiceDeps) {
       hasher,
       mail: linkMail,
       onReset: ({ tokenIds, sessionIdHashes }) => {
-        for (const id of tokenIds) hub.closeSession(tokenStreamKey(id));
-        for (const idHash of sessionIdHashes) hub.closeSession(idHash);
+        for (const id of tokenIds) ends.session(tokenStreamKey(id));
+        for (const idHash of sessionIdHashes) ends.session(idHash);
       },
     }),
     /** Email verification links. */
@@ -374,6 +426,8 @@ export function createServices(deps: ServiceDeps) {
       ...deps.imports,
     }),
     loan: createLoanService(db, { clock, creditScore: deps.creditScore ?? fixedCreditScore }),
+    /** The loan operations console (admins and loan officers). */
+    loanConsole: createLoanConsole({ db, clock }),
     backups: createBackups({
       dataDir: config.dataDir,
       filesDir: config.filesDir,

@@ -20,7 +20,11 @@ export function metricsRoute(metrics: Metrics, token: string | null): Hono {
     if (!match || !timingSafeEqual(digest(match[1]!), expected)) {
       return c.text("Unauthorized\n", 401, { "WWW-Authenticate": 'Bearer realm="metrics"' });
     }
-    return c.body(await metrics.render(), 200, {
+    const text = await metrics.render();
+    // Another isolate did not answer in time: no answer rather than a partial sum, which a
+    // scraper would read as counters reset.
+    if (text === null) return c.text("Service Unavailable\n", 503, { "retry-after": "5" });
+    return c.body(text, 200, {
       "content-type": "text/plain; version=0.0.4; charset=utf-8",
       "cache-control": "no-store",
     });

@@ -22,6 +22,8 @@ export interface UserRow {
   digestHour: number;
   /** Whether the owner has shown they read this address's mail (or an invitation made it). */
   emailVerified: boolean;
+  /** Whether an admin lets this user run the loan console (admins may without it). */
+  loanOfficer: boolean;
   createdAt: string;
   updatedAt: string;
 }
@@ -42,12 +44,13 @@ interface RawUser {
   email_notifications: EmailNotifications;
   digest_hour: number | bigint;
   email_verified: number | bigint;
+  loan_officer: number | bigint;
   created_at: string;
   updated_at: string;
 }
 
 const COLUMNS = "id, email, display_name, password_hash, role, status, theme, locale, time_zone, " +
-  "email_notifications, digest_hour, email_verified, created_at, updated_at";
+  "email_notifications, digest_hour, email_verified, loan_officer, created_at, updated_at";
 
 function toUser(r: RawUser): UserRow {
   return {
@@ -63,6 +66,7 @@ function toUser(r: RawUser): UserRow {
     emailNotifications: r.email_notifications,
     digestHour: Number(r.digest_hour),
     emailVerified: Number(r.email_verified) === 1,
+    loanOfficer: Number(r.loan_officer) === 1,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   };
@@ -137,6 +141,7 @@ export interface UserChanges {
   digestHour?: number;
   role?: "admin" | "member";
   status?: "active" | "disabled";
+  loanOfficer?: boolean;
 }
 
 const CHANGE_COLUMNS: Record<keyof UserChanges, string> = {
@@ -148,6 +153,7 @@ const CHANGE_COLUMNS: Record<keyof UserChanges, string> = {
   digestHour: "digest_hour",
   role: "role",
   status: "status",
+  loanOfficer: "loan_officer",
 };
 
 /** Changes that move the next digest (it is scheduled again from the new values). */
@@ -174,9 +180,14 @@ export async function updateUser(
   if (keys.some((k) => RESCHEDULES.has(k))) sets.push("digest_at = NULL");
   const row = await q.get<RawUser>(
     `UPDATE users SET ${sets.join(", ")} WHERE id = ? RETURNING ${COLUMNS}`,
-    [...keys.map((k) => changes[k] as string | number), updatedAt, id],
+    [...keys.map((k) => flagAsNumber(changes[k]!)), updatedAt, id],
   );
   return row ? toUser(row) : null;
+}
+
+/** A change's value as stored: a flag is 0 or 1. */
+function flagAsNumber(value: string | number | boolean): string | number {
+  return typeof value === "boolean" ? (value ? 1 : 0) : value;
 }
 
 /** Replaces a user's password hash. */

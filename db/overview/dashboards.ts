@@ -268,7 +268,7 @@ export function countUpcomingMeetings(q: Queries, userId: number, now: string): 
 
 /**
  * How SQLite reads the meetings in `upcomingMeetingIds` and `countUpcomingMeetings`: the plan's
- * step over `meetings` of each (for tests: it must seek the end time, migration 038, not read
+ * step over `meetings` of each (for tests: it must seek the end time, migration 037, not read
  * every meeting of the project).
  */
 export async function upcomingMeetingsPlan(q: Queries): Promise<string[]> {

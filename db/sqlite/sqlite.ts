@@ -8,6 +8,7 @@
 import { DatabaseSync } from "node:sqlite";
 import { type SqlValue, StorageFullError } from "../kernel/engine.ts";
 import { keepStatements } from "./statement_cache.ts";
+import type { WriteLock } from "./write_lock.ts";
 
 export { type SqlValue, StorageFullError };
 
@@ -71,8 +72,22 @@ interface Job {
   reject: (error: unknown) => void;
 }
 
-/** Opens (creating when missing) the database file at `path`. */
-export function openDatabase(path: string): Database {
+/** How an isolate's connection shares the file with the other isolates' (`WORKERS`). */
+export interface SharedWriting {
+  /** Held by each transaction of this connection, from `BEGIN IMMEDIATE` to its end. */
+  writeLock: WriteLock;
+  /**
+   * Whether `close` checkpoints the WAL (the primary's, which closes last), or only closes
+   * (a worker's: the others may still be writing).
+   */
+  checkpointOnClose: boolean;
+}
+
+/**
+ * Opens (creating when missing) the database file at `path`; `shared` when other isolates of
+ * this process write to it too.
+ */
+export function openDatabase(path: string, shared?: SharedWriting): Database {
   const sql = new DatabaseSync(path);
   sql.exec("PRAGMA journal_mode = WAL");
   sql.exec("PRAGMA synchronous = FULL");
@@ -82,7 +97,7 @@ export function openDatabase(path: string): Database {
   // Each SQL text is compiled once: statements prepared afresh per request hold native
   // memory that V8 does not see, until a full collection it has no reason to run.
   keepStatements(sql);
-  return createDatabase(sql, path);
+  return createDatabase(sql, path, shared);
 }
 
 /**
@@ -114,7 +129,8 @@ function storageError(error: unknown): unknown {
   return error;
 }
 
-function createDatabase(sql: DatabaseSync, path: string): Database {
+function createDatabase(sql: DatabaseSync, path: string, shared?: SharedWriting): Database {
+  const lock = shared?.writeLock;
   let readOnly: DatabaseSync | null = null;
   function reader(): DatabaseSync {
     if (path === ":memory:") return sql;
@@ -141,6 +157,8 @@ function createDatabase(sql: DatabaseSync, path: string): Database {
   let inJobCall = false;
   // True while a flush runs its transactions (jobs queued meanwhile wait for the next one).
   let flushing = false;
+  // While the next flush waits for another isolate's transaction to end (`lockThenFlush`).
+  let waitingLock: Promise<void> | null = null;
   const totalChanges = sql.prepare("SELECT total_changes() AS n");
   const changes = () => (totalChanges.get() as { n: number }).n;
 
@@ -154,7 +172,13 @@ function createDatabase(sql: DatabaseSync, path: string): Database {
     if (depth > 0) return savepoint(fn);
     // Only while writes are failing: did this transaction write something?
     const before = storageFull ? changes() : 0;
-    sql.exec("BEGIN IMMEDIATE");
+    lock?.acquireBlocking();
+    try {
+      sql.exec("BEGIN IMMEDIATE");
+    } catch (error) {
+      lock?.release();
+      throw error;
+    }
     depth++;
     lost = undefined;
     try {
@@ -170,6 +194,7 @@ function createDatabase(sql: DatabaseSync, path: string): Database {
       throw storageError(error);
     } finally {
       depth--;
+      lock?.release();
     }
   }
 
@@ -345,9 +370,39 @@ function createDatabase(sql: DatabaseSync, path: string): Database {
     ended();
   }
 
+  /**
+   * `flush` while holding the write lock shared with other isolates (when there are any),
+   * released once the flush's last transaction ended.
+   */
+  function flushHeld(): void | Promise<void> {
+    if (!lock) return flush();
+    let done: void | Promise<void>;
+    try {
+      done = flush();
+    } catch (error) {
+      lock.release();
+      throw error;
+    }
+    if (done instanceof Promise) return done.finally(() => lock.release());
+    lock.release();
+  }
+
+  /**
+   * Takes the write lock, at once when it is free; otherwise the event loop runs while another
+   * isolate commits, and the jobs queued meanwhile join this isolate's next flush.
+   */
+  function lockThenFlush(): void | Promise<void> {
+    if (!lock || lock.tryAcquire()) return flushHeld();
+    waitingLock = lock.acquire().then(() => {
+      waitingLock = null;
+      return flushHeld();
+    });
+    return waitingLock;
+  }
+
   function schedule(): void {
     // A macrotask, not a microtask: requests that arrive meanwhile join this batch.
-    scheduled = setTimeout(() => void flush(), 0);
+    scheduled = setTimeout(() => void lockThenFlush(), 0);
   }
 
   function commit<T>(fn: () => T | Promise<T>): Promise<T> {
@@ -370,17 +425,21 @@ function createDatabase(sql: DatabaseSync, path: string): Database {
   async function close(): Promise<{ checkpointError: Error | null }> {
     if (closed) return { checkpointError: null };
     closed = true;
-    if (scheduled !== undefined) {
+    if (waitingLock) await waitingLock;
+    else if (scheduled !== undefined) {
       clearTimeout(scheduled);
-      await flush();
+      await lockThenFlush();
     }
     await idle;
     readOnly?.close();
     let checkpointError: Error | null = null;
-    try {
-      sql.exec("PRAGMA wal_checkpoint(TRUNCATE)");
-    } catch (error) {
-      checkpointError = error instanceof Error ? error : new Error(String(error));
+    // A worker leaves the WAL to the primary, which closes last (the others may be writing).
+    if (shared?.checkpointOnClose ?? true) {
+      try {
+        sql.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+      } catch (error) {
+        checkpointError = error instanceof Error ? error : new Error(String(error));
+      }
     }
     sql.close();
     return { checkpointError };

@@ -43,6 +43,8 @@ export interface PublicUser {
   digestHour: number;
   /** Whether the owner has shown they read this address's mail (or an invitation made it). */
   emailVerified: boolean;
+  /** Whether an admin lets this user run the loan console (admins may without it). */
+  loanOfficer: boolean;
   createdAt: string;
 }
 
@@ -66,6 +68,7 @@ export function publicUser(u: UserRow): PublicUser {
     emailNotifications: u.emailNotifications,
     digestHour: u.digestHour,
     emailVerified: u.emailVerified,
+    loanOfficer: u.loanOfficer,
     createdAt: u.createdAt,
   };
 }
@@ -127,6 +130,13 @@ export interface LoggedIn {
 }
 
 const LOGIN_FAILED = "Invalid email or password";
+
+/** The fields an admin changes on a user, each audited as its own action when it changed. */
+const AUDITED_USER_FIELDS = [
+  ["role", "user.role_changed"],
+  ["status", "user.status_changed"],
+  ["loanOfficer", "user.loan_officer_changed"],
+] as const;
 
 /** The account operations. */
 export function createAccounts(deps: AccountDeps) {
@@ -340,11 +350,18 @@ export function createAccounts(deps: AccountDeps) {
       return (await listUsers(db)).map(publicUser);
     },
 
-    /** Changes a user's role or status (admins only); disabling ends their sessions and tokens. */
+    /**
+     * Changes a user's role, status or loan-officer mark (admins only); disabling ends their
+     * sessions and tokens.
+     */
     async adminUpdate(
       actor: Actor,
       userId: number,
-      changes: { role?: "admin" | "member"; status?: "active" | "disabled" },
+      changes: {
+        role?: "admin" | "member";
+        status?: "active" | "disabled";
+        loanOfficer?: boolean;
+      },
       meta: RequestMeta,
     ): Promise<PublicUser> {
       requireAdmin(actor);
@@ -359,20 +376,13 @@ export function createAccounts(deps: AccountDeps) {
         const now = clock.now().toISOString();
         const updated = (await updateUser(tx, userId, changes, now))!;
         // Each change that changed something is one row.
-        if (changes.role !== undefined && changes.role !== target.role) {
+        for (const [field, action] of AUDITED_USER_FIELDS) {
+          if (changes[field] === undefined || changes[field] === target[field]) continue;
           await audit(tx, meta, now, {
-            action: "user.role_changed",
+            action,
             actorId: actor.id,
             target: { type: "user", id: userId },
-            details: { from: target.role, to: changes.role },
-          });
-        }
-        if (changes.status !== undefined && changes.status !== target.status) {
-          await audit(tx, meta, now, {
-            action: "user.status_changed",
-            actorId: actor.id,
-            target: { type: "user", id: userId },
-            details: { from: target.status, to: changes.status },
+            details: { from: target[field], to: changes[field] },
           });
         }
         if (changes.status === "disabled") {

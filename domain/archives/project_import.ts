@@ -1072,6 +1072,8 @@ export function createProjectImport(
         intervalMs?: number;
         onRemoved?: (removed: number) => void;
         onError?: (error: unknown) => void;
+        /** Only now, not hourly after (SQLite with several isolates: see main.ts). */
+        once?: boolean;
       } = {},
     ): { stop(): Promise<void> } {
       const run = () => {
@@ -1083,7 +1085,9 @@ export function createProjectImport(
         );
       };
       run();
-      const timer = setInterval(run, schedule.intervalMs ?? LEFTOVER_INTERVAL_MS);
+      const timer = schedule.once
+        ? undefined
+        : setInterval(run, schedule.intervalMs ?? LEFTOVER_INTERVAL_MS);
       return {
         async stop() {
           clearInterval(timer);

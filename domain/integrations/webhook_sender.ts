@@ -147,6 +147,9 @@ export class WebhookSender {
   readonly #unrecorded = new Set<number>();
   #recording: Promise<void> | null = null;
   #fanning: Promise<void> | null = null;
+  /** Wake-ups so far, and how many there had been when the fan-out under way began. */
+  #wakes = 0;
+  #fanningAfter = 0;
   /** The look in the database under way (one at a time), see `#pick`. */
   #picking: Promise<void> | null = null;
   /** Deliveries picked and not yet started, per webhook, oldest due first. */
@@ -211,6 +214,7 @@ export class WebhookSender {
    */
   wake(): void {
     this.#look = true;
+    this.#wakes++;
     const now = this.#options.monotonic();
     // The first event after a quiet spell starts a busy spell.
     if (now - this.#lastEventAt >= YIELD_QUIET_MS) this.#busySince = now;
@@ -249,7 +253,13 @@ export class WebhookSender {
    * Never rejects (a failed commit leaves the events queued for the next wake-up).
    */
   #fanOut(): Promise<void> {
-    if (this.#fanning) return this.#fanning;
+    if (this.#fanning) {
+      // A fan-out begun before this wake-up's commit may have read the outbox without it:
+      // then fan out once more after it, else the events waited for the next poll.
+      if (this.#fanningAfter === this.#wakes) return this.#fanning;
+      return this.#fanning.then(() => this.#fanOut());
+    }
+    this.#fanningAfter = this.#wakes;
     this.#fanning = fanOutQueued(this.#db, () => this.#stopping)
       .then(() => {}, (error) => this.#options.onError(error))
       .finally(() => this.#fanning = null);
@@ -317,6 +327,10 @@ export class WebhookSender {
     // project deleted meanwhile loses its attempts within that time.
     if (this.#look || this.#options.monotonic() - this.#lookedAt >= RECHECK_MS) {
       await this.#pick();
+      // The look awaited may have been one already under way, begun before the wake-up that
+      // set `#look` again (this fill's own): then look once more, afresh. Without it both the
+      // fill under way and this one stopped below, and nothing was sent until the next poll.
+      if (this.#look) await this.#pick();
       // A webhook changed while the look read (`wake`): its batch may be stale, so nothing
       // starts from the batches until the next wake-up has looked again.
       if (this.#look) return 0;

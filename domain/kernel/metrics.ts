@@ -9,8 +9,21 @@
  * (`requestSeries`, `counterSeries`): prom-client's own `inc` and `observe` check and hash the
  * labels at each call, about 4 µs a SOAP request, a seventh of its whole cost
  * (docs/decisions/0010-prometheus-client.md).
+ *
+ * With `WORKERS` above 1 a scrape reaches one isolate, which asks the others for their series
+ * (`setPeers`) and answers for the whole process: counters and histograms summed, streams
+ * summed, and what every isolate reads alike (the process's CPU and memory, the outboxes) taken
+ * once (prom-client's `AggregatorRegistry`, made for Node's cluster workers).
  */
-import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import {
+  AggregatorRegistry,
+  Counter,
+  Gauge,
+  Histogram,
+  type MetricObjectWithValues,
+  type MetricValue,
+  Registry,
+} from "prom-client";
 
 /** Request durations: SOAP calls take about a millisecond, exports and uploads seconds. */
 const REQUEST_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -26,6 +39,9 @@ export interface MetricsSources {
   /** Mails waiting to be sent. */
   mailPending(): Promise<number>;
 }
+
+/** One isolate's series as they stand, to be merged with the others' (`setPeers`). */
+export type MetricsSnapshot = MetricObjectWithValues<MetricValue<string>>[];
 
 /** The application's metrics. */
 export interface Metrics {
@@ -47,8 +63,18 @@ export interface Metrics {
   setSources(sources: MetricsSources): void;
   /** The text exposition format. */
   readonly contentType: string;
-  /** The current values in the text exposition format. */
-  render(): Promise<string>;
+  /**
+   * Where the other isolates' snapshots come from at a scrape (`WORKERS` above 1): all of
+   * them, or null when one did not answer in time.
+   */
+  setPeers(gather: () => Promise<MetricsSnapshot[] | null>): void;
+  /** This isolate's series as they stand. */
+  snapshot(): Promise<MetricsSnapshot>;
+  /**
+   * The current values of the process in the text exposition format; null when another
+   * isolate did not answer (a partial sum would read as a counter reset).
+   */
+  render(): Promise<string | null>;
 }
 
 /** Builds a registry of its own for one application. */
@@ -56,6 +82,7 @@ export function createMetrics(build: { version: string; engine: string }): Metri
   const registry = new Registry();
   const registers = [registry];
   let sources: MetricsSources | null = null;
+  let peers: (() => Promise<MetricsSnapshot[] | null>) | null = null;
 
   const requests = requestSeries(registry);
   const soap = counterSeries(
@@ -93,6 +120,7 @@ export function createMetrics(build: { version: string; engine: string }): Metri
   });
   new Gauge({
     name: "webhook_outbox_pending",
+    aggregator: "first",
     help: "Webhook events and deliveries waiting to be sent (all instances).",
     registers,
     async collect() {
@@ -107,6 +135,7 @@ export function createMetrics(build: { version: string; engine: string }): Metri
   });
   new Gauge({
     name: "mail_outbox_pending",
+    aggregator: "first",
     help: "Mails waiting to be sent (all instances).",
     registers,
     async collect() {
@@ -121,6 +150,7 @@ export function createMetrics(build: { version: string; engine: string }): Metri
   });
   new Counter({
     name: "process_cpu_seconds_total",
+    aggregator: "first",
     help: "User and system CPU time of this process, in seconds.",
     registers,
     collect() {
@@ -132,6 +162,7 @@ export function createMetrics(build: { version: string; engine: string }): Metri
   });
   new Gauge({
     name: "process_resident_memory_bytes",
+    aggregator: "first",
     help: "Resident memory of this process, in bytes.",
     registers,
     collect() {
@@ -140,6 +171,7 @@ export function createMetrics(build: { version: string; engine: string }): Metri
   });
   new Gauge({
     name: "process_open_fds",
+    aggregator: "first",
     help: "File descriptors this process holds open.",
     registers,
     collect() {
@@ -149,6 +181,7 @@ export function createMetrics(build: { version: string; engine: string }): Metri
   const startSeconds = Math.floor((Date.now() - performance.now()) / 1000);
   new Gauge({
     name: "process_start_time_seconds",
+    aggregator: "first",
     help: "When this process started, in seconds since the Unix epoch.",
     registers,
     collect() {
@@ -157,6 +190,7 @@ export function createMetrics(build: { version: string; engine: string }): Metri
   });
   new Gauge({
     name: "collab_build_info",
+    aggregator: "first",
     help: "The server's version and database engine (always 1).",
     labelNames: ["version", "engine"] as const,
     registers,
@@ -175,8 +209,18 @@ export function createMetrics(build: { version: string; engine: string }): Metri
     setSources(given) {
       sources = given;
     },
+    setPeers(gather) {
+      peers = gather;
+    },
+    snapshot: () => registry.getMetricsAsJSON(),
     contentType: registry.contentType,
-    render: () => registry.metrics(),
+    async render() {
+      if (!peers) return registry.metrics();
+      // This isolate's first: what is taken once ("first") is read here.
+      const [own, others] = await Promise.all([registry.getMetricsAsJSON(), peers()]);
+      if (others === null) return null;
+      return AggregatorRegistry.aggregate([own, ...others]).metrics();
+    },
   };
 }
 

@@ -40,15 +40,33 @@ export type RegistrationResult = "Registration Successful" | "Error: Customer al
 
 const INT_MAX = 2 ** 31 - 1;
 
+/** Why an application was rejected, as the console names it. */
+export type RejectionCode = "blacklisted" | "low_score";
+
+/** The rejection reasons' codes. */
+export const REJECTION_CODES: readonly RejectionCode[] = ["blacklisted", "low_score"];
+
+/** Each rejection's text: the SOAP answer's `rejectionReason`, stored as it is in the history. */
+export const REJECTION_TEXTS: Readonly<Record<RejectionCode, string>> = {
+  blacklisted: "Applicant is blacklisted",
+  low_score: "Credit score too low",
+};
+
+/** The code of a stored rejection text (null for an approval's null). */
+export function rejectionCode(text: string | null): RejectionCode | null {
+  if (text === null) return null;
+  return text === REJECTION_TEXTS.blacklisted ? "blacklisted" : "low_score";
+}
+
 /** The decision table: the blacklist first, then the score bands. */
 export function decideLoan(score: number, blacklisted: boolean): LoanDecision {
   if (blacklisted) {
-    return rejected("Applicant is blacklisted");
+    return rejected(REJECTION_TEXTS.blacklisted);
   }
   if (score >= 700) return approved(3.5, "Loan approved with excellent rate");
   if (score >= 600) return approved(5.5, "Loan approved with standard rate");
   if (score >= 500) return approved(8.5, "Loan approved with high risk rate");
-  return rejected("Credit score too low");
+  return rejected(REJECTION_TEXTS.low_score);
 }
 
 function approved(rate: number, message: string): LoanDecision {

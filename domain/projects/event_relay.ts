@@ -6,9 +6,12 @@
  * published and publishes what it finds to its own streams. A notification is only a wake-up:
  * a read that fails is done again, and after a lost listening connection the instance reads
  * the logs every half second until it listens again (then reads once more), so its streams
- * miss nothing the logs still hold, whatever was lost on the way.
+ * miss nothing the logs still hold, whatever was lost on the way. On SQLite with several
+ * isolates (`WORKERS`), the isolates are as instances: each commit is told to the others on the
+ * isolate bus, and every isolate, the writer included, reads the logs past what it published
+ * (one writer at a time, `db/sqlite/write_lock.ts`, so ids commit in order there too).
  */
-import type { Engine, Listening, Queries } from "../../db/kernel/engine.ts";
+import type { Engine, ListenHandlers, Listening, Queries } from "../../db/kernel/engine.ts";
 import {
   EVENTS_CHANNEL,
   eventsSince,
@@ -17,6 +20,7 @@ import {
 } from "../../db/projects/event_relay.ts";
 import type { EventRow } from "../../db/projects/events.ts";
 import type { UserEventRow } from "../../db/projects/user_events.ts";
+import type { IsolateBus } from "../kernel/isolate_bus.ts";
 import type { EventHub } from "./event_hub.ts";
 
 /** The most a read takes of each log at once. */
@@ -41,10 +45,10 @@ export interface EventRelay {
 
 /** The relay for `db`: local publishing on SQLite, notifications on PostgreSQL. */
 export function createEventRelay(
-  deps: { db: Engine; hub: EventHub; onError?: (error: unknown) => void },
+  deps: { db: Engine; hub: EventHub; onError?: (error: unknown) => void; bus?: IsolateBus },
 ): EventRelay {
-  const { db, hub } = deps;
-  if (!db.listen) {
+  const { db, hub, bus } = deps;
+  if (!db.listen && !bus) {
     return {
       announce: () => Promise.resolve(),
       committed(events, userEvents) {
@@ -55,7 +59,7 @@ export function createEventRelay(
       stop: () => Promise.resolve(),
     };
   }
-  const listen = db.listen.bind(db);
+  const listen = db.listen ? db.listen.bind(db) : busListening(bus!);
   // The newest ids published, so that a read neither repeats nor skips (ids of each log
   // commit in order: see db/projects/event_log.ts).
   const seen = { project: 0, user: 0 };
@@ -135,14 +139,20 @@ export function createEventRelay(
 
   return {
     async announce(tx, events, userEvents) {
-      if (events.length === 0 && userEvents.length === 0) return;
+      if (events.length === 0 && userEvents.length === 0 || !db.listen) return;
       await notifyEvents(tx, {
         project: events.map((e) => e.id),
         user: userEvents.map((e) => e.id),
       });
     },
-    // Every instance publishes what it hears, its own events included.
-    committed: () => {},
+    // Every instance publishes what it hears, its own events included. On the isolate bus
+    // (SQLite), the commit is told here, to the others and to this isolate.
+    committed(events, userEvents) {
+      if (db.listen || events.length === 0 && userEvents.length === 0) return;
+      const payload = [events.length > 0 ? "p:" : "", userEvents.length > 0 ? "u:" : ""].join(";");
+      bus!.post({ kind: "events", payload });
+      heardOf(payload);
+    },
     async start() {
       if (listening) return;
       stopped = false;
@@ -170,5 +180,22 @@ export function createEventRelay(
       heard = false;
       await reading;
     },
+  };
+}
+
+/** A `listen` over the isolate bus: listening from the start, never lost. */
+function busListening(bus: IsolateBus) {
+  return (_channel: string, handlers: ListenHandlers): Promise<Listening> => {
+    let open = true;
+    bus.listen((message) => {
+      if (open && message.kind === "events") handlers.onPayload(message.payload);
+    });
+    handlers.onListening();
+    return Promise.resolve({
+      close() {
+        open = false;
+        return Promise.resolve();
+      },
+    });
   };
 }

@@ -21,10 +21,13 @@ import {
 } from "./openapi.ts";
 import { UserSchema } from "./schemas.ts";
 
-/** A user's new role or status (the admin page's form too). */
+/** A user's new role, status or loan-officer mark (the admin page's form too). */
 export const AdminUserInput = z.object({
   role: z.enum(["admin", "member"]).optional(),
   status: z.enum(["active", "disabled"]).optional(),
+  loanOfficer: z.boolean().optional().openapi({
+    description: "Whether the user may run the loan console",
+  }),
 }).openapi("AdminUserInput");
 
 const listUsers = createRoute({
@@ -42,7 +45,7 @@ const updateUser = createRoute({
   method: "patch",
   path: "/api/admin/users/{userId}",
   tags: ["admin"],
-  summary: "Change a user's role or status; disabling ends their sessions",
+  summary: "Change a user's role, status or loan-officer mark; disabling ends their sessions",
   request: {
     params: z.object({ userId: Id }),
     ...jsonRequest(AdminUserInput),
@@ -197,6 +200,7 @@ export function adminRoutes(services: Services) {
       const user = await services.accounts.adminUpdate(actorOf(c), userId, {
         ...(body.role ? { role: body.role } : {}),
         ...(body.status ? { status: body.status } : {}),
+        ...(body.loanOfficer !== undefined ? { loanOfficer: body.loanOfficer } : {}),
       }, requestMeta(c));
       return c.json({ user }, 200);
     })

@@ -22,6 +22,7 @@ import { registerOpenApiDocument } from "./document.ts";
 import { errorBody, errorResponse } from "./errors.ts";
 import { fileRoutes } from "./files.ts";
 import { invitationRoutes } from "./invitations.ts";
+import { loanConsoleRoutes } from "./loan_console.ts";
 import { registerIcsFeedDocs } from "./ics_doc.ts";
 import { registerEventDocs } from "./event_doc.ts";
 import { registerUnsubscribeDocs } from "./unsubscribe_doc.ts";
@@ -80,6 +81,7 @@ export function api(services: Services, options: ApiOptions): OpenAPIHono<AppEnv
   app.route("/", passwordResetRoutes(services, { baseUrl: options.baseUrl }));
   app.route("/", calendarFeedRoutes(services, { baseUrl: options.baseUrl }));
   app.route("/", markdownRoutes(services));
+  app.route("/", loanConsoleRoutes(services));
 
   registerIcsFeedDocs(app.openAPIRegistry);
   registerEventDocs(app.openAPIRegistry);

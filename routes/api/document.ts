@@ -109,6 +109,10 @@ export function buildDocument(app: OpenAPIHono<AppEnv>): OpenApiDocument {
       { name: "webhooks", description: "Webhooks and their deliveries" },
       { name: "tokens", description: "Personal API tokens" },
       { name: "markdown", description: "The Markdown preview of text boxes" },
+      {
+        name: "loan",
+        description: "The loan operations console (admins and loan officers only)",
+      },
     ],
   }) as unknown as OpenApiDocument;
   // OpenAPI 3.1's SPDX `identifier` (the generator's types know only 3.0's `url`).

@@ -34,6 +34,13 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   "GET /api/admin/trash/projects": "listDeletedProjects",
   "POST /api/admin/trash/projects/{projectId}/restore": "restoreProject",
 
+  "GET /api/loan/customers": "listLoanCustomers",
+  "GET /api/loan/customers/{name}": "getLoanCustomer",
+  "PATCH /api/loan/customers/{name}": "updateLoanCustomer",
+  "GET /api/loan/decisions": "listLoanDecisions",
+  "GET /api/loan/decisions.csv": "downloadLoanDecisionsCsv",
+  "GET /api/loan/stats": "getLoanStats",
+
   "GET /api/projects": "listProjects",
   "POST /api/projects": "createProject",
   "GET /api/projects/{projectId}": "getProject",

@@ -44,6 +44,10 @@ export const UserSchema = z.object({
     description: "Whether the owner has shown they read this address's mail (accepted an " +
       "invitation, reset the password through a mailed link or opened a verification link)",
   }),
+  loanOfficer: z.boolean().openapi({
+    description: "Whether an admin lets this user run the loan console (`/api/loan/…`); " +
+      "admins may without it",
+  }),
   createdAt: TimestampOut,
 }).openapi("User");
 

@@ -26,6 +26,12 @@ import { notFound } from "./kit/errors.tsx";
 import { Alert, renderPage } from "./kit/layout.tsx";
 import { pageForms, type Shown } from "./kit/submit.ts";
 
+/** A yes/no select's value as the schema's flag: absent or empty is no change. */
+function flagField(value: string | undefined): boolean | string | undefined {
+  if (value === undefined || value === "") return undefined;
+  return value === "true" ? true : value === "false" ? false : value;
+}
+
 function AdminPage(
   props: {
     ctx: PageCtx;
@@ -96,6 +102,15 @@ function AdminPage(
                     options={[["active", t("status.active")], [
                       "disabled",
                       t("status.disabled"),
+                    ]]}
+                  />
+                  <Select
+                    name="loanOfficer"
+                    label={t("admin.loanOfficer")}
+                    value={String(u.loanOfficer)}
+                    options={[["false", t("admin.loanOfficerNo")], [
+                      "true",
+                      t("admin.loanOfficerYes"),
                     ]]}
                   />
                   <button class="secondary" type="submit">{t("admin.update")}</button>
@@ -313,13 +328,18 @@ export function adminPages(services: Services, options: { baseUrl: string | null
   form("/admin/users/:userId{[0-9]+}", {
     form: "user",
     schema: AdminUserInput,
-    read: (fields) => ({ role: fields.role || undefined, status: fields.status || undefined }),
+    read: (fields) => ({
+      role: fields.role || undefined,
+      status: fields.status || undefined,
+      loanOfficer: flagField(fields.loanOfficer),
+    }),
     codes: { conflict: "admin.lastAdmin" },
     show: (shown, { c }) => show(c, shown),
-    change: async ({ role, status }, { c, ctx }) => {
+    change: async ({ role, status, loanOfficer }, { c, ctx }) => {
       await services.accounts.adminUpdate(ctx.actor!, paramId(c, "userId"), {
         ...(role ? { role } : {}),
         ...(status ? { status } : {}),
+        ...(loanOfficer !== undefined ? { loanOfficer } : {}),
       }, requestMeta(c));
       return "/admin";
     },

@@ -21,6 +21,7 @@ import { connectPages } from "./connect_pages.tsx";
 import { pageCtx } from "./context.ts";
 import { filesPages } from "./files_pages.tsx";
 import { invitationPages } from "./invitation_pages.tsx";
+import { loanConsolePages } from "./loan_console_page.tsx";
 import { forbiddenPage, formErrorPage, notFound, storageFullPage } from "./kit/errors.tsx";
 import { meetingsPages } from "./meetings_page.tsx";
 import { milestonesPages } from "./milestones_page.tsx";
@@ -101,6 +102,7 @@ export function pages(services: Services, options: PagesOptions) {
   app.route("/", trashPages(services));
   app.route("/", connectPages(services, options));
   app.route("/", webhookPages(services));
+  app.route("/", loanConsolePages(services));
 
   app.all("*", async (c) => notFound(c, await pageCtx(c, services)));
   app.onError(handleFailure(options.failures, async (error, c) => {

@@ -12,6 +12,7 @@ const USER_KEYS = [
   "emailNotifications",
   "emailVerified",
   "id",
+  "loanOfficer",
   "locale",
   "role",
   "status",

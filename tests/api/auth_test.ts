@@ -26,6 +26,7 @@ const USER_KEYS = [
   "emailNotifications",
   "emailVerified",
   "id",
+  "loanOfficer",
   "locale",
   "role",
   "status",

@@ -25,6 +25,7 @@ import {
   team,
 } from "../helpers/api.ts";
 import { type TestApp, testApp } from "../helpers/app.ts";
+import type { SqlValue } from "../../db/kernel/engine.ts";
 import { spyOnEngine } from "../helpers/engine_spy.ts";
 import { type Receiver, receiver } from "../helpers/receiver.ts";
 
@@ -801,7 +802,8 @@ Deno.test("a started sender is woken by the commit that queued a delivery, not b
     const sender = t.app.services.webhookSender;
     sender.start();
     await sendChat(t, alice.cookie, project.id, "wake up");
-    await rx.waitFor(1, 2000);
+    // Far sooner than the hour-long poll, with room for a loaded machine.
+    await rx.waitFor(1, 10_000);
     await sender.stop();
   }, { webhooks: { pollMs: 3_600_000 } });
 });
@@ -865,6 +867,43 @@ Deno.test("while events keep arriving the sender holds off, at most 2 s; after 5
     await sendChat(t, alice.cookie, project.id, "still coming");
     await rx.waitFor(52, 3000);
     await sender.stop();
+  }, { webhooks: { pollMs: 3_600_000, monotonic: () => now } });
+});
+
+Deno.test("a wake-up that lands while a look is under way gets a look of its own: its delivery does not wait for the next poll", async () => {
+  let now = 0;
+  await withHooks(async (t, { owner, alice, project }, rx) => {
+    await createHook(t, owner.cookie, project.id, { url: rx.url, events: ["*"] });
+    // The sender's first look for due deliveries is held until the test lets it go.
+    const engine = t.engine;
+    const all = engine.all;
+    let held = false;
+    let release = () => {};
+    let entered = () => {};
+    const inLook = new Promise<void>((resolve) => entered = resolve);
+    engine.all = (async (text: string, params?: SqlValue[]) => {
+      if (!held && text.includes("FROM webhooks w") && text.includes("next_attempt_at")) {
+        held = true;
+        entered();
+        await new Promise<void>((resolve) => release = resolve);
+      }
+      return await all.call(engine, text, params);
+    }) as typeof engine.all;
+    const sender = t.app.services.webhookSender;
+    try {
+      sender.start(); // looks at once (nothing is due yet): that look is held
+      await inLook;
+      await sendChat(t, alice.cookie, project.id, "while the sender looks");
+      now += 60; // a quiet spell after the event: no holding off
+      // The event's wake-up finds the look under way and joins it (it began before the event).
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      release();
+      await rx.waitFor(1, 5000);
+    } finally {
+      engine.all = all;
+      release();
+      await sender.stop();
+    }
   }, { webhooks: { pollMs: 3_600_000, monotonic: () => now } });
 });
 

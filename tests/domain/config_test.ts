@@ -284,3 +284,20 @@ Deno.test("OIDC_ISSUER must be https; plain http only for a loopback host, else 
     }
   }
 });
+
+Deno.test("WORKERS is a whole number from 1 to 256, by default the number of cores", () => {
+  assert.equal(parseConfig({ WORKERS: "1" }).workers, 1);
+  assert.equal(parseConfig({ WORKERS: "256" }).workers, 256);
+  assert.ok(navigator.hardwareConcurrency >= 1);
+  assert.equal(parseConfig({}).workers, Math.min(navigator.hardwareConcurrency, 256));
+  for (const bad of ["0", "257", "2.5", "two"]) {
+    assert.throws(
+      () => parseConfig({ WORKERS: bad }),
+      (error: unknown) =>
+        error instanceof ConfigError &&
+        error.message.includes(
+          `WORKERS=${JSON.stringify(bad)}: expected a whole number from 1 to 256`,
+        ),
+    );
+  }
+});

@@ -215,6 +215,35 @@ export async function seedEveryPage(t: TestServer): Promise<EveryPage> {
     ],
   );
 
+  // The loan console: customers (a long Japanese name, one blacklisted), decisions, and a flag
+  // changed with a reason (the customer's history).
+  const soap = async (body: string) => {
+    const res = await fetch(`${t.baseUrl}/loan`, {
+      method: "POST",
+      headers: { "content-type": "text/xml; charset=utf-8", soapaction: '""' },
+      body: `<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/" ` +
+        `xmlns:soap="http://soap.example.com/"><soapenv:Body>${body}</soapenv:Body>` +
+        `</soapenv:Envelope>`,
+    });
+    assert.equal(res.status, 200);
+    await res.body?.cancel();
+  };
+  const customer = "株式会社ロングネーム・インターナショナル・ホールディングス 山田太郎";
+  for (const [name, flag] of [[customer, false], ["Bad Actor", true]] as const) {
+    await soap(
+      `<soap:registerNewCustomer><arg0><customerName>${name}</customerName>` +
+        `<blacklisted>${flag}</blacklisted></arg0></soap:registerNewCustomer>`,
+    );
+    await soap(
+      `<soap:processLoanApplication><arg0><applicantName>${name}</applicantName>` +
+        `<requestedAmount>250000</requestedAmount></arg0></soap:processLoanApplication>`,
+    );
+  }
+  await ok("PATCH", `/api/loan/customers/${encodeURIComponent(customer)}`, {
+    blacklisted: false,
+    reason: "Confirmed identity at the branch; the earlier fraud report was about someone else",
+  });
+
   const q = `/projects/${project.id}`;
   return {
     ann,
@@ -255,6 +284,11 @@ export async function seedEveryPage(t: TestServer): Promise<EveryPage> {
       "/admin/invitations",
       "/admin/audit",
       "/admin/audit?action=auth.login&from=2026-11-01&to=2026-11-30",
+      "/loan-console",
+      "/loan-console?q=Bad&blacklisted=true",
+      `/loan-console/customers/${encodeURIComponent(customer)}`,
+      "/loan-console/decisions",
+      "/loan-console/decisions?approved=false&reason=blacklisted&from=2026-11-01",
       // Signed in with another email: the page says so.
       invite,
     ],

@@ -26,7 +26,13 @@ const DENO_RUN = [
   MAIN,
 ];
 
-const BASE_ENV = { HOST: "127.0.0.1", PORT: "0", NO_COLOR: "1" };
+/**
+ * How many isolates a server process serves on (`WORKERS`): `TEST_WORKERS` when set (the CI
+ * runs the SOAP, stream and background tests with 2 as well), else 1.
+ */
+export const TEST_WORKERS = Deno.env.get("TEST_WORKERS") ?? "1";
+
+const BASE_ENV = { HOST: "127.0.0.1", PORT: "0", NO_COLOR: "1", WORKERS: TEST_WORKERS };
 
 /**
  * The environment of a child process: the test process's own less `DATABASE_URL` (the suite's

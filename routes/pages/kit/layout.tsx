@@ -11,13 +11,24 @@ export const PAGE_CSP = "default-src 'self'; img-src 'self' data:; style-src 'se
   "script-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; " +
   "frame-ancestors 'none'; form-action 'self'";
 
-const NAV: Array<[string, MessageKey, boolean]> = [
-  ["/", "nav.dashboard", false],
-  ["/projects", "nav.projects", false],
-  ["/notifications", "nav.notifications", false],
-  ["/settings", "nav.settings", false],
-  ["/admin", "nav.admin", true],
+/** Who sees a link: everyone signed in, admins, or those who run the loan console. */
+type NavFor = "all" | "admin" | "loan";
+
+const NAV: Array<[string, MessageKey, NavFor]> = [
+  ["/", "nav.dashboard", "all"],
+  ["/projects", "nav.projects", "all"],
+  ["/notifications", "nav.notifications", "all"],
+  ["/settings", "nav.settings", "all"],
+  ["/loan-console", "nav.loanConsole", "loan"],
+  ["/admin", "nav.admin", "admin"],
 ];
+
+/** Whether `user` sees a link meant for `who`. */
+function navFor(user: { role: string; loanOfficer: boolean }, who: NavFor): boolean {
+  if (who === "all") return true;
+  if (who === "admin") return user.role === "admin";
+  return user.role === "admin" || user.loanOfficer;
+}
 
 function isCurrent(path: string, href: string): boolean {
   return href === "/" ? path === "/" : path === href || path.startsWith(`${href}/`);
@@ -52,7 +63,7 @@ export function Layout(
           <a class="brand" href="/">{t("app.name")}</a>
           <nav class="main" aria-label={t("app.name")}>
             {user
-              ? NAV.filter(([, , adminOnly]) => !adminOnly || user.role === "admin").map((
+              ? NAV.filter(([, , who]) => navFor(user, who)).map((
                 [href, key],
               ) => (
                 <a href={href} aria-current={isCurrent(ctx.path, href) ? "page" : undefined}>

@@ -1,6 +1,6 @@
 /**
  * The personal dashboard's upcoming meetings are found by seeking their end time (migration
- * 038), not by reading every meeting of each project: the meetings that ended grow for years.
+ * 037), not by reading every meeting of each project: the meetings that ended grow for years.
  * The plans are SQLite's (EXPLAIN QUERY PLAN): ignored when the suite runs on PostgreSQL.
  */
 import assert from "node:assert/strict";

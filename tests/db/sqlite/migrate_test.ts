@@ -159,7 +159,8 @@ Deno.test("the server's own migrations are numbered from 001 with their fixed me
     "033_mail_bodies.sql",
     "034_sso_identities.sql",
     "035_audit_log.sql",
-    "038_meetings_not_ended.sql",
+    "036_loan_console.sql",
+    "037_meetings_not_ended.sql",
   ]);
 });
 

@@ -57,7 +57,7 @@ Deno.test("request series written as prom-client's own counter and histogram wou
     metrics.soap(operation!, outcome as "ok" | "fault");
     soap.inc({ operation: operation!, outcome: outcome! });
   }
-  const ours = await metrics.render();
+  const ours = (await metrics.render())!;
   const theirs = await reference.metrics();
   for (
     const name of ["http_requests_total", "http_request_duration_seconds", "soap_requests_total"]
@@ -71,7 +71,7 @@ Deno.test("loan decisions count by approved and reason", async () => {
   metrics.loanDecision(true, "approved");
   metrics.loanDecision(true, "approved");
   metrics.loanDecision(false, "blacklisted");
-  const text = await metrics.render();
+  const text = (await metrics.render())!;
   assert.match(text, /^loan_decisions_total\{approved="true",reason="approved"\} 2$/m);
   assert.match(text, /^loan_decisions_total\{approved="false",reason="blacklisted"\} 1$/m);
   assert.match(text, /^# TYPE loan_decisions_total counter$/m);

@@ -1,4 +1,4 @@
--- PostgreSQL: the change of ../038_meetings_not_ended.sql for this engine (same version, same
+-- PostgreSQL: the change of ../037_meetings_not_ended.sql for this engine (same version, same
 -- table, columns and index name).
 --
 -- The personal dashboard's upcoming meetings (`upcomingMeetingIds`, `countUpcomingMeetings`): a

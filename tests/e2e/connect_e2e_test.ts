@@ -27,6 +27,8 @@ async function withBearer(t: TestServer, secret: string, path: string): Promise<
 async function copyAndCheck(page: Page, id: string): Promise<void> {
   const text = (await page.textContent(`#${id}`))!.trim();
   const button = page.locator(`button[data-copy="${id}"]`);
+  // The script is a module, run once the page is parsed: on a busy machine after the text shows.
+  await button.waitFor({ state: "visible", timeout: 10_000 }).catch(() => {});
   assert.equal(await button.isVisible(), true, "the script shows the Copy button");
   await button.click();
   await page.waitForSelector(`button[data-copy="${id}"][data-copy-state]`);

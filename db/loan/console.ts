@@ -284,16 +284,6 @@ export interface DecisionCursor {
   id: number;
 }
 
-/** The conditions of `filter` with numbered parameters from `?{first}` on. */
-function numberedWhere(
-  filter: DecisionFilter,
-  first: number,
-): { where: string[]; params: SqlValue[] } {
-  const { where, params } = decisionWhere(filter);
-  let n = first;
-  return { where: where.map((w) => w.replace("?", () => `?${n++}`)), params };
-}
-
 /**
  * Where the next batch of `limit` decisions matching `filter` after `after` (newest first)
  * ends: its last row's keyset, or null when no more than `limit` rows are left. An index-only
@@ -323,76 +313,44 @@ export async function batchEnd(
   return rows.length === 2 && last ? { processedAt: last.processed_at, id: Number(last.id) } : null;
 }
 
-// A text cell of the CSV written by SQL as `csvText` (domain/formats/csv.ts) writes it: `'` in
-// front of a formula's first character, then quoted (inner quotes doubled) when it holds a
-// comma, a double quote, a CR or a LF.
-const CSV_TEXT = {
-  sqlite: (c: string) => {
-    const safe =
-      `CASE WHEN substr(${c}, 1, 1) IN ('=', '+', '-', '@') THEN '''' || ${c} ELSE ${c} END`;
-    return `CASE WHEN instr(${c}, '"') > 0 OR instr(${c}, ',') > 0 OR instr(${c}, char(13)) > 0
-      OR instr(${c}, char(10)) > 0 THEN '"' || replace(${safe}, '"', '""') || '"' ELSE ${safe} END`;
-  },
-  postgres: (c: string) => {
-    const safe = `CASE WHEN left(${c}, 1) IN ('=', '+', '-', '@') THEN '''' || ${c} ELSE ${c} END`;
-    return `CASE WHEN strpos(${c}, '"') > 0 OR strpos(${c}, ',') > 0 OR strpos(${c}, chr(13)) > 0
-      OR strpos(${c}, chr(10)) > 0 THEN '"' || replace(${safe}, '"', '""') || '"' ELSE ${safe} END`;
-  },
-};
-// The rate as JavaScript writes the number: SQLite writes a whole REAL as `3.0`, so a whole
-// rate goes as an integer; PostgreSQL writes a float8 in its shortest form, as JavaScript does.
-const CSV_RATE = {
-  sqlite: "CASE WHEN approved_rate = CAST(approved_rate AS INTEGER) " +
-    "THEN CAST(approved_rate AS INTEGER) ELSE approved_rate END",
-  postgres: "approved_rate",
-};
-
-// One CSV record (without its CRLF) per decision, as `decisionCsvRecord` (domain) writes it:
-// integers as written, `true`/`false`, the rejection's code from its stored text (`?1`: the
-// blacklist's; any other is `low_score`), processed_at as stored (the service writes ISO
-// instants, which hold nothing to quote or neutralise).
-const CSV_LINE = perEngine((d) =>
-  `concat_ws(',', id, ${CSV_TEXT[d.kind]("applicant_name")}, requested_amount,
-    CASE WHEN approved = 1 THEN 'true' ELSE 'false' END, ${CSV_RATE[d.kind]},
-    CASE WHEN rejection_reason IS NULL THEN '' WHEN rejection_reason = ?1 THEN 'blacklisted'
-      ELSE 'low_score' END, processed_at)`
-);
-
 /**
- * The CSV records (CRLF between them, none after the last) of the decisions matching `filter`
- * after `range.after` down to `range.end` (included; to the last without it), newest first,
- * each built by SQL and joined into one string there; null when there are none.
- * `blacklistedText` is the stored rejection text whose code is `blacklisted`.
+ * The CSV records of the decisions matching `filter` after `range.after` down to `range.end`
+ * (included; to the last without it), newest first, each ended by CRLF, as UTF-8 bytes; null when
+ * there are none. Each record is the decision's `csv_line` (migration 038: on SQLite read from
+ * loan_history_processed, which holds it), joined by the database into one value per batch.
  */
 export async function csvRecords(
   q: Queries,
   filter: DecisionFilter,
   range: { after: DecisionCursor | null; end: DecisionCursor | null },
-  blacklistedText: string,
-): Promise<string | null> {
-  const { where, params } = numberedWhere(filter, 2);
-  let n = params.length + 2;
+): Promise<Uint8Array | null> {
+  const { where, params } = decisionWhere(filter);
   if (range.after !== null) {
-    where.push(`(processed_at, id) < (?${n}, ?${n + 1})`);
+    where.push("(processed_at, id) < (?, ?)");
     params.push(range.after.processedAt, range.after.id);
-    n += 2;
   }
   if (range.end !== null) {
-    where.push(`(processed_at, id) >= (?${n}, ?${n + 1})`);
+    where.push("(processed_at, id) >= (?, ?)");
     params.push(range.end.processedAt, range.end.id);
   }
   const clause = where.length > 0 ? `WHERE ${where.join(" AND ")}` : "";
-  // SQLite's group_concat follows the order of the subquery it reads (which, ordered, is never
-  // flattened into the aggregate); PostgreSQL's string_agg is told the order.
-  const text = q.kind === "sqlite"
-    ? `SELECT group_concat(line, char(13, 10)) AS text FROM (
-         SELECT ${CSV_LINE.sqlite} AS line FROM ${listSource(q, filter)} ${clause}
-         ORDER BY processed_at DESC, id DESC)`
-    : `SELECT string_agg(line, chr(13) || chr(10) ORDER BY processed_at DESC, id DESC) AS text
-       FROM (SELECT processed_at, id, ${CSV_LINE.postgres} AS line FROM loan_history ${clause})
-         AS batch`;
-  const row = await q.get<{ text: string | null }>(text, [blacklistedText, ...params]);
-  return row?.text ?? null;
+  if (q.kind === "sqlite") {
+    // group_concat follows the order of the subquery it reads (which, ordered, is never
+    // flattened into the aggregate); a BLOB comes out as bytes, with no string made of it.
+    const row = await q.get<{ bytes: Uint8Array | null }>(
+      `SELECT CAST(group_concat(csv_line, char(13, 10)) || char(13, 10) AS BLOB) AS bytes
+       FROM (SELECT csv_line FROM ${listSource(q, filter)} ${clause}
+         ORDER BY processed_at DESC, id DESC)`,
+      params,
+    );
+    return row?.bytes ?? null;
+  }
+  const row = await q.get<{ text: string | null }>(
+    `SELECT string_agg(csv_line, chr(13) || chr(10) ORDER BY processed_at DESC, id DESC) AS text
+     FROM loan_history ${clause}`,
+    params,
+  );
+  return row?.text == null ? null : new TextEncoder().encode(`${row.text}\r\n`);
 }
 
 /** The totals of the decisions of one span of processed_at. */

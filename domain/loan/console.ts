@@ -87,7 +87,7 @@ export const MAX_STATS_DAYS = 366;
 export const DEFAULT_STATS_DAYS = 30;
 /** The longest reason for a change of the flag, in characters. */
 export const MAX_REASON = 500;
-/** Rows per batch of the CSV (one string built by SQL each, never more held at once). */
+/** Rows per batch of the CSV (one value joined by the database each, never more held at once). */
 const CSV_BATCH = 5_000;
 
 /** The CSV's header row: the JSON fields, in order. */
@@ -141,8 +141,8 @@ function toChange(row: BlacklistChangeRow): BlacklistChange {
 }
 
 /**
- * A CSV record of one decision, CRLF included: what SQL writes for each row of the CSV
- * (db/loan/console.ts `csvRecords`), written here for the tests that hold the two together.
+ * A CSV record of one decision, CRLF included: what the database keeps for each decision
+ * (`csv_line`, migration 038), written here for the tests that hold the two together.
  */
 export function decisionCsvRecord(d: Decision): string {
   return csvRecord([
@@ -299,7 +299,7 @@ export function createLoanConsole(deps: { db: Engine; clock: Clock }) {
     /**
      * Every decision matching `query` as CSV (header row first), newest first: in batches by
      * keyset (processed_at, id), each made when the client asks for more (a pulled stream with
-     * no queue of its own) as one string of records built and joined by SQL, so no more than a
+     * no queue of its own) as the bytes of the decisions' records joined by the database, so no more than a
      * batch is held however many rows there are and however slowly the client reads. Rows
      * decided while it streams are newer than where it has got to and are not in it.
      */
@@ -317,12 +317,11 @@ export function createLoanConsole(deps: { db: Engine; clock: Clock }) {
           controller.enqueue(encoder.encode(csvRecord(CSV_FIELDS)));
         },
         async pull(controller) {
-          const { end, text } = await db.read(async (q) => {
+          const { end, bytes } = await db.read(async (q) => {
             const end = await batchEnd(q, filter, after, CSV_BATCH);
-            const text = await csvRecords(q, filter, { after, end }, REJECTION_TEXTS.blacklisted);
-            return { end, text };
+            return { end, bytes: await csvRecords(q, filter, { after, end }) };
           });
-          if (text !== null) controller.enqueue(encoder.encode(`${text}\r\n`));
+          if (bytes !== null) controller.enqueue(bytes);
           if (end === null) controller.close();
           else after = end;
         },

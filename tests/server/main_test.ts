@@ -132,7 +132,7 @@ Deno.test("the server starts, applies migrations, answers /healthz, logs request
     assert.equal(code, 0, lines.join("\n"));
     assert.ok(
       lines.includes(
-        "migrations applied: 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37",
+        "migrations applied: 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38",
       ),
       lines.join("\n"),
     );

@@ -49,6 +49,7 @@ const RELEASED: Record<string, string> = {
   "035_audit_log.sql": "1e69865f4d56548a",
   "036_loan_console.sql": "a0cf96f9a58055e1",
   "037_meetings_not_ended.sql": "15fd799d1020447b",
+  "038_loan_csv_line.sql": "4bdc566f0c1af627",
   "postgres/001_collaboration_base.sql": "57b6cd229107790e",
   "postgres/002_attachments.sql": "06a93b0b4d31eab9",
   "postgres/003_todo_tags.sql": "4b34221f6cc57da2",
@@ -86,6 +87,7 @@ const RELEASED: Record<string, string> = {
   "postgres/035_audit_log.sql": "51f42bede8b2189e",
   "postgres/036_loan_console.sql": "f7d9e5cf3e0f3652",
   "postgres/037_meetings_not_ended.sql": "17a980c6f033fee5",
+  "postgres/038_loan_csv_line.sql": "d27dd62a5c97baa5",
 };
 
 Deno.test("released migrations are unchanged, byte for byte, on both engines", async () => {

@@ -29,12 +29,14 @@ function sqliteShape(db: ReturnType<typeof openDatabase>): Shape {
   ).all() as Array<{ name: string }>).map((r) => r.name).filter((n) => !SEARCH.test(n));
   const tables = new Map<string, string[]>();
   for (const name of names) {
-    const columns = db.sql.prepare(`PRAGMA table_info(${name})`).all() as Array<
-      { name: string; notnull: number; pk: number }
+    // table_xinfo lists generated columns too (hidden 2 and 3), which table_info leaves out.
+    const columns = db.sql.prepare(`PRAGMA table_xinfo(${name})`).all() as Array<
+      { name: string; notnull: number; pk: number; hidden: number }
     >;
     tables.set(
       name,
-      columns.map((c) => `${c.name}${c.notnull || c.pk ? " NOT NULL" : ""}`).sort(),
+      columns.filter((c) => c.hidden !== 1)
+        .map((c) => `${c.name}${c.notnull || c.pk ? " NOT NULL" : ""}`).sort(),
     );
   }
   const indexes = (db.sql.prepare(

@@ -161,6 +161,7 @@ Deno.test("the server's own migrations are numbered from 001 with their fixed me
     "035_audit_log.sql",
     "036_loan_console.sql",
     "037_meetings_not_ended.sql",
+    "038_loan_csv_line.sql",
   ]);
 });
 

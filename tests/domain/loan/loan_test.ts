@@ -30,7 +30,10 @@ for (const [score, blacklisted, approved, rate, reason, message] of TABLE) {
         (reason ? `<rejectionReason>${reason}</rejectionReason>` : "") +
         `<message>${message}</message></return>`;
       assert.ok(res.text.includes(expected), res.text);
-      const rows = await t.sql.all("SELECT * FROM loan_history");
+      const rows = await t.sql.all(
+        "SELECT id, applicant_name, requested_amount, approved, approved_rate, rejection_reason, " +
+          "processed_at FROM loan_history",
+      );
       assert.deepEqual(rows.map((r) => ({ ...r })), [{
         id: 1,
         applicant_name: "Pat",

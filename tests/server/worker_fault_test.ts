@@ -16,15 +16,9 @@ import { startWorkers } from "../../server/workers.ts";
 import { UNCOMMITTED } from "./fixtures/faulty_worker.ts";
 import { application } from "../helpers/soap.ts";
 import { removeDataDir } from "../helpers/main_process.ts";
+import { freePort } from "../helpers/postgres.ts";
 
 const FAULTY_WORKER = new URL("./fixtures/faulty_worker.ts", import.meta.url);
-
-function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (listener.addr as Deno.NetAddr).port;
-  listener.close();
-  return port;
-}
 
 /** Sends one loan application; the applicant's name when it was answered with a decision. */
 async function apply(baseUrl: string, name: string): Promise<string | null> {

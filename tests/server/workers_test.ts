@@ -91,9 +91,29 @@ function unchunk(raw: string): string {
  */
 const STREAMS = 16;
 
-/** Opens `STREAMS` streams with `open`, one after another. */
-async function openMany(open: () => Promise<void>): Promise<void> {
-  for (let i = 0; i < STREAMS; i++) await open();
+/**
+ * Opens `STREAMS` event streams of `path` as the holder of `cookie`, each on a connection of its
+ * own (fetch keeps a busy one to itself); each one's controller goes into `controllers`, for the
+ * test to abort whatever happens.
+ */
+async function openStreams(
+  baseUrl: string,
+  path: string,
+  cookie: string,
+  controllers: AbortController[],
+): Promise<SseReader[]> {
+  const streams: SseReader[] = [];
+  for (let i = 0; i < STREAMS; i++) {
+    const controller = new AbortController();
+    controllers.push(controller);
+    const res = await fetch(`${baseUrl}${path}`, {
+      headers: { cookie },
+      signal: controller.signal,
+    });
+    assert.equal(res.status, 200, res.status === 200 ? "" : await res.text());
+    streams.push(new SseReader(res.body!));
+  }
+  return streams;
 }
 
 async function register(baseUrl: string, email: string): Promise<string> {
@@ -112,7 +132,6 @@ Deno.test("WORKERS=2: chat messages posted through either isolate reach streams 
     METRICS_TOKEN: TOKEN,
     SSE_MAX_STREAMS_PER_USER: "100",
   });
-  const streams: SseReader[] = [];
   const controllers: AbortController[] = [];
   try {
     const cookie = await register(server.baseUrl, "ann@example.com");
@@ -121,18 +140,13 @@ Deno.test("WORKERS=2: chat messages posted through either isolate reach streams 
       body: JSON.stringify({ name: "P" }),
     });
     const projectId = JSON.parse(created.body).project.id as number;
-    // Streams, each on a connection of its own (fetch keeps a busy one to itself), so on both
-    // isolates.
-    await openMany(async () => {
-      const controller = new AbortController();
-      const res = await fetch(`${server.baseUrl}/api/projects/${projectId}/chat/stream`, {
-        headers: { cookie },
-        signal: controller.signal,
-      });
-      assert.equal(res.status, 200);
-      controllers.push(controller);
-      streams.push(new SseReader(res.body!));
-    });
+    // Streams, each on a connection of its own, so on both isolates.
+    const streams = await openStreams(
+      server.baseUrl,
+      `/api/projects/${projectId}/chat/stream`,
+      cookie,
+      controllers,
+    );
 
     // Messages posted over connections of their own, so through both isolates.
     const ids: number[] = [];
@@ -195,17 +209,7 @@ Deno.test("WORKERS=2: a sign-out through one isolate ends the session's streams 
   const controllers: AbortController[] = [];
   try {
     const cookie = await register(server.baseUrl, "ann@example.com");
-    const streams: SseReader[] = [];
-    await openMany(async () => {
-      const controller = new AbortController();
-      controllers.push(controller);
-      const res = await fetch(`${server.baseUrl}/api/me/stream`, {
-        headers: { cookie },
-        signal: controller.signal,
-      });
-      assert.equal(res.status, 200, await (res.status === 200 ? "" : res.text()));
-      streams.push(new SseReader(res.body!));
-    });
+    const streams = await openStreams(server.baseUrl, "/api/me/stream", cookie, controllers);
     const out = await fresh(server.baseUrl, "POST", "/api/auth/logout", {
       headers: { cookie, origin: server.baseUrl },
     });
@@ -236,15 +240,7 @@ Deno.test("WORKERS=2: /metrics answers for the whole process, whichever isolate 
       });
       assert.equal(res.status, 200);
     }
-    await openMany(async () => {
-      const controller = new AbortController();
-      controllers.push(controller);
-      const res = await fetch(`${server.baseUrl}/api/me/stream`, {
-        headers: { cookie },
-        signal: controller.signal,
-      });
-      assert.equal(res.status, 200);
-    });
+    await openStreams(server.baseUrl, "/api/me/stream", cookie, controllers);
     // Each scrape, on a connection of its own, sums both isolates' series (each isolate alone
     // answered about half the calls and holds about half the streams); what the process has
     // once (its start, its memory) is there once.

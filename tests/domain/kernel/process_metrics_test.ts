@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { isolateBus } from "../../../domain/kernel/isolate_bus.ts";
 import { createMetrics } from "../../../domain/kernel/metrics.ts";
 import { shareMetrics } from "../../../domain/kernel/process_metrics.ts";
+import { metricsRoute } from "../../../routes/metrics.ts";
 
 function isolate(name: string, peers: number, streams: number, pending: number) {
   const bus = isolateBus(name, peers);
@@ -70,6 +71,13 @@ Deno.test("a scrape gives no answer while an isolate stays silent", async () => 
   const b = isolate(name, 2, 1, 0);
   try {
     assert.equal(await a.metrics.render(), null);
+    // The scrape is a 503 rather than a partial sum.
+    const token = "a-token-of-sixteen-or-more";
+    const res = await metricsRoute(a.metrics, token).request("/metrics", {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    assert.equal(res.status, 503);
+    assert.equal(res.headers.get("retry-after"), "5");
     // Alone (no other isolates), the isolate answers for itself.
     const alone = createMetrics({ version: "1.0.0", engine: "sqlite" });
     assert.match((await alone.render())!, /^collab_build_info/m);

@@ -261,7 +261,11 @@ export class WebhookSender {
     }
     this.#fanningAfter = this.#wakes;
     this.#fanning = fanOutQueued(this.#db, () => this.#stopping)
-      .then(() => {}, (error) => this.#options.onError(error))
+      .then((events) => {
+        // What it wrote is new to the batches: a look under way, or one that ended since the
+        // wake-up (it cleared `#look`), read before it. The next fill looks again.
+        if (events > 0) this.#look = true;
+      }, (error) => this.#options.onError(error))
       .finally(() => this.#fanning = null);
     return this.#fanning;
   }

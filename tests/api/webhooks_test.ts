@@ -808,6 +808,41 @@ Deno.test("a started sender is woken by the commit that queued a delivery, not b
   }, { webhooks: { pollMs: 3_600_000 } });
 });
 
+Deno.test("a commit during the sender's look is sent when its fan-out ends, not at the next poll", async () => {
+  await withHooks(async (t, { owner, alice, project }, rx) => {
+    await createHook(t, owner.cookie, project.id, { url: rx.url, events: ["*"] });
+    // The sender's first look in the database is held until the chat message is committed:
+    // the look that follows it then reads before that commit's fan-out has written anything.
+    const engine = t.engine;
+    const all = engine.all.bind(engine);
+    let looked!: () => void;
+    const lookStarted = new Promise<void>((r) => looked = r);
+    let release!: () => void;
+    const released = new Promise<void>((r) => release = r);
+    let held = false;
+    engine.all = (async (sql: string, params?: unknown[]) => {
+      if (!held && sql.includes(") AS due")) {
+        held = true;
+        looked();
+        await released;
+      }
+      return await all(sql, params as never);
+    }) as typeof engine.all;
+    const sender = t.app.services.webhookSender;
+    try {
+      sender.start();
+      await lookStarted;
+      await sendChat(t, alice.cookie, project.id, "during the look");
+      release();
+      await rx.waitFor(1, 10_000);
+    } finally {
+      release();
+      await sender.stop();
+      engine.all = all;
+    }
+  }, { webhooks: { pollMs: 3_600_000 } });
+});
+
 Deno.test("deliveries waiting in the sender's batch follow a change of their webhook at once: a new URL, turned off", async () => {
   await withHooks(async (t, { owner, alice, project }, rx) => {
     const { webhook } = await createHook(t, owner.cookie, project.id, {

@@ -25,7 +25,9 @@ import type { Lifecycle } from "./routes/app.ts";
 import { signalGate } from "./routes/drain.ts";
 import {
   buildApp,
+  lifecycleBuffer,
   serve,
+  sharedLifecycle,
   SHUTDOWN_DEADLINE_MS,
   stopServing,
   type Storage,
@@ -92,7 +94,11 @@ try {
  * writes (this one is the primary's, number 1), and the bus the isolates talk on.
  */
 const isolates = config.workers > 1
-  ? { lockBuffer: writeLockBuffer(), busName: `collab-isolates-${crypto.randomUUID()}` }
+  ? {
+    lockBuffer: writeLockBuffer(),
+    lifecycleBuffer: lifecycleBuffer(),
+    busName: `collab-isolates-${crypto.randomUUID()}`,
+  }
   : null;
 
 /** SQLite in `DATA_DIR`: opened, checked and migrated, or start-up stops. */
@@ -169,7 +175,10 @@ const storage = config.databaseUrl ? await openPostgres(config.databaseUrl) : aw
 await removeLeftoverParts(config.filesDir); // uploads a crash cut short
 await removeLeftoverBackupWork(config.dataDir); // backup downloads a crash cut short
 
-const lifecycle: Lifecycle = { shuttingDown: false };
+// With workers, shared with them: a shutdown here refuses new requests in every isolate.
+const lifecycle: Lifecycle = isolates
+  ? sharedLifecycle(isolates.lifecycleBuffer)
+  : { shuttingDown: false };
 const bus = isolates ? isolateBus(isolates.busName, config.workers - 1) : undefined;
 const app = buildApp({
   storage,
@@ -318,6 +327,7 @@ if (isolates) {
       hostname: config.host,
       sessionSecret,
       writeLock: isolates.lockBuffer,
+      lifecycle: isolates.lifecycleBuffer,
       busName: isolates.busName,
       log: (line) => console.error(line),
     });

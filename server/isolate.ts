@@ -23,6 +23,28 @@ export interface Storage {
   close(): Promise<void>;
 }
 
+/**
+ * The lifecycle every isolate shares (`WORKERS` above 1): one word in shared memory, so that
+ * once the primary begins shutting down no isolate takes a new request, at once, before the
+ * workers have even read their drain message.
+ */
+export function sharedLifecycle(buffer: SharedArrayBuffer): Lifecycle {
+  const word = new Int32Array(buffer);
+  return {
+    get shuttingDown() {
+      return Atomics.load(word, 0) === 1;
+    },
+    set shuttingDown(value: boolean) {
+      Atomics.store(word, 0, value ? 1 : 0);
+    },
+  };
+}
+
+/** The shared word of `sharedLifecycle`. */
+export function lifecycleBuffer(): SharedArrayBuffer {
+  return new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT);
+}
+
 /** The application of one isolate. */
 export function buildApp(
   deps: {

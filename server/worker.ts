@@ -18,6 +18,7 @@ import {
   buildApp,
   serve,
   type Serving,
+  sharedLifecycle,
   SHUTDOWN_DEADLINE_MS,
   stopServing,
   type Storage,
@@ -62,7 +63,8 @@ async function start(message: Extract<FromPrimary, { kind: "start" }>): Promise<
       },
     };
   }
-  const lifecycle: Lifecycle = { shuttingDown: false };
+  // Shared with the primary: its shutdown refuses new requests here too, at once.
+  const lifecycle: Lifecycle = sharedLifecycle(message.lifecycle);
   const app = buildApp({
     storage,
     config,

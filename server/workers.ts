@@ -16,6 +16,8 @@ export type FromPrimary =
     sessionSecret: string;
     /** The SQLite write lock's word (`db/sqlite/write_lock.ts`). */
     writeLock: SharedArrayBuffer;
+    /** The shutting-down word every isolate shares (`isolate.ts`, `sharedLifecycle`). */
+    lifecycle: SharedArrayBuffer;
     /** The isolate bus's channel (`domain/kernel/isolate_bus.ts`). */
     busName: string;
     /** How many other isolates hear it there (the primary and the other workers). */
@@ -54,6 +56,7 @@ export async function startWorkers(options: {
   hostname: string;
   sessionSecret: string;
   writeLock: SharedArrayBuffer;
+  lifecycle: SharedArrayBuffer;
   busName: string;
   /** Where a worker's end and replacement are logged (one line each). */
   log: (line: string) => void;
@@ -111,6 +114,7 @@ export async function startWorkers(options: {
         hostname: options.hostname,
         sessionSecret: options.sessionSecret,
         writeLock: options.writeLock,
+        lifecycle: options.lifecycle,
         busName: options.busName,
         peers: options.count,
       };

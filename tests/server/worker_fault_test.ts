@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { migrate, MIGRATIONS_DIR } from "../../db/sqlite/migrate.ts";
 import { openDatabase } from "../../db/sqlite/sqlite.ts";
 import { writeLock, writeLockBuffer } from "../../db/sqlite/write_lock.ts";
+import { lifecycleBuffer } from "../../server/isolate.ts";
 import { startWorkers } from "../../server/workers.ts";
 import { UNCOMMITTED } from "./fixtures/faulty_worker.ts";
 import { application } from "../helpers/soap.ts";
@@ -61,6 +62,7 @@ Deno.test("WORKERS: a worker an uncaught error ends is logged and replaced; no a
       hostname: "127.0.0.1",
       sessionSecret: "s".repeat(64),
       writeLock: lock,
+      lifecycle: lifecycleBuffer(),
       busName,
       log: (line) => logged.push(line),
       module: FAULTY_WORKER,

@@ -12,9 +12,8 @@
 import { findUserById } from "../../db/accounts/users.ts";
 import type { Engine, Queries } from "../../db/kernel/engine.ts";
 import {
-  batchEnd,
   type BlacklistChangeRow,
-  csvRecords,
+  csvBatch,
   type CustomerRow,
   type DecisionCursor,
   type DecisionFilter,
@@ -317,13 +316,10 @@ export function createLoanConsole(deps: { db: Engine; clock: Clock }) {
           controller.enqueue(encoder.encode(csvRecord(CSV_FIELDS)));
         },
         async pull(controller) {
-          const { end, bytes } = await db.read(async (q) => {
-            const end = await batchEnd(q, filter, after, CSV_BATCH);
-            return { end, bytes: await csvRecords(q, filter, { after, end }) };
-          });
+          const { bytes, next } = await db.read((q) => csvBatch(q, filter, after, CSV_BATCH));
           if (bytes !== null) controller.enqueue(bytes);
-          if (end === null) controller.close();
-          else after = end;
+          if (next === null) controller.close();
+          else after = next;
         },
       }, { highWaterMark: 0 });
       return { fileName: csvFileName(query), stream };

@@ -284,104 +284,24 @@ export interface DecisionCursor {
   id: number;
 }
 
-/** A batch of the CSV: its records' bytes, and where the next batch starts (null: none left). */
-export interface CsvBatch {
-  bytes: Uint8Array | null;
-  next: DecisionCursor | null;
-}
-
 /**
- * The CSV records of the next `limit` decisions matching `filter` after `after` (newest first),
- * each ended by CRLF, as UTF-8 bytes (null when there are none), and the keyset of the last of
- * them when there may be more. Each record is the decision's `csv_line` (migration 038: on
- * SQLite read from loan_history_processed, which holds it), joined by the database into one
- * value per batch.
+ * Where the next batch of `limit` decisions matching `filter` after `after` (newest first)
+ * ends: its last row's keyset, or null when no more than `limit` rows are left. An index-only
+ * read of a few thousand entries (loan_history_processed holds the outcome and the reason,
+ * loan_history_applicant's rowid is the id).
  */
-export async function csvBatch(
+export async function batchEnd(
   q: Queries,
   filter: DecisionFilter,
   after: DecisionCursor | null,
   limit: number,
-): Promise<CsvBatch> {
-  if (q.kind === "sqlite") return await sqliteCsvBatch(q, filter, after, limit);
-  const end = await batchEnd(q, filter, after, limit);
-  const { where, params } = rangeWhere(filter, after);
-  if (end !== null) {
-    where.push("(processed_at, id) >= (?, ?)");
-    params.push(end.processedAt, end.id);
-  }
-  const clause = where.length > 0 ? `WHERE ${where.join(" AND ")}` : "";
-  const row = await q.get<{ text: string | null }>(
-    `SELECT string_agg(csv_line, chr(13) || chr(10) ORDER BY processed_at DESC, id DESC) AS text
-     FROM loan_history ${clause}`,
-    params,
-  );
-  const bytes = row?.text == null ? null : new TextEncoder().encode(`${row.text}\r\n`);
-  return { bytes, next: end };
-}
-
-/** The filter's conditions, and the keyset's when `after` is given (a range of the index). */
-function rangeWhere(filter: DecisionFilter, after: DecisionCursor | null) {
+): Promise<DecisionCursor | null> {
   const { where, params } = decisionWhere(filter);
   if (after !== null) {
     // A row value, which both engines read as a range of the index.
     where.push("(processed_at, id) < (?, ?)");
     params.push(after.processedAt, after.id);
   }
-  return { where, params };
-}
-
-/**
- * SQLite's batch in one read of the index: the records joined, how many, and the last one's
- * keyset. That is the least of `processed_at || char(1) || <id in 20 digits>`, a text ordered
- * as the pair is (char(1) sorts before any character of a time, as the end of a shorter text
- * does; ids are positive), whose row gives its columns (SQLite's rule for a lone min()).
- */
-async function sqliteCsvBatch(
-  q: Queries,
-  filter: DecisionFilter,
-  after: DecisionCursor | null,
-  limit: number,
-): Promise<CsvBatch> {
-  const { where, params } = rangeWhere(filter, after);
-  const clause = where.length > 0 ? `WHERE ${where.join(" AND ")}` : "";
-  // group_concat follows the order of the subquery it reads (which, ordered, is never
-  // flattened into the aggregate); a BLOB comes out as bytes, with no string made of it.
-  const row = await q.get<
-    {
-      bytes: Uint8Array | null;
-      n: number | bigint;
-      last: string | null;
-      processed_at: string | null;
-      id: number | bigint | null;
-    }
-  >(
-    `SELECT CAST(group_concat(csv_line, char(13, 10)) || char(13, 10) AS BLOB) AS bytes,
-       count(*) AS n, min(processed_at || char(1) || printf('%020d', id)) AS last, processed_at, id
-     FROM (SELECT csv_line, processed_at, id FROM ${listSource(q, filter)} ${clause}
-       ORDER BY processed_at DESC, id DESC LIMIT ?)`,
-    [...params, limit],
-  );
-  if (!row || row.bytes === null) return { bytes: null, next: null };
-  const full = Number(row.n) === limit && row.processed_at !== null && row.id !== null;
-  return {
-    bytes: row.bytes,
-    next: full ? { processedAt: row.processed_at!, id: Number(row.id) } : null,
-  };
-}
-
-/**
- * PostgreSQL's end of the next batch of `limit` decisions matching `filter` after `after`
- * (newest first): its last row's keyset, or null when no more than `limit` rows are left. An
- * index-only read of a few thousand entries.
- */
-async function batchEnd(
-  q: Queries,
-  filter: DecisionFilter,
-  after: DecisionCursor | null,
-  limit: number,
-): Promise<DecisionCursor | null> {
-  const { where, params } = rangeWhere(filter, after);
   const clause = where.length > 0 ? `WHERE ${where.join(" AND ")}` : "";
   // The row after the last one, if any: the batch ends on the one before it.
   const rows = await q.all<{ processed_at: string; id: number | bigint }>(
@@ -391,6 +311,46 @@ async function batchEnd(
   );
   const last = rows[0];
   return rows.length === 2 && last ? { processedAt: last.processed_at, id: Number(last.id) } : null;
+}
+
+/**
+ * The CSV records of the decisions matching `filter` after `range.after` down to `range.end`
+ * (included; to the last without it), newest first, each ended by CRLF, as UTF-8 bytes; null when
+ * there are none. Each record is the decision's `csv_line` (migration 038: on SQLite read from
+ * loan_history_processed, which holds it), joined by the database into one value per batch.
+ */
+export async function csvRecords(
+  q: Queries,
+  filter: DecisionFilter,
+  range: { after: DecisionCursor | null; end: DecisionCursor | null },
+): Promise<Uint8Array | null> {
+  const { where, params } = decisionWhere(filter);
+  if (range.after !== null) {
+    where.push("(processed_at, id) < (?, ?)");
+    params.push(range.after.processedAt, range.after.id);
+  }
+  if (range.end !== null) {
+    where.push("(processed_at, id) >= (?, ?)");
+    params.push(range.end.processedAt, range.end.id);
+  }
+  const clause = where.length > 0 ? `WHERE ${where.join(" AND ")}` : "";
+  if (q.kind === "sqlite") {
+    // group_concat follows the order of the subquery it reads (which, ordered, is never
+    // flattened into the aggregate); a BLOB comes out as bytes, with no string made of it.
+    const row = await q.get<{ bytes: Uint8Array | null }>(
+      `SELECT CAST(group_concat(csv_line, char(13, 10)) || char(13, 10) AS BLOB) AS bytes
+       FROM (SELECT csv_line FROM ${listSource(q, filter)} ${clause}
+         ORDER BY processed_at DESC, id DESC)`,
+      params,
+    );
+    return row?.bytes ?? null;
+  }
+  const row = await q.get<{ text: string | null }>(
+    `SELECT string_agg(csv_line, chr(13) || chr(10) ORDER BY processed_at DESC, id DESC) AS text
+     FROM loan_history ${clause}`,
+    params,
+  );
+  return row?.text == null ? null : new TextEncoder().encode(`${row.text}\r\n`);
 }
 
 /** The totals of the decisions of one span of processed_at. */

@@ -12,8 +12,9 @@
 import { findUserById } from "../../db/accounts/users.ts";
 import type { Engine, Queries } from "../../db/kernel/engine.ts";
 import {
+  batchEnd,
   type BlacklistChangeRow,
-  csvBatch,
+  csvRecords,
   type CustomerRow,
   type DecisionCursor,
   type DecisionFilter,
@@ -316,10 +317,13 @@ export function createLoanConsole(deps: { db: Engine; clock: Clock }) {
           controller.enqueue(encoder.encode(csvRecord(CSV_FIELDS)));
         },
         async pull(controller) {
-          const { bytes, next } = await db.read((q) => csvBatch(q, filter, after, CSV_BATCH));
+          const { end, bytes } = await db.read(async (q) => {
+            const end = await batchEnd(q, filter, after, CSV_BATCH);
+            return { end, bytes: await csvRecords(q, filter, { after, end }) };
+          });
           if (bytes !== null) controller.enqueue(bytes);
-          if (next === null) controller.close();
-          else after = next;
+          if (end === null) controller.close();
+          else after = end;
         },
       }, { highWaterMark: 0 });
       return { fileName: csvFileName(query), stream };

@@ -11,13 +11,14 @@
  * - LOAN_BENCH_REQUESTS requests (default 100) of each of: the decisions' first page unfiltered
  *   (API and HTML), filtered by applicant, by outcome, by a 30-day span, page 100, the 30-day
  *   stats (API) and the console page (chart and customers): p50, p95 and max;
- * - the CSV of every decision, read as fast as the client takes it: bytes, seconds, MB/s, and
- *   the server's RSS before, its peak during (sampled every 50 ms), and after;
+ * - the CSV of every decision, read as fast as the client takes it, LOAN_BENCH_CSV_RUNS times
+ *   (default 3): bytes, MB/s of each download and their median, and the server's RSS before,
+ *   its peak during (sampled every 50 ms), and after;
  * - the same CSV read slowly (a 64 KiB read every 20 ms, for LOAN_BENCH_SLOW_SECONDS, default
  *   10), then abandoned: the server's RSS peak over before (a server that read ahead of its
  *   client would hold the rows it has not sent).
  *
- * Targets: every p95 < 100 ms; CSV >= 50 MB/s; RSS during either CSV no more than 64 MiB above
+ * Targets: every p95 < 100 ms; CSV >= 50 MB/s (the median download); RSS during either CSV no more than 64 MiB above
  * before (flat: the CSV never holds more than a batch). Exits 1 when a target fails, 2 when the
  * benchmark itself cannot run.
  */
@@ -206,30 +207,40 @@ async function run(): Promise<boolean> {
   const sampler = setInterval(() => {
     peak = Math.max(peak, procStatusKib(pid, "VmRSS") ?? 0);
   }, 50);
-  const start = performance.now();
-  const res = await get("/api/loan/decisions.csv");
+  // Downloaded LOAN_BENCH_CSV_RUNS times (the machine's drift moves one download by a third):
+  // the median judged.
+  const runs = envNumber("LOAN_BENCH_CSV_RUNS", 3, 1);
+  const rates: number[] = [];
   let bytes = 0;
-  let newlines = 0;
-  for await (const chunk of res.body!) {
-    bytes += chunk.length;
-    for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) newlines++;
+  for (let run = 0; run < runs; run++) {
+    const start = performance.now();
+    const res = await get("/api/loan/decisions.csv");
+    let got = 0;
+    let newlines = 0;
+    for await (const chunk of res.body!) {
+      got += chunk.length;
+      for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) newlines++;
+    }
+    const seconds = (performance.now() - start) / 1000;
+    if (newlines !== decisions + 1) {
+      throw new BenchError(`the CSV has ${newlines} lines, expected ${decisions + 1}`);
+    }
+    bytes = got;
+    rates.push(got / 1e6 / seconds);
   }
-  const csvSeconds = (performance.now() - start) / 1000;
   clearInterval(sampler);
   peak = Math.max(peak, procStatusKib(pid, "VmRSS") ?? 0);
   await new Promise((r) => setTimeout(r, 1000));
   const after = procStatusKib(pid, "VmRSS") ?? 0;
-  if (newlines !== decisions + 1) {
-    throw new BenchError(`the CSV has ${newlines} lines, expected ${decisions + 1}`);
-  }
-  const mbs = bytes / 1e6 / csvSeconds;
+  const sortedRates = [...rates].sort((a, b) => a - b);
+  const mbs = sortedRates[Math.floor(runs / 2)]!;
   const growth = (peak - before) / 1024;
   const csvOk = mbs >= TARGET_CSV_MB_S;
   const rssOk = growth <= TARGET_RSS_GROWTH_MIB;
   ok &&= csvOk && rssOk;
   console.log(
-    `\nCSV of all ${decisions.toLocaleString("en")} rows: ${fmt(bytes / 1e6)} MB in ` +
-      `${csvSeconds.toFixed(2)} s = ${fmt(mbs)} MB/s ` +
+    `\nCSV of all ${decisions.toLocaleString("en")} rows: ${fmt(bytes / 1e6)} MB, ${runs} ` +
+      `downloads at ${rates.map(fmt).join(", ")} MB/s, median ${fmt(mbs)} MB/s ` +
       `${csvOk ? "ok" : `FAIL (target >= ${TARGET_CSV_MB_S} MB/s)`}`,
   );
   console.log(

@@ -29,6 +29,7 @@ import {
 } from "../../db/loan/console.ts";
 import type { Actor } from "../accounts/accounts.ts";
 import { audit, type RequestMeta } from "../accounts/audit.ts";
+import { garbagePacer } from "../kernel/garbage.ts";
 import { csvNumber, csvRecord, csvText } from "../formats/csv.ts";
 import type { Clock } from "../kernel/clock.ts";
 import { addDays } from "../kernel/days.ts";
@@ -89,6 +90,9 @@ export const DEFAULT_STATS_DAYS = 30;
 export const MAX_REASON = 500;
 /** Rows per batch of the CSV (one value joined by the database each, never more held at once). */
 const CSV_BATCH = 5_000;
+
+/** After this many bytes of the CSV, a young collection frees the batches already sent. */
+const CSV_COLLECT_EVERY_BYTES = 8 * 1024 * 1024;
 
 /** The CSV's header row: the JSON fields, in order. */
 export const CSV_FIELDS = [
@@ -311,6 +315,8 @@ export function createLoanConsole(deps: { db: Engine; clock: Clock }) {
       const filter = decisionFilter(query, zone);
       const encoder = new TextEncoder();
       let after: DecisionCursor | null = null;
+      // The batches sent are garbage V8 would leave for tens of MiB (kernel/garbage.ts).
+      const sent = garbagePacer(CSV_COLLECT_EVERY_BYTES);
       // Pulled, so a batch is made only when the client has taken the ones before it.
       const stream = new ReadableStream<Uint8Array>({
         start(controller) {
@@ -321,7 +327,10 @@ export function createLoanConsole(deps: { db: Engine; clock: Clock }) {
             const end = await batchEnd(q, filter, after, CSV_BATCH);
             return { end, bytes: await csvRecords(q, filter, { after, end }) };
           });
-          if (bytes !== null) controller.enqueue(bytes);
+          if (bytes !== null) {
+            controller.enqueue(bytes);
+            sent(bytes.length);
+          }
           if (end === null) controller.close();
           else after = end;
         },

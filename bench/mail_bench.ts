@@ -3,7 +3,8 @@
  * under load.
  *
  * It starts the real server (`main.ts` as `deno task start` runs it, fresh data directory,
- * `SMTP_URL` to an npm smtp-server on a worker thread of this process, `bench/mail_receiver.ts`)
+ * `SMTP_URL` to a receiver on a worker thread of this process, `bench/mail_receiver.ts`: a
+ * minimal SMTP sink, or npm smtp-server with BENCH_RECEIVER=smtp-server)
  * and registers an owner with a project of 200 chat messages. Then, per round:
  *
  * 1. **With mail**: BENCH_MAILS mails (about the size of a notification mail: a text and an
@@ -24,7 +25,8 @@
  * sender's memory flat: the RSS at the end of each drain at most 32 MiB above the RSS before
  * it; no mail received twice, every mail `sent`.
  *
- * Environment: BENCH_MAILS (10000), BENCH_ROUNDS (3), BENCH_RATE (200 requests/s). Linux only
+ * Environment: BENCH_MAILS (10000), BENCH_ROUNDS (3), BENCH_RATE (200 requests/s),
+ * BENCH_RECEIVER (sink). Linux only
  * (/proc). Exits 1 when a target or check fails, 2 when the benchmark cannot run.
  */
 import { join } from "node:path";

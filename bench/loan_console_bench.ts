@@ -18,9 +18,9 @@
  *   10), then abandoned: the server's RSS peak over before (a server that read ahead of its
  *   client would hold the rows it has not sent).
  *
- * Targets: every p95 < 100 ms; CSV >= 50 MB/s (the median download); RSS during either CSV no more than 64 MiB above
- * before (flat: the CSV never holds more than a batch). Exits 1 when a target fails, 2 when the
- * benchmark itself cannot run.
+ * Targets: every p95 < 100 ms; CSV >= 50 MB/s (the median download); RSS during either CSV no
+ * more than 64 MiB above before (flat: the CSV never holds more than a batch). Exits 1 when a
+ * target fails, 2 when the benchmark itself cannot run.
  */
 import { DatabaseSync } from "node:sqlite";
 import { join } from "node:path";

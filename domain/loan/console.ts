@@ -29,11 +29,11 @@ import {
 } from "../../db/loan/console.ts";
 import type { Actor } from "../accounts/accounts.ts";
 import { audit, type RequestMeta } from "../accounts/audit.ts";
-import { garbagePacer } from "../kernel/garbage.ts";
 import { csvNumber, csvRecord, csvText } from "../formats/csv.ts";
 import type { Clock } from "../kernel/clock.ts";
 import { addDays } from "../kernel/days.ts";
 import { DomainError, invalid } from "../kernel/errors.ts";
+import { garbagePacer } from "../kernel/garbage.ts";
 import { offsetOf, type Page, pageOf, type PageRequest } from "../kernel/paging.ts";
 import { DEFAULT_TIME_ZONE, startOfDayInZone, todayInZone } from "../kernel/time_zones.ts";
 import { REJECTION_TEXTS, type RejectionCode, rejectionCode } from "./loan.ts";
@@ -303,9 +303,9 @@ export function createLoanConsole(deps: { db: Engine; clock: Clock }) {
     /**
      * Every decision matching `query` as CSV (header row first), newest first: in batches by
      * keyset (processed_at, id), each made when the client asks for more (a pulled stream with
-     * no queue of its own) as the bytes of the decisions' records joined by the database, so no more than a
-     * batch is held however many rows there are and however slowly the client reads. Rows
-     * decided while it streams are newer than where it has got to and are not in it.
+     * no queue of its own) as the bytes of the decisions' records joined by the database, so
+     * no more than a batch is held however many rows there are and however slowly the client
+     * reads. Rows decided while it streams are newer than where it has got to and are not in it.
      */
     async decisionsCsv(
       actor: Actor,

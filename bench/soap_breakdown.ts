@@ -69,7 +69,7 @@ function steps(): Array<[string, Handler]> {
       saxes.write(utf8.decode(await request.bytes())).close();
       return new Response(RESPONSE);
     }],
-    ["+ parseXml (checks, element tree)", async (request) => {
+    ["+ parseXml (quick reader or saxes, tree)", async (request) => {
       headers(request);
       parseXml(utf8.decode(await request.bytes()));
       return new Response(RESPONSE);

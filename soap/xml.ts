@@ -25,6 +25,7 @@
  * set around every synchronous `write`.
  */
 import { type SaxesAttributeNS, SaxesParser, type SaxesTagNS } from "saxes";
+import { quickParse } from "./quick_xml.ts";
 
 /** One element of the parsed tree. */
 export interface XmlElement {
@@ -417,8 +418,20 @@ function rootOf(document: ParseState): XmlElement {
   return document.root;
 }
 
-/** Parses `text` into its root element, or throws `XmlError`. */
+/**
+ * Parses `text` into its root element, or throws `XmlError`. An envelope as clients send it
+ * is read by `quickParse`, which gives the same tree; anything else by saxes.
+ */
 export function parseXml(text: string, limits: XmlLimits = SOAP_XML_LIMITS): XmlElement {
+  if (limits === SOAP_XML_LIMITS) {
+    const quick = quickParse(text);
+    if (quick !== null) return quick;
+  }
+  return parseWithSaxes(text, limits);
+}
+
+/** `parseXml` without the quick reader: every document through saxes. */
+export function parseWithSaxes(text: string, limits: XmlLimits = SOAP_XML_LIMITS): XmlElement {
   const parser = shared ?? createParser();
   shared = undefined; // taken: a parse that throws must not hand a dirty parser on
   // One document object serves every parse here, reset rather than allocated.

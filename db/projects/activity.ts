@@ -77,6 +77,20 @@ export async function withoutJit(q: Queries): Promise<void> {
   if (q.kind === "postgres") await q.get("SELECT set_config('jit', 'off', true) AS jit");
 }
 
+/**
+ * PostgreSQL: for the rest of the transaction (a read), each prepared statement runs its
+ * generic plan, made once per connection, rather than being planned again with each call's
+ * values. A dashboard's twenty-odd statements each took 0.2–1.5 ms to plan every time,
+ * about as long as running them (bench/search.md, section J). Only for statements whose plan
+ * does not hang on a value: a generic plan assumes a third of the rows pass a range such as
+ * `end_at > ?`, where the values in use pick out a few. SQLite: nothing.
+ */
+export async function withGenericPlans(q: Queries): Promise<void> {
+  if (q.kind === "postgres") {
+    await q.get("SELECT set_config('plan_cache_mode', 'force_generic_plan', true) AS plans");
+  }
+}
+
 /** `n` entries counted with a limit of one past `cap`, as a capped count. */
 function capped(n: number, cap = ACTIVITY_COUNT_CAP): CappedCount {
   return n > cap ? { total: cap, totalIsExact: false } : { total: n, totalIsExact: true };

@@ -12,7 +12,12 @@
  * "Today" is the clock's date in the caller's time zone (UTC for a person who never chose
  * one), so a to-do due today turns overdue at the caller's midnight.
  */
-import { countActivity, latestActivity, withoutJit } from "../../db/projects/activity.ts";
+import {
+  countActivity,
+  latestActivity,
+  withGenericPlans,
+  withoutJit,
+} from "../../db/projects/activity.ts";
 import { threadsByIds } from "../../db/content/board.ts";
 import { latestMessages } from "../../db/content/chat.ts";
 import {
@@ -159,6 +164,7 @@ export function createDashboards(ctx: DomainContext, attachments: Attachments) {
   ): Promise<ProjectDashboard> => {
     await projectAccess(q, actor, projectId);
     await withoutJit(q);
+    await withGenericPlans(q);
     const at = clock.now();
     const now = at.toISOString();
     const [
@@ -264,13 +270,19 @@ export function createDashboards(ctx: DomainContext, attachments: Attachments) {
         await withoutJit(q);
         const at = clock.now();
         const now = at.toISOString();
+        // The meetings not ended are few of all (`end_at > now`): their statements are planned
+        // with this call's time, before the rest is given generic plans (`withGenericPlans`).
+        const [upcomingIds, upcomingMeetingsTotal] = await Promise.all([
+          upcomingMeetingIds(q, actor.id, now, LISTED),
+          countUpcomingMeetings(q, actor.id, now),
+        ]);
+        await withGenericPlans(q);
         const [
           unread,
           allProjects,
           incompleteTodos,
           incompleteCount,
           upcomingMeetings,
-          upcomingMeetingsTotal,
           [overdueTodos, overdueCount],
           [recentActivity, activityTotal],
         ] = await Promise.all([
@@ -280,9 +292,7 @@ export function createDashboards(ctx: DomainContext, attachments: Attachments) {
           (async () =>
             await items(q, await assignedItems(q, actor.id, { dueBefore: null, limit: LISTED })))(),
           countAssignedItems(q, actor.id, null, DASHBOARD_COUNT_CAP),
-          (async () =>
-            await meetingsByIds(q, await upcomingMeetingIds(q, actor.id, now, LISTED)))(),
-          countUpcomingMeetings(q, actor.id, now),
+          meetingsByIds(q, upcomingIds),
           (async () => {
             const today = await todayOf(q, actor, at);
             return await Promise.all([

@@ -257,6 +257,7 @@ const CASES: Record<string, Case[]> = {
     ["countActivity", (q) => activity.countActivity(q, [1, 3])],
     ["countActivity (capped)", (q) => activity.countActivity(q, [1, 3], 1)],
     ["withoutJit", (q) => activity.withoutJit(q)],
+    ["withGenericPlans", (q) => activity.withGenericPlans(q)],
   ],
   api_tokens: [
     ["insertApiToken", (q) =>

@@ -16,7 +16,7 @@
  * a fraction of that. `tests/soap/quick_xml_test.ts` compares the two on client envelopes,
  * the hostile shapes and mutations of them.
  */
-import type { XmlElement } from "./xml.ts";
+import type { XmlElement } from "./xml_element.ts";
 
 /** Longer documents go to saxes. Within it, no SOAP limit can be reached but those checked. */
 export const QUICK_MAX_CHARS = 4096;

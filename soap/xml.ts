@@ -26,21 +26,9 @@
  */
 import { type SaxesAttributeNS, SaxesParser, type SaxesTagNS } from "saxes";
 import { quickParse } from "./quick_xml.ts";
+import type { XmlElement } from "./xml_element.ts";
 
-/** One element of the parsed tree. */
-export interface XmlElement {
-  /** Namespace URI, "" when in no namespace. */
-  ns: string;
-  local: string;
-  /**
-   * Attributes keyed by `{ns}local` (just `local` when in no namespace). Namespace
-   * declarations (`xmlns`, `xmlns:p`) are not attributes here: saxes applies them.
-   */
-  attributes: ReadonlyMap<string, string>;
-  children: XmlElement[];
-  /** The concatenated character data directly inside this element. */
-  text: string;
-}
+export type { XmlElement } from "./xml_element.ts";
 
 /** Why an XML document was refused; `message` is safe to show a client. */
 export class XmlError extends Error {

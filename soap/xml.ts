@@ -26,49 +26,20 @@
  */
 import { type SaxesAttributeNS, SaxesParser, type SaxesTagNS } from "saxes";
 import { quickParse } from "./quick_xml.ts";
-import type { XmlElement } from "./xml_element.ts";
+import {
+  NO_ATTRIBUTES,
+  SOAP_XML_LIMITS,
+  type XmlElement,
+  type XmlLimits,
+  XMLNS_NS,
+} from "./xml_element.ts";
 
-export type { XmlElement } from "./xml_element.ts";
+export { SOAP_XML_LIMITS, type XmlElement, type XmlLimits } from "./xml_element.ts";
 
 /** Why an XML document was refused; `message` is safe to show a client. */
 export class XmlError extends Error {
   override name = "XmlError";
 }
-
-/** Parser limits. */
-export interface XmlLimits {
-  maxDepth: number;
-  maxName: number;
-  /**
-   * Longest text of an element (its character data and CDATA sections together), attribute
-   * value, comment or reference, in UTF-16 code units.
-   */
-  maxText: number;
-  maxElements: number;
-  /**
-   * Most comments and CDATA sections in a document, together. With the elements, this
-   * bounds the texts too: a text lies between two of these or two tags.
-   */
-  maxSections: number;
-  /** Most entity and character references (`&amp;`, `&#x41;`) in a document. */
-  maxReferences: number;
-  /** Most attributes (namespace declarations included) on one element. */
-  maxAttributes: number;
-  /** Most attributes (namespace declarations included) in the whole document. */
-  maxDocumentAttributes: number;
-}
-
-/** The limits the SOAP endpoints use. */
-export const SOAP_XML_LIMITS: XmlLimits = {
-  maxDepth: 32,
-  maxName: 256,
-  maxText: 64 * 1024,
-  maxElements: 10_000,
-  maxSections: 1_000,
-  maxReferences: 20_000,
-  maxAttributes: 64,
-  maxDocumentAttributes: 1024,
-};
 
 /**
  * A document longer than this is given to saxes in stretches of this many characters, with
@@ -77,10 +48,6 @@ export const SOAP_XML_LIMITS: XmlLimits = {
  * envelopes are shorter than one.)
  */
 export const FEED_CHARS = 4096;
-
-/** The attributes of every element that has none (never written to). */
-const NO_ATTRIBUTES: ReadonlyMap<string, string> = new Map();
-const XMLNS_NS = "http://www.w3.org/2000/xmlns/";
 
 /** What is known of one document while it is parsed. */
 interface ParseState {

@@ -35,6 +35,7 @@ import {
   startServer,
   stop,
 } from "./harness.ts";
+import { median } from "./soap_bench.ts";
 
 const TARGET_P95_MS = 100;
 const TARGET_CSV_MB_S = 50;
@@ -236,8 +237,7 @@ async function run(): Promise<boolean> {
   peak = Math.max(peak, procStatusKib(pid, "VmRSS") ?? 0);
   await new Promise((r) => setTimeout(r, 1000));
   const after = procStatusKib(pid, "VmRSS") ?? 0;
-  const sortedRates = [...rates].sort((a, b) => a - b);
-  const mbs = sortedRates[Math.floor(runs / 2)]!;
+  const mbs = median(rates);
   const growth = (peak - before) / 1024;
   const csvOk = mbs >= TARGET_CSV_MB_S;
   const rssOk = growth <= TARGET_RSS_GROWTH_MIB;

@@ -163,8 +163,8 @@ export function createDashboards(ctx: DomainContext, attachments: Attachments) {
     projectId: number,
   ): Promise<ProjectDashboard> => {
     await projectAccess(q, actor, projectId);
-    await withoutJit(q);
-    await withGenericPlans(q);
+    // Both settings go down the connection together (one round trip on PostgreSQL).
+    await Promise.all([withoutJit(q), withGenericPlans(q)]);
     const at = clock.now();
     const now = at.toISOString();
     const [
